@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# sandwall: host-side network boundary for containers and micro-VMs.
+
+VERSION   := 0.1.0
+PREFIX    ?= /usr/local
+SBINDIR   ?= $(PREFIX)/sbin
+MANDIR    ?= $(PREFIX)/share/man
+SYSCONFDIR ?= /etc
+DESTDIR   ?=
+CC        ?= cc
+PKGS      := libnftnl libmnl inih
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lnftnl -lmnl -linih)
+
+WARN      := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
+             -Wformat=2 -Wformat-security -Wpointer-arith -Wcast-align -Wwrite-strings \
+             -Wundef -Wvla -Wnull-dereference -Wimplicit-fallthrough -Wno-unused-parameter
+CFLAGS    ?= -O2 -g
+CFLAGS    += -std=gnu11 $(WARN) -Iinclude -Ibuild $(PKG_CFLAGS) -D_GNU_SOURCE \
+             -DSW_VERSION=\"$(VERSION)\" -fstack-protector-strong -D_FORTIFY_SOURCE=2
+LDLIBS    += $(PKG_LIBS)
+B         := build
+
+LIB_SRC   := $(filter-out src/sandwall.c src/sandwalld.c,$(wildcard src/*.c))
+LIB_OBJ   := $(patsubst src/%.c,$(B)/%.o,$(LIB_SRC)) $(B)/endpoints_gen.o
+MAINS     := $(B)/sandwall $(wildcard src/sandwalld.c)
+BINS      := $(B)/sandwall $(if $(wildcard src/sandwalld.c),$(B)/sandwalld)
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+UNIT_BIN  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+
+.PHONY: all deps run check unit integration asan clean install uninstall bench
+all: $(BINS)
+
+$(B):
+	mkdir -p $(B) $(B)/tests
+
+# The endpoint lists are compiled in: a missing file can never open the boundary.
+$(B)/endpoints_gen.c: rules/metadata.list | $(B)
+	{ echo '/* generated from rules/metadata.list; do not edit */'; \
+	  echo 'const char sw_metadata_list[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
+	  echo ';'; } > $@.tmp && mv $@.tmp $@
+
+$(B)/endpoints_gen.o: $(B)/endpoints_gen.c
+	$(CC) $(CFLAGS) -Wno-missing-prototypes -c -o $@ $<
+
+$(B)/%.o: src/%.c $(wildcard include/*.h) | $(B)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(B)/libsandwall.a: $(LIB_OBJ)
+	$(AR) rcs $@ $^
+
+$(B)/sandwall: $(B)/sandwall.o $(B)/libsandwall.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/sandwalld: $(B)/sandwalld.o $(B)/libsandwall.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/tests/%: tests/unit/%.c $(B)/libsandwall.a $(wildcard tests/unit/*.h) | $(B)
+	$(CC) $(CFLAGS) -Wno-missing-prototypes -Itests/unit -o $@ $< $(B)/libsandwall.a $(LDLIBS) -lcmocka
+
+# Install what building and testing need (Debian/Ubuntu).
+deps:
+	@if [ "$$(id -u)" != 0 ]; then echo "make deps: run as root (sudo make ...)" >&2; exit 2; fi
+	apt-get update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+	  build-essential pkg-config libnftnl-dev libmnl-dev libinih-dev libcmocka-dev \
+	  nftables iproute2 curl python3 procps kmod
+
+unit: $(UNIT_BIN)
+	@fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
+
+integration: $(BINS)
+	tests/integration/run.sh
+
+# The README's test command: dependencies, build, unit and integration tests.
+check: deps
+	$(MAKE) all
+	$(MAKE) unit
+	$(MAKE) integration
+
+# The README's main command: dependencies, build, apply the shipped config, show status.
+run: deps
+	$(MAKE) all
+	./$(B)/sandwall -c rules/sandwall.conf apply
+	./$(B)/sandwall -c rules/sandwall.conf status
+
+asan:
+	$(MAKE) B=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  LDFLAGS="-fsanitize=address,undefined" all unit
+
+bench: $(BINS)
+	bench/apply
+
+install: $(BINS)
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(SYSCONFDIR)/sandwall
+	install -m 0755 $(BINS) $(DESTDIR)$(SBINDIR)/
+	[ -e $(DESTDIR)$(SYSCONFDIR)/sandwall/sandwall.conf ] || \
+	  install -m 0644 rules/sandwall.conf $(DESTDIR)$(SYSCONFDIR)/sandwall/sandwall.conf
+	for m in man/*.[58]; do [ -e "$$m" ] || continue; s=$${m##*.}; \
+	  install -d $(DESTDIR)$(MANDIR)/man$$s; install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
+
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/sandwall $(DESTDIR)$(SBINDIR)/sandwalld
+	rm -f $(DESTDIR)$(MANDIR)/man8/sandwall.8 $(DESTDIR)$(MANDIR)/man8/sandwalld.8 $(DESTDIR)$(MANDIR)/man5/sandwall.conf.5
+
+clean:
+	rm -rf build build-asan

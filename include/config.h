@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SANDWALL_CONFIG_H
+#define SANDWALL_CONFIG_H
+/* config: the INI file (inih) -> struct sw_config. Pure, no kernel. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "addr.h"
+
+#define SW_DEFAULT_CONFIG   "/etc/sandwall/sandwall.conf"
+#define SW_IFNAMSIZ         16
+#define SW_MAX_PATTERNS     64
+#define SW_MAX_DESTS        256
+#define SW_MAX_HOST_PORTS   64
+#define SW_MAX_ALLOWS       256
+#define SW_TABLE_MAXLEN     64
+#define SW_ERRLEN           512
+
+enum sw_category {
+	SW_CAT_METADATA,
+	SW_CAT_LINK_LOCAL,
+	SW_CAT_HOST,
+	SW_CAT_GATEWAYS,
+	SW_CAT_LAN,
+	SW_CAT_PRIVATE,
+	SW_CAT_DESTINATIONS,
+	SW_CAT_COUNT
+};
+/* "metadata", "link_local", ... (the config key and counter name) */
+const char *sw_category_name(enum sw_category c);
+
+enum sw_dns_mode { SW_DNS_AUTO, SW_DNS_NONE };
+enum sw_owner_mode { SW_OWNER_AUTO, SW_OWNER_YES, SW_OWNER_NO };
+
+struct sw_port {            /* "tcp/53" */
+	uint8_t proto;      /* IPPROTO_TCP or IPPROTO_UDP */
+	uint16_t port;      /* host byte order, 1..65535 */
+};
+
+struct sw_allow {           /* "10.0.0.5 tcp/3128", "169.254.169.253/32 udp/53" */
+	struct sw_prefix dst;
+	struct sw_port port;
+};
+
+struct sw_config {
+	char path[4096];                         /* file it came from */
+	/* [guard] */
+	char patterns[SW_MAX_PATTERNS][SW_IFNAMSIZ]; /* "docker0", "br-*" (only a trailing '*') */
+	size_t n_patterns;
+	bool all_bridges;
+	/* [block]: block[c] for every category; SW_CAT_DESTINATIONS is on
+	 * exactly when the destinations list is non-empty. */
+	bool block[SW_CAT_COUNT];
+	struct sw_prefix destinations[SW_MAX_DESTS];
+	size_t n_destinations;
+	/* [allow] */
+	enum sw_dns_mode dns;
+	struct sw_port host_ports[SW_MAX_HOST_PORTS];
+	size_t n_host_ports;
+	struct sw_allow allows[SW_MAX_ALLOWS];
+	size_t n_allows;
+	/* [log] */
+	bool log_blocked;
+	int log_facility;                        /* LOG_DAEMON, LOG_LOCAL0.. */
+	uint16_t log_group;                      /* NFLOG group, default 3210 */
+	/* [daemon] */
+	unsigned resync_interval;                /* seconds, 1..86400, default 30 */
+	enum sw_owner_mode owner;
+	/* [nft] */
+	char table[SW_TABLE_MAXLEN];             /* default "sandwall" */
+};
+
+/* Fill every field with the documented default. */
+void sw_config_defaults(struct sw_config *cfg);
+/* Parse a file. On error returns -EINVAL (bad content) or -errno (cannot
+ * read) and writes "FILE:LINE: what is wrong" (or "FILE: strerror") to err.
+ * cfg is fully written only on success; on failure it is left as defaults. */
+int sw_config_load(const char *path, struct sw_config *cfg, char *err, size_t errlen);
+/* Same, from a string; name is used in messages in place of the file. */
+int sw_config_parse_string(const char *text, const char *name,
+			   struct sw_config *cfg, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SANDWALL_DIFF_H
+#define SANDWALL_DIFF_H
+/* diff: desired vs observed model. Drives `check` (print), the daemon
+ * (repair) and the tests (assert). */
+#include <stdbool.h>
+#include <stdio.h>
+#include "model.h"
+
+enum sw_diff_kind { SW_DIFF_MISSING, SW_DIFF_EXTRA, SW_DIFF_CHANGED };
+
+struct sw_diff_item {
+	enum sw_diff_kind kind;
+	const char *object;     /* "table", "chain", "set", "element", "counter", "rule" */
+	char *desc;             /* e.g. "set metadata4 element 169.254.169.254" */
+};
+
+struct sw_diff {
+	struct sw_diff_item *items;
+	size_t n, cap;
+};
+
+/* Returns 0 (d->n == 0 means no drift) or -ENOMEM. */
+int sw_diff(const struct sw_model *want, const struct sw_model *have, struct sw_diff *d);
+void sw_diff_free(struct sw_diff *d);
+const char *sw_diff_kind_name(enum sw_diff_kind k);   /* "missing", "extra", "changed" */
+/* "missing set metadata4 element 169.254.169.254" lines, or a JSON array. */
+void sw_diff_print(const struct sw_diff *d, FILE *f, bool json);
+/* One short line for alerts: "delete table", "3 missing, 1 extra (rule ...)". */
+void sw_diff_summary(const struct sw_diff *d, char *buf, size_t len);
+/* JSON string escaping helper shared by the printers. */
+void sw_json_str(FILE *f, const char *s);
+
+#endif

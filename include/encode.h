@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SANDWALL_ENCODE_H
+#define SANDWALL_ENCODE_H
+/* encode: desired model -> nf_tables messages in a batch. */
+#include "model.h"
+#include "nl.h"
+
+/* The whole table, replacing whatever is there, in one batch:
+ *   add table; delete table; add table; counters, sets, elements, chains, rules
+ * so there is no instant without the drops. */
+int sw_encode_replace(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m);
+/* Only the named set's contents: flush its elements, add the desired ones. */
+int sw_encode_set_refill(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m,
+			 const struct sw_set *s);
+/* delete table inet <name> */
+int sw_encode_delete(struct sw_batch *b, struct sw_nl *nl, const char *table);
+
+#endif

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SANDWALL_HOSTSTATE_H
+#define SANDWALL_HOSTSTATE_H
+/* hoststate: what the host looks like, read from rtnetlink dumps (links,
+ * v4/v6 addresses, default routes) and the resolver configuration. */
+#include <stdbool.h>
+#include <stddef.h>
+#include "addr.h"
+
+#define SW_MAX_LINKS      512
+#define SW_MAX_ADDRS      1024
+#define SW_MAX_GATEWAYS   32
+#define SW_MAX_RESOLVERS  16
+
+struct sw_link {
+	int ifindex;
+	char name[16];
+	bool is_bridge;        /* IFLA_INFO_KIND "bridge" */
+	bool up;               /* IFF_UP */
+};
+
+struct sw_addr {
+	int ifindex;
+	struct sw_prefix local;  /* the address itself, len = prefix length of the address (not masked) */
+};
+
+struct sw_gateway {
+	struct sw_prefix addr;   /* full-length prefix */
+	int oif;
+};
+
+struct sw_host {
+	struct sw_link links[SW_MAX_LINKS];
+	size_t n_links;
+	struct sw_addr addrs[SW_MAX_ADDRS];
+	size_t n_addrs;
+	struct sw_gateway gateways[SW_MAX_GATEWAYS];  /* gateways of default routes, v4 and v6 */
+	size_t n_gateways;
+	struct sw_prefix resolvers[SW_MAX_RESOLVERS]; /* DNS servers, loopback ones excluded */
+	size_t n_resolvers;
+};
+
+/* Dump links, addresses and default routes from the current network
+ * namespace via rtnetlink (NETLINK_ROUTE). Returns 0 or -errno. */
+int sw_host_read_links_addrs_routes(struct sw_host *h);
+/* Parse resolv.conf-format text: every "nameserver X" line; loopback
+ * servers (127.0.0.0/8, ::1) are skipped and *saw_stub set when
+ * 127.0.0.53 is seen (systemd-resolved). Returns 0 or -errno. */
+int sw_resolv_parse(const char *text, struct sw_prefix *out, size_t max,
+		    size_t *n, bool *saw_stub);
+/* Read /etc/resolv.conf (or the path in $SANDWALL_RESOLV_CONF); when it
+ * names the systemd-resolved stub, also /run/systemd/resolve/resolv.conf.
+ * Missing files are not an error (no resolvers). Returns 0 or -errno. */
+int sw_host_read_resolvers(struct sw_host *h);
+/* Everything above. */
+int sw_host_read(struct sw_host *h);
+const struct sw_link *sw_host_link(const struct sw_host *h, int ifindex);
+
+#endif

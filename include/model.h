@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SANDWALL_MODEL_H
+#define SANDWALL_MODEL_H
+/* model: one description of our nftables table, used for both sides of
+ * the compare. The desired model is built from config + host state (pure,
+ * see ruleset.h); the observed model is decoded from kernel dumps
+ * (observe.h). Rules are kept as libnftnl objects plus a canonical string
+ * of their expressions; sets keep their raw elements exactly as the
+ * kernel stores them, plus (desired only) the nft text of each entry. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SW_NAME_MAX     64
+#define SW_KEY_MAX      40      /* ipv6 . proto . port = 16 + 4 + 4 */
+#define SW_MAX_CHAINS   32
+#define SW_MAX_SETS     64
+#define SW_MAX_OBJS     32
+
+struct nftnl_rule;
+
+/* nft datatype ids (nftables' enum datatypes), for the set key type. */
+#define SW_TYPE_IPADDR        7
+#define SW_TYPE_IP6ADDR       8
+#define SW_TYPE_INET_PROTO    12
+#define SW_TYPE_INET_SERVICE  13
+#define SW_TYPE_IFNAME        41
+#define SW_TYPE_BITS          6   /* concat type = (t1 << 6) | t2 ... */
+
+struct sw_elem {
+	uint8_t key[SW_KEY_MAX];
+	uint8_t key_end[SW_KEY_MAX];
+	bool has_key_end;
+	uint32_t flags;                 /* NFT_SET_ELEM_INTERVAL_END */
+};
+
+struct sw_set {
+	char name[SW_NAME_MAX];
+	uint32_t key_type;              /* nft datatype id (for nft's display) */
+	uint32_t key_len;               /* bytes */
+	uint32_t flags;                 /* NFT_SET_INTERVAL, NFT_SET_CONCAT */
+	uint8_t concat[4];              /* field lengths of a concatenation */
+	uint8_t n_concat;
+	const char *type_text;          /* "ipv4_addr . inet_proto . inet_service" */
+	struct sw_elem *elems;
+	size_t n_elems, cap_elems;
+	char **text;                    /* desired only: nft text of each entry */
+	size_t n_text, cap_text;
+};
+
+struct sw_chain {
+	char name[SW_NAME_MAX];
+	bool base;
+	uint32_t hook;                  /* NF_INET_PRE_ROUTING */
+	int32_t prio;
+	uint32_t policy;                /* NF_ACCEPT / NF_DROP */
+	char type[16];                  /* "filter" */
+};
+
+struct sw_rule {
+	char chain[SW_NAME_MAX];
+	char tag[SW_NAME_MAX];          /* our userdata comment, "" if none */
+	char *canon;                    /* "[ meta load iifname => reg 1 ] [ ... ]" */
+	char *text;                     /* desired only: nft text */
+	uint64_t handle;                /* observed only */
+	struct nftnl_rule *nl;          /* desired only: the object to send */
+};
+
+struct sw_model {
+	bool has_table;
+	char table[SW_NAME_MAX];
+	uint32_t table_flags;
+	uint32_t genid;                 /* observed only */
+	struct sw_chain chains[SW_MAX_CHAINS];
+	size_t n_chains;
+	struct sw_set sets[SW_MAX_SETS];
+	size_t n_sets;
+	char counters[SW_MAX_OBJS][SW_NAME_MAX];
+	uint64_t counter_pkts[SW_MAX_OBJS], counter_bytes[SW_MAX_OBJS];
+	size_t n_counters;
+	struct sw_rule *rules;
+	size_t n_rules, cap_rules;
+};
+
+void sw_model_init(struct sw_model *m, const char *table);
+void sw_model_free(struct sw_model *m);
+
+struct sw_chain *sw_model_add_chain(struct sw_model *m, const char *name);
+struct sw_set *sw_model_add_set(struct sw_model *m, const char *name);
+int sw_model_add_counter(struct sw_model *m, const char *name);
+/* Takes ownership of nl (may be NULL), copies canon/text. */
+int sw_model_add_rule(struct sw_model *m, const char *chain, const char *tag,
+		      const char *canon, const char *text, struct nftnl_rule *nl);
+
+struct sw_set *sw_model_find_set(const struct sw_model *m, const char *name);
+struct sw_chain *sw_model_find_chain(const struct sw_model *m, const char *name);
+int sw_model_find_counter(const struct sw_model *m, const char *name);
+
+int sw_set_add_elem(struct sw_set *s, const struct sw_elem *e);
+int sw_set_add_text(struct sw_set *s, const char *text);
+/* Sort elements in key order (for compare and for stable output). */
+void sw_set_sort(struct sw_set *s);
+/* Human text of one raw element of set s ("10.0.0.0", "\"br-\"", ...). */
+int sw_elem_format(const struct sw_set *s, const struct sw_elem *e, char *buf, size_t len);
+
+/* Canonical string of a rule's expressions, as libnftnl prints them,
+ * "[ expr ] [ expr ]". Returns a malloc'd string or NULL (-ENOMEM). */
+char *sw_rule_canon(const struct nftnl_rule *r);
+/* Our tag from the rule's userdata comment ("" if none). */
+void sw_rule_tag(const struct nftnl_rule *r, char *tag, size_t len);
+
+#endif

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SANDWALL_OBSERVE_H
+#define SANDWALL_OBSERVE_H
+/* observe: kernel -> observed model. GETGEN, dump our table (table,
+ * counters, sets and their elements, chains, rules), GETGEN again; the
+ * dump is replayed when the generation moved in between. */
+#include "model.h"
+#include "nl.h"
+
+/* Fills m (initialised here). A missing table is not an error:
+ * m->has_table is false. Returns 0 or -errno. */
+int sw_observe(struct sw_nl *nl, const char *table, struct sw_model *m);
+
+/* Decoders for single messages (also used by tests without a kernel). */
+int sw_decode_table(const struct nlmsghdr *nlh, struct sw_model *m);
+int sw_decode_chain(const struct nlmsghdr *nlh, struct sw_model *m);
+int sw_decode_set(const struct nlmsghdr *nlh, struct sw_model *m);
+int sw_decode_elems(const struct nlmsghdr *nlh, struct sw_model *m);
+int sw_decode_obj(const struct nlmsghdr *nlh, struct sw_model *m);
+int sw_decode_rule(const struct nlmsghdr *nlh, struct sw_model *m);
+
+#endif

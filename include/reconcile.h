@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SANDWALL_RECONCILE_H
+#define SANDWALL_RECONCILE_H
+/* reconcile: the one loop shared by `check`, `apply`, the daemon and the
+ * tests: desired = f(config, host); observed = dump; diff; repair in one
+ * batch; read back. */
+#include <stdbool.h>
+#include "config.h"
+#include "diff.h"
+#include "hoststate.h"
+#include "model.h"
+#include "nl.h"
+
+#define SW_APPLY_TRIES 5    /* bounded retry when the generation moves (ERESTART) */
+
+/* Read the host (rtnetlink, resolvers) and build the desired model. */
+int sw_desired(const struct sw_config *cfg, struct sw_host *host, struct sw_model *m,
+	       char *err, size_t errlen);
+
+/* Replace the table with the desired model in one batch, retrying on
+ * ERESTART. On failure err holds the reason (with the kernel's text). */
+int sw_apply(struct sw_nl *nl, const struct sw_model *want, char *err, size_t errlen);
+/* Delete the table (absent is fine: *absent set). */
+int sw_remove(struct sw_nl *nl, const char *table, bool *absent, char *err, size_t errlen);
+
+/* Observe and diff. d is filled (empty = in sync). */
+int sw_check(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
+	     char *err, size_t errlen);
+/* Check; if drift, apply and read back. *repaired says a batch was sent;
+ * d holds the drift that was found. Returns -EIO if the read-back still
+ * differs. */
+int sw_reconcile(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
+		 bool *repaired, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* addr: IPv4/IPv6 prefixes: strict parsing (inet_pton), formatting
+ * (inet_ntop), masking, containment and big-endian key arithmetic for the
+ * interval sets. Pure functions, no kernel, no allocation. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "addr.h"
+
+size_t sw_family_addrlen(int family)
+{
+	return family == AF_INET ? 4 : family == AF_INET6 ? 16 : 0;
+}
+
+/* Is bit i (0 = most significant) of a set? */
+static int bit(const uint8_t *a, unsigned i)
+{
+	return (a[i / 8] >> (7 - i % 8)) & 1;
+}
+
+void sw_prefix_mask(struct sw_prefix *p)
+{
+	size_t n = sw_family_addrlen(p->family);
+
+	if (p->len > n * 8)
+		p->len = (uint8_t)(n * 8);
+	for (size_t i = 0; i < sizeof(p->addr); i++) {
+		unsigned keep = i * 8 >= p->len ? 0 : p->len - i * 8;
+
+		if (i >= n || keep == 0)
+			p->addr[i] = 0;
+		else if (keep < 8)
+			p->addr[i] &= (uint8_t)(0xff << (8 - keep));
+	}
+}
+
+void sw_prefix_from_addr(struct sw_prefix *p, int family, const void *addr, uint8_t len)
+{
+	memset(p, 0, sizeof(*p));
+	p->family = family;
+	if (addr)
+		memcpy(p->addr, addr, sw_family_addrlen(family));
+	p->len = len;
+	sw_prefix_mask(p);
+}
+
+/* Decimal 0..max, digits only, no leading zero (except "0" itself). */
+static int parse_len(const char *s, unsigned max, unsigned *out)
+{
+	unsigned v = 0;
+
+	if (!*s || (s[0] == '0' && s[1]))
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		v = v * 10 + (unsigned)(*s - '0');
+		if (v > max)
+			return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse(const char *s, struct sw_prefix *p, const char **why, int strict)
+{
+	char buf[INET6_ADDRSTRLEN + 1];
+	struct sw_prefix r = { 0 }, m;
+	const char *slash, *dummy;
+	size_t alen;
+	unsigned len;
+
+	if (!why)
+		why = &dummy;
+	if (!s || !*s) {
+		*why = "empty";
+		return -EINVAL;
+	}
+	slash = strchr(s, '/');
+	alen = slash ? (size_t)(slash - s) : strlen(s);
+	if (alen == 0 || alen >= sizeof(buf))
+		goto bad_addr;
+	memcpy(buf, s, alen);
+	buf[alen] = '\0';
+	r.family = strchr(buf, ':') ? AF_INET6 : AF_INET;
+	if (inet_pton(r.family, buf, r.addr) != 1)
+		goto bad_addr;
+	len = (unsigned)sw_family_addrlen(r.family) * 8;
+	if (slash && parse_len(slash + 1, len, &len) < 0) {
+		*why = "bad prefix length";
+		return -EINVAL;
+	}
+	r.len = (uint8_t)len;
+	m = r;
+	sw_prefix_mask(&m);
+	if (strict && memcmp(m.addr, r.addr, sizeof(r.addr))) {
+		*why = "host bits set";
+		return -EINVAL;
+	}
+	*p = m;
+	return 0;
+bad_addr:
+	*why = "not an IPv4 or IPv6 address";
+	return -EINVAL;
+}
+
+int sw_prefix_parse(const char *s, struct sw_prefix *p, const char **why)
+{
+	return parse(s, p, why, 1);
+}
+
+int sw_prefix_parse_loose(const char *s, struct sw_prefix *p, const char **why)
+{
+	return parse(s, p, why, 0);
+}
+
+int sw_prefix_format(const struct sw_prefix *p, char *buf, size_t len)
+{
+	size_t n = sw_family_addrlen(p->family), used;
+
+	if (!n)
+		return -EAFNOSUPPORT;
+	if (len > (size_t)INT32_MAX)
+		len = INT32_MAX;
+	if (!inet_ntop(p->family, p->addr, buf, (socklen_t)len))
+		return -ENOSPC;
+	if (p->len >= n * 8)
+		return 0;
+	used = strlen(buf);
+	if ((size_t)snprintf(buf + used, len - used, "/%u", p->len) >= len - used) {
+		buf[0] = '\0';
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+bool sw_prefix_contains(const struct sw_prefix *outer, const struct sw_prefix *inner)
+{
+	if (outer->family != inner->family || !sw_family_addrlen(outer->family) ||
+	    outer->len > inner->len)
+		return false;
+	for (unsigned i = 0; i < outer->len; i++)
+		if (bit(outer->addr, i) != bit(inner->addr, i))
+			return false;
+	return true;
+}
+
+bool sw_prefix_equal(const struct sw_prefix *a, const struct sw_prefix *b)
+{
+	return a->len == b->len && sw_prefix_contains(a, b);
+}
+
+void sw_prefix_range(const struct sw_prefix *p, uint8_t *first, uint8_t *last)
+{
+	size_t n = sw_family_addrlen(p->family);
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned keep = i * 8 >= p->len ? 0 : p->len - i * 8;
+		uint8_t mask = keep >= 8 ? 0xff : (uint8_t)(0xff << (8 - keep));
+
+		first[i] = p->addr[i] & mask;
+		last[i] = (uint8_t)(p->addr[i] | (uint8_t)~mask);
+	}
+}
+
+bool sw_key_inc(uint8_t *k, size_t n)
+{
+	while (n--)
+		if (++k[n] != 0)
+			return false;
+	return true;
+}
+
+int sw_key_cmp(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	int r = memcmp(a, b, n);
+
+	return (r > 0) - (r < 0);
+}

@@ -1,0 +1,636 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* config: the INI file -> struct sw_config, parsed with inih.
+ *
+ * inih (Debian 55) gives the handler no line numbers, so we feed it through
+ * our own line reader, which counts lines, refuses over-long lines, checks
+ * section headers and tells the handler whether the current line is an
+ * indented continuation (lists may span lines; scalars may not). The first
+ * error by line wins: ours, or inih's own ("syntax error"). Everything is
+ * parsed into a temporary and copied out only on success. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ini.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "config.h"
+
+#define MAX_FILE  (1 << 20)
+#define LINE_MAX_CHARS 197      /* inih's 200-byte buffer minus "\r\n\0" */
+
+struct ctx;
+struct key {
+	const char *section, *name;
+	int (*set)(struct ctx *c, const struct key *k, char *v);
+	size_t off;             /* bool keys: offset of the bool in sw_config */
+	bool list;              /* may continue on indented lines */
+};
+
+struct ctx {
+	struct sw_config cfg;
+	const char *name, *pos; /* file name for messages, reader position */
+	int line, err_line;
+	bool cont, prev_key, had_section, stop;
+	unsigned long seen;     /* bit per keys[] entry */
+	char msg[SW_ERRLEN];
+};
+
+static const char *const sections[] = { "guard", "block", "allow", "log", "daemon", "nft" };
+
+static const char *const category_names[SW_CAT_COUNT] = {
+	[SW_CAT_METADATA] = "metadata", [SW_CAT_LINK_LOCAL] = "link_local",
+	[SW_CAT_HOST] = "host", [SW_CAT_GATEWAYS] = "gateways", [SW_CAT_LAN] = "lan",
+	[SW_CAT_PRIVATE] = "private", [SW_CAT_DESTINATIONS] = "destinations",
+};
+
+const char *sw_category_name(enum sw_category c)
+{
+	return (unsigned)c < SW_CAT_COUNT ? category_names[c] : "unknown";
+}
+
+void sw_config_defaults(struct sw_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	strcpy(cfg->patterns[0], "docker0");
+	strcpy(cfg->patterns[1], "br-*");
+	cfg->n_patterns = 2;
+	for (int c = 0; c < SW_CAT_COUNT; c++)
+		cfg->block[c] = c != SW_CAT_PRIVATE && c != SW_CAT_DESTINATIONS;
+	cfg->dns = SW_DNS_AUTO;
+	cfg->log_blocked = true;
+	cfg->log_facility = LOG_DAEMON;
+	cfg->log_group = 3210;
+	cfg->resync_interval = 30;
+	cfg->owner = SW_OWNER_AUTO;
+	strcpy(cfg->table, "sandwall");
+}
+
+/* Record the first error (by line); returns 0 so a handler can return it. */
+__attribute__((format(printf, 2, 3)))
+static int fail(struct ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->err_line)
+		return 0;
+	c->err_line = c->line;
+	va_start(ap, fmt);
+	vsnprintf(c->msg, sizeof(c->msg), fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+/* Strict unsigned decimal in [min, max]: digits only, no sign, no spaces. */
+static int parse_uint(const char *s, unsigned long min, unsigned long max, unsigned long *out)
+{
+	unsigned long v = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		v = v * 10 + (unsigned long)(*s - '0');
+		if (v > max)
+			return -EINVAL;
+	}
+	if (v < min)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_bool(const char *s, bool *b)
+{
+	static const char *const t[] = { "yes", "true", "on", "1" }, *const f[] = { "no", "false", "off", "0" };
+
+	for (size_t i = 0; i < 4; i++) {
+		if (!strcasecmp(s, t[i]))
+			return *b = true, 0;
+		if (!strcasecmp(s, f[i]))
+			return *b = false, 0;
+	}
+	return -EINVAL;
+}
+
+/* "tcp/53" */
+static int parse_port(const char *s, struct sw_port *p)
+{
+	unsigned long v;
+
+	if (!strncasecmp(s, "tcp/", 4))
+		p->proto = IPPROTO_TCP;
+	else if (!strncasecmp(s, "udp/", 4))
+		p->proto = IPPROTO_UDP;
+	else
+		return -EINVAL;
+	if (parse_uint(s + 4, 1, 65535, &v) < 0)
+		return -EINVAL;
+	p->port = (uint16_t)v;
+	return 0;
+}
+
+static int set_bool(struct ctx *c, const struct key *k, char *v)
+{
+	if (parse_bool(v, (bool *)((char *)&c->cfg + k->off)) < 0)
+		return fail(c, "bad boolean '%s' for [%s] %s (use yes or no)", v, k->section, k->name);
+	return 1;
+}
+
+static const char *pattern_error(const char *s)
+{
+	size_t n = strlen(s);
+	const char *star = strchr(s, '*');
+
+	if (n >= SW_IFNAMSIZ)
+		return "longer than 15 characters";
+	if (!strcmp(s, "*"))
+		return "'*' alone matches every interface (see all_bridges)";
+	if (star && star != s + n - 1)
+		return "'*' only at the end";
+	for (; *s && *s != '*'; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("_.:@-", *s))
+			return "allowed characters are A-Z a-z 0-9 _ . : @ - and a final '*'";
+	return NULL;
+}
+
+#define TOO_MANY(c, k, max) \
+	fail(c, "too many entries in [%s] %s (max %d)", (k)->section, (k)->name, max)
+
+static int set_patterns(struct ctx *c, const struct key *k, char *v)
+{
+	struct sw_config *cfg = &c->cfg;
+	const char *why;
+	char *save, *t;
+
+	for (t = strtok_r(v, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+		size_t i;
+
+		if ((why = pattern_error(t)))
+			return fail(c, "bad interface pattern '%s' in [%s] %s: %s", t, k->section, k->name, why);
+		for (i = 0; i < cfg->n_patterns && strcmp(cfg->patterns[i], t); i++)
+			;
+		if (i < cfg->n_patterns)
+			continue;
+		if (cfg->n_patterns == SW_MAX_PATTERNS)
+			return TOO_MANY(c, k, SW_MAX_PATTERNS);
+		strcpy(cfg->patterns[cfg->n_patterns++], t);
+	}
+	return 1;
+}
+
+static bool have_prefix(const struct sw_prefix *v, size_t n, const struct sw_prefix *p)
+{
+	for (size_t i = 0; i < n; i++)
+		if (sw_prefix_equal(&v[i], p))
+			return true;
+	return false;
+}
+
+static int set_dests(struct ctx *c, const struct key *k, char *v)
+{
+	struct sw_config *cfg = &c->cfg;
+	struct sw_prefix p;
+	const char *why;
+	char *save, *t;
+
+	for (t = strtok_r(v, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+		if (sw_prefix_parse(t, &p, &why) < 0)
+			return fail(c, "bad CIDR '%s' in [%s] %s: %s", t, k->section, k->name, why);
+		if (have_prefix(cfg->destinations, cfg->n_destinations, &p))
+			continue;
+		if (cfg->n_destinations == SW_MAX_DESTS)
+			return TOO_MANY(c, k, SW_MAX_DESTS);
+		cfg->destinations[cfg->n_destinations++] = p;
+	}
+	return 1;
+}
+
+static int set_host_ports(struct ctx *c, const struct key *k, char *v)
+{
+	struct sw_config *cfg = &c->cfg;
+	struct sw_port p;
+	char *save, *t;
+
+	for (t = strtok_r(v, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+		size_t i;
+
+		if (parse_port(t, &p) < 0)
+			return fail(c, "bad port '%s' in [%s] %s (use tcp/PORT or udp/PORT, PORT 1..65535)",
+				    t, k->section, k->name);
+		for (i = 0; i < cfg->n_host_ports; i++)
+			if (cfg->host_ports[i].proto == p.proto && cfg->host_ports[i].port == p.port)
+				break;
+		if (i < cfg->n_host_ports)
+			continue;
+		if (cfg->n_host_ports == SW_MAX_HOST_PORTS)
+			return TOO_MANY(c, k, SW_MAX_HOST_PORTS);
+		cfg->host_ports[cfg->n_host_ports++] = p;
+	}
+	return 1;
+}
+
+/* "CIDR PROTO/PORT, CIDR PROTO/PORT"; empty entries are skipped. */
+static int set_allows(struct ctx *c, const struct key *k, char *v)
+{
+	struct sw_config *cfg = &c->cfg;
+	char *save, *e;
+
+	for (e = strtok_r(v, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
+		char *s2, *a = strtok_r(e, " \t", &s2), *port, *extra;
+		struct sw_allow al;
+		const char *why;
+		size_t i;
+
+		if (!a)
+			continue;
+		port = strtok_r(NULL, " \t", &s2);
+		extra = strtok_r(NULL, " \t", &s2);
+		if (!port || extra)
+			return fail(c, "bad entry '%s%s%s' in [%s] %s (use CIDR PROTO/PORT, comma separated)",
+				    a, port ? " " : "", port ? port : "", k->section, k->name);
+		if (sw_prefix_parse(a, &al.dst, &why) < 0)
+			return fail(c, "bad CIDR '%s' in [%s] %s: %s", a, k->section, k->name, why);
+		if (parse_port(port, &al.port) < 0)
+			return fail(c, "bad port '%s' in [%s] %s (use tcp/PORT or udp/PORT, PORT 1..65535)",
+				    port, k->section, k->name);
+		for (i = 0; i < cfg->n_allows; i++)
+			if (sw_prefix_equal(&cfg->allows[i].dst, &al.dst) &&
+			    cfg->allows[i].port.proto == al.port.proto &&
+			    cfg->allows[i].port.port == al.port.port)
+				break;
+		if (i < cfg->n_allows)
+			continue;
+		if (cfg->n_allows == SW_MAX_ALLOWS)
+			return TOO_MANY(c, k, SW_MAX_ALLOWS);
+		cfg->allows[cfg->n_allows++] = al;
+	}
+	return 1;
+}
+
+static int set_dns(struct ctx *c, const struct key *k, char *v)
+{
+	if (!strcasecmp(v, "auto"))
+		c->cfg.dns = SW_DNS_AUTO;
+	else if (!strcasecmp(v, "none"))
+		c->cfg.dns = SW_DNS_NONE;
+	else
+		return fail(c, "bad value '%s' for [%s] %s (use auto or none)", v, k->section, k->name);
+	return 1;
+}
+
+static int set_facility(struct ctx *c, const struct key *k, char *v)
+{
+	static const struct { const char *name; int fac; } f[] = {
+		{ "daemon", LOG_DAEMON }, { "user", LOG_USER }, { "auth", LOG_AUTH },
+		{ "authpriv", LOG_AUTHPRIV }, { "local0", LOG_LOCAL0 }, { "local1", LOG_LOCAL1 },
+		{ "local2", LOG_LOCAL2 }, { "local3", LOG_LOCAL3 }, { "local4", LOG_LOCAL4 },
+		{ "local5", LOG_LOCAL5 }, { "local6", LOG_LOCAL6 }, { "local7", LOG_LOCAL7 },
+	};
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (!strcasecmp(v, f[i].name))
+			return c->cfg.log_facility = f[i].fac, 1;
+	return fail(c, "bad facility '%s' for [%s] %s (use daemon, user, auth, authpriv or local0..local7)",
+		    v, k->section, k->name);
+}
+
+static int set_group(struct ctx *c, const struct key *k, char *v)
+{
+	unsigned long n;
+
+	if (parse_uint(v, 0, 65535, &n) < 0)
+		return fail(c, "bad NFLOG group '%s' for [%s] %s (use 0..65535)", v, k->section, k->name);
+	c->cfg.log_group = (uint16_t)n;
+	return 1;
+}
+
+static int set_resync(struct ctx *c, const struct key *k, char *v)
+{
+	unsigned long n;
+
+	if (parse_uint(v, 1, 86400, &n) < 0)
+		return fail(c, "bad interval '%s' for [%s] %s (use 1..86400 seconds)", v, k->section, k->name);
+	c->cfg.resync_interval = (unsigned)n;
+	return 1;
+}
+
+static int set_owner(struct ctx *c, const struct key *k, char *v)
+{
+	bool b;
+
+	if (!strcasecmp(v, "auto"))
+		c->cfg.owner = SW_OWNER_AUTO;
+	else if (parse_bool(v, &b) == 0)
+		c->cfg.owner = b ? SW_OWNER_YES : SW_OWNER_NO;
+	else
+		return fail(c, "bad value '%s' for [%s] %s (use auto, yes or no)", v, k->section, k->name);
+	return 1;
+}
+
+static int set_table(struct ctx *c, const struct key *k, char *v)
+{
+	size_t n = strlen(v), i = 0;
+
+	if (n >= 1 && n <= 32 && isalpha((unsigned char)v[0]))
+		for (i = 1; i < n && (isalnum((unsigned char)v[i]) || v[i] == '_' || v[i] == '-'); i++)
+			;
+	if (n == 0 || i != n)
+		return fail(c, "bad table name '%s' for [%s] %s (1..32 of A-Z a-z 0-9 _ -, starting with a letter)",
+			    v, k->section, k->name);
+	memcpy(c->cfg.table, v, n + 1);
+	return 1;
+}
+
+#define BOOL(sec, name, field) { sec, name, set_bool, offsetof(struct sw_config, field), false }
+static const struct key keys[] = {
+	{ "guard", "interfaces", set_patterns, 0, true },
+	BOOL("guard", "all_bridges", all_bridges),
+	BOOL("block", "metadata", block[SW_CAT_METADATA]),
+	BOOL("block", "link_local", block[SW_CAT_LINK_LOCAL]),
+	BOOL("block", "host", block[SW_CAT_HOST]),
+	BOOL("block", "gateways", block[SW_CAT_GATEWAYS]),
+	BOOL("block", "lan", block[SW_CAT_LAN]),
+	BOOL("block", "private", block[SW_CAT_PRIVATE]),
+	{ "block", "destinations", set_dests, 0, true },
+	{ "allow", "dns", set_dns, 0, false },
+	{ "allow", "host_ports", set_host_ports, 0, true },
+	{ "allow", "destinations", set_allows, 0, true },
+	BOOL("log", "blocked", log_blocked),
+	{ "log", "facility", set_facility, 0, false },
+	{ "log", "group", set_group, 0, false },
+	{ "daemon", "resync_interval", set_resync, 0, false },
+	{ "daemon", "owner", set_owner, 0, false },
+	{ "nft", "table", set_table, 0, false },
+};
+_Static_assert(sizeof(keys) / sizeof(keys[0]) <= sizeof(unsigned long) * 8, "seen bits");
+
+/* Empty a list key when it is first given: the value replaces the default. */
+static void list_reset(struct sw_config *cfg, const struct key *k)
+{
+	if (k->set == set_patterns)
+		cfg->n_patterns = 0;
+	else if (k->set == set_dests)
+		cfg->n_destinations = 0;
+	else if (k->set == set_host_ports)
+		cfg->n_host_ports = 0;
+	else if (k->set == set_allows)
+		cfg->n_allows = 0;
+}
+
+/* inih's find_chars_or_comment: first of chars, or a ';' after whitespace. */
+static const char *find_or_comment(const char *s, const char *chars)
+{
+	bool was_space = false;
+
+	for (; *s && !strchr(chars, *s) && !(was_space && *s == ';'); s++)
+		was_space = isspace((unsigned char)*s);
+	return s;
+}
+
+/* Cut a ';' or '#' comment that follows whitespace, then trailing space. */
+static void strip_comment(char *s)
+{
+	char *e;
+
+	for (e = s; *e; e++)
+		if ((*e == ';' || *e == '#') && e > s && isspace((unsigned char)e[-1]))
+			break;
+	while (e > s && isspace((unsigned char)e[-1]))
+		e--;
+	*e = '\0';
+}
+
+static bool section_known(const char *s, size_t n)
+{
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+		if (strlen(sections[i]) == n && !memcmp(sections[i], s, n))
+			return true;
+	return false;
+}
+
+/* Classify a line the way inih will, to track continuations and check
+ * section headers (inih tells the handler about neither). */
+static void classify(struct ctx *c, const char *line)
+{
+	const char *s = line, *e;
+
+	if (c->line == 1 && !strncmp(s, "\xEF\xBB\xBF", 3))
+		s += 3;
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!*s || *s == ';' || *s == '#')
+		return;
+	if (c->prev_key && s > line) {
+		c->cont = true;
+		return;
+	}
+	if (*s == '[') {
+		e = find_or_comment(s + 1, "]");
+		if (*e != ']')
+			return;         /* inih reports it */
+		c->prev_key = false;
+		c->had_section = true;
+		if (!section_known(s + 1, (size_t)(e - s - 1))) {
+			fail(c, "unknown section [%.*s]", (int)(e - s - 1), s + 1);
+			return;
+		}
+		for (e++; isspace((unsigned char)*e); e++)
+			;
+		if (*e && *e != ';' && *e != '#')
+			fail(c, "syntax error");
+		return;
+	}
+	e = find_or_comment(s, "=:");
+	if (*e == '=' || *e == ':')
+		c->prev_key = true;
+}
+
+/* ini_reader over the text: one line per call, counting lines. */
+static char *reader(char *buf, int num, void *stream)
+{
+	struct ctx *c = stream;
+	const char *nl;
+	size_t n, len;
+
+	if (c->stop || !*c->pos)
+		return NULL;
+	nl = strchr(c->pos, '\n');
+	n = nl ? (size_t)(nl - c->pos) + 1 : strlen(c->pos);
+	c->line++;
+	c->cont = false;
+	for (len = n; len && (c->pos[len - 1] == '\n' || c->pos[len - 1] == '\r'); len--)
+		;
+	if (len > LINE_MAX_CHARS || n >= (size_t)num) {
+		fail(c, "line too long (max %d characters)", LINE_MAX_CHARS);
+		c->stop = true;
+		return NULL;
+	}
+	memcpy(buf, c->pos, n);
+	buf[n] = '\0';
+	c->pos += n;
+	classify(c, buf);
+	return buf;
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct ctx *c = user;
+	char v[LINE_MAX_CHARS + 3];
+	size_t i;
+
+	if (!*section && !c->had_section)
+		return fail(c, "key '%s' outside any section", name);
+	if (!section_known(section, strlen(section)))
+		return 1;       /* reported at its header */
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(keys[i].section, section) && !strcmp(keys[i].name, name))
+			break;
+	if (i == sizeof(keys) / sizeof(keys[0]))
+		return c->cont ? 1 : fail(c, "unknown key '%s' in [%s]", name, section);
+	if (c->cont && !keys[i].list)
+		return fail(c, "continuation line for '%s' in [%s] (only lists may span lines)", name, section);
+	if (!c->cont) {
+		if (c->seen & (1UL << i))
+			return fail(c, "duplicate key '%s' in [%s]", name, section);
+		c->seen |= 1UL << i;
+		list_reset(&c->cfg, &keys[i]);
+	}
+	snprintf(v, sizeof(v), "%s", value);
+	strip_comment(v);
+	return keys[i].set(c, &keys[i], v);
+}
+
+static int set_err(char *err, size_t errlen, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int set_err(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+int sw_config_parse_string(const char *text, const char *name,
+			   struct sw_config *cfg, char *err, size_t errlen)
+{
+	struct ctx *c;
+	int ret, rc;
+
+	if (!name)
+		name = "(string)";
+	if (err && errlen)
+		err[0] = '\0';
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		sw_config_defaults(cfg);
+		return set_err(err, errlen, -ENOMEM, "%s: %s", name, strerror(ENOMEM));
+	}
+	sw_config_defaults(&c->cfg);
+	c->name = name;
+	c->pos = text ? text : "";
+	ret = ini_parse_stream(reader, c, handler, c);
+	if (c->err_line && (ret <= 0 || c->err_line <= ret))
+		rc = set_err(err, errlen, -EINVAL, "%s:%d: %s", name, c->err_line, c->msg);
+	else if (ret > 0)
+		rc = set_err(err, errlen, -EINVAL, "%s:%d: syntax error", name, ret);
+	else if (ret < 0)
+		rc = set_err(err, errlen, -ENOMEM, "%s: %s", name, strerror(ENOMEM));
+	else
+		rc = 0;
+	if (rc == 0) {
+		c->cfg.block[SW_CAT_DESTINATIONS] = c->cfg.n_destinations > 0;
+		snprintf(c->cfg.path, sizeof(c->cfg.path), "%s", name);
+		*cfg = c->cfg;
+	} else {
+		sw_config_defaults(cfg);
+	}
+	free(c);
+	return rc;
+}
+
+/* Read a whole (small) file into a NUL-terminated buffer. */
+static int read_file(const char *path, char **out, size_t *outlen)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap), *nb;
+	int fd, e;
+	ssize_t r;
+
+	if (!buf)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		e = -errno;
+		free(buf);
+		return e;
+	}
+	for (;;) {
+		if (len + 1 == cap) {
+			if (cap > MAX_FILE) {
+				e = -EFBIG;
+				goto out;
+			}
+			if (!(nb = realloc(buf, cap * 2))) {
+				e = -ENOMEM;
+				goto out;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + len, cap - 1 - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			e = -errno;
+			goto out;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	buf[len] = '\0';
+	*out = buf;
+	*outlen = len;
+	return 0;
+out:
+	close(fd);
+	free(buf);
+	return e;
+}
+
+int sw_config_load(const char *path, struct sw_config *cfg, char *err, size_t errlen)
+{
+	char *text = NULL, *nul;
+	size_t len = 0;
+	int rc, line = 1;
+
+	rc = read_file(path, &text, &len);
+	if (rc < 0) {
+		sw_config_defaults(cfg);
+		return set_err(err, errlen, rc, "%s: %s", path, strerror(-rc));
+	}
+	nul = memchr(text, '\0', len);
+	if (nul) {
+		for (const char *p = text; p < nul; p++)
+			line += *p == '\n';
+		sw_config_defaults(cfg);
+		rc = set_err(err, errlen, -EINVAL, "%s:%d: NUL byte", path, line);
+	} else {
+		rc = sw_config_parse_string(text, path, cfg, err, errlen);
+	}
+	free(text);
+	return rc;
+}

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* encode: build the nf_tables messages of a model into a batch. Each
+ * message is built by libnftnl into space reserved in the batch. */
+#include <errno.h>
+#include <string.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+#include <libmnl/libmnl.h>
+#include <libnftnl/common.h>
+#include <libnftnl/table.h>
+#include <libnftnl/chain.h>
+#include <libnftnl/set.h>
+#include <libnftnl/object.h>
+#include <libnftnl/rule.h>
+
+#include "encode.h"
+
+#define MSG_ROOM        65536   /* upper bound for one message */
+#define ELEMS_PER_MSG   256
+
+static struct nlmsghdr *msg(struct sw_batch *b, uint16_t type, uint16_t flags)
+{
+	void *p = sw_batch_reserve(b, MSG_ROOM);
+
+	if (!p)
+		return NULL;
+	return nftnl_nlmsg_build_hdr(p, type, NFPROTO_INET, flags, 0);
+}
+
+/* table inet <name> { [flags ...] } -- add (create, no EXCL) or delete */
+static int table_msg(struct sw_batch *b, struct sw_nl *nl, const char *name,
+		     uint16_t type, uint32_t flags)
+{
+	struct nftnl_table *t = nftnl_table_alloc();
+	struct nlmsghdr *nlh;
+
+	if (!t)
+		return -ENOMEM;
+	nftnl_table_set_str(t, NFTNL_TABLE_NAME, name);
+	nftnl_table_set_u32(t, NFTNL_TABLE_FAMILY, NFPROTO_INET);
+	if (type == NFT_MSG_NEWTABLE)
+		nftnl_table_set_u32(t, NFTNL_TABLE_FLAGS, flags);
+	nlh = msg(b, type, type == NFT_MSG_NEWTABLE ? NLM_F_CREATE : 0);
+	if (nlh) {
+		nftnl_table_nlmsg_build_payload(nlh, t);
+		sw_batch_commit(b, nl, nlh);
+	}
+	nftnl_table_free(t);
+	return nlh ? 0 : b->err;
+}
+
+/* counter <name> { } */
+static int counter_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
+		       const char *name)
+{
+	struct nftnl_obj *o = nftnl_obj_alloc();
+	struct nlmsghdr *nlh;
+
+	if (!o)
+		return -ENOMEM;
+	nftnl_obj_set_str(o, NFTNL_OBJ_TABLE, table);
+	nftnl_obj_set_str(o, NFTNL_OBJ_NAME, name);
+	nftnl_obj_set_u32(o, NFTNL_OBJ_FAMILY, NFPROTO_INET);
+	nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_COUNTER);
+	nftnl_obj_set_u64(o, NFTNL_OBJ_CTR_PKTS, 0);
+	nftnl_obj_set_u64(o, NFTNL_OBJ_CTR_BYTES, 0);
+	nlh = msg(b, NFT_MSG_NEWOBJ, NLM_F_CREATE);
+	if (nlh) {
+		nftnl_obj_nlmsg_build_payload(nlh, o);
+		sw_batch_commit(b, nl, nlh);
+	}
+	nftnl_obj_free(o);
+	return nlh ? 0 : b->err;
+}
+
+static struct nftnl_set *set_obj(const char *table, const struct sw_set *s, uint32_t id)
+{
+	struct nftnl_set *ns = nftnl_set_alloc();
+
+	if (!ns)
+		return NULL;
+	nftnl_set_set_str(ns, NFTNL_SET_TABLE, table);
+	nftnl_set_set_str(ns, NFTNL_SET_NAME, s->name);
+	nftnl_set_set_u32(ns, NFTNL_SET_FAMILY, NFPROTO_INET);
+	if (id)
+		nftnl_set_set_u32(ns, NFTNL_SET_ID, id);
+	return ns;
+}
+
+/* set <name> { type <type_text>; [flags interval;] } */
+static int set_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
+		   const struct sw_set *s, uint32_t id)
+{
+	struct nftnl_set *ns = set_obj(table, s, id);
+	struct nlmsghdr *nlh;
+
+	if (!ns)
+		return -ENOMEM;
+	nftnl_set_set_u32(ns, NFTNL_SET_KEY_TYPE, s->key_type);
+	nftnl_set_set_u32(ns, NFTNL_SET_KEY_LEN, s->key_len);
+	nftnl_set_set_u32(ns, NFTNL_SET_FLAGS, s->flags);
+	if (s->n_concat && (s->flags & NFT_SET_CONCAT))
+		nftnl_set_set_data(ns, NFTNL_SET_DESC_CONCAT, s->concat, s->n_concat);
+	nlh = msg(b, NFT_MSG_NEWSET, NLM_F_CREATE);
+	if (nlh) {
+		nftnl_set_nlmsg_build_payload(nlh, ns);
+		sw_batch_commit(b, nl, nlh);
+	}
+	nftnl_set_free(ns);
+	return nlh ? 0 : b->err;
+}
+
+/* add element inet <table> <set> { ... } -- in chunks */
+static int elems_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
+		     const struct sw_set *s, uint32_t id)
+{
+	for (size_t i = 0; i < s->n_elems; i += ELEMS_PER_MSG) {
+		struct nftnl_set *ns = set_obj(table, s, id);
+		struct nlmsghdr *nlh;
+
+		if (!ns)
+			return -ENOMEM;
+		for (size_t j = i; j < s->n_elems && j < i + ELEMS_PER_MSG; j++) {
+			struct nftnl_set_elem *e = nftnl_set_elem_alloc();
+
+			if (!e) {
+				nftnl_set_free(ns);
+				return -ENOMEM;
+			}
+			nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, s->elems[j].key, s->key_len);
+			if (s->elems[j].has_key_end)
+				nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY_END,
+						   s->elems[j].key_end, s->key_len);
+			if (s->elems[j].flags)
+				nftnl_set_elem_set_u32(e, NFTNL_SET_ELEM_FLAGS, s->elems[j].flags);
+			nftnl_set_elem_add(ns, e);
+		}
+		nlh = msg(b, NFT_MSG_NEWSETELEM, NLM_F_CREATE);
+		if (nlh) {
+			nftnl_set_elems_nlmsg_build_payload(nlh, ns);
+			sw_batch_commit(b, nl, nlh);
+		}
+		nftnl_set_free(ns);
+		if (!nlh)
+			return b->err;
+	}
+	return 0;
+}
+
+/* chain <name> { [type filter hook prerouting priority P; policy accept;] } */
+static int chain_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
+		     const struct sw_chain *c)
+{
+	struct nftnl_chain *nc = nftnl_chain_alloc();
+	struct nlmsghdr *nlh;
+
+	if (!nc)
+		return -ENOMEM;
+	nftnl_chain_set_str(nc, NFTNL_CHAIN_TABLE, table);
+	nftnl_chain_set_str(nc, NFTNL_CHAIN_NAME, c->name);
+	nftnl_chain_set_u32(nc, NFTNL_CHAIN_FAMILY, NFPROTO_INET);
+	if (c->base) {
+		nftnl_chain_set_u32(nc, NFTNL_CHAIN_HOOKNUM, c->hook);
+		nftnl_chain_set_s32(nc, NFTNL_CHAIN_PRIO, c->prio);
+		nftnl_chain_set_u32(nc, NFTNL_CHAIN_POLICY, c->policy);
+		nftnl_chain_set_str(nc, NFTNL_CHAIN_TYPE, c->type);
+	}
+	nlh = msg(b, NFT_MSG_NEWCHAIN, NLM_F_CREATE);
+	if (nlh) {
+		nftnl_chain_nlmsg_build_payload(nlh, nc);
+		sw_batch_commit(b, nl, nlh);
+	}
+	nftnl_chain_free(nc);
+	return nlh ? 0 : b->err;
+}
+
+/* the rule's nft text is in the model (r->text) */
+static int rule_msg(struct sw_batch *b, struct sw_nl *nl, const struct sw_rule *r)
+{
+	struct nlmsghdr *nlh;
+
+	if (!r->nl)
+		return -EINVAL;
+	nlh = msg(b, NFT_MSG_NEWRULE, NLM_F_APPEND | NLM_F_CREATE);
+	if (!nlh)
+		return b->err;
+	nftnl_rule_nlmsg_build_payload(nlh, r->nl);
+	sw_batch_commit(b, nl, nlh);
+	return 0;
+}
+
+int sw_encode_replace(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m)
+{
+	int err;
+
+	/* add table (so the delete cannot fail); delete table; add table */
+	if ((err = table_msg(b, nl, m->table, NFT_MSG_NEWTABLE, m->table_flags)) ||
+	    (err = table_msg(b, nl, m->table, NFT_MSG_DELTABLE, 0)) ||
+	    (err = table_msg(b, nl, m->table, NFT_MSG_NEWTABLE, m->table_flags)))
+		return err;
+	for (size_t i = 0; i < m->n_counters; i++)
+		if ((err = counter_msg(b, nl, m->table, m->counters[i])))
+			return err;
+	for (size_t i = 0; i < m->n_sets; i++)
+		if ((err = set_msg(b, nl, m->table, &m->sets[i], (uint32_t)i + 1)) ||
+		    (err = elems_msg(b, nl, m->table, &m->sets[i], (uint32_t)i + 1)))
+			return err;
+	for (size_t i = 0; i < m->n_chains; i++)
+		if ((err = chain_msg(b, nl, m->table, &m->chains[i])))
+			return err;
+	for (size_t i = 0; i < m->n_rules; i++)
+		if ((err = rule_msg(b, nl, &m->rules[i])))
+			return err;
+	return 0;
+}
+
+int sw_encode_set_refill(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m,
+			 const struct sw_set *s)
+{
+	struct nftnl_set *ns = set_obj(m->table, s, 0);
+	struct nlmsghdr *nlh;
+
+	if (!ns)
+		return -ENOMEM;
+	/* flush set inet <table> <set>: DELSETELEM without elements */
+	nlh = msg(b, NFT_MSG_DELSETELEM, 0);
+	if (nlh) {
+		nftnl_set_elems_nlmsg_build_payload(nlh, ns);
+		sw_batch_commit(b, nl, nlh);
+	}
+	nftnl_set_free(ns);
+	if (!nlh)
+		return b->err;
+	return elems_msg(b, nl, m->table, s, 0);
+}
+
+int sw_encode_delete(struct sw_batch *b, struct sw_nl *nl, const char *table)
+{
+	return table_msg(b, nl, table, NFT_MSG_DELTABLE, 0);
+}

@@ -1,0 +1,532 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* hoststate: read what the host looks like.
+ *
+ * Links, v4/v6 addresses and default-route gateways come from rtnetlink
+ * dumps (libmnl, NETLINK_ROUTE); DNS resolvers from resolv.conf. Nothing
+ * here logs: every function returns 0 or -errno and the caller reports.
+ * Overflowing a link/address/gateway capacity is an error (-ENOSPC), never
+ * a silent truncation, so that a caller that blocks "every gateway" fails
+ * closed. Resolvers are an allow list: extra ones are dropped (see below). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <linux/if.h>
+#include <linux/if_link.h>
+#include <linux/if_addr.h>
+#include <linux/rtnetlink.h>
+#include <libmnl/libmnl.h>
+
+#include "hoststate.h"
+
+#define RECV_BUF_SIZE     32768u        /* kernel dump skbs are at most 32 KiB */
+#define DUMP_RETRIES      3             /* on an interrupted dump (EINTR) */
+#define RESOLV_MAX_BYTES  (1u << 20)
+#define RESOLV_DEFAULT    "/etc/resolv.conf"
+#define RESOLV_RESOLVED   "/run/systemd/resolve/resolv.conf"
+
+/* ---------------------------------------------------------------- rtnetlink */
+
+struct dump_ctx {
+	struct sw_host *h;
+	int err;                /* first error seen by a callback, or 0 */
+};
+
+struct attr_tab {
+	const struct nlattr **tb;
+	unsigned int max;
+};
+
+static int attr_cb(const struct nlattr *a, void *data)
+{
+	const struct attr_tab *t = data;
+	uint16_t type = mnl_attr_get_type(a);
+
+	if (type <= t->max)
+		t->tb[type] = a;
+	return MNL_CB_OK;
+}
+
+static int fail(struct dump_ctx *c, int err)
+{
+	c->err = err;
+	errno = -err;
+	return MNL_CB_ERROR;
+}
+
+/* Copy an address attribute of the family's exact size into a prefix. */
+static bool attr_to_prefix(const struct nlattr *a, int family, uint8_t len,
+			   struct sw_prefix *p)
+{
+	size_t alen = family == AF_INET ? 4 : family == AF_INET6 ? 16 : 0;
+
+	if (!a || !alen || mnl_attr_get_payload_len(a) != alen)
+		return false;
+	memset(p, 0, sizeof(*p));
+	p->family = family;
+	p->len = len;
+	memcpy(p->addr, mnl_attr_get_payload(a), alen);
+	return true;
+}
+
+static bool same_addr(const struct sw_prefix *a, const struct sw_prefix *b)
+{
+	return a->family == b->family && a->len == b->len &&
+	       memcmp(a->addr, b->addr, sizeof(a->addr)) == 0;
+}
+
+static int link_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct dump_ctx *c = data;
+	const struct nlattr *tb[IFLA_MAX + 1] = { 0 };
+	const struct nlattr *li[IFLA_INFO_MAX + 1] = { 0 };
+	struct attr_tab t = { tb, IFLA_MAX }, tl = { li, IFLA_INFO_MAX };
+	const struct ifinfomsg *ifm = mnl_nlmsg_get_payload(nlh);
+	struct sw_link *l;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK ||
+	    mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifm))
+		return MNL_CB_OK;
+	if (c->h->n_links >= SW_MAX_LINKS)
+		return fail(c, -ENOSPC);
+	if (mnl_attr_parse(nlh, sizeof(*ifm), attr_cb, &t) < 0)
+		return fail(c, -EPROTO);
+
+	l = &c->h->links[c->h->n_links++];
+	memset(l, 0, sizeof(*l));
+	l->ifindex = ifm->ifi_index;
+	l->up = ifm->ifi_flags & IFF_UP;
+	if (tb[IFLA_IFNAME]) {
+		size_t n = strnlen(mnl_attr_get_payload(tb[IFLA_IFNAME]),
+				   mnl_attr_get_payload_len(tb[IFLA_IFNAME]));
+		if (n >= sizeof(l->name))
+			n = sizeof(l->name) - 1;
+		memcpy(l->name, mnl_attr_get_payload(tb[IFLA_IFNAME]), n);
+	}
+	if (tb[IFLA_LINKINFO] &&
+	    mnl_attr_parse_nested(tb[IFLA_LINKINFO], attr_cb, &tl) >= 0 &&
+	    li[IFLA_INFO_KIND]) {
+		const char *kind = mnl_attr_get_payload(li[IFLA_INFO_KIND]);
+		size_t klen = strnlen(kind, mnl_attr_get_payload_len(li[IFLA_INFO_KIND]));
+		l->is_bridge = klen == 6 && memcmp(kind, "bridge", 6) == 0;
+	}
+	return MNL_CB_OK;
+}
+
+static int addr_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct dump_ctx *c = data;
+	const struct nlattr *tb[IFA_MAX + 1] = { 0 };
+	struct attr_tab t = { tb, IFA_MAX };
+	const struct ifaddrmsg *ifa = mnl_nlmsg_get_payload(nlh);
+	struct sw_addr a;
+
+	if (nlh->nlmsg_type != RTM_NEWADDR ||
+	    mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifa) ||
+	    (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6))
+		return MNL_CB_OK;
+	if (mnl_attr_parse(nlh, sizeof(*ifa), attr_cb, &t) < 0)
+		return fail(c, -EPROTO);
+	/* IFA_LOCAL is the local address; IFA_ADDRESS is the peer on
+	 * point-to-point links and equals IFA_LOCAL otherwise. */
+	if (!attr_to_prefix(tb[IFA_LOCAL] ? tb[IFA_LOCAL] : tb[IFA_ADDRESS],
+			    ifa->ifa_family, ifa->ifa_prefixlen, &a.local))
+		return MNL_CB_OK;
+	if (c->h->n_addrs >= SW_MAX_ADDRS)
+		return fail(c, -ENOSPC);
+	a.ifindex = (int)ifa->ifa_index;
+	c->h->addrs[c->h->n_addrs++] = a;
+	return MNL_CB_OK;
+}
+
+/* Gateways are deduplicated by address: the first oif seen is kept. */
+static int add_gateway(struct dump_ctx *c, const struct nlattr *gw, int family, int oif)
+{
+	struct sw_host *h = c->h;
+	struct sw_gateway g;
+
+	if (!attr_to_prefix(gw, family, family == AF_INET ? 32 : 128, &g.addr))
+		return 0;
+	for (size_t i = 0; i < h->n_gateways; i++)
+		if (same_addr(&h->gateways[i].addr, &g.addr))
+			return 0;
+	if (h->n_gateways >= SW_MAX_GATEWAYS)
+		return -ENOSPC;
+	g.oif = oif;
+	h->gateways[h->n_gateways++] = g;
+	return 0;
+}
+
+static int route_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct dump_ctx *c = data;
+	const struct nlattr *tb[RTA_MAX + 1] = { 0 };
+	struct attr_tab t = { tb, RTA_MAX };
+	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
+	uint32_t table;
+	int oif = 0, err;
+
+	if (nlh->nlmsg_type != RTM_NEWROUTE ||
+	    mnl_nlmsg_get_payload_len(nlh) < sizeof(*rtm) ||
+	    (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6) ||
+	    rtm->rtm_dst_len != 0 || rtm->rtm_type != RTN_UNICAST)
+		return MNL_CB_OK;
+	if (mnl_attr_parse(nlh, sizeof(*rtm), attr_cb, &t) < 0)
+		return fail(c, -EPROTO);
+	table = rtm->rtm_table;
+	if (tb[RTA_TABLE] && mnl_attr_validate(tb[RTA_TABLE], MNL_TYPE_U32) == 0)
+		table = mnl_attr_get_u32(tb[RTA_TABLE]);
+	if (table != RT_TABLE_MAIN)
+		return MNL_CB_OK;
+	if (tb[RTA_OIF] && mnl_attr_validate(tb[RTA_OIF], MNL_TYPE_U32) == 0)
+		oif = (int)mnl_attr_get_u32(tb[RTA_OIF]);
+
+	err = add_gateway(c, tb[RTA_GATEWAY], rtm->rtm_family, oif);
+	if (err)
+		return fail(c, err);
+
+	if (tb[RTA_MULTIPATH]) {
+		const uint8_t *p = mnl_attr_get_payload(tb[RTA_MULTIPATH]);
+		size_t left = mnl_attr_get_payload_len(tb[RTA_MULTIPATH]);
+
+		while (left >= sizeof(struct rtnexthop)) {
+			const struct rtnexthop *nh = (const void *)p;
+			const struct nlattr *nt[RTA_MAX + 1] = { 0 };
+			struct attr_tab tn = { nt, RTA_MAX };
+			size_t step = RTNH_ALIGN(nh->rtnh_len);
+
+			if (nh->rtnh_len < sizeof(*nh) || nh->rtnh_len > left)
+				return fail(c, -EPROTO);
+			if (mnl_attr_parse_payload(p + RTNH_LENGTH(0),
+						   nh->rtnh_len - RTNH_LENGTH(0),
+						   attr_cb, &tn) < 0)
+				return fail(c, -EPROTO);
+			err = add_gateway(c, nt[RTA_GATEWAY], rtm->rtm_family,
+					  nh->rtnh_ifindex);
+			if (err)
+				return fail(c, err);
+			if (step >= left)
+				break;
+			p += step;
+			left -= step;
+		}
+	}
+	return MNL_CB_OK;
+}
+
+/* Control messages. With a control array libmnl ignores the types it does
+ * not name, so NLMSG_ERROR is handled here too. */
+static int error_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+
+	(void)data;
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e))) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	if (e->error == 0)
+		return MNL_CB_STOP;
+	errno = e->error < 0 ? -e->error : e->error;
+	return MNL_CB_ERROR;
+}
+
+/* NLMSG_DONE of a dump carries the dump's final status. */
+static int done_cb(const struct nlmsghdr *nlh, void *data)
+{
+	int e = 0;
+
+	(void)data;
+	if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(e))
+		memcpy(&e, mnl_nlmsg_get_payload(nlh), sizeof(e));
+	if (e < 0) {
+		errno = -e;
+		return MNL_CB_ERROR;
+	}
+	return MNL_CB_STOP;
+}
+
+/* Send one dump request and feed every reply to cb; libmnl checks each
+ * reply's sequence number and portid, and fails an interrupted dump with
+ * EINTR. hdrlen is the size of the family header (ifinfomsg, ifaddrmsg,
+ * rtmsg), each of which starts with the one-byte address family. */
+static int dump(struct mnl_socket *nl, uint8_t *buf, unsigned int *seq,
+		uint16_t type, size_t hdrlen, uint8_t family,
+		mnl_cb_t cb, struct dump_ctx *c)
+{
+	static mnl_cb_t ctl[NLMSG_MIN_TYPE] = {
+		[NLMSG_ERROR] = error_cb, [NLMSG_DONE] = done_cb,
+	};
+	unsigned int portid = mnl_socket_get_portid(nl);
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	ssize_t n;
+	int ret;
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	if (++*seq == 0)                /* 0 would disable the check */
+		++*seq;
+	nlh->nlmsg_seq = *seq;
+	*(uint8_t *)mnl_nlmsg_put_extra_header(nlh, hdrlen) = family;
+
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	do {
+		n = mnl_socket_recvfrom(nl, buf, RECV_BUF_SIZE);
+		if (n < 0)
+			return -errno;
+		errno = 0;
+		ret = mnl_cb_run2(buf, (size_t)n, *seq, portid, cb, c,
+				  ctl, NLMSG_MIN_TYPE);
+	} while (ret > MNL_CB_STOP);
+	if (ret < 0)
+		return c->err ? c->err : errno ? -errno : -EPROTO;
+	return 0;
+}
+
+static int read_rtnl(struct sw_host *h)
+{
+	struct dump_ctx c = { .h = h };
+	struct mnl_socket *nl;
+	unsigned int seq = (unsigned int)time(NULL);
+	uint8_t *buf;
+	int err;
+
+	h->n_links = h->n_addrs = h->n_gateways = 0;
+	buf = malloc(RECV_BUF_SIZE);
+	nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	if (!buf || !nl) {
+		err = buf ? -errno : -ENOMEM;
+		goto out;
+	}
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		err = -errno;
+		goto out;
+	}
+	err = dump(nl, buf, &seq, RTM_GETLINK, sizeof(struct ifinfomsg),
+		   AF_UNSPEC, link_cb, &c);
+	if (!err)
+		err = dump(nl, buf, &seq, RTM_GETADDR, sizeof(struct ifaddrmsg),
+			   AF_UNSPEC, addr_cb, &c);
+	if (!err)
+		err = dump(nl, buf, &seq, RTM_GETROUTE, sizeof(struct rtmsg),
+			   AF_INET, route_cb, &c);
+	if (!err)
+		err = dump(nl, buf, &seq, RTM_GETROUTE, sizeof(struct rtmsg),
+			   AF_INET6, route_cb, &c);
+out:
+	if (nl)
+		mnl_socket_close(nl);
+	free(buf);
+	if (err)
+		h->n_links = h->n_addrs = h->n_gateways = 0;
+	return err;
+}
+
+int sw_host_read_links_addrs_routes(struct sw_host *h)
+{
+	int err, tries = 0;
+
+	do
+		err = read_rtnl(h);
+	while (err == -EINTR && ++tries < DUMP_RETRIES);
+	return err;
+}
+
+/* --------------------------------------------------------------- resolvers */
+
+static bool is_loopback_or_any(const struct sw_prefix *p)
+{
+	static const uint8_t any6[16], lo6[16] = { [15] = 1 };
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (p->family == AF_INET)
+		return p->addr[0] == 127 || memcmp(p->addr, any6, 4) == 0;
+	if (memcmp(p->addr, any6, 16) == 0 || memcmp(p->addr, lo6, 16) == 0)
+		return true;
+	return memcmp(p->addr, mapped, 12) == 0 && p->addr[12] == 127;
+}
+
+static bool is_space(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\v' || ch == '\f';
+}
+
+/* Parse one line (without its '\n'). Returns 1 and fills *p for a usable
+ * "nameserver ADDR" line, 0 otherwise. */
+static int parse_line(const char *s, const char *end, struct sw_prefix *p)
+{
+	static const char kw[] = "nameserver";
+	char tok[SW_ADDR_STRLEN];
+	const char *a;
+	size_t n;
+
+	while (s < end && is_space(*s))
+		s++;
+	if ((size_t)(end - s) <= sizeof(kw) - 1 || memcmp(s, kw, sizeof(kw) - 1) != 0 ||
+	    !is_space(s[sizeof(kw) - 1]))
+		return 0;
+	for (s += sizeof(kw) - 1; s < end && is_space(*s); s++)
+		;
+	for (a = s; s < end && !is_space(*s) && *s != '#' && *s != ';'; s++)
+		;
+	n = (size_t)(s - a);
+	if (n == 0 || n >= sizeof(tok) || memchr(a, '/', n))
+		return 0;
+	memcpy(tok, a, n);
+	tok[n] = '\0';
+	if (strchr(tok, ':')) {           /* fe80::1%eth0: drop the zone */
+		char *z = strchr(tok, '%');
+		if (z)
+			*z = '\0';
+	}
+	return sw_prefix_parse(tok, p, NULL) == 0;
+}
+
+/* Entries beyond max are ignored: the list only narrows what is allowed,
+ * and the C library itself uses the first few servers only. */
+int sw_resolv_parse(const char *text, struct sw_prefix *out, size_t max,
+		    size_t *n, bool *saw_stub)
+{
+	static const uint8_t stub[4] = { 127, 0, 0, 53 };
+	const char *s = text, *eol;
+
+	if (!text || !n || (max && !out))
+		return -EINVAL;
+	*n = 0;
+	if (saw_stub)
+		*saw_stub = false;
+	for (; *s; s = *eol ? eol + 1 : eol) {
+		struct sw_prefix p;
+		size_t i;
+
+		eol = strchrnul(s, '\n');
+		if (!parse_line(s, eol, &p))
+			continue;
+		if (p.family == AF_INET && memcmp(p.addr, stub, 4) == 0 && saw_stub)
+			*saw_stub = true;
+		if (is_loopback_or_any(&p))
+			continue;
+		for (i = 0; i < *n && !same_addr(&out[i], &p); i++)
+			;
+		if (i == *n && *n < max)
+			out[(*n)++] = p;
+	}
+	return 0;
+}
+
+/* Read a whole small text file, NUL-terminated. -ENOENT if missing. */
+static int read_text(const char *path, char **out)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = NULL, *nb;
+	int fd, err = 0;
+	ssize_t r;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		if (!buf || len + 1 >= cap) {
+			if (buf)
+				cap *= 2;
+			if (cap > RESOLV_MAX_BYTES) {
+				err = -EFBIG;
+				break;
+			}
+			nb = realloc(buf, cap);
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + len, cap - len - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = -errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	return 0;
+}
+
+/* Parse one file and merge its servers into h (deduplicated). A missing
+ * file is not an error. */
+static int read_resolv_file(struct sw_host *h, const char *path, bool *saw_stub)
+{
+	struct sw_prefix tmp[SW_MAX_RESOLVERS];
+	size_t n = 0;
+	char *text;
+	int err = read_text(path, &text);
+
+	if (saw_stub)
+		*saw_stub = false;
+	if (err == -ENOENT || err == -ENOTDIR)
+		return 0;
+	if (err)
+		return err;
+	err = sw_resolv_parse(text, tmp, SW_MAX_RESOLVERS, &n, saw_stub);
+	free(text);
+	for (size_t i = 0; !err && i < n; i++) {
+		size_t j;
+
+		for (j = 0; j < h->n_resolvers && !same_addr(&h->resolvers[j], &tmp[i]); j++)
+			;
+		if (j == h->n_resolvers && h->n_resolvers < SW_MAX_RESOLVERS)
+			h->resolvers[h->n_resolvers++] = tmp[i];
+	}
+	return err;
+}
+
+int sw_host_read_resolvers(struct sw_host *h)
+{
+	const char *path = secure_getenv("SANDWALL_RESOLV_CONF");
+	bool stub = false;
+	int err;
+
+	h->n_resolvers = 0;
+	if (!path || !*path)
+		path = RESOLV_DEFAULT;
+	err = read_resolv_file(h, path, &stub);
+	if (!err && stub)
+		err = read_resolv_file(h, RESOLV_RESOLVED, NULL);
+	if (err)
+		h->n_resolvers = 0;
+	return err;
+}
+
+/* -------------------------------------------------------------------- all */
+
+int sw_host_read(struct sw_host *h)
+{
+	int err = sw_host_read_links_addrs_routes(h);
+
+	if (!err)
+		err = sw_host_read_resolvers(h);
+	return err;
+}
+
+const struct sw_link *sw_host_link(const struct sw_host *h, int ifindex)
+{
+	for (size_t i = 0; i < h->n_links; i++)
+		if (h->links[i].ifindex == ifindex)
+			return &h->links[i];
+	return NULL;
+}

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* model: storage for the table description shared by the desired and the
+ * observed side (see include/model.h). No kernel I/O here. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <libnftnl/rule.h>
+#include <libnftnl/expr.h>
+#include <libnftnl/udata.h>
+
+#include "model.h"
+
+void sw_model_init(struct sw_model *m, const char *table)
+{
+	memset(m, 0, sizeof(*m));
+	snprintf(m->table, sizeof(m->table), "%s", table);
+}
+
+static void set_free(struct sw_set *s)
+{
+	for (size_t i = 0; i < s->n_text; i++)
+		free(s->text[i]);
+	free(s->text);
+	free(s->elems);
+}
+
+void sw_model_free(struct sw_model *m)
+{
+	for (size_t i = 0; i < m->n_sets; i++)
+		set_free(&m->sets[i]);
+	for (size_t i = 0; i < m->n_rules; i++) {
+		free(m->rules[i].canon);
+		free(m->rules[i].text);
+		if (m->rules[i].nl)
+			nftnl_rule_free(m->rules[i].nl);
+	}
+	free(m->rules);
+	memset(m, 0, sizeof(*m));
+}
+
+struct sw_chain *sw_model_add_chain(struct sw_model *m, const char *name)
+{
+	struct sw_chain *c;
+
+	if (m->n_chains >= SW_MAX_CHAINS)
+		return NULL;
+	c = &m->chains[m->n_chains++];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	return c;
+}
+
+struct sw_set *sw_model_add_set(struct sw_model *m, const char *name)
+{
+	struct sw_set *s;
+
+	if (m->n_sets >= SW_MAX_SETS)
+		return NULL;
+	s = &m->sets[m->n_sets++];
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	return s;
+}
+
+int sw_model_add_counter(struct sw_model *m, const char *name)
+{
+	if (m->n_counters >= SW_MAX_OBJS)
+		return -ENOSPC;
+	snprintf(m->counters[m->n_counters], SW_NAME_MAX, "%s", name);
+	m->counter_pkts[m->n_counters] = 0;
+	m->counter_bytes[m->n_counters] = 0;
+	m->n_counters++;
+	return 0;
+}
+
+int sw_model_add_rule(struct sw_model *m, const char *chain, const char *tag,
+		      const char *canon, const char *text, struct nftnl_rule *nl)
+{
+	struct sw_rule *r;
+
+	if (m->n_rules == m->cap_rules) {
+		size_t cap = m->cap_rules ? m->cap_rules * 2 : 32;
+		struct sw_rule *n = realloc(m->rules, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		m->rules = n;
+		m->cap_rules = cap;
+	}
+	r = &m->rules[m->n_rules];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->chain, sizeof(r->chain), "%s", chain);
+	snprintf(r->tag, sizeof(r->tag), "%s", tag ? tag : "");
+	r->canon = strdup(canon ? canon : "");
+	r->text = text ? strdup(text) : NULL;
+	if (!r->canon || (text && !r->text)) {
+		free(r->canon);
+		free(r->text);
+		return -ENOMEM;
+	}
+	r->nl = nl;
+	m->n_rules++;
+	return 0;
+}
+
+struct sw_set *sw_model_find_set(const struct sw_model *m, const char *name)
+{
+	for (size_t i = 0; i < m->n_sets; i++)
+		if (!strcmp(m->sets[i].name, name))
+			return (struct sw_set *)&m->sets[i];
+	return NULL;
+}
+
+struct sw_chain *sw_model_find_chain(const struct sw_model *m, const char *name)
+{
+	for (size_t i = 0; i < m->n_chains; i++)
+		if (!strcmp(m->chains[i].name, name))
+			return (struct sw_chain *)&m->chains[i];
+	return NULL;
+}
+
+int sw_model_find_counter(const struct sw_model *m, const char *name)
+{
+	for (size_t i = 0; i < m->n_counters; i++)
+		if (!strcmp(m->counters[i], name))
+			return (int)i;
+	return -1;
+}
+
+int sw_set_add_elem(struct sw_set *s, const struct sw_elem *e)
+{
+	if (s->n_elems == s->cap_elems) {
+		size_t cap = s->cap_elems ? s->cap_elems * 2 : 16;
+		struct sw_elem *n = realloc(s->elems, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->elems = n;
+		s->cap_elems = cap;
+	}
+	s->elems[s->n_elems++] = *e;
+	return 0;
+}
+
+int sw_set_add_text(struct sw_set *s, const char *text)
+{
+	char *t;
+
+	if (s->n_text == s->cap_text) {
+		size_t cap = s->cap_text ? s->cap_text * 2 : 16;
+		char **n = realloc(s->text, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->text = n;
+		s->cap_text = cap;
+	}
+	t = strdup(text);
+	if (!t)
+		return -ENOMEM;
+	s->text[s->n_text++] = t;
+	return 0;
+}
+
+static size_t sort_len;
+
+static int elem_cmp(const void *a, const void *b)
+{
+	const struct sw_elem *x = a, *y = b;
+	int r = memcmp(x->key, y->key, sort_len);
+
+	if (r)
+		return r;
+	if (x->flags != y->flags)
+		return x->flags < y->flags ? -1 : 1;
+	return memcmp(x->key_end, y->key_end, sort_len);
+}
+
+void sw_set_sort(struct sw_set *s)
+{
+	sort_len = s->key_len <= SW_KEY_MAX ? s->key_len : SW_KEY_MAX;
+	if (s->n_elems > 1)
+		qsort(s->elems, s->n_elems, sizeof(*s->elems), elem_cmp);
+}
+
+/* Append one key field (an address, a name, a protocol or a port). */
+static size_t field_format(const struct sw_set *s, const uint8_t *k, uint32_t flen,
+			   unsigned field, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+	int n;
+
+	if (s->key_type == SW_TYPE_IFNAME) {
+		char name[17];
+
+		memcpy(name, k, 16);
+		name[16] = '\0';
+		for (size_t i = 0; name[i]; i++)
+			if (name[i] < 0x20 || name[i] > 0x7e)
+				name[i] = '?';
+		n = snprintf(buf, len, "\"%s\"", name);
+	} else if (flen == 4 && field == 0) {
+		n = snprintf(buf, len, "%s", inet_ntop(AF_INET, k, a, sizeof(a)));
+	} else if (flen == 16) {
+		n = snprintf(buf, len, "%s", inet_ntop(AF_INET6, k, a, sizeof(a)));
+	} else if (flen == 1) {
+		n = snprintf(buf, len, "%u", k[0]);
+	} else if (flen == 2) {
+		n = snprintf(buf, len, "%u", (unsigned)(k[0] << 8 | k[1]));
+	} else {
+		n = snprintf(buf, len, "0x%02x%02x%02x%02x", k[0], k[1], k[2], k[3]);
+	}
+	return n < 0 ? 0 : (size_t)n;
+}
+
+static size_t key_format(const struct sw_set *s, const uint8_t *k, char *buf, size_t len)
+{
+	size_t off = 0, pos = 0;
+
+	if (s->n_concat == 0)
+		return field_format(s, k, s->key_len, 0, buf, len);
+	for (unsigned f = 0; f < s->n_concat && off < len; f++) {
+		uint32_t fl = s->concat[f];
+
+		if (f)
+			off += (size_t)snprintf(buf + off, len - off, " . ");
+		if (off < len)
+			off += field_format(s, k + pos, fl, f, buf + off, len - off);
+		pos += (fl + 3) & ~3u;
+	}
+	return off;
+}
+
+int sw_elem_format(const struct sw_set *s, const struct sw_elem *e, char *buf, size_t len)
+{
+	size_t off;
+
+	if (!len)
+		return -EINVAL;
+	buf[0] = '\0';
+	off = key_format(s, e->key, buf, len);
+	if (e->has_key_end && off < len) {
+		off += (size_t)snprintf(buf + off, len - off, " - ");
+		if (off < len)
+			off += key_format(s, e->key_end, buf + off, len - off);
+	}
+	if ((e->flags & 1) && off < len)
+		snprintf(buf + off, len - off, " [end]");
+	return 0;
+}
+
+static int expr_cb(struct nftnl_expr *e, void *data)
+{
+	char **out = data;
+	char tmp[1024];
+	size_t have = *out ? strlen(*out) : 0;
+	char *n;
+	int l;
+
+	l = nftnl_expr_snprintf(tmp, sizeof(tmp), e, NFTNL_OUTPUT_DEFAULT, 0);
+	if (l < 0)
+		return -1;
+	/* libnftnl prints "name args "; keep the "[ name args ]" form */
+	while (l > 0 && tmp[l - 1] == ' ')
+		tmp[--l] = '\0';
+	n = realloc(*out, have + (size_t)l + 8 + strlen(nftnl_expr_get_str(e, NFTNL_EXPR_NAME)));
+	if (!n)
+		return -1;
+	*out = n;
+	sprintf(n + have, "%s[ %s %s ]", have ? " " : "",
+		nftnl_expr_get_str(e, NFTNL_EXPR_NAME), tmp);
+	return 0;
+}
+
+char *sw_rule_canon(const struct nftnl_rule *r)
+{
+	char *out = NULL;
+
+	if (nftnl_expr_foreach((struct nftnl_rule *)r, expr_cb, &out) < 0) {
+		free(out);
+		return NULL;
+	}
+	return out ? out : strdup("");
+}
+
+static int udata_cb(const struct nftnl_udata *attr, void *data)
+{
+	const char **comment = data;
+
+	if (nftnl_udata_type(attr) == 0 /* NFTNL_UDATA_RULE_COMMENT */ &&
+	    nftnl_udata_len(attr) > 0) {
+		const char *v = nftnl_udata_get(attr);
+
+		if (v[nftnl_udata_len(attr) - 1] == '\0')
+			*comment = v;
+	}
+	return 0;
+}
+
+void sw_rule_tag(const struct nftnl_rule *r, char *tag, size_t len)
+{
+	const char *comment = NULL;
+	const void *ud;
+	uint32_t udlen = 0;
+
+	tag[0] = '\0';
+	if (!nftnl_rule_is_set(r, NFTNL_RULE_USERDATA))
+		return;
+	ud = nftnl_rule_get_data(r, NFTNL_RULE_USERDATA, &udlen);
+	if (!ud || !udlen)
+		return;
+	if (nftnl_udata_parse(ud, udlen, udata_cb, &comment) < 0 || !comment)
+		return;
+	snprintf(tag, len, "%s", comment);
+}

@@ -1,0 +1,903 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* ruleset: the desired model of table inet <name>.
+ *
+ *   chain prerouting   filter hook prerouting priority -150, policy accept
+ *                      iifname @guard_ifaces jump guard
+ *   chain guard        replies, ND, allow lists, then one rule per category
+ *   chain block_<cat>  counter name <cat>; [limit + log]; drop
+ *
+ * Chains and rules are fixed (they depend only on a few switches); all
+ * that changes with the host lives in named sets. Each rule carries the
+ * comment "sandwall:<id>" as userdata; handles are never relied on. */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <linux/netfilter.h>
+#include <linux/rtnetlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/netfilter/nf_tables.h>
+#include <netinet/in.h>
+#include <libnftnl/rule.h>
+#include <libnftnl/expr.h>
+#include <libnftnl/udata.h>
+
+#include "endpoints.h"
+#include "ruleset.h"
+
+#define MAX_ENTRIES 2048
+
+/* ---- address intervals ------------------------------------------------ */
+
+struct ival {
+	uint8_t lo[16], hi[16];
+};
+
+struct ivals {
+	struct ival v[MAX_ENTRIES];
+	size_t n;
+	size_t klen;
+};
+
+static int ival_cmp_len;
+
+static int ival_cmp(const void *a, const void *b)
+{
+	const struct ival *x = a, *y = b;
+	int r = memcmp(x->lo, y->lo, (size_t)ival_cmp_len);
+
+	return r ? r : memcmp(y->hi, x->hi, (size_t)ival_cmp_len);
+}
+
+static int ivals_add_prefix(struct ivals *iv, const struct sw_prefix *p)
+{
+	if (iv->n >= MAX_ENTRIES)
+		return -ENOSPC;
+	memset(&iv->v[iv->n], 0, sizeof(iv->v[0]));
+	sw_prefix_range(p, iv->v[iv->n].lo, iv->v[iv->n].hi);
+	iv->n++;
+	return 0;
+}
+
+/* Sort and merge overlapping intervals (adjacent ones too when asked). */
+static void ivals_merge(struct ivals *iv, bool adjacent)
+{
+	size_t out = 0;
+
+	ival_cmp_len = (int)iv->klen;
+	qsort(iv->v, iv->n, sizeof(iv->v[0]), ival_cmp);
+	for (size_t i = 0; i < iv->n; i++) {
+		struct ival *last = out ? &iv->v[out - 1] : NULL;
+		uint8_t next[16];
+		bool carry = true;
+
+		if (last) {
+			memcpy(next, last->hi, iv->klen);
+			carry = sw_key_inc(next, iv->klen);
+		}
+		if (last && (sw_key_cmp(iv->v[i].lo, last->hi, iv->klen) <= 0 ||
+			     (adjacent && !carry &&
+			      !sw_key_cmp(iv->v[i].lo, next, iv->klen)))) {
+			if (sw_key_cmp(iv->v[i].hi, last->hi, iv->klen) > 0)
+				memcpy(last->hi, iv->v[i].hi, iv->klen);
+			continue;
+		}
+		iv->v[out++] = iv->v[i];
+	}
+	iv->n = out;
+}
+
+/* Is [lo,hi] exactly one prefix? Returns its length or -1. */
+static int ival_prefix_len(const struct ival *v, size_t klen)
+{
+	size_t bits = klen * 8;
+
+	for (size_t len = 0; len <= bits; len++) {
+		bool ok = true;
+
+		for (size_t b = 0; b < bits && ok; b++) {
+			int lo = v->lo[b / 8] >> (7 - b % 8) & 1;
+			int hi = v->hi[b / 8] >> (7 - b % 8) & 1;
+
+			ok = b < len ? lo == hi : (lo == 0 && hi == 1);
+		}
+		if (ok)
+			return (int)len;
+	}
+	return -1;
+}
+
+static int ival_text(const struct ival *v, int family, char *buf, size_t len)
+{
+	size_t klen = sw_family_addrlen(family);
+	int plen = ival_prefix_len(v, klen);
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+
+	inet_ntop(family, v->lo, a, sizeof(a));
+	if (plen == (int)klen * 8)
+		return snprintf(buf, len, "%s", a);
+	if (plen >= 0)
+		return snprintf(buf, len, "%s/%d", a, plen);
+	inet_ntop(family, v->hi, b, sizeof(b));
+	return snprintf(buf, len, "%s-%s", a, b);
+}
+
+/* Fill an interval set the way nft does for a non-concatenated interval
+ * set: a leading zero key flagged END when the first range does not start
+ * at zero, then start (flags 0) and end+1 (flags END) per range. */
+static int set_fill_intervals(struct sw_set *s, struct ivals *iv, int family)
+{
+	static const uint8_t zero[16];
+	struct sw_elem e;
+	char text[128];
+	int err;
+
+	ivals_merge(iv, true);
+	if (iv->n && memcmp(iv->v[0].lo, zero, iv->klen)) {
+		memset(&e, 0, sizeof(e));
+		e.flags = NFT_SET_ELEM_INTERVAL_END;
+		if ((err = sw_set_add_elem(s, &e)))
+			return err;
+	}
+	for (size_t i = 0; i < iv->n; i++) {
+		memset(&e, 0, sizeof(e));
+		memcpy(e.key, iv->v[i].lo, iv->klen);
+		if ((err = sw_set_add_elem(s, &e)))
+			return err;
+		memset(&e, 0, sizeof(e));
+		memcpy(e.key, iv->v[i].hi, iv->klen);
+		if (!sw_key_inc(e.key, iv->klen)) {
+			e.flags = NFT_SET_ELEM_INTERVAL_END;
+			if ((err = sw_set_add_elem(s, &e)))
+				return err;
+		}
+		if (family) {
+			ival_text(&iv->v[i], family, text, sizeof(text));
+			if ((err = sw_set_add_text(s, text)))
+				return err;
+		}
+	}
+	return 0;
+}
+
+/* ---- sets ------------------------------------------------------------- */
+
+static struct sw_set *new_set(struct sw_model *m, const char *name, uint32_t type,
+			      uint32_t klen, uint32_t flags, const char *type_text)
+{
+	struct sw_set *s = sw_model_add_set(m, name);
+
+	if (!s)
+		return NULL;
+	s->key_type = type;
+	s->key_len = klen;
+	s->flags = flags;
+	s->type_text = type_text;
+	return s;
+}
+
+static struct sw_set *new_concat_set(struct sw_model *m, const char *name, uint32_t type,
+				     uint32_t klen, uint32_t flags, const char *type_text,
+				     const uint8_t *fields, uint8_t n)
+{
+	struct sw_set *s = new_set(m, name, type, klen, flags, type_text);
+
+	if (s) {
+		memcpy(s->concat, fields, n);
+		s->n_concat = n;
+	}
+	return s;
+}
+
+/* set <name>4 { type ipv4_addr; flags interval; } and <name>6 likewise */
+static int addr_sets(struct sw_model *m, const char *base,
+		     const struct sw_prefix *p, size_t n)
+{
+	static struct ivals iv4, iv6;
+	char name[SW_NAME_MAX];
+	struct sw_set *s4, *s6;
+	int err;
+
+	snprintf(name, sizeof(name), "%s4", base);
+	s4 = new_set(m, name, SW_TYPE_IPADDR, 4, NFT_SET_INTERVAL, "ipv4_addr");
+	snprintf(name, sizeof(name), "%s6", base);
+	s6 = new_set(m, name, SW_TYPE_IP6ADDR, 16, NFT_SET_INTERVAL, "ipv6_addr");
+	if (!s4 || !s6)
+		return -ENOSPC;
+	iv4.n = iv6.n = 0;
+	iv4.klen = 4;
+	iv6.klen = 16;
+	for (size_t i = 0; i < n; i++) {
+		err = ivals_add_prefix(p[i].family == AF_INET ? &iv4 : &iv6, &p[i]);
+		if (err)
+			return err;
+	}
+	if ((err = set_fill_intervals(s4, &iv4, AF_INET)))
+		return err;
+	return set_fill_intervals(s6, &iv6, AF_INET6);
+}
+
+/* set guard_ifaces { type ifname; flags interval; elements = { "docker0", "br-*" } } */
+static int ifname_set(struct sw_model *m, const struct sw_config *cfg,
+		      const struct sw_host *host)
+{
+	static struct ivals iv;
+	struct sw_set *s;
+	int err;
+
+	s = new_set(m, "guard_ifaces", SW_TYPE_IFNAME, SW_IFNAMSIZ, NFT_SET_INTERVAL, "ifname");
+	if (!s)
+		return -ENOSPC;
+	iv.n = 0;
+	iv.klen = SW_IFNAMSIZ;
+	for (size_t i = 0; i <= cfg->n_patterns + (host ? host->n_links : 0); i++) {
+		const char *name;
+		size_t len;
+
+		if (i < cfg->n_patterns)
+			name = cfg->patterns[i];
+		else if (i - cfg->n_patterns < (host ? host->n_links : 0) && cfg->all_bridges &&
+			 host->links[i - cfg->n_patterns].is_bridge)
+			name = host->links[i - cfg->n_patterns].name;
+		else
+			continue;
+		if (iv.n >= MAX_ENTRIES)
+			return -ENOSPC;
+		len = strnlen(name, SW_IFNAMSIZ - 1);
+		memset(&iv.v[iv.n], 0, sizeof(iv.v[0]));
+		if (len && name[len - 1] == '*') {
+			memcpy(iv.v[iv.n].lo, name, len - 1);
+			memcpy(iv.v[iv.n].hi, name, len - 1);
+			memset(iv.v[iv.n].hi + len - 1, 0xff, SW_IFNAMSIZ - (len - 1));
+		} else {
+			memcpy(iv.v[iv.n].lo, name, len);
+			memcpy(iv.v[iv.n].hi, name, len);
+		}
+		iv.n++;
+	}
+	/* names are merged only when one covers another: a merged range of
+	 * unrelated names could not be written back as nft text */
+	ivals_merge(&iv, false);
+	if ((err = set_fill_intervals(s, &iv, 0)))
+		return err;
+	for (size_t i = 0; i < iv.n; i++) {
+		char text[SW_IFNAMSIZ + 4];
+		const uint8_t *hi = iv.v[i].hi;
+		size_t l = strnlen((const char *)iv.v[i].lo, SW_IFNAMSIZ);
+
+		if (l < SW_IFNAMSIZ && hi[l] == 0xff)
+			snprintf(text, sizeof(text), "\"%.*s*\"", (int)l, (const char *)iv.v[i].lo);
+		else
+			snprintf(text, sizeof(text), "\"%.*s\"", (int)l, (const char *)iv.v[i].lo);
+		if ((err = sw_set_add_text(s, text)))
+			return err;
+	}
+	return 0;
+}
+
+/* One element of a concatenation, padded to 32-bit registers. */
+static size_t concat_key(uint8_t *k, const void *addr, size_t alen, uint8_t proto, uint16_t port)
+{
+	size_t off = 0;
+	uint16_t be = htons(port);
+
+	memset(k, 0, SW_KEY_MAX);
+	if (addr) {
+		memcpy(k, addr, alen);
+		off = alen;
+	}
+	k[off] = proto;
+	off += 4;
+	memcpy(k + off, &be, 2);
+	return off + 4;
+}
+
+/* family, address, length, protocol, port: the order the kernel sorts keys in */
+static int allow_cmp(const void *a, const void *b)
+{
+	const struct sw_allow *x = a, *y = b;
+	int r;
+
+	if (x->dst.family != y->dst.family)
+		return x->dst.family < y->dst.family ? -1 : 1;
+	if ((r = memcmp(x->dst.addr, y->dst.addr, 16)))
+		return r;
+	if (x->dst.len != y->dst.len)
+		return x->dst.len < y->dst.len ? -1 : 1;
+	if (x->port.proto != y->port.proto)
+		return x->port.proto < y->port.proto ? -1 : 1;
+	return x->port.port < y->port.port ? -1 : x->port.port > y->port.port;
+}
+
+static const char *proto_name(uint8_t p)
+{
+	return p == IPPROTO_TCP ? "tcp" : "udp";
+}
+
+/* set allow4 { type ipv4_addr . inet_proto . inet_service; flags interval; } */
+static int allow_sets(struct sw_model *m, const struct sw_config *cfg,
+		      const struct sw_host *host)
+{
+	struct sw_allow all[SW_MAX_ALLOWS + 2 * SW_MAX_RESOLVERS];
+	size_t n = 0;
+	struct sw_set *s4, *s6, *s;
+	int err;
+
+	static const uint8_t f4[] = { 4, 1, 2 }, f6[] = { 16, 1, 2 };
+
+	s4 = new_concat_set(m, "allow4",
+			    (((SW_TYPE_IPADDR << SW_TYPE_BITS) | SW_TYPE_INET_PROTO) << SW_TYPE_BITS) |
+			    SW_TYPE_INET_SERVICE, 12, NFT_SET_INTERVAL | NFT_SET_CONCAT,
+			    "ipv4_addr . inet_proto . inet_service", f4, 3);
+	s6 = new_concat_set(m, "allow6",
+			    (((SW_TYPE_IP6ADDR << SW_TYPE_BITS) | SW_TYPE_INET_PROTO) << SW_TYPE_BITS) |
+			    SW_TYPE_INET_SERVICE, 24, NFT_SET_INTERVAL | NFT_SET_CONCAT,
+			    "ipv6_addr . inet_proto . inet_service", f6, 3);
+	if (!s4 || !s6)
+		return -ENOSPC;
+
+	for (size_t i = 0; i < cfg->n_allows; i++)
+		all[n++] = cfg->allows[i];
+	if (cfg->dns == SW_DNS_AUTO && host) {
+		for (size_t i = 0; i < host->n_resolvers; i++) {
+			all[n].dst = host->resolvers[i];
+			all[n].port.proto = IPPROTO_UDP;
+			all[n++].port.port = 53;
+			all[n].dst = host->resolvers[i];
+			all[n].port.proto = IPPROTO_TCP;
+			all[n++].port.port = 53;
+		}
+	}
+	qsort(all, n, sizeof(all[0]), allow_cmp);
+	for (size_t i = 0; i < n; i++) {
+		uint8_t lo[16], hi[16];
+		struct sw_elem e;
+		char a[SW_ADDR_STRLEN], text[SW_ADDR_STRLEN + 16];
+		size_t alen = sw_family_addrlen(all[i].dst.family);
+		bool dup = false;
+
+		/* pipapo refuses overlaps: drop an entry another one covers */
+		for (size_t j = 0; j < n && !dup; j++)
+			dup = j != i && all[j].port.proto == all[i].port.proto &&
+			      all[j].port.port == all[i].port.port &&
+			      sw_prefix_contains(&all[j].dst, &all[i].dst) &&
+			      (!sw_prefix_equal(&all[j].dst, &all[i].dst) || j < i);
+		if (dup)
+			continue;
+		s = all[i].dst.family == AF_INET ? s4 : s6;
+		sw_prefix_range(&all[i].dst, lo, hi);
+		memset(&e, 0, sizeof(e));
+		concat_key(e.key, lo, alen, all[i].port.proto, all[i].port.port);
+		concat_key(e.key_end, hi, alen, all[i].port.proto, all[i].port.port);
+		e.has_key_end = true;
+		if ((err = sw_set_add_elem(s, &e)))
+			return err;
+		sw_prefix_format(&all[i].dst, a, sizeof(a));
+		snprintf(text, sizeof(text), "%s . %s . %u", a, proto_name(all[i].port.proto),
+			 all[i].port.port);
+		if ((err = sw_set_add_text(s, text)))
+			return err;
+	}
+
+	/* set host_ports { type inet_proto . inet_service; } */
+	s = new_concat_set(m, "host_ports", (SW_TYPE_INET_PROTO << SW_TYPE_BITS) | SW_TYPE_INET_SERVICE,
+			   8, 0, "inet_proto . inet_service", f4 + 1, 2);
+	if (!s)
+		return -ENOSPC;
+	for (size_t i = 0; i < cfg->n_host_ports; i++) {
+		struct sw_elem e;
+		char text[32];
+		bool dup = false;
+
+		for (size_t j = 0; j < i; j++)
+			dup |= cfg->host_ports[j].proto == cfg->host_ports[i].proto &&
+			       cfg->host_ports[j].port == cfg->host_ports[i].port;
+		if (dup)
+			continue;
+		memset(&e, 0, sizeof(e));
+		concat_key(e.key, NULL, 0, cfg->host_ports[i].proto, cfg->host_ports[i].port);
+		if ((err = sw_set_add_elem(s, &e)))
+			return err;
+		snprintf(text, sizeof(text), "%s . %u", proto_name(cfg->host_ports[i].proto),
+			 cfg->host_ports[i].port);
+		if ((err = sw_set_add_text(s, text)))
+			return err;
+	}
+	return 0;
+}
+
+bool sw_ruleset_guarded(const struct sw_config *cfg, const struct sw_link *l)
+{
+	if (cfg->all_bridges && l->is_bridge)
+		return true;
+	for (size_t i = 0; i < cfg->n_patterns; i++)
+		if (!fnmatch(cfg->patterns[i], l->name, 0))
+			return true;
+	return false;
+}
+
+static bool is_loopback(const struct sw_prefix *p)
+{
+	static const uint8_t v6lo[16] = { [15] = 1 };
+
+	if (p->family == AF_INET)
+		return p->addr[0] == 127;
+	return !memcmp(p->addr, v6lo, 16);
+}
+
+static bool is_v6_linklocal(const struct sw_prefix *p)
+{
+	return p->family == AF_INET6 && p->addr[0] == 0xfe && (p->addr[1] & 0xc0) == 0x80;
+}
+
+static const char *const rfc_private[] = {
+	"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7",
+};
+static const char *const link_local[] = { "169.254.0.0/16", "fe80::/10" };
+
+/* ---- rules -------------------------------------------------------------- */
+
+struct rb {
+	struct nftnl_rule *r;
+	int err;
+};
+
+static void add_expr(struct rb *b, struct nftnl_expr *e)
+{
+	if (!e)
+		b->err = -ENOMEM;
+	else
+		nftnl_rule_add_expr(b->r, e);
+}
+
+static struct nftnl_expr *expr(struct rb *b, const char *name)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc(name);
+
+	if (!e)
+		b->err = -ENOMEM;
+	return e;
+}
+
+/* [ meta load KEY => reg DREG ] */
+static void e_meta(struct rb *b, uint32_t key, uint32_t dreg)
+{
+	struct nftnl_expr *e = expr(b, "meta");
+
+	if (!e)
+		return;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_META_DREG, dreg);
+	add_expr(b, e);
+}
+
+/* [ cmp OP reg SREG DATA ] */
+static void e_cmp(struct rb *b, uint32_t sreg, uint32_t op, const void *data, uint32_t len)
+{
+	struct nftnl_expr *e = expr(b, "cmp");
+
+	if (!e)
+		return;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, sreg);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, op);
+	nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, data, len);
+	add_expr(b, e);
+}
+
+static void e_cmp_u8(struct rb *b, uint32_t sreg, uint8_t v)
+{
+	e_cmp(b, sreg, NFT_CMP_EQ, &v, 1);
+}
+
+/* [ payload load LEN @ BASE + OFF => reg DREG ] */
+static void e_payload(struct rb *b, uint32_t base, uint32_t off, uint32_t len, uint32_t dreg)
+{
+	struct nftnl_expr *e = expr(b, "payload");
+
+	if (!e)
+		return;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, dreg);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE, base);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, off);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, len);
+	add_expr(b, e);
+}
+
+/* [ lookup reg SREG set NAME ] (flags always sent: the kernel echoes them) */
+static void e_lookup(struct rb *b, uint32_t sreg, const char *set)
+{
+	struct nftnl_expr *e = expr(b, "lookup");
+
+	if (!e)
+		return;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, sreg);
+	nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, set);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_FLAGS, 0);
+	add_expr(b, e);
+}
+
+/* [ immediate reg 0 VERDICT [-> CHAIN] ] */
+static void e_verdict(struct rb *b, int verdict, const char *chain)
+{
+	struct nftnl_expr *e = expr(b, "immediate");
+
+	if (!e)
+		return;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, (uint32_t)verdict);
+	if (chain)
+		nftnl_expr_set_str(e, NFTNL_EXPR_IMM_CHAIN, chain);
+	add_expr(b, e);
+}
+
+/* meta nfproto ipv4|ipv6 */
+static void e_nfproto(struct rb *b, int family)
+{
+	e_meta(b, NFT_META_NFPROTO, NFT_REG_1);
+	e_cmp_u8(b, NFT_REG_1, family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6);
+}
+
+/* ip daddr / ip6 daddr => reg 1 */
+static void e_daddr(struct rb *b, int family)
+{
+	e_nfproto(b, family);
+	if (family == AF_INET)
+		e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 16, 4, NFT_REG_1);
+	else
+		e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 24, 16, NFT_REG_1);
+}
+
+/* fib daddr type local */
+static void e_fib_local(struct rb *b)
+{
+	struct nftnl_expr *e = expr(b, "fib");
+	uint32_t local = RTN_LOCAL;
+
+	if (!e)
+		return;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS, NFTA_FIB_F_DADDR);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_ADDRTYPE);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
+	add_expr(b, e);
+	e_cmp(b, NFT_REG_1, NFT_CMP_EQ, &local, sizeof(local));
+}
+
+static int finish_rule(struct sw_model *m, struct rb *b, const char *chain,
+		       const char *id, const char *text)
+{
+	char tag[SW_NAME_MAX], *canon;
+	struct nftnl_udata_buf *ud;
+	int err = b->err;
+
+	snprintf(tag, sizeof(tag), SW_TAG_PREFIX "%s", id);
+	ud = nftnl_udata_buf_alloc(NFT_USERDATA_MAXLEN);
+	if (!ud || !nftnl_udata_put_strz(ud, 0 /* NFTNL_UDATA_RULE_COMMENT */, tag))
+		err = err ? err : -ENOMEM;
+	if (!err) {
+		nftnl_rule_set_data(b->r, NFTNL_RULE_USERDATA, nftnl_udata_buf_data(ud),
+				    nftnl_udata_buf_len(ud));
+		nftnl_rule_set_str(b->r, NFTNL_RULE_TABLE, m->table);
+		nftnl_rule_set_str(b->r, NFTNL_RULE_CHAIN, chain);
+		nftnl_rule_set_u32(b->r, NFTNL_RULE_FAMILY, NFPROTO_INET);
+	}
+	if (ud)
+		nftnl_udata_buf_free(ud);
+	canon = err ? NULL : sw_rule_canon(b->r);
+	if (!err && !canon)
+		err = -ENOMEM;
+	if (!err) {
+		char full[512];
+
+		snprintf(full, sizeof(full), "%s comment \"%s\"", text, tag);
+		err = sw_model_add_rule(m, chain, tag, canon, full, b->r);
+	}
+	free(canon);
+	if (err)
+		nftnl_rule_free(b->r);
+	b->r = NULL;
+	return err;
+}
+
+static int begin(struct rb *b)
+{
+	b->err = 0;
+	b->r = nftnl_rule_alloc();
+	return b->r ? 0 : -ENOMEM;
+}
+
+#define RULE(m, b, chain, id, text, body) do {                          \
+		int _e = begin(b);                                       \
+		if (_e)                                                  \
+			return _e;                                       \
+		body;                                                    \
+		if ((_e = finish_rule(m, b, chain, id, text)))           \
+			return _e;                                       \
+	} while (0)
+
+/* ip daddr @<set>4 goto|return ... ; ip6 daddr @<set>6 ... */
+static int addr_rules(struct sw_model *m, struct rb *b, const char *set,
+		      int verdict, const char *target)
+{
+	char id[SW_NAME_MAX], text[256], sname[SW_NAME_MAX];
+
+	for (int v6 = 0; v6 < 2; v6++) {
+		int fam = v6 ? AF_INET6 : AF_INET;
+
+		snprintf(sname, sizeof(sname), "%s%c", set, v6 ? '6' : '4');
+		snprintf(id, sizeof(id), "%s", sname);
+		snprintf(text, sizeof(text), "%s daddr @%s %s%s%s", v6 ? "ip6" : "ip", sname,
+			 verdict == NFT_GOTO ? "goto" : "return",
+			 target ? " " : "", target ? target : "");
+		RULE(m, b, SW_CHAIN_GUARD, id, text, {
+			e_daddr(b, fam);
+			e_lookup(b, NFT_REG_1, sname);
+			e_verdict(b, verdict, target);
+		});
+	}
+	return 0;
+}
+
+static int block_chain(struct sw_model *m, struct rb *b, const struct sw_config *cfg,
+		       enum sw_category c)
+{
+	const char *cat = sw_category_name(c);
+	char chain[SW_NAME_MAX], id[SW_NAME_MAX], text[256], prefix[64];
+	struct sw_chain *ch;
+
+	snprintf(chain, sizeof(chain), "block_%s", cat);
+	/* chain block_<cat> { } */
+	if (!(ch = sw_model_add_chain(m, chain)))
+		return -ENOSPC;
+
+	/* counter name "<cat>" */
+	snprintf(id, sizeof(id), "%s-count", cat);
+	snprintf(text, sizeof(text), "counter name \"%s\"", cat);
+	RULE(m, b, chain, id, text, {
+		struct nftnl_expr *e = expr(b, "objref");
+		if (e) {
+			nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE, NFT_OBJECT_COUNTER);
+			nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, cat);
+			add_expr(b, e);
+		}
+	});
+	if (cfg->log_blocked) {
+		/* limit rate 10/second burst 20 packets log prefix "sandwall:<cat> " group G */
+		snprintf(prefix, sizeof(prefix), SW_TAG_PREFIX "%s ", cat);
+		snprintf(id, sizeof(id), "%s-log", cat);
+		snprintf(text, sizeof(text),
+			 "limit rate 10/second burst 20 packets log prefix \"%s\" group %u",
+			 prefix, cfg->log_group);
+		RULE(m, b, chain, id, text, {
+			struct nftnl_expr *l = expr(b, "limit");
+			struct nftnl_expr *g;
+			if (l) {
+				nftnl_expr_set_u64(l, NFTNL_EXPR_LIMIT_RATE, 10);
+				nftnl_expr_set_u64(l, NFTNL_EXPR_LIMIT_UNIT, 1);
+				nftnl_expr_set_u32(l, NFTNL_EXPR_LIMIT_BURST, 20);
+				nftnl_expr_set_u32(l, NFTNL_EXPR_LIMIT_TYPE, NFT_LIMIT_PKTS);
+				nftnl_expr_set_u32(l, NFTNL_EXPR_LIMIT_FLAGS, 0);
+				add_expr(b, l);
+			}
+			g = expr(b, "log");
+			if (g) {
+				nftnl_expr_set_str(g, NFTNL_EXPR_LOG_PREFIX, prefix);
+				nftnl_expr_set_u16(g, NFTNL_EXPR_LOG_GROUP, cfg->log_group);
+				add_expr(b, g);
+			}
+		});
+	}
+	/* drop */
+	snprintf(id, sizeof(id), "%s-drop", cat);
+	RULE(m, b, chain, id, "drop", e_verdict(b, NF_DROP, NULL));
+	return 0;
+}
+
+static int build_rules(struct sw_model *m, const struct sw_config *cfg)
+{
+	struct rb rb = { 0 }, *b = &rb;
+	struct sw_chain *c;
+	char target[SW_NAME_MAX];
+	int err;
+
+	/* chain prerouting { type filter hook prerouting priority -150; policy accept; } */
+	if (!(c = sw_model_add_chain(m, SW_CHAIN_HOOK)))
+		return -ENOSPC;
+	c->base = true;
+	c->hook = NF_INET_PRE_ROUTING;
+	c->prio = SW_HOOK_PRIO;
+	c->policy = NF_ACCEPT;
+	snprintf(c->type, sizeof(c->type), "filter");
+	/* chain guard { } */
+	if (!sw_model_add_chain(m, SW_CHAIN_GUARD))
+		return -ENOSPC;
+
+	/* iifname @guard_ifaces jump guard */
+	RULE(m, b, SW_CHAIN_HOOK, "guard", "iifname @guard_ifaces jump guard", {
+		e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
+		e_lookup(b, NFT_REG_1, "guard_ifaces");
+		e_verdict(b, NFT_JUMP, SW_CHAIN_GUARD);
+	});
+	/* ct direction reply accept: replies to connections others opened */
+	RULE(m, b, SW_CHAIN_GUARD, "replies", "ct direction reply accept", {
+		struct nftnl_expr *e = expr(b, "ct");
+		if (e) {
+			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_DIRECTION);
+			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
+			add_expr(b, e);
+		}
+		e_cmp_u8(b, NFT_REG_1, 1 /* IP_CT_DIR_REPLY */);
+		e_verdict(b, NF_ACCEPT, NULL);
+	});
+	/* icmpv6 type nd-neighbor-solicit accept / nd-neighbor-advert accept */
+	for (int i = 0; i < 2; i++) {
+		uint8_t type = i ? 136 : 135;
+
+		RULE(m, b, SW_CHAIN_GUARD, i ? "nd-advert" : "nd-solicit",
+		     i ? "icmpv6 type nd-neighbor-advert accept"
+		       : "icmpv6 type nd-neighbor-solicit accept", {
+			e_nfproto(b, AF_INET6);
+			e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
+			e_cmp_u8(b, NFT_REG_1, IPPROTO_ICMPV6);
+			e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1, NFT_REG_1);
+			e_cmp_u8(b, NFT_REG_1, type);
+			e_verdict(b, NF_ACCEPT, NULL);
+		});
+	}
+	/* ip daddr . meta l4proto . th dport @allow4 accept (and ip6 / allow6) */
+	for (int v6 = 0; v6 < 2; v6++) {
+		/* the registers nft picks: reg 9/10 after a v4 address, reg 2/13 after v6 */
+		uint32_t r2 = v6 ? NFT_REG_2 : NFT_REG32_01;
+		uint32_t r3 = v6 ? NFT_REG32_05 : NFT_REG32_02;
+
+		RULE(m, b, SW_CHAIN_GUARD, v6 ? "allow6" : "allow4",
+		     v6 ? "ip6 daddr . meta l4proto . th dport @allow6 accept"
+			: "ip daddr . meta l4proto . th dport @allow4 accept", {
+			struct nftnl_expr *e;
+			e_daddr(b, v6 ? AF_INET6 : AF_INET);
+			e_meta(b, NFT_META_L4PROTO, r2);
+			/* nft converts the 1-byte protocol for the concatenation */
+			e = expr(b, "byteorder");
+			if (e) {
+				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_SREG, r2);
+				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_DREG, r2);
+				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_OP, NFT_BYTEORDER_HTON);
+				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_LEN, 1);
+				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_SIZE, 2);
+				add_expr(b, e);
+			}
+			e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, r3);
+			e_lookup(b, NFT_REG_1, v6 ? "allow6" : "allow4");
+			e_verdict(b, NF_ACCEPT, NULL);
+		});
+	}
+	/* fib daddr type local meta l4proto . th dport @host_ports accept */
+	RULE(m, b, SW_CHAIN_GUARD, "host_ports",
+	     "fib daddr type local meta l4proto . th dport @host_ports accept", {
+		e_fib_local(b);
+		e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
+		e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG32_01);
+		e_lookup(b, NFT_REG_1, "host_ports");
+		e_verdict(b, NF_ACCEPT, NULL);
+	});
+
+	/* the categories, in order; own subnets return before lan/private */
+	if ((err = addr_rules(m, b, "metadata", NFT_GOTO, "block_metadata")) ||
+	    (err = addr_rules(m, b, "link_local", NFT_GOTO, "block_link_local")))
+		return err;
+	if (cfg->block[SW_CAT_HOST]) {
+		/* fib daddr type local goto block_host */
+		RULE(m, b, SW_CHAIN_GUARD, "host", "fib daddr type local goto block_host", {
+			e_fib_local(b);
+			e_verdict(b, NFT_GOTO, "block_host");
+		});
+	}
+	if ((err = addr_rules(m, b, "gateways", NFT_GOTO, "block_gateways")) ||
+	    (err = addr_rules(m, b, "destinations", NFT_GOTO, "block_destinations")) ||
+	    (err = addr_rules(m, b, "own", NFT_RETURN, NULL)) ||
+	    (err = addr_rules(m, b, "lan", NFT_GOTO, "block_lan")) ||
+	    (err = addr_rules(m, b, "private", NFT_GOTO, "block_private")))
+		return err;
+
+	for (int cat = 0; cat < SW_CAT_COUNT; cat++) {
+		snprintf(target, sizeof(target), "%s", sw_category_name(cat));
+		/* counter <cat> { } */
+		if ((err = sw_model_add_counter(m, target)))
+			return err;
+		if ((err = block_chain(m, b, cfg, cat)))
+			return err;
+	}
+	return 0;
+}
+
+/* ---- the whole model ----------------------------------------------------- */
+
+int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
+		     struct sw_model *m, char *err, size_t errlen)
+{
+	static struct sw_prefix p[MAX_ENTRIES];
+	size_t n;
+	int rc;
+
+	sw_model_init(m, cfg->table);
+	m->has_table = true;
+
+	if ((rc = ifname_set(m, cfg, host)))
+		goto fail;
+
+	/* metadata: the compiled-in list */
+	n = 0;
+	if (cfg->block[SW_CAT_METADATA] && (rc = sw_endpoints_metadata(p, MAX_ENTRIES, &n)))
+		goto fail;
+	if ((rc = addr_sets(m, "metadata", p, n)))
+		goto fail;
+
+	/* link_local: 169.254.0.0/16, fe80::/10 */
+	n = 0;
+	for (size_t i = 0; cfg->block[SW_CAT_LINK_LOCAL] && i < 2; i++)
+		sw_prefix_parse(link_local[i], &p[n++], NULL);
+	if ((rc = addr_sets(m, "link_local", p, n)))
+		goto fail;
+
+	/* gateways: default-route next hops */
+	n = 0;
+	for (size_t i = 0; host && cfg->block[SW_CAT_GATEWAYS] && i < host->n_gateways; i++)
+		p[n++] = host->gateways[i].addr;
+	if ((rc = addr_sets(m, "gateways", p, n)))
+		goto fail;
+
+	/* destinations: from the config */
+	if ((rc = addr_sets(m, "destinations", cfg->destinations, cfg->n_destinations)))
+		goto fail;
+
+	/* own: subnets of guarded interfaces (container-to-container stays) */
+	n = 0;
+	for (size_t i = 0; host && i < host->n_addrs && n < MAX_ENTRIES; i++) {
+		const struct sw_link *l = sw_host_link(host, host->addrs[i].ifindex);
+		struct sw_prefix q = host->addrs[i].local;
+
+		if (!l || !sw_ruleset_guarded(cfg, l) || is_v6_linklocal(&q))
+			continue;
+		sw_prefix_mask(&q);
+		p[n++] = q;
+	}
+	if ((rc = addr_sets(m, "own", p, n)))
+		goto fail;
+
+	/* lan: subnets connected to the other interfaces */
+	n = 0;
+	for (size_t i = 0; host && cfg->block[SW_CAT_LAN] && i < host->n_addrs && n < MAX_ENTRIES; i++) {
+		const struct sw_link *l = sw_host_link(host, host->addrs[i].ifindex);
+		struct sw_prefix q = host->addrs[i].local;
+
+		if (!l || sw_ruleset_guarded(cfg, l) || is_loopback(&q) || is_v6_linklocal(&q))
+			continue;
+		if (q.len == sw_family_addrlen(q.family) * 8)
+			continue;       /* a host address is no subnet */
+		sw_prefix_mask(&q);
+		p[n++] = q;
+	}
+	if ((rc = addr_sets(m, "lan", p, n)))
+		goto fail;
+
+	/* private: RFC 1918, CGNAT, ULA */
+	n = 0;
+	for (size_t i = 0; cfg->block[SW_CAT_PRIVATE] && i < sizeof(rfc_private) / sizeof(*rfc_private); i++)
+		sw_prefix_parse(rfc_private[i], &p[n++], NULL);
+	if ((rc = addr_sets(m, "private", p, n)))
+		goto fail;
+
+	if ((rc = allow_sets(m, cfg, host)))
+		goto fail;
+	if ((rc = build_rules(m, cfg)))
+		goto fail;
+	/* the compare walks sorted element lists on both sides */
+	for (size_t i = 0; i < m->n_sets; i++)
+		sw_set_sort(&m->sets[i]);
+	return 0;
+fail:
+	snprintf(err, errlen, "cannot build the ruleset: %s", strerror(-rc));
+	sw_model_free(m);
+	return rc;
+}

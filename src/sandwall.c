@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* sandwall: the CLI. Parses the command line and the config, then calls
+ * the shared core (reconcile, observe, export). Exit codes: 0 ok,
+ * 1 drift, 2 usage/config/system error. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/netfilter/nf_tables.h>
+
+#include "config.h"
+#include "diff.h"
+#include "export.h"
+#include "log.h"
+#include "model.h"
+#include "nl.h"
+#include "observe.h"
+#include "reconcile.h"
+
+#define EXIT_DRIFT 1
+#define EXIT_ERR   2
+
+struct opts {
+	const char *config;
+	bool json;
+	bool verbose;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sandwall [-c FILE] [--json] COMMAND\n"
+		"\n"
+		"Keep containers and micro-VMs away from cloud metadata, the host's\n"
+		"gateways and LAN, and services bound on the host (nftables table).\n"
+		"\n"
+		"commands:\n"
+		"  apply     install or replace the ruleset atomically, then read it back\n"
+		"  check     compare the kernel with the config: 0 in sync, 1 drift (printed)\n"
+		"  export    print the ruleset as nft -f text\n"
+		"  remove    delete the table\n"
+		"  status    counters per block category and the table's state\n"
+		"\n"
+		"options:\n"
+		"  -c, --config FILE  config file (default " SW_DEFAULT_CONFIG ")\n"
+		"  -j, --json         machine-readable output (check, status)\n"
+		"  -v, --verbose      more messages on stderr\n"
+		"  -h, --help         this text\n"
+		"  -V, --version      print the version\n"
+		"\n"
+		"exit status: 0 ok, 1 drift, 2 usage, config or system error\n"
+		"see sandwall(8) and sandwall.conf(5)\n");
+}
+
+static int load(const struct opts *o, struct sw_config *cfg, struct sw_host *host,
+		struct sw_model *want)
+{
+	char err[SW_ERRLEN];
+	int rc;
+
+	rc = sw_config_load(o->config, cfg, err, sizeof(err));
+	if (rc) {
+		sw_err("%s", err);
+		return rc;
+	}
+	rc = sw_desired(cfg, host, want, err, sizeof(err));
+	if (rc)
+		sw_err("%s", err);
+	return rc;
+}
+
+static int open_nl(struct sw_nl *nl)
+{
+	int rc = sw_nl_open(nl);
+
+	if (rc)
+		sw_err("cannot open the netfilter netlink socket: %s%s", strerror(-rc),
+		       rc == -EPERM ? " (run as root / CAP_NET_ADMIN)" : "");
+	return rc;
+}
+
+static size_t count_elems(const struct sw_model *m)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->n_sets; i++)
+		n += m->sets[i].n_elems;
+	return n;
+}
+
+static int cmd_apply(struct sw_nl *nl, const struct sw_model *want)
+{
+	char err[SW_ERRLEN];
+	struct sw_diff d;
+	int rc;
+
+	if ((rc = sw_apply(nl, want, err, sizeof(err)))) {
+		sw_err("%s; the kernel kept its previous ruleset", err);
+		return EXIT_ERR;
+	}
+	if ((rc = sw_check(nl, want, &d, err, sizeof(err)))) {
+		sw_err("applied, but %s", err);
+		return EXIT_ERR;
+	}
+	if (d.n) {
+		sw_err("applied, but the kernel does not hold the same ruleset:");
+		sw_diff_print(&d, stderr, false);
+		sw_diff_free(&d);
+		return EXIT_ERR;
+	}
+	sw_diff_free(&d);
+	printf("applied table inet %s: %zu chains, %zu rules, %zu sets, %zu elements; read back identical\n",
+	       want->table, want->n_chains, want->n_rules, want->n_sets, count_elems(want));
+	return 0;
+}
+
+static int cmd_check(struct sw_nl *nl, const struct sw_model *want, bool json)
+{
+	char err[SW_ERRLEN];
+	struct sw_diff d;
+	int rc;
+
+	if ((rc = sw_check(nl, want, &d, err, sizeof(err)))) {
+		sw_err("%s", err);
+		return EXIT_ERR;
+	}
+	if (json) {
+		printf("{\"table\":\"inet/%s\",\"in_sync\":%s,\"drift\":", want->table,
+		       d.n ? "false" : "true");
+		sw_diff_print(&d, stdout, true);
+		printf("}\n");
+	} else if (d.n) {
+		printf("drift in table inet %s (%zu differences):\n", want->table, d.n);
+		sw_diff_print(&d, stdout, false);
+	} else {
+		printf("table inet %s matches the config\n", want->table);
+	}
+	rc = d.n ? EXIT_DRIFT : 0;
+	sw_diff_free(&d);
+	return rc;
+}
+
+static int cmd_remove(struct sw_nl *nl, const char *table)
+{
+	char err[SW_ERRLEN];
+	bool absent;
+
+	if (sw_remove(nl, table, &absent, err, sizeof(err))) {
+		sw_err("%s", err);
+		return EXIT_ERR;
+	}
+	printf(absent ? "table inet %s was not there\n" : "removed table inet %s\n", table);
+	return 0;
+}
+
+static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, bool json)
+{
+	struct sw_model have;
+	int rc;
+
+	if ((rc = sw_observe(nl, cfg->table, &have))) {
+		sw_err("cannot read the ruleset: %s", strerror(-rc));
+		return EXIT_ERR;
+	}
+	if (json) {
+		printf("{\"table\":\"inet/%s\",\"present\":%s,\"generation\":%u,"
+		       "\"owner\":%s,\"persist\":%s,\"categories\":{",
+		       cfg->table, have.has_table ? "true" : "false", have.genid,
+		       have.table_flags & NFT_TABLE_F_OWNER ? "true" : "false",
+		       have.table_flags & 0x4 ? "true" : "false");
+		for (int c = 0; c < SW_CAT_COUNT; c++) {
+			int i = sw_model_find_counter(&have, sw_category_name(c));
+
+			printf("%s\"%s\":{\"enabled\":%s,\"packets\":%llu,\"bytes\":%llu}", c ? "," : "",
+			       sw_category_name(c), cfg->block[c] ? "true" : "false",
+			       i < 0 ? 0ULL : (unsigned long long)have.counter_pkts[i],
+			       i < 0 ? 0ULL : (unsigned long long)have.counter_bytes[i]);
+		}
+		printf("}}\n");
+	} else {
+		printf("table inet %s: %s (generation %u)\n", cfg->table,
+		       have.has_table ? "present" : "ABSENT", have.genid);
+		printf("%-14s %-8s %12s %14s\n", "category", "enabled", "packets", "bytes");
+		for (int c = 0; c < SW_CAT_COUNT; c++) {
+			int i = sw_model_find_counter(&have, sw_category_name(c));
+
+			printf("%-14s %-8s %12llu %14llu\n", sw_category_name(c),
+			       cfg->block[c] ? "yes" : "no",
+			       i < 0 ? 0ULL : (unsigned long long)have.counter_pkts[i],
+			       i < 0 ? 0ULL : (unsigned long long)have.counter_bytes[i]);
+		}
+	}
+	rc = have.has_table ? 0 : EXIT_DRIFT;
+	sw_model_free(&have);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts o = { .config = SW_DEFAULT_CONFIG };
+	static struct sw_config cfg;
+	static struct sw_host host;
+	struct sw_model want;
+	struct sw_nl nl;
+	const char *cmd;
+	int c, rc;
+
+	sw_log_init("sandwall", true, false, LOG_USER);
+	while ((c = getopt_long(argc, argv, "+c:jvhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': o.config = optarg; break;
+		case 'j': o.json = true; break;
+		case 'v': o.verbose = true; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("sandwall " SW_VERSION "\n"); return 0;
+		default: usage(stderr); return EXIT_ERR;
+		}
+	}
+	/* options may also follow the command: sandwall check --json */
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_ERR;
+	}
+	cmd = argv[optind++];
+	while ((c = getopt_long(argc, argv, "c:jvhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': o.config = optarg; break;
+		case 'j': o.json = true; break;
+		case 'v': o.verbose = true; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("sandwall " SW_VERSION "\n"); return 0;
+		default: usage(stderr); return EXIT_ERR;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "sandwall: unexpected argument '%s'\n", argv[optind]);
+		return EXIT_ERR;
+	}
+	sw_log_set_verbose(o.verbose);
+	if (strcmp(cmd, "apply") && strcmp(cmd, "check") && strcmp(cmd, "export") &&
+	    strcmp(cmd, "remove") && strcmp(cmd, "status")) {
+		fprintf(stderr, "sandwall: unknown command '%s' (try --help)\n", cmd);
+		return EXIT_ERR;
+	}
+
+	/* Everything is validated before the kernel is touched. */
+	if (!strcmp(cmd, "status") || !strcmp(cmd, "remove")) {
+		char err[SW_ERRLEN];
+
+		if (sw_config_load(o.config, &cfg, err, sizeof(err))) {
+			sw_err("%s", err);
+			return EXIT_ERR;
+		}
+		if (open_nl(&nl))
+			return EXIT_ERR;
+		rc = !strcmp(cmd, "status") ? cmd_status(&nl, &cfg, o.json)
+					    : cmd_remove(&nl, cfg.table);
+		sw_nl_close(&nl);
+		return rc;
+	}
+	if (load(&o, &cfg, &host, &want))
+		return EXIT_ERR;
+	if (!strcmp(cmd, "export")) {
+		rc = sw_export(&want, stdout) || fflush(stdout) ? EXIT_ERR : 0;
+		sw_model_free(&want);
+		return rc;
+	}
+	if (open_nl(&nl)) {
+		sw_model_free(&want);
+		return EXIT_ERR;
+	}
+	rc = !strcmp(cmd, "apply") ? cmd_apply(&nl, &want) : cmd_check(&nl, &want, o.json);
+	sw_nl_close(&nl);
+	sw_model_free(&want);
+	return rc;
+}

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests for addr.c: parsing, formatting, masking, containment and key
+ * arithmetic. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "addr.h"
+#include "testutil.h"
+
+/* Parse s and format it back; compare with want (NULL: want == s). */
+static void roundtrip(const char *s, const char *want, int family, unsigned len)
+{
+	struct sw_prefix p;
+	char buf[SW_ADDR_STRLEN];
+	const char *why = "unset";
+
+	assert_int_equal(sw_prefix_parse(s, &p, &why), 0);
+	assert_int_equal(p.family, family);
+	assert_int_equal(p.len, len);
+	assert_int_equal(sw_prefix_format(&p, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, want ? want : s);
+}
+
+static void test_parse_good(void **state)
+{
+	roundtrip("1.2.3.4", NULL, AF_INET, 32);
+	roundtrip("1.2.3.4/32", "1.2.3.4", AF_INET, 32);
+	roundtrip("10.0.0.0/8", NULL, AF_INET, 8);
+	roundtrip("0.0.0.0/0", NULL, AF_INET, 0);
+	roundtrip("169.254.0.0/16", NULL, AF_INET, 16);
+	roundtrip("fd00::1", NULL, AF_INET6, 128);
+	roundtrip("fd00::/8", NULL, AF_INET6, 8);
+	roundtrip("FE80::/10", "fe80::/10", AF_INET6, 10);
+	roundtrip("::/0", NULL, AF_INET6, 0);
+	roundtrip("fd00:ec2::254", NULL, AF_INET6, 128);
+	roundtrip("::ffff:1.2.3.4", NULL, AF_INET6, 128);
+	roundtrip("2001:db8::/127", NULL, AF_INET6, 127);
+
+	struct sw_prefix p;
+	assert_int_equal(sw_prefix_parse("192.168.1.0/24", &p, NULL), 0);
+	const uint8_t want[16] = { 192, 168, 1, 0 };
+	assert_memory_equal(p.addr, want, 16);  /* bytes past the v4 address are zero */
+}
+
+static void test_parse_bad(void **state)
+{
+	static const struct { const char *s, *why; } bad[] = {
+		{ "", "empty" },
+		{ "10.0.0.1/8", "host bits set" },
+		{ "10.0.0.1/31", "host bits set" },
+		{ "fd00::1/64", "host bits set" },
+		{ "1.2.3.4/33", "bad prefix length" },
+		{ "1.2.3.0/24x", "bad prefix length" },
+		{ "1.2.3.0/", "bad prefix length" },
+		{ "1.2.3.0/-1", "bad prefix length" },
+		{ "1.2.3.0/+8", "bad prefix length" },
+		{ "1.2.3.0/08", "bad prefix length" },
+		{ "1.2.3.0/ 24", "bad prefix length" },
+		{ "1.2.3.0/24/24", "bad prefix length" },
+		{ "fd00::/129", "bad prefix length" },
+		{ "fd00::/1000", "bad prefix length" },
+		{ "/8", "not an IPv4 or IPv6 address" },
+		{ " 1.2.3.4", "not an IPv4 or IPv6 address" },
+		{ "1.2.3.4 ", "not an IPv4 or IPv6 address" },
+		{ "1.2.3", "not an IPv4 or IPv6 address" },
+		{ "1.2.3.256", "not an IPv4 or IPv6 address" },
+		{ "01.2.3.4", "not an IPv4 or IPv6 address" },
+		{ "0x1.2.3.4", "not an IPv4 or IPv6 address" },
+		{ "1.2.3.4.5", "not an IPv4 or IPv6 address" },
+		{ "fd00:::1", "not an IPv4 or IPv6 address" },
+		{ "fe80::1%eth0", "not an IPv4 or IPv6 address" },
+		{ "docker0", "not an IPv4 or IPv6 address" },
+		{ "1111:2222:3333:4444:5555:6666:7777:8888:9999:aaaa:bbbb:cccc", "not an IPv4 or IPv6 address" },
+	};
+	struct sw_prefix p = { .family = 99, .len = 7 };
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *why = NULL;
+
+		print_message("refuse '%s'\n", bad[i].s);
+		assert_int_equal(sw_prefix_parse(bad[i].s, &p, &why), -EINVAL);
+		assert_non_null(why);
+		assert_string_equal(why, bad[i].why);
+		assert_int_equal(p.family, 99);         /* untouched on failure */
+		assert_int_equal(p.len, 7);
+	}
+	assert_int_equal(sw_prefix_parse(NULL, &p, NULL), -EINVAL);
+	assert_int_equal(sw_prefix_parse("10.0.0.1/8", &p, NULL), -EINVAL); /* why may be NULL */
+}
+
+static void test_parse_loose(void **state)
+{
+	struct sw_prefix p;
+	char buf[SW_ADDR_STRLEN];
+
+	assert_int_equal(sw_prefix_parse_loose("10.1.2.3/8", &p, NULL), 0);
+	assert_int_equal(sw_prefix_format(&p, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "10.0.0.0/8");
+	assert_int_equal(sw_prefix_parse_loose("fd00::abcd/120", &p, NULL), 0);
+	assert_int_equal(sw_prefix_format(&p, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "fd00::ab00/120");
+	assert_int_equal(sw_prefix_parse_loose("10.1.2.3/33", &p, NULL), -EINVAL);
+	assert_int_equal(sw_prefix_parse_loose("x", &p, NULL), -EINVAL);
+}
+
+static void test_format(void **state)
+{
+	struct sw_prefix p = { 0 };
+	char small[8];
+
+	sw_prefix_from_addr(&p, AF_INET, (const uint8_t[]){ 192, 168, 100, 200 }, 24);
+	assert_int_equal(sw_prefix_format(&p, small, sizeof(small)), -ENOSPC);
+	char ok[15];    /* "192.168.100.0/24" needs 17 */
+	assert_int_equal(sw_prefix_format(&p, ok, sizeof(ok)), -ENOSPC);
+	char exact[17];
+	assert_int_equal(sw_prefix_format(&p, exact, sizeof(exact)), 0);
+	assert_string_equal(exact, "192.168.100.0/24");
+	p.family = 12345;
+	assert_int_equal(sw_prefix_format(&p, exact, sizeof(exact)), -EAFNOSUPPORT);
+}
+
+static void test_family_mask(void **state)
+{
+	struct sw_prefix p;
+
+	assert_int_equal(sw_family_addrlen(AF_INET), 4);
+	assert_int_equal(sw_family_addrlen(AF_INET6), 16);
+	assert_int_equal(sw_family_addrlen(AF_UNIX), 0);
+
+	memset(&p, 0xff, sizeof(p));
+	p.family = AF_INET;
+	p.len = 20;
+	sw_prefix_mask(&p);
+	const uint8_t v4[16] = { 0xff, 0xff, 0xf0, 0 };
+	assert_memory_equal(p.addr, v4, 16);
+
+	memset(&p, 0xff, sizeof(p));
+	p.family = AF_INET6;
+	p.len = 65;
+	sw_prefix_mask(&p);
+	const uint8_t v6[16] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x80 };
+	assert_memory_equal(p.addr, v6, 16);
+
+	p.len = 200;    /* clamped */
+	sw_prefix_mask(&p);
+	assert_int_equal(p.len, 128);
+
+	sw_prefix_from_addr(&p, AF_INET6, v6, 0);
+	assert_int_equal(p.family, AF_INET6);
+	assert_int_equal(p.len, 0);
+	const uint8_t zero[16] = { 0 };
+	assert_memory_equal(p.addr, zero, 16);
+	sw_prefix_from_addr(&p, AF_INET, (const uint8_t[]){ 10, 9, 8, 7 }, 32);
+	const uint8_t host[16] = { 10, 9, 8, 7 };
+	assert_memory_equal(p.addr, host, 16);
+	assert_int_equal(p.len, 32);
+}
+
+static struct sw_prefix P(const char *s)
+{
+	struct sw_prefix p;
+
+	assert_int_equal(sw_prefix_parse(s, &p, NULL), 0);
+	return p;
+}
+
+static void test_contains_equal(void **state)
+{
+	struct sw_prefix a = P("10.0.0.0/8"), b = P("10.1.0.0/16"), c = P("11.0.0.0/16");
+	struct sw_prefix v6 = P("::/0"), v4all = P("0.0.0.0/0"), h = P("10.255.255.255");
+
+	assert_true(sw_prefix_contains(&a, &b));
+	assert_false(sw_prefix_contains(&b, &a));
+	assert_true(sw_prefix_contains(&a, &a));
+	assert_false(sw_prefix_contains(&a, &c));
+	assert_true(sw_prefix_contains(&a, &h));
+	assert_true(sw_prefix_contains(&v4all, &c));
+	assert_false(sw_prefix_contains(&v6, &c));      /* families differ */
+	struct sw_prefix f = P("fd00::/8"), g = P("fd12:3456::1"), l = P("fe80::/10");
+	assert_true(sw_prefix_contains(&f, &g));
+	assert_false(sw_prefix_contains(&l, &g));
+	assert_true(sw_prefix_contains(&v6, &g));
+
+	struct sw_prefix a2 = P("10.0.0.0/8");
+	assert_true(sw_prefix_equal(&a, &a2));
+	assert_false(sw_prefix_equal(&a, &b));
+	struct sw_prefix a9 = P("10.0.0.0/9");
+	assert_false(sw_prefix_equal(&a, &a9));
+	struct sw_prefix z4 = P("0.0.0.0/0");
+	assert_false(sw_prefix_equal(&z4, &v6));
+}
+
+static void test_range(void **state)
+{
+	uint8_t first[16], last[16];
+	struct sw_prefix p = P("192.168.4.0/22");
+
+	sw_prefix_range(&p, first, last);
+	assert_memory_equal(first, ((uint8_t[]){ 192, 168, 4, 0 }), 4);
+	assert_memory_equal(last, ((uint8_t[]){ 192, 168, 7, 255 }), 4);
+
+	p = P("1.2.3.4");
+	sw_prefix_range(&p, first, last);
+	assert_memory_equal(first, ((uint8_t[]){ 1, 2, 3, 4 }), 4);
+	assert_memory_equal(last, ((uint8_t[]){ 1, 2, 3, 4 }), 4);
+
+	p = P("0.0.0.0/0");
+	sw_prefix_range(&p, first, last);
+	assert_memory_equal(first, ((uint8_t[]){ 0, 0, 0, 0 }), 4);
+	assert_memory_equal(last, ((uint8_t[]){ 255, 255, 255, 255 }), 4);
+
+	p = P("fe80::/10");
+	sw_prefix_range(&p, first, last);
+	uint8_t f6[16] = { 0xfe, 0x80 }, l6[16];
+	memset(l6, 0xff, sizeof(l6));
+	l6[0] = 0xfe;
+	l6[1] = 0xbf;
+	assert_memory_equal(first, f6, 16);
+	assert_memory_equal(last, l6, 16);
+}
+
+static void test_key(void **state)
+{
+	uint8_t k[4] = { 10, 0, 0, 255 };
+
+	assert_false(sw_key_inc(k, 4));
+	assert_memory_equal(k, ((uint8_t[]){ 10, 0, 1, 0 }), 4);
+	uint8_t m[4] = { 0, 255, 255, 255 };
+	assert_false(sw_key_inc(m, 4));
+	assert_memory_equal(m, ((uint8_t[]){ 1, 0, 0, 0 }), 4);
+	uint8_t top[16];
+	memset(top, 0xff, sizeof(top));
+	assert_true(sw_key_inc(top, 16));
+	const uint8_t zero[16] = { 0 };
+	assert_memory_equal(top, zero, 16);
+
+	const uint8_t a[4] = { 10, 0, 0, 1 }, b[4] = { 10, 0, 1, 0 }, c[4] = { 200, 0, 0, 0 };
+	assert_int_equal(sw_key_cmp(a, b, 4), -1);
+	assert_int_equal(sw_key_cmp(b, a, 4), 1);
+	assert_int_equal(sw_key_cmp(a, a, 4), 0);
+	assert_int_equal(sw_key_cmp(c, a, 4), 1);       /* unsigned bytes */
+	assert_int_equal(sw_key_cmp(a, b, 2), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_good),
+		cmocka_unit_test(test_parse_bad),
+		cmocka_unit_test(test_parse_loose),
+		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_family_mask),
+		cmocka_unit_test(test_contains_equal),
+		cmocka_unit_test(test_range),
+		cmocka_unit_test(test_key),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

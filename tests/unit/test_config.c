@@ -1,0 +1,469 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests for config.c: defaults, the shipped rules/sandwall.conf, every
+ * key, and the corpus in tests/unit/config: good/NAME.conf must parse, each
+ * bad/NAME.conf must fail with the exact "FILE:LINE: message" named by its
+ * first line, "# expect: LINE: message". */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <syslog.h>
+
+#include "config.h"
+#include "testutil.h"
+
+static struct sw_config cfg, def;       /* big: keep off the stack */
+static char err[SW_ERRLEN];
+
+static void assert_prefix(const struct sw_prefix *p, const char *want)
+{
+	char buf[SW_ADDR_STRLEN];
+
+	assert_int_equal(sw_prefix_format(p, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, want);
+}
+
+/* Field-by-field comparison, path excluded. */
+static void assert_cfg_equal(const struct sw_config *a, const struct sw_config *b)
+{
+	assert_int_equal(a->n_patterns, b->n_patterns);
+	for (size_t i = 0; i < a->n_patterns; i++)
+		assert_string_equal(a->patterns[i], b->patterns[i]);
+	assert_int_equal(a->all_bridges, b->all_bridges);
+	for (int c = 0; c < SW_CAT_COUNT; c++)
+		assert_int_equal(a->block[c], b->block[c]);
+	assert_int_equal(a->n_destinations, b->n_destinations);
+	for (size_t i = 0; i < a->n_destinations; i++)
+		assert_true(sw_prefix_equal(&a->destinations[i], &b->destinations[i]));
+	assert_int_equal(a->dns, b->dns);
+	assert_int_equal(a->n_host_ports, b->n_host_ports);
+	assert_memory_equal(a->host_ports, b->host_ports, a->n_host_ports * sizeof(a->host_ports[0]));
+	assert_int_equal(a->n_allows, b->n_allows);
+	for (size_t i = 0; i < a->n_allows; i++) {
+		assert_true(sw_prefix_equal(&a->allows[i].dst, &b->allows[i].dst));
+		assert_int_equal(a->allows[i].port.proto, b->allows[i].port.proto);
+		assert_int_equal(a->allows[i].port.port, b->allows[i].port.port);
+	}
+	assert_int_equal(a->log_blocked, b->log_blocked);
+	assert_int_equal(a->log_facility, b->log_facility);
+	assert_int_equal(a->log_group, b->log_group);
+	assert_int_equal(a->resync_interval, b->resync_interval);
+	assert_int_equal(a->owner, b->owner);
+	assert_string_equal(a->table, b->table);
+}
+
+static int parse(const char *text)
+{
+	memset(&cfg, 0x5a, sizeof(cfg));        /* must be fully rewritten */
+	memset(err, 'x', sizeof(err));
+	err[sizeof(err) - 1] = '\0';
+	return sw_config_parse_string(text, "t.conf", &cfg, err, sizeof(err));
+}
+
+/* text must fail with exactly "t.conf:" msg, and cfg be left at defaults. */
+static void assert_bad(const char *text, const char *msg)
+{
+	char want[SW_ERRLEN];
+
+	assert_int_equal(parse(text), -EINVAL);
+	snprintf(want, sizeof(want), "t.conf:%s", msg);
+	assert_string_equal(err, want);
+	assert_cfg_equal(&cfg, &def);
+}
+
+static int setup(void **state)
+{
+	sw_config_defaults(&def);
+	return 0;
+}
+
+static void test_defaults(void **state)
+{
+	struct sw_config *d = &def;
+
+	assert_int_equal(d->n_patterns, 2);
+	assert_string_equal(d->patterns[0], "docker0");
+	assert_string_equal(d->patterns[1], "br-*");
+	assert_false(d->all_bridges);
+	assert_true(d->block[SW_CAT_METADATA]);
+	assert_true(d->block[SW_CAT_LINK_LOCAL]);
+	assert_true(d->block[SW_CAT_HOST]);
+	assert_true(d->block[SW_CAT_GATEWAYS]);
+	assert_true(d->block[SW_CAT_LAN]);
+	assert_false(d->block[SW_CAT_PRIVATE]);
+	assert_false(d->block[SW_CAT_DESTINATIONS]);
+	assert_int_equal(d->n_destinations, 0);
+	assert_int_equal(d->dns, SW_DNS_AUTO);
+	assert_int_equal(d->n_host_ports, 0);
+	assert_int_equal(d->n_allows, 0);
+	assert_true(d->log_blocked);
+	assert_int_equal(d->log_facility, LOG_DAEMON);
+	assert_int_equal(d->log_group, 3210);
+	assert_int_equal(d->resync_interval, 30);
+	assert_int_equal(d->owner, SW_OWNER_AUTO);
+	assert_string_equal(d->table, "sandwall");
+	assert_string_equal(d->path, "");
+}
+
+static void test_category_names(void **state)
+{
+	static const char *const want[] = { "metadata", "link_local", "host", "gateways",
+					     "lan", "private", "destinations" };
+
+	assert_int_equal(sizeof(want) / sizeof(want[0]), SW_CAT_COUNT);
+	for (int c = 0; c < SW_CAT_COUNT; c++)
+		assert_string_equal(sw_category_name((enum sw_category)c), want[c]);
+	assert_string_equal(sw_category_name(SW_CAT_COUNT), "unknown");
+	assert_string_equal(sw_category_name((enum sw_category)-1), "unknown");
+}
+
+static void test_shipped(void **state)
+{
+	char path[4096];
+
+	tu_path(path, "%s/../../../rules/sandwall.conf", tu_corpus_dir());
+	memset(&cfg, 0x5a, sizeof(cfg));
+	assert_int_equal(sw_config_load(path, &cfg, err, sizeof(err)), 0);
+	assert_cfg_equal(&cfg, &def);
+	assert_string_equal(cfg.path, path);
+}
+
+static void test_empty(void **state)
+{
+	assert_int_equal(parse(""), 0);
+	assert_cfg_equal(&cfg, &def);
+	assert_string_equal(cfg.path, "t.conf");
+	assert_int_equal(parse("\n\n# x\n[guard]\n[block]\n"), 0);
+	assert_cfg_equal(&cfg, &def);
+	assert_int_equal(sw_config_parse_string(NULL, NULL, &cfg, NULL, 0), 0);
+	assert_string_equal(cfg.path, "(string)");
+}
+
+static void test_booleans(void **state)
+{
+	static const char *const t[] = { "yes", "YES", "Yes", "true", "True", "on", "ON", "1" };
+	static const char *const f[] = { "no", "NO", "false", "FALSE", "off", "Off", "0" };
+	char text[128];
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		snprintf(text, sizeof(text), "[block]\nprivate = %s\n[guard]\nall_bridges=%s\n", t[i], t[i]);
+		assert_int_equal(parse(text), 0);
+		assert_true(cfg.block[SW_CAT_PRIVATE]);
+		assert_true(cfg.all_bridges);
+	}
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		snprintf(text, sizeof(text), "[block]\nlan = %s\n[log]\nblocked=%s\n", f[i], f[i]);
+		assert_int_equal(parse(text), 0);
+		assert_false(cfg.block[SW_CAT_LAN]);
+		assert_false(cfg.log_blocked);
+	}
+	assert_bad("[block]\nlan = y\n", "2: bad boolean 'y' for [block] lan (use yes or no)");
+	assert_bad("[block]\nlan = yes please\n", "2: bad boolean 'yes please' for [block] lan (use yes or no)");
+	assert_bad("[block]\nlan = 01\n", "2: bad boolean '01' for [block] lan (use yes or no)");
+}
+
+static void test_enums_numbers(void **state)
+{
+	static const struct { const char *name; int fac; } fac[] = {
+		{ "daemon", LOG_DAEMON }, { "user", LOG_USER }, { "auth", LOG_AUTH },
+		{ "authpriv", LOG_AUTHPRIV }, { "local0", LOG_LOCAL0 }, { "local1", LOG_LOCAL1 },
+		{ "local2", LOG_LOCAL2 }, { "local3", LOG_LOCAL3 }, { "local4", LOG_LOCAL4 },
+		{ "local5", LOG_LOCAL5 }, { "local6", LOG_LOCAL6 }, { "local7", LOG_LOCAL7 },
+	};
+	char text[128];
+
+	for (size_t i = 0; i < sizeof(fac) / sizeof(fac[0]); i++) {
+		snprintf(text, sizeof(text), "[log]\nfacility = %s\n", fac[i].name);
+		assert_int_equal(parse(text), 0);
+		assert_int_equal(cfg.log_facility, fac[i].fac);
+	}
+	assert_int_equal(parse("[log]\ngroup = 65535\n[daemon]\nresync_interval = 1\nowner = yes\n"), 0);
+	assert_int_equal(cfg.log_group, 65535);
+	assert_int_equal(cfg.resync_interval, 1);
+	assert_int_equal(cfg.owner, SW_OWNER_YES);
+	assert_int_equal(parse("[daemon]\nowner = AUTO\n[allow]\ndns = NONE\n"), 0);
+	assert_int_equal(cfg.owner, SW_OWNER_AUTO);
+	assert_int_equal(cfg.dns, SW_DNS_NONE);
+	assert_int_equal(parse("[allow]\ndns = auto\n[daemon]\nowner = off\n"), 0);
+	assert_int_equal(cfg.dns, SW_DNS_AUTO);
+	assert_int_equal(cfg.owner, SW_OWNER_NO);
+	assert_int_equal(parse("[nft]\ntable = abcdefghijklmnopqrstuvwxyzabcdef\n"), 0);
+	assert_string_equal(cfg.table, "abcdefghijklmnopqrstuvwxyzabcdef");
+	assert_int_equal(parse("[nft]\ntable = a\n"), 0);
+	assert_string_equal(cfg.table, "a");
+	assert_bad("[log]\ngroup = 99999999999999999999999\n",
+		   "2: bad NFLOG group '99999999999999999999999' for [log] group (use 0..65535)");
+	assert_bad("[log]\ngroup = 0x10\n", "2: bad NFLOG group '0x10' for [log] group (use 0..65535)");
+	assert_bad("[daemon]\nresync_interval =\n",
+		   "2: bad interval '' for [daemon] resync_interval (use 1..86400 seconds)");
+	assert_bad("[nft]\ntable = _x\n",
+		   "2: bad table name '_x' for [nft] table (1..32 of A-Z a-z 0-9 _ -, starting with a letter)");
+}
+
+static void test_lists(void **state)
+{
+	assert_int_equal(parse("[guard]\ninterfaces = tap*\n"), 0);
+	assert_int_equal(cfg.n_patterns, 1);            /* replaces the default */
+	assert_string_equal(cfg.patterns[0], "tap*");
+	assert_int_equal(parse("[guard]\ninterfaces = abcdefghijklmno x* x* \t y\n"), 0);
+	assert_int_equal(cfg.n_patterns, 3);            /* 15 chars ok; duplicates dropped */
+	assert_string_equal(cfg.patterns[0], "abcdefghijklmno");
+	assert_string_equal(cfg.patterns[1], "x*");
+	assert_string_equal(cfg.patterns[2], "y");
+
+	assert_int_equal(parse("[block]\ndestinations = 10.0.0.0/8 fd00::/8 10.0.0.0/8 1.2.3.4\n"), 0);
+	assert_true(cfg.block[SW_CAT_DESTINATIONS]);
+	assert_int_equal(cfg.n_destinations, 3);
+	assert_prefix(&cfg.destinations[0], "10.0.0.0/8");
+	assert_prefix(&cfg.destinations[1], "fd00::/8");
+	assert_prefix(&cfg.destinations[2], "1.2.3.4");
+	assert_int_equal(cfg.destinations[2].len, 32);
+
+	assert_int_equal(parse("[allow]\nhost_ports = udp/53 tcp/53 udp/53 tcp/65535 tcp/1\n"), 0);
+	assert_int_equal(cfg.n_host_ports, 4);
+	assert_int_equal(cfg.host_ports[0].proto, IPPROTO_UDP);
+	assert_int_equal(cfg.host_ports[0].port, 53);
+	assert_int_equal(cfg.host_ports[1].proto, IPPROTO_TCP);
+	assert_int_equal(cfg.host_ports[1].port, 53);
+	assert_int_equal(cfg.host_ports[2].port, 65535);
+	assert_int_equal(cfg.host_ports[3].port, 1);
+
+	assert_int_equal(parse("[allow]\ndestinations = 169.254.169.253/32 udp/53, 10.0.0.5 tcp/3128,"
+			       "fd00:ec2::253 udp/53,\n"), 0);
+	assert_int_equal(cfg.n_allows, 3);
+	assert_prefix(&cfg.allows[0].dst, "169.254.169.253");
+	assert_int_equal(cfg.allows[0].port.proto, IPPROTO_UDP);
+	assert_int_equal(cfg.allows[0].port.port, 53);
+	assert_prefix(&cfg.allows[1].dst, "10.0.0.5");
+	assert_int_equal(cfg.allows[1].dst.len, 32);
+	assert_int_equal(cfg.allows[1].port.proto, IPPROTO_TCP);
+	assert_int_equal(cfg.allows[1].port.port, 3128);
+	assert_int_equal(cfg.allows[2].dst.family, AF_INET6);
+	assert_int_equal(cfg.allows[2].dst.len, 128);
+}
+
+/* Exactly the maximum is fine; one more is refused (bad/too-many-* cover
+ * the message). */
+static void test_limits(void **state)
+{
+	static char text[16384];
+	size_t n = 0;
+
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "[block]\ndestinations =");
+	for (int i = 0; i < SW_MAX_DESTS; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s 10.%d.0.0/16", i % 10 ? "" : "\n ", i);
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "\n[guard]\ninterfaces =");
+	for (int i = 0; i < SW_MAX_PATTERNS; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s t%d*", i % 10 ? "" : "\n ", i);
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "\n[allow]\nhost_ports =");
+	for (int i = 0; i < SW_MAX_HOST_PORTS; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s udp/%d", i % 10 ? "" : "\n ", i + 1);
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "\ndestinations =");
+	for (int i = 0; i < SW_MAX_ALLOWS; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s 10.0.0.%d tcp/1,", i % 5 ? "" : "\n ", i);
+	assert_true(n < sizeof(text) - 2);
+	strcat(text, "\n");
+	assert_int_equal(parse(text), 0);
+	assert_int_equal(cfg.n_destinations, SW_MAX_DESTS);
+	assert_int_equal(cfg.n_patterns, SW_MAX_PATTERNS);
+	assert_int_equal(cfg.n_host_ports, SW_MAX_HOST_PORTS);
+	assert_int_equal(cfg.n_allows, SW_MAX_ALLOWS);
+	assert_prefix(&cfg.destinations[255], "10.255.0.0/16");
+	assert_string_equal(cfg.patterns[63], "t63*");
+}
+
+static void test_lines(void **state)
+{
+	char text[512];
+
+	/* 197 characters is the longest line inih can take; 198 is refused */
+	snprintf(text, sizeof(text), "[nft]\n;%0196d\r\ntable = x\n", 0);
+	assert_int_equal(parse(text), 0);
+	snprintf(text, sizeof(text), "[nft]\n;%0197d\ntable = x\n", 0);
+	assert_bad(text, "2: line too long (max 197 characters)");
+	/* the first error by line wins, whoever found it */
+	assert_bad("[block]\nlan\nfoo = 1\n", "2: syntax error");
+	assert_bad("[block]\nfoo = 1\nlan\n", "2: unknown key 'foo' in [block]");
+	assert_bad("[nope]\nlan\n", "1: unknown section [nope]");
+	assert_bad("[block\n", "1: syntax error");
+	assert_bad("[ block ]\n", "1: unknown section [ block ]");
+	/* an indented key before any other key is a key, not a continuation */
+	assert_int_equal(parse("[block]\n  lan = no\n[guard]\n  all_bridges = yes\n"), 0);
+	assert_false(cfg.block[SW_CAT_LAN]);
+	assert_true(cfg.all_bridges);
+	/* a section header ends a list; the indented line is then a new key */
+	assert_bad("[guard]\ninterfaces = a\n[guard]\n  interfaces = b\n",
+		   "4: duplicate key 'interfaces' in [guard]");
+	/* comments after section headers are fine */
+	assert_int_equal(parse("[block] ; x\nlan = no ; y\n[guard] # z\n"), 0);
+	assert_false(cfg.block[SW_CAT_LAN]);
+}
+
+static void test_missing_file(void **state)
+{
+	char path[4096];
+
+	memset(&cfg, 0x5a, sizeof(cfg));
+	assert_int_equal(sw_config_load("/nonexistent/sandwall.conf", &cfg, err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "/nonexistent/sandwall.conf: No such file or directory");
+	assert_cfg_equal(&cfg, &def);
+	tu_path(path, "%s", tu_corpus_dir());
+	assert_int_equal(sw_config_load(path, &cfg, err, sizeof(err)), -EISDIR);
+	/* a tiny error buffer truncates and never overflows */
+	char tiny[8];
+	assert_int_equal(sw_config_load("/nonexistent/x", &cfg, tiny, sizeof(tiny)), -ENOENT);
+	assert_string_equal(tiny, "/nonexi");
+}
+
+static void test_good_full(void **state)
+{
+	char path[4096];
+
+	tu_path(path, "%s/good/full.conf", tu_corpus_dir());
+	assert_int_equal(sw_config_load(path, &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.n_patterns, 4);
+	assert_string_equal(cfg.patterns[0], "tap*");
+	assert_string_equal(cfg.patterns[1], "vnet0");
+	assert_string_equal(cfg.patterns[2], "cni-podman0");
+	assert_string_equal(cfg.patterns[3], "veth@x.1:a_b-c");
+	assert_true(cfg.all_bridges);
+	for (int c = SW_CAT_METADATA; c <= SW_CAT_LAN; c++)
+		assert_false(cfg.block[c]);
+	assert_true(cfg.block[SW_CAT_PRIVATE]);
+	assert_true(cfg.block[SW_CAT_DESTINATIONS]);
+	assert_int_equal(cfg.n_destinations, 3);
+	assert_prefix(&cfg.destinations[0], "203.0.113.0/24");
+	assert_prefix(&cfg.destinations[1], "2001:db8::/32");
+	assert_prefix(&cfg.destinations[2], "198.51.100.7");
+	assert_int_equal(cfg.dns, SW_DNS_NONE);
+	assert_int_equal(cfg.n_host_ports, 3);
+	assert_int_equal(cfg.host_ports[2].proto, IPPROTO_TCP);
+	assert_int_equal(cfg.host_ports[2].port, 8080);
+	assert_int_equal(cfg.n_allows, 3);
+	assert_prefix(&cfg.allows[2].dst, "fd00::/8");
+	assert_int_equal(cfg.allows[2].port.proto, IPPROTO_UDP);
+	assert_int_equal(cfg.allows[2].port.port, 123);
+	assert_false(cfg.log_blocked);
+	assert_int_equal(cfg.log_facility, LOG_LOCAL3);
+	assert_int_equal(cfg.log_group, 0);
+	assert_int_equal(cfg.resync_interval, 86400);
+	assert_int_equal(cfg.owner, SW_OWNER_NO);
+	assert_string_equal(cfg.table, "Sand_wall-2");
+}
+
+static void test_good_multiline(void **state)
+{
+	char path[4096];
+
+	tu_path(path, "%s/good/multiline.conf", tu_corpus_dir());
+	assert_int_equal(sw_config_load(path, &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.n_patterns, 3);
+	assert_string_equal(cfg.patterns[0], "docker0");
+	assert_string_equal(cfg.patterns[1], "br-*");
+	assert_string_equal(cfg.patterns[2], "podman*");
+	assert_true(cfg.all_bridges);
+	assert_false(cfg.block[SW_CAT_LAN]);
+	assert_true(cfg.block[SW_CAT_PRIVATE]);
+	assert_int_equal(cfg.n_destinations, 2);
+	assert_prefix(&cfg.destinations[0], "10.1.0.0/16");
+	assert_prefix(&cfg.destinations[1], "10.2.0.0/16");
+	assert_int_equal(cfg.n_allows, 2);
+	assert_prefix(&cfg.allows[1].dst, "10.0.0.6");
+	assert_int_equal(cfg.allows[1].port.proto, IPPROTO_UDP);
+}
+
+static void test_good_empty_lists(void **state)
+{
+	char path[4096];
+
+	tu_path(path, "%s/good/empty-lists.conf", tu_corpus_dir());
+	assert_int_equal(sw_config_load(path, &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.n_patterns, 0);
+	assert_int_equal(cfg.n_destinations, 0);
+	assert_false(cfg.block[SW_CAT_DESTINATIONS]);
+	assert_int_equal(cfg.n_host_ports, 0);
+	assert_int_equal(cfg.n_allows, 0);
+}
+
+static int is_conf(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return n > 5 && !strcmp(d->d_name + n - 5, ".conf");
+}
+
+/* Every good/NAME.conf parses; every bad/NAME.conf fails exactly as it says. */
+static void test_corpus(void **state)
+{
+	struct dirent **ents;
+	char dir[1024], path[1280], first[SW_ERRLEN], want[2048];
+	int n, bad = 0, good = 0;
+
+	tu_path(dir, "%s/good", tu_corpus_dir());
+	n = scandir(dir, &ents, is_conf, alphasort);
+	assert_true(n > 0);
+	for (int i = 0; i < n; i++, good++) {
+		tu_path(path, "%s/%s", dir, ents[i]->d_name);
+		print_message("good: %s\n", path);
+		if (sw_config_load(path, &cfg, err, sizeof(err)))
+			fail_msg("%s", err);
+		free(ents[i]);
+	}
+	free(ents);
+
+	tu_path(dir, "%s/bad", tu_corpus_dir());
+	n = scandir(dir, &ents, is_conf, alphasort);
+	assert_true(n > 0);
+	for (int i = 0; i < n; i++, bad++) {
+		FILE *f;
+		char *nl;
+
+		tu_path(path, "%s/%s", dir, ents[i]->d_name);
+		free(ents[i]);
+		assert_non_null(f = fopen(path, "r"));
+		assert_non_null(fgets(first, sizeof(first), f));
+		fclose(f);
+		if ((nl = strchr(first, '\n')))
+			*nl = '\0';
+		if (strncmp(first, "# expect: ", 10))
+			fail_msg("%s: first line must be '# expect: LINE: message'", path);
+		tu_path(want, "%s:%s", path, first + 10);
+		memset(&cfg, 0x5a, sizeof(cfg));
+		assert_int_equal(sw_config_load(path, &cfg, err, sizeof(err)), -EINVAL);
+		if (strcmp(err, want))
+			fail_msg("\n got: %s\nwant: %s", err, want);
+		assert_cfg_equal(&cfg, &def);
+	}
+	free(ents);
+	print_message("corpus: %d good, %d bad\n", good, bad);
+	assert_true(bad >= 50);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_category_names),
+		cmocka_unit_test(test_shipped),
+		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_booleans),
+		cmocka_unit_test(test_enums_numbers),
+		cmocka_unit_test(test_lists),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_good_full),
+		cmocka_unit_test(test_good_multiline),
+		cmocka_unit_test(test_good_empty_lists),
+		cmocka_unit_test(test_corpus),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
