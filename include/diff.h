@@ -13,6 +13,7 @@ struct sw_diff_item {
 	enum sw_diff_kind kind;
 	const char *object;     /* "table", "chain", "set", "element", "counter", "rule" */
 	char *desc;             /* e.g. "set metadata4 element 169.254.169.254" */
+	const char *set;        /* for elements: the set's name (in the desired model) */
 };
 
 struct sw_diff {

@@ -15,4 +15,8 @@ int sw_encode_set_refill(struct sw_batch *b, struct sw_nl *nl, const struct sw_m
 /* delete table inet <name> */
 int sw_encode_delete(struct sw_batch *b, struct sw_nl *nl, const char *table);
 
+/* add table inet <name> with these flags (adopts an orphaned table). */
+int sw_encode_table_flags(struct sw_batch *b, struct sw_nl *nl, const char *table,
+			  uint32_t flags);
+
 #endif

@@ -20,6 +20,13 @@ int sw_desired(const struct sw_config *cfg, struct sw_host *host, struct sw_mode
 /* Replace the table with the desired model in one batch, retrying on
  * ERESTART. On failure err holds the reason (with the kernel's text). */
 int sw_apply(struct sw_nl *nl, const struct sw_model *want, char *err, size_t errlen);
+/* Fix what the diff names: only the sets' contents when only elements
+ * differ, else the whole table. */
+int sw_repair(struct sw_nl *nl, const struct sw_model *want, const struct sw_diff *d,
+	      char *err, size_t errlen);
+/* add table with these flags (ownership: adopt an orphaned table). */
+int sw_set_table_flags(struct sw_nl *nl, const char *table, uint32_t flags,
+		       char *err, size_t errlen);
 /* Delete the table (absent is fine: *absent set). */
 int sw_remove(struct sw_nl *nl, const char *table, bool *absent, char *err, size_t errlen);
 

@@ -38,6 +38,7 @@ static int add(struct sw_diff *d, enum sw_diff_kind k, const char *object,
 	d->items[d->n].kind = k;
 	d->items[d->n].object = object;
 	d->items[d->n].desc = s;
+	d->items[d->n].set = NULL;
 	d->n++;
 	return 0;
 }
@@ -120,6 +121,8 @@ static int diff_elems(const struct sw_set *a, const struct sw_set *b, struct sw_
 			sw_elem_format(a, &b->elems[j++], text, sizeof(text));
 			err = add(d, SW_DIFF_EXTRA, "element", "set %s element %s", a->name, text);
 		}
+		if (!err)
+			d->items[d->n - 1].set = a->name;
 	}
 	return err;
 }

@@ -29,7 +29,7 @@ static struct nlmsghdr *msg(struct sw_batch *b, uint16_t type, uint16_t flags)
 
 /* table inet <name> { [flags ...] } -- add (create, no EXCL) or delete */
 static int table_msg(struct sw_batch *b, struct sw_nl *nl, const char *name,
-		     uint16_t type, uint32_t flags)
+		     uint16_t type, uint32_t flags, bool with_flags)
 {
 	struct nftnl_table *t = nftnl_table_alloc();
 	struct nlmsghdr *nlh;
@@ -38,7 +38,7 @@ static int table_msg(struct sw_batch *b, struct sw_nl *nl, const char *name,
 		return -ENOMEM;
 	nftnl_table_set_str(t, NFTNL_TABLE_NAME, name);
 	nftnl_table_set_u32(t, NFTNL_TABLE_FAMILY, NFPROTO_INET);
-	if (type == NFT_MSG_NEWTABLE)
+	if (with_flags)
 		nftnl_table_set_u32(t, NFTNL_TABLE_FLAGS, flags);
 	nlh = msg(b, type, type == NFT_MSG_NEWTABLE ? NLM_F_CREATE : 0);
 	if (nlh) {
@@ -193,10 +193,11 @@ int sw_encode_replace(struct sw_batch *b, struct sw_nl *nl, const struct sw_mode
 {
 	int err;
 
-	/* add table (so the delete cannot fail); delete table; add table */
-	if ((err = table_msg(b, nl, m->table, NFT_MSG_NEWTABLE, m->table_flags)) ||
-	    (err = table_msg(b, nl, m->table, NFT_MSG_DELTABLE, 0)) ||
-	    (err = table_msg(b, nl, m->table, NFT_MSG_NEWTABLE, m->table_flags)))
+	/* add table (without flags: a no-op on an existing table, whatever its
+	 * flags, so the delete cannot fail); delete table; add table */
+	if ((err = table_msg(b, nl, m->table, NFT_MSG_NEWTABLE, 0, false)) ||
+	    (err = table_msg(b, nl, m->table, NFT_MSG_DELTABLE, 0, false)) ||
+	    (err = table_msg(b, nl, m->table, NFT_MSG_NEWTABLE, m->table_flags, true)))
 		return err;
 	for (size_t i = 0; i < m->n_counters; i++)
 		if ((err = counter_msg(b, nl, m->table, m->counters[i])))
@@ -236,5 +237,12 @@ int sw_encode_set_refill(struct sw_batch *b, struct sw_nl *nl, const struct sw_m
 
 int sw_encode_delete(struct sw_batch *b, struct sw_nl *nl, const char *table)
 {
-	return table_msg(b, nl, table, NFT_MSG_DELTABLE, 0);
+	return table_msg(b, nl, table, NFT_MSG_DELTABLE, 0, false);
+}
+
+int sw_encode_table_flags(struct sw_batch *b, struct sw_nl *nl, const char *table,
+			  uint32_t flags)
+{
+	/* table inet <name> { flags owner, persist } -- update or adopt */
+	return table_msg(b, nl, table, NFT_MSG_NEWTABLE, flags, true);
 }

@@ -3,6 +3,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "log.h"
 
 #include "encode.h"
 #include "observe.h"
@@ -36,8 +40,10 @@ static void kernel_error(struct sw_nl *nl, const char *what, int rc, char *err, 
 		snprintf(err, errlen, "%s: %s", what, strerror(-rc));
 }
 
+typedef int (*build_fn)(struct sw_batch *b, struct sw_nl *nl, const void *arg);
+
 /* Build with the current generation id, send, retry when it moved. */
-static int send_with_retry(struct sw_nl *nl, const struct sw_model *m, const char *del_table,
+static int send_with_retry(struct sw_nl *nl, build_fn build, const void *arg,
 			   const char *what, char *err, size_t errlen)
 {
 	int rc = -ERESTART;
@@ -49,8 +55,7 @@ static int send_with_retry(struct sw_nl *nl, const struct sw_model *m, const cha
 		if ((rc = sw_nl_getgen(nl, &genid)))
 			break;
 		if ((rc = sw_batch_init(&b, nl, genid, true)) == 0) {
-			rc = del_table ? sw_encode_delete(&b, nl, del_table)
-				       : sw_encode_replace(&b, nl, m);
+			rc = build(&b, nl, arg);
 			if (!rc)
 				rc = sw_batch_finish(&b, nl);
 			if (!rc)
@@ -63,14 +68,80 @@ static int send_with_retry(struct sw_nl *nl, const struct sw_model *m, const cha
 	return rc;
 }
 
+static int build_replace(struct sw_batch *b, struct sw_nl *nl, const void *arg)
+{
+	return sw_encode_replace(b, nl, arg);
+}
+
+static int build_delete(struct sw_batch *b, struct sw_nl *nl, const void *arg)
+{
+	return sw_encode_delete(b, nl, arg);
+}
+
+struct refill {
+	const struct sw_model *want;
+	const struct sw_diff *d;
+};
+
+/* Refill every set the diff names, once each. */
+static int build_refill(struct sw_batch *b, struct sw_nl *nl, const void *arg)
+{
+	const struct refill *r = arg;
+	int rc = 0;
+
+	for (size_t i = 0; i < r->d->n && !rc; i++) {
+		const char *name = r->d->items[i].set;
+		bool seen = false;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = r->d->items[j].set && !strcmp(r->d->items[j].set, name);
+		if (!seen)
+			rc = sw_encode_set_refill(b, nl, r->want, sw_model_find_set(r->want, name));
+	}
+	return rc;
+}
+
+struct flags_arg {
+	const char *table;
+	uint32_t flags;
+};
+
+static int build_flags(struct sw_batch *b, struct sw_nl *nl, const void *arg)
+{
+	const struct flags_arg *f = arg;
+
+	return sw_encode_table_flags(b, nl, f->table, f->flags);
+}
+
 int sw_apply(struct sw_nl *nl, const struct sw_model *want, char *err, size_t errlen)
 {
-	return send_with_retry(nl, want, NULL, "cannot apply the ruleset", err, errlen);
+	return send_with_retry(nl, build_replace, want, "cannot apply the ruleset", err, errlen);
+}
+
+int sw_set_table_flags(struct sw_nl *nl, const char *table, uint32_t flags,
+		       char *err, size_t errlen)
+{
+	struct flags_arg f = { table, flags };
+
+	return send_with_retry(nl, build_flags, &f, "cannot set the table flags", err, errlen);
+}
+
+int sw_repair(struct sw_nl *nl, const struct sw_model *want, const struct sw_diff *d,
+	      char *err, size_t errlen)
+{
+	struct refill r = { want, d };
+	bool only_elems = d->n > 0;
+
+	for (size_t i = 0; i < d->n && only_elems; i++)
+		only_elems = d->items[i].set && sw_model_find_set(want, d->items[i].set);
+	if (!only_elems)
+		return sw_apply(nl, want, err, errlen);
+	return send_with_retry(nl, build_refill, &r, "cannot update the sets", err, errlen);
 }
 
 int sw_remove(struct sw_nl *nl, const char *table, bool *absent, char *err, size_t errlen)
 {
-	int rc = send_with_retry(nl, NULL, table, "cannot delete the table", err, errlen);
+	int rc = send_with_retry(nl, build_delete, table, "cannot delete the table", err, errlen);
 
 	*absent = rc == -ENOENT;
 	return *absent ? 0 : rc;
@@ -95,19 +166,33 @@ int sw_check(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
 	return rc;
 }
 
+static int64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 int sw_reconcile(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
 		 bool *repaired, char *err, size_t errlen)
 {
 	struct sw_diff after;
+	int64_t t0 = now_us(), t1, t2;
 	int rc;
 
 	*repaired = false;
 	if ((rc = sw_check(nl, want, d, err, errlen)) || d->n == 0)
 		return rc;
-	if ((rc = sw_apply(nl, want, err, errlen)))
+	t1 = now_us();
+	if ((rc = sw_repair(nl, want, d, err, errlen)))
 		return rc;
 	*repaired = true;
-	if ((rc = sw_check(nl, want, &after, err, errlen)))
+	t2 = now_us();
+	rc = sw_check(nl, want, &after, err, errlen);
+	sw_debug("reconcile: check %lld us, repair %lld us, read back %lld us",
+		 (long long)(t1 - t0), (long long)(t2 - t1), (long long)(now_us() - t2));
+	if (rc)
 		return rc;
 	if (after.n) {
 		char s[512];

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SANDWALL_DAEMON_H
+#define SANDWALL_DAEMON_H
+/* daemon: sandwalld's epoll loop. nf_tables events (repair drift, name the
+ * process), rtnetlink events (update the sets), signalfd (HUP reload,
+ * TERM/INT exit leaving the rules), timerfd (resync backstop, watchdog),
+ * and the control socket. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include "alert.h"
+#include "config.h"
+#include "events.h"
+#include "hoststate.h"
+#include "model.h"
+#include "nl.h"
+
+#ifndef NFT_TABLE_F_PERSIST
+#define NFT_TABLE_F_PERSIST 0x4
+#endif
+
+struct sw_daemon {
+	/* set by the caller */
+	const char *config_path;
+	const char *control_path;
+	/* state */
+	struct sw_config cfg;
+	struct sw_host host;
+	struct sw_model want;
+	struct sw_nl nl;                /* long-lived: it owns the table */
+	struct sw_events ev;
+	struct sw_alert alert;
+	int epfd, sigfd, tfd, wdfd, ctlfd;
+	uint32_t own_flags;             /* NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST or 0 */
+	const char *mode;               /* "owner+persist", "owner", "watch" */
+	bool paused;                    /* after `sandwall remove` */
+	bool stop;
+	time_t started;
+	uint64_t drifts, repairs, repair_failures, resyncs, updates;
+	char last_drift[256];
+	time_t last_drift_at;
+	bool retry;                     /* a repair failed: try again soon */
+};
+
+/* Load the config, take the table, run until TERM/INT. Returns the exit
+ * code (0, or 2 when it cannot start). */
+int sw_daemon_run(struct sw_daemon *d);
+
+#endif

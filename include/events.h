@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SANDWALL_EVENTS_H
+#define SANDWALL_EVENTS_H
+/* events: the daemon's netlink subscriptions. nf_tables (NFNLGRP_NFTABLES)
+ * tells us who changed our table (NEWGEN closes each transaction with the
+ * pid and name of the process); rtnetlink tells us links, addresses and
+ * routes moved. Subscribed before the first dump; messages not from the
+ * kernel are dropped; ENOBUFS grows the buffer and asks for a resync. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SW_EV_RCVBUF_MIN   (1 << 20)
+#define SW_EV_RCVBUF_MAX   (64 << 20)
+
+struct mnl_socket;
+
+/* One nf_tables transaction as seen on the event group. */
+struct sw_nft_txn {
+	bool touched;              /* a message named our table */
+	unsigned n_changes;        /* messages about our table */
+	int worst;                 /* rank of the most severe change seen */
+	char change[64];           /* "delete table", "add rule", ... */
+	uint32_t pid;              /* from NEWGEN */
+	char comm[32];
+	uint32_t genid;
+};
+
+typedef void (*sw_nft_txn_cb)(const struct sw_nft_txn *txn, void *data);
+
+/* Parse one datagram of nf_tables events. Messages for `table` (family
+ * inet) mark the transaction; NEWGEN completes it and, if it touched our
+ * table, calls cb. cur carries a transaction across datagrams. */
+void sw_events_parse_nft(const void *buf, size_t len, const char *table,
+			 struct sw_nft_txn *cur, sw_nft_txn_cb cb, void *data);
+
+struct sw_events {
+	struct mnl_socket *nft;
+	struct mnl_socket *rt;
+	int nft_rcvbuf, rt_rcvbuf;
+	unsigned enobufs;           /* times the kernel dropped events */
+	struct sw_nft_txn txn;
+	uint8_t *buf;
+};
+
+int sw_events_open(struct sw_events *ev);
+void sw_events_close(struct sw_events *ev);
+int sw_events_nft_fd(const struct sw_events *ev);
+int sw_events_rt_fd(const struct sw_events *ev);
+/* Drain the nf_tables socket without blocking. -ENOBUFS: events were lost
+ * (the buffer has been grown): the caller must resync everything. */
+int sw_events_read_nft(struct sw_events *ev, const char *table, sw_nft_txn_cb cb, void *data);
+/* Drain rtnetlink; *changed when any link/address/route message came. */
+int sw_events_read_rt(struct sw_events *ev, bool *changed);
+/* Close and reopen both subscriptions (after an unexpected error). */
+int sw_events_reopen(struct sw_events *ev);
+
+#endif

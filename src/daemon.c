@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* daemon: keep the boundary in place (see include/daemon.h).
+ *
+ * Prevent first: where the kernel has NFT_TABLE_F_OWNER and _PERSIST, the
+ * table belongs to our long-lived socket (others get EPERM, `nft flush
+ * ruleset` skips it) and outlives us. Repair second: every change to our
+ * table by another process is diffed and repaired in one batch, read back,
+ * and reported with the pid and name the kernel gives in NEWGEN. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <linux/netfilter/nf_tables.h>
+
+#include "control.h"
+#include "daemon.h"
+#include "diff.h"
+#include "log.h"
+#include "notify.h"
+#include "observe.h"
+#include "reconcile.h"
+#include "ruleset.h"
+
+#define ALERTS_PER_SEC   20
+#define RETRY_MS         100
+
+static int64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void arm(int fd, unsigned first_ms, unsigned every_ms)
+{
+	struct itimerspec it = {
+		.it_value = { first_ms / 1000, (long)(first_ms % 1000) * 1000000 },
+		.it_interval = { every_ms / 1000, (long)(every_ms % 1000) * 1000000 },
+	};
+
+	timerfd_settime(fd, 0, &it, NULL);
+}
+
+static void arm_resync(struct sw_daemon *d)
+{
+	unsigned ms = d->cfg.resync_interval * 1000;
+
+	arm(d->tfd, d->retry ? RETRY_MS : ms, ms);
+}
+
+/* desired = f(config, host), with our ownership flags */
+static int build_want(struct sw_daemon *d, struct sw_model *m)
+{
+	char err[SW_ERRLEN];
+	int rc = sw_desired(&d->cfg, &d->host, m, err, sizeof(err));
+
+	if (rc)
+		sw_err("%s", err);
+	else
+		m->table_flags = d->own_flags;
+	return rc;
+}
+
+static void status_notify(struct sw_daemon *d)
+{
+	char s[256];
+
+	snprintf(s, sizeof(s), "STATUS=%s table inet %s, mode %s, %llu drift(s) repaired",
+		 d->paused ? "paused:" : "guarding", d->cfg.table, d->mode,
+		 (unsigned long long)d->repairs);
+	sw_notify(s);
+}
+
+/* Compare with the kernel and repair; report as the caller says. */
+static int reconcile(struct sw_daemon *d, const char *why, const char *change, uint32_t pid,
+		     const char *comm, int64_t t0)
+{
+	char err[SW_ERRLEN], summary[256];
+	struct sw_diff diff;
+	bool repaired = false;
+	int rc;
+
+	if (d->paused)
+		return 0;
+	rc = sw_reconcile(&d->nl, &d->want, &diff, &repaired, err, sizeof(err));
+	if (diff.n == 0 && !rc) {
+		sw_diff_free(&diff);
+		if (d->retry) {
+			d->retry = false;
+			arm_resync(d);
+		}
+		return 0;
+	}
+	sw_diff_summary(&diff, summary, sizeof(summary));
+	if (!strcmp(why, "drift") || !strcmp(why, "resync"))
+		d->drifts++;
+	if (rc) {
+		d->repair_failures++;
+		d->retry = true;
+		arm_resync(d);
+		sw_alert(&d->alert, LOG_CRIT,
+			 "event=repair-failed table=inet/%s cause=%s change=\"%s\" error=\"%s\"",
+			 d->cfg.table, why, change ? change : summary, err);
+	} else {
+		int64_t us = now_us() - t0;
+
+		d->repairs++;
+		if (d->retry) {
+			d->retry = false;
+			arm_resync(d);
+		}
+		if (!strcmp(why, "update"))
+			sw_alert(&d->alert, LOG_INFO,
+				 "event=sets-updated table=inet/%s changes=%zu first=\"%s\" applied_us=%lld",
+				 d->cfg.table, diff.n, diff.items[0].desc, (long long)us);
+		else
+			sw_alert(&d->alert, LOG_WARNING,
+				 "event=drift table=inet/%s change=\"%s\" pid=%u comm=%s found_by=%s restored_us=%lld",
+				 d->cfg.table, change ? change : summary, pid,
+				 comm && *comm ? comm : "?", why, (long long)us);
+	}
+	if (strcmp(why, "update")) {
+		snprintf(d->last_drift, sizeof(d->last_drift), "%.180s by pid %u (%.31s)",
+			 change ? change : summary, pid, comm && *comm ? comm : "?");
+		d->last_drift_at = time(NULL);
+	}
+	sw_diff_free(&diff);
+	status_notify(d);
+	return rc;
+}
+
+struct drift {
+	bool seen;
+	struct sw_nft_txn txn;
+};
+
+static void on_txn(const struct sw_nft_txn *t, void *data)
+{
+	struct drift *dr = data;
+
+	if (t->pid == (uint32_t)getpid())
+		return;         /* our own batch */
+	if (!dr->seen)
+		dr->txn = *t;   /* the first one names the culprit */
+	dr->seen = true;
+}
+
+/* Log what changed on the host that matters to us. */
+static void host_changes(struct sw_daemon *d, const struct sw_host *old, const struct sw_host *new)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		const struct sw_host *a = pass ? old : new, *b = pass ? new : old;
+
+		for (size_t i = 0; i < a->n_links; i++) {
+			bool found = false;
+
+			if (!sw_ruleset_guarded(&d->cfg, &a->links[i]) || !a->links[i].is_bridge)
+				continue;
+			for (size_t j = 0; j < b->n_links && !found; j++)
+				found = !strcmp(a->links[i].name, b->links[j].name);
+			if (!found)
+				sw_alert(&d->alert, LOG_NOTICE, "event=bridge action=%s ifname=%s",
+					 pass ? "del" : "add", a->links[i].name);
+		}
+		for (size_t i = 0; i < a->n_gateways; i++) {
+			bool found = false;
+			char s[SW_ADDR_STRLEN];
+
+			for (size_t j = 0; j < b->n_gateways && !found; j++)
+				found = sw_prefix_equal(&a->gateways[i].addr, &b->gateways[j].addr);
+			if (!found) {
+				sw_prefix_format(&a->gateways[i].addr, s, sizeof(s));
+				sw_alert(&d->alert, LOG_NOTICE, "event=gateway action=%s addr=%s",
+					 pass ? "del" : "add", s);
+			}
+		}
+	}
+}
+
+/* Links, addresses or routes moved: rebuild the desired sets. */
+static void host_update(struct sw_daemon *d, const char *why)
+{
+	static struct sw_host old;
+	struct sw_model m;
+	int64_t t0 = now_us();
+
+	old = d->host;
+	if (build_want(d, &m)) {
+		d->host = old;
+		d->retry = true;
+		arm_resync(d);
+		return;
+	}
+	host_changes(d, &old, &d->host);
+	sw_model_free(&d->want);
+	d->want = m;
+	d->updates++;
+	reconcile(d, why, NULL, 0, NULL, t0);
+}
+
+static void full_resync(struct sw_daemon *d, const char *why)
+{
+	d->resyncs++;
+	host_update(d, why);
+}
+
+static void handle_nft(struct sw_daemon *d)
+{
+	struct drift dr = { 0 };
+	int64_t t0 = now_us();
+	int rc = sw_events_read_nft(&d->ev, d->cfg.table, on_txn, &dr);
+
+	if (rc == -ENOBUFS) {
+		sw_alert(&d->alert, LOG_WARNING,
+			 "event=enobufs source=nftables count=%u rcvbuf=%d action=resync",
+			 d->ev.enobufs, d->ev.nft_rcvbuf);
+		full_resync(d, "resync");
+		return;
+	}
+	if (rc < 0) {
+		sw_err("nftables events: %s; resubscribing", strerror(-rc));
+		if (sw_events_reopen(&d->ev) == 0) {
+			epoll_ctl(d->epfd, EPOLL_CTL_ADD, sw_events_nft_fd(&d->ev),
+				  &(struct epoll_event){ .events = EPOLLIN, .data.u32 = 1 });
+			epoll_ctl(d->epfd, EPOLL_CTL_ADD, sw_events_rt_fd(&d->ev),
+				  &(struct epoll_event){ .events = EPOLLIN, .data.u32 = 2 });
+		}
+		full_resync(d, "resync");
+		return;
+	}
+	if (dr.seen)
+		reconcile(d, "drift", dr.txn.change, dr.txn.pid, dr.txn.comm, t0);
+}
+
+static void handle_rt(struct sw_daemon *d)
+{
+	bool changed = false;
+	int rc = sw_events_read_rt(&d->ev, &changed);
+
+	if (rc == -ENOBUFS)
+		sw_alert(&d->alert, LOG_WARNING,
+			 "event=enobufs source=rtnetlink count=%u rcvbuf=%d action=resync",
+			 d->ev.enobufs, d->ev.rt_rcvbuf);
+	else if (rc < 0)
+		sw_err("rtnetlink events: %s", strerror(-rc));
+	if (changed || rc < 0)
+		host_update(d, "update");
+}
+
+static int reload(struct sw_daemon *d, char *msg, size_t len)
+{
+	static struct sw_config old;
+	char err[SW_ERRLEN], oldtable[SW_TABLE_MAXLEN];
+	struct sw_model m;
+	int rc;
+
+	old = d->cfg;
+	rc = sw_config_load(d->config_path, &d->cfg, err, sizeof(err));
+	if (rc) {
+		d->cfg = old;
+		sw_alert(&d->alert, LOG_ERR, "event=reload-failed error=\"%s\" action=kept-rules", err);
+		snprintf(msg, len, "%s", err);
+		return rc;
+	}
+	if ((rc = build_want(d, &m))) {
+		d->cfg = old;
+		snprintf(msg, len, "cannot build the ruleset");
+		return rc;
+	}
+	snprintf(oldtable, sizeof(oldtable), "%s", old.table);
+	sw_model_free(&d->want);
+	d->want = m;
+	d->paused = false;
+	if (strcmp(oldtable, d->cfg.table)) {
+		bool absent;
+
+		sw_remove(&d->nl, oldtable, &absent, err, sizeof(err));
+	}
+	rc = reconcile(d, "reload", "reload", (uint32_t)getpid(), "sandwalld", now_us());
+	sw_alert(&d->alert, LOG_NOTICE, "event=reload config=%s result=%s", d->config_path,
+		 rc ? "failed" : "ok");
+	snprintf(msg, len, "%s", rc ? "reloaded, but the repair failed" : "reloaded and in sync");
+	arm_resync(d);
+	return rc;
+}
+
+static void handle_control(struct sw_daemon *d)
+{
+	char req[SW_CONTROL_REQMAX], rep[SW_CONTROL_REPMAX], msg[SW_ERRLEN];
+	int cfd = sw_control_accept(d->ctlfd, req, sizeof(req));
+	int rc;
+
+	if (cfd < 0)
+		return;
+	if (!strcmp(req, "reload")) {
+		rc = reload(d, msg, sizeof(msg));
+		snprintf(rep, sizeof(rep), "%s\nmessage=%s\n", rc ? "error" : "ok", msg);
+	} else if (!strcmp(req, "remove")) {
+		char err[SW_ERRLEN];
+		bool absent;
+
+		rc = sw_remove(&d->nl, d->cfg.table, &absent, err, sizeof(err));
+		if (!rc) {
+			d->paused = true;
+			sw_alert(&d->alert, LOG_WARNING,
+				 "event=removed table=inet/%s action=paused-until-reload", d->cfg.table);
+			status_notify(d);
+		}
+		snprintf(rep, sizeof(rep), "%s\nmessage=%s\n", rc ? "error" : "ok",
+			 rc ? err : "table removed; sandwalld paused until reload or restart");
+	} else if (!strcmp(req, "status")) {
+		snprintf(rep, sizeof(rep),
+			 "ok\npid=%d\nuptime=%lld\nmode=%s\npaused=%s\nconfig=%s\ndrifts=%llu\n"
+			 "repairs=%llu\nrepair_failures=%llu\nresyncs=%llu\nupdates=%llu\nenobufs=%u\n"
+			 "last_drift=%s\nlast_drift_at=%lld\n",
+			 (int)getpid(), (long long)(time(NULL) - d->started), d->mode,
+			 d->paused ? "yes" : "no", d->config_path,
+			 (unsigned long long)d->drifts, (unsigned long long)d->repairs,
+			 (unsigned long long)d->repair_failures, (unsigned long long)d->resyncs,
+			 (unsigned long long)d->updates, d->ev.enobufs,
+			 d->last_drift[0] ? d->last_drift : "none", (long long)d->last_drift_at);
+	} else {
+		snprintf(rep, sizeof(rep), "error\nmessage=unknown request '%.32s'\n", req);
+	}
+	sw_control_reply(cfd, rep);
+}
+
+/* Take the table: owner+persist where the kernel has them, adopting an
+ * orphaned table; otherwise watch and repair only. */
+static int take_table(struct sw_daemon *d)
+{
+	char err[SW_ERRLEN];
+	struct sw_model have;
+	struct sw_diff diff;
+	uint32_t tries[3];
+	int n = 0, rc;
+
+	if (d->cfg.owner != SW_OWNER_NO)
+		tries[n++] = NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST;
+	if (d->cfg.owner == SW_OWNER_YES)
+		tries[n++] = NFT_TABLE_F_OWNER;     /* asked for: even without persist */
+	if (d->cfg.owner != SW_OWNER_YES)
+		tries[n++] = 0;
+
+	for (int i = 0; i < n; i++) {
+		d->own_flags = tries[i];
+		d->want.table_flags = tries[i];
+		d->mode = tries[i] == 0 ? "watch" : tries[i] & NFT_TABLE_F_PERSIST ? "owner+persist" : "owner";
+		/* adopt an identical orphan without touching its counters */
+		if (tries[i] && sw_observe(&d->nl, d->cfg.table, &have) == 0) {
+			bool orphan = have.has_table && (have.table_flags & NFT_TABLE_F_PERSIST) &&
+				      !(have.table_flags & NFT_TABLE_F_OWNER);
+
+			if (orphan && sw_diff(&d->want, &have, &diff) == 0) {
+				if (diff.n == 0 &&
+				    sw_set_table_flags(&d->nl, d->cfg.table, tries[i], err, sizeof(err)) == 0) {
+					sw_diff_free(&diff);
+					sw_model_free(&have);
+					sw_info("adopted the existing table inet %s (mode %s)", d->cfg.table, d->mode);
+					return 0;
+				}
+				sw_diff_free(&diff);
+			}
+			sw_model_free(&have);
+		}
+		rc = sw_apply(&d->nl, &d->want, err, sizeof(err));
+		if (rc == 0)
+			return 0;
+		if (rc != -EOPNOTSUPP && rc != -EINVAL)
+			break;
+		sw_info("the kernel refused table flags 0x%x: %s", tries[i], err);
+	}
+	sw_err("%s", err);
+	return rc;
+}
+
+static int setup(struct sw_daemon *d)
+{
+	char err[SW_ERRLEN];
+	sigset_t mask;
+	uint64_t wd;
+	int rc;
+
+	d->epfd = d->sigfd = d->tfd = d->wdfd = d->ctlfd = -1;
+	d->started = time(NULL);
+	rc = sw_config_load(d->config_path, &d->cfg, err, sizeof(err));
+	if (rc) {
+		sw_err("%s", err);
+		return rc;
+	}
+	sw_alert_init(&d->alert, ALERTS_PER_SEC);
+	/* subscribe before the first dump, so no change falls in between */
+	if ((rc = sw_events_open(&d->ev))) {
+		sw_err("cannot subscribe to netlink events: %s", strerror(-rc));
+		return rc;
+	}
+	if ((rc = sw_nl_open(&d->nl))) {
+		sw_err("cannot open the netfilter netlink socket: %s", strerror(-rc));
+		return rc;
+	}
+	if ((rc = build_want(d, &d->want)))
+		return rc;
+	if ((rc = take_table(d)))
+		return rc;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	d->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	d->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	d->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (d->sigfd < 0 || d->tfd < 0 || d->epfd < 0) {
+		rc = -errno;
+		sw_err("cannot set up the event loop: %s", strerror(errno));
+		return rc;
+	}
+	d->ctlfd = sw_control_listen(d->control_path);
+	if (d->ctlfd < 0)
+		sw_warn("no control socket at %s: %s (the CLI cannot reach the daemon)",
+			d->control_path, strerror(-d->ctlfd));
+	arm_resync(d);
+	if ((wd = sw_notify_watchdog_usec())) {
+		d->wdfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+		if (d->wdfd >= 0)
+			arm(d->wdfd, (unsigned)(wd / 2000), (unsigned)(wd / 2000));
+	}
+	struct { int fd; uint32_t id; } fds[] = {
+		{ sw_events_nft_fd(&d->ev), 1 }, { sw_events_rt_fd(&d->ev), 2 },
+		{ d->sigfd, 3 }, { d->tfd, 4 }, { d->wdfd, 5 }, { d->ctlfd, 6 },
+	};
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		struct epoll_event e = { .events = EPOLLIN, .data.u32 = fds[i].id };
+
+		if (fds[i].fd >= 0 && epoll_ctl(d->epfd, EPOLL_CTL_ADD, fds[i].fd, &e) < 0) {
+			rc = -errno;
+			sw_err("epoll: %s", strerror(errno));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static void teardown(struct sw_daemon *d)
+{
+	int fds[] = { d->epfd, d->sigfd, d->tfd, d->wdfd, d->ctlfd };
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	if (d->ctlfd >= 0)
+		unlink(d->control_path);
+	sw_events_close(&d->ev);
+	/* closing the owner socket leaves a persist table in place */
+	if (d->nl.rbuf)
+		sw_nl_close(&d->nl);
+	sw_model_free(&d->want);
+}
+
+int sw_daemon_run(struct sw_daemon *d)
+{
+	int rc = setup(d);
+
+	if (rc) {
+		teardown(d);
+		return 2;
+	}
+	sw_alert(&d->alert, LOG_NOTICE,
+		 "event=start table=inet/%s mode=%s config=%s rules=%zu elements_sets=%zu",
+		 d->cfg.table, d->mode, d->config_path, d->want.n_rules, d->want.n_sets);
+	sw_notify("READY=1");
+	status_notify(d);
+
+	while (!d->stop) {
+		struct epoll_event evs[8];
+		int n = epoll_wait(d->epfd, evs, 8, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			sw_err("epoll_wait: %s", strerror(errno));
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			uint64_t ticks;
+
+			switch (evs[i].data.u32) {
+			case 1:
+				handle_nft(d);
+				break;
+			case 2:
+				handle_rt(d);
+				break;
+			case 3: {
+				struct signalfd_siginfo si;
+
+				while (read(d->sigfd, &si, sizeof(si)) == sizeof(si)) {
+					char msg[SW_ERRLEN];
+
+					if (si.ssi_signo == SIGHUP)
+						reload(d, msg, sizeof(msg));
+					else
+						d->stop = true;
+				}
+				break;
+			}
+			case 4:
+				if (read(d->tfd, &ticks, sizeof(ticks)) > 0)
+					full_resync(d, "resync");
+				break;
+			case 5:
+				if (read(d->wdfd, &ticks, sizeof(ticks)) > 0)
+					sw_notify("WATCHDOG=1");
+				break;
+			case 6:
+				handle_control(d);
+				break;
+			}
+		}
+		sw_alert_flush(&d->alert);
+	}
+	sw_notify("STOPPING=1");
+	sw_alert(&d->alert, LOG_NOTICE, "event=stop table=inet/%s rules=left-in-place", d->cfg.table);
+	teardown(d);
+	return 0;
+}

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* sandwalld: the daemon's command line; the loop is in daemon.c. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "control.h"
+#include "daemon.h"
+#include "log.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sandwalld [-c FILE] [-f] [-v] [--control PATH]\n"
+		"\n"
+		"Install the sandwall table and keep it in place: take kernel ownership\n"
+		"where possible, repair any change within milliseconds, follow bridges,\n"
+		"addresses and routes, and log who changed what (syslog, key=value).\n"
+		"\n"
+		"  -c, --config FILE   config file (default " SW_DEFAULT_CONFIG ")\n"
+		"  -f, --foreground    also log to stderr (systemd runs it in the foreground anyway)\n"
+		"  -v, --verbose       debug messages\n"
+		"      --control PATH  control socket (default " SW_CONTROL_PATH ")\n"
+		"  -h, --help          this text\n"
+		"  -V, --version       print the version\n"
+		"\n"
+		"signals: HUP reloads the config (a bad config keeps the rules in force);\n"
+		"TERM and INT exit and leave the rules in place. see sandwalld(8)\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "control", required_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct sw_daemon d;
+	struct sw_config cfg;
+	char err[SW_ERRLEN];
+	bool fg = false, verbose = false;
+	int c;
+
+	d.config_path = SW_DEFAULT_CONFIG;
+	d.control_path = getenv("SANDWALL_CONTROL") ? getenv("SANDWALL_CONTROL") : SW_CONTROL_PATH;
+	while ((c = getopt_long(argc, argv, "c:fvhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': d.config_path = optarg; break;
+		case 'f': fg = true; break;
+		case 'v': verbose = true; break;
+		case 'C': d.control_path = optarg; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("sandwalld " SW_VERSION "\n"); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "sandwalld: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	/* the facility comes from the config: read it once for the log */
+	sw_log_init("sandwalld", true, false, LOG_DAEMON);
+	if (sw_config_load(d.config_path, &cfg, err, sizeof(err))) {
+		sw_err("%s", err);
+		return 2;
+	}
+	sw_log_init("sandwalld", fg, true, cfg.log_facility);
+	sw_log_set_verbose(verbose);
+	return sw_daemon_run(&d);
+}

@@ -1,0 +1,622 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests for ruleset: desired = f(config, host). Set names, their
+ * nft text, the raw interval encoding, the category switches, the
+ * ordered rules of chain guard and golden canonical strings. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <string.h>
+#include <linux/netfilter/nf_tables.h>
+
+#include "endpoints.h"
+#include "fake_kernel.h"
+
+static const char *const golden_sets[] = {
+	"guard_ifaces", "metadata4", "metadata6", "link_local4", "link_local6",
+	"gateways4", "gateways6", "destinations4", "destinations6", "own4", "own6",
+	"lan4", "lan6", "private4", "private6", "allow4", "allow6", "host_ports",
+};
+
+static const char *const golden_guard_tags[] = {
+	"sandwall:replies", "sandwall:nd-solicit", "sandwall:nd-advert",
+	"sandwall:allow4", "sandwall:allow6", "sandwall:host_ports",
+	"sandwall:metadata4", "sandwall:metadata6",
+	"sandwall:link_local4", "sandwall:link_local6",
+	"sandwall:host",
+	"sandwall:gateways4", "sandwall:gateways6",
+	"sandwall:destinations4", "sandwall:destinations6",
+	"sandwall:own4", "sandwall:own6",
+	"sandwall:lan4", "sandwall:lan6",
+	"sandwall:private4", "sandwall:private6",
+};
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct sw_set *set(const struct sw_model *m, const char *name)
+{
+	const struct sw_set *s = sw_model_find_set(m, name);
+
+	if (!s)
+		fail_msg("no set %s", name);
+	return s;
+}
+
+/* The set's nft text is exactly want[0..n). */
+static void assert_text(const struct sw_model *m, const char *name, const char *const *want,
+			size_t n)
+{
+	const struct sw_set *s = set(m, name);
+
+	if (s->n_text != n) {
+		for (size_t i = 0; i < s->n_text; i++)
+			print_message("  %s text[%zu] = %s\n", name, i, s->text[i]);
+		fail_msg("set %s: %zu text entries, want %zu", name, s->n_text, n);
+	}
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(s->text[i], want[i]);
+}
+
+static bool has_text(const struct sw_set *s, const char *t)
+{
+	for (size_t i = 0; i < s->n_text; i++)
+		if (!strcmp(s->text[i], t))
+			return true;
+	return false;
+}
+
+/* The raw elements, formatted, are exactly want[0..n). */
+static void assert_elems(const struct sw_model *m, const char *name, const char *const *want,
+			 size_t n)
+{
+	const struct sw_set *s = set(m, name);
+	char buf[256];
+
+	if (s->n_elems != n) {
+		for (size_t i = 0; i < s->n_elems; i++) {
+			sw_elem_format(s, &s->elems[i], buf, sizeof(buf));
+			print_message("  %s elem[%zu] = %s\n", name, i, buf);
+		}
+		fail_msg("set %s: %zu elements, want %zu", name, s->n_elems, n);
+	}
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(sw_elem_format(s, &s->elems[i], buf, sizeof(buf)), 0);
+		assert_string_equal(buf, want[i]);
+	}
+}
+
+static const struct sw_rule *rule(const struct sw_model *m, const char *tag)
+{
+	for (size_t i = 0; i < m->n_rules; i++)
+		if (!strcmp(m->rules[i].tag, tag))
+			return &m->rules[i];
+	return NULL;
+}
+
+static size_t chain_rules(const struct sw_model *m, const char *chain, const char **tags,
+			  size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->n_rules; i++)
+		if (!strcmp(m->rules[i].chain, chain)) {
+			if (n < max)
+				tags[n] = m->rules[i].tag;
+			n++;
+		}
+	return n;
+}
+
+/* ---- defaults -------------------------------------------------------------- */
+
+static void test_set_names(void **state)
+{
+	struct sw_model m;
+
+	(void)state;
+	tk_build("", &m);
+	assert_true(m.has_table);
+	assert_string_equal(m.table, "sandwall");
+	assert_int_equal(m.n_sets, N(golden_sets));
+	for (size_t i = 0; i < N(golden_sets); i++)
+		assert_string_equal(m.sets[i].name, golden_sets[i]);
+	/* key types, lengths and flags of a few */
+	assert_int_equal(set(&m, "guard_ifaces")->key_type, SW_TYPE_IFNAME);
+	assert_int_equal(set(&m, "guard_ifaces")->key_len, 16);
+	assert_int_equal(set(&m, "guard_ifaces")->flags, NFT_SET_INTERVAL);
+	assert_int_equal(set(&m, "lan4")->key_type, SW_TYPE_IPADDR);
+	assert_int_equal(set(&m, "lan4")->key_len, 4);
+	assert_int_equal(set(&m, "lan6")->key_type, SW_TYPE_IP6ADDR);
+	assert_int_equal(set(&m, "lan6")->key_len, 16);
+	assert_int_equal(set(&m, "allow4")->key_len, 12);
+	assert_int_equal(set(&m, "allow4")->flags, NFT_SET_INTERVAL | NFT_SET_CONCAT);
+	assert_int_equal(set(&m, "allow4")->key_type, (7u << 12) | (12u << 6) | 13u);
+	assert_int_equal(set(&m, "allow6")->key_len, 24);
+	assert_int_equal(set(&m, "host_ports")->key_len, 8);
+	assert_int_equal(set(&m, "host_ports")->flags, 0);
+	assert_string_equal(set(&m, "allow4")->type_text, "ipv4_addr . inet_proto . inet_service");
+	sw_model_free(&m);
+}
+
+static void test_set_texts_defaults(void **state)
+{
+	struct sw_model m;
+	static const char *const lan4[] = { "10.0.0.0/24" };
+	static const char *const lan6[] = { "fd00:10::/64" };
+	/* 172.17.0.0/16 and 172.18.0.0/16 are adjacent: merged into one range,
+	 * as nft's auto-merge would print it */
+	static const char *const own4[] = { "172.17.0.0-172.18.255.255" };
+	static const char *const gw4[] = { "10.0.0.1" };
+	static const char *const gw6[] = { "fd00:10::1" };
+	static const char *const ifs[] = { "\"br-*\"", "\"docker0\"" };
+	static const char *const ll4[] = { "169.254.0.0/16" };
+	static const char *const ll6[] = { "fe80::/10" };
+	static const char *const allow4[] = { "169.254.169.253 . tcp . 53",
+					      "169.254.169.253 . udp . 53" };
+
+	(void)state;
+	tk_build("", &m);
+	assert_text(&m, "lan4", lan4, N(lan4));
+	assert_text(&m, "lan6", lan6, N(lan6));
+	assert_text(&m, "own4", own4, N(own4));
+	assert_text(&m, "own6", NULL, 0);
+	assert_text(&m, "gateways4", gw4, N(gw4));
+	assert_text(&m, "gateways6", gw6, N(gw6));
+	assert_text(&m, "guard_ifaces", ifs, N(ifs));
+	assert_text(&m, "link_local4", ll4, N(ll4));
+	assert_text(&m, "link_local6", ll6, N(ll6));
+	assert_text(&m, "private4", NULL, 0);
+	assert_text(&m, "private6", NULL, 0);
+	assert_text(&m, "destinations4", NULL, 0);
+	assert_text(&m, "allow4", allow4, N(allow4));
+	assert_text(&m, "allow6", NULL, 0);
+	assert_text(&m, "host_ports", NULL, 0);
+	/* the loopback and the guarded bridges are no lan */
+	assert_false(has_text(set(&m, "lan4"), "127.0.0.0/8"));
+	assert_false(has_text(set(&m, "lan4"), "172.17.0.0/16"));
+	sw_model_free(&m);
+}
+
+static void test_metadata_list(void **state)
+{
+	struct sw_prefix p[128];
+	struct sw_model m;
+	size_t n = 0;
+	unsigned bad = 0;
+	char buf[SW_ADDR_STRLEN];
+
+	(void)state;
+	tk_build("", &m);
+	assert_true(has_text(set(&m, "metadata4"), "169.254.169.254"));
+	assert_true(has_text(set(&m, "metadata6"), "fd00:ec2::254"));
+	assert_int_equal(sw_endpoints_parse(sw_metadata_list, p, 128, &n, &bad), 0);
+	assert_true(n >= 4);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(sw_prefix_format(&p[i], buf, sizeof(buf)), (int)strlen(buf));
+		if (!has_text(set(&m, p[i].family == AF_INET ? "metadata4" : "metadata6"), buf))
+			fail_msg("metadata endpoint %s is not in the set", buf);
+	}
+	/* every entry in the text came from the list (no more, no less) */
+	assert_int_equal(set(&m, "metadata4")->n_text + set(&m, "metadata6")->n_text, n);
+	sw_model_free(&m);
+
+	/* metadata = no empties both sets but keeps them (the rules refer to them) */
+	tk_build("[block]\nmetadata = no\n", &m);
+	assert_text(&m, "metadata4", NULL, 0);
+	assert_text(&m, "metadata6", NULL, 0);
+	assert_int_equal(set(&m, "metadata4")->n_elems, 0);
+	assert_non_null(rule(&m, "sandwall:metadata4"));
+	sw_model_free(&m);
+}
+
+/* nft's encoding of an interval set: leading zero key flagged END, then
+ * start and end+1 (flagged END) per range. */
+static void test_raw_intervals(void **state)
+{
+	struct sw_model m;
+	static const char *const ll4[] = { "0.0.0.0 [end]", "169.254.0.0", "169.255.0.0 [end]" };
+	static const char *const ll6[] = { ":: [end]", "fe80::", "fec0:: [end]" };
+	static const char *const lan4[] = { "0.0.0.0 [end]", "10.0.0.0", "10.0.1.0 [end]" };
+	static const char *const own4[] = { "0.0.0.0 [end]", "172.17.0.0", "172.19.0.0 [end]" };
+	static const char *const gw4[] = { "0.0.0.0 [end]", "10.0.0.1", "10.0.0.2 [end]" };
+	static const char *const ifs[] = { "\"\" [end]", "\"br-\"", "\"br.\" [end]",
+					   "\"docker0\"", "\"docker0\" [end]" };
+	static const char *const allow4[] = {
+		"169.254.169.253 . 6 . 53 - 169.254.169.253 . 6 . 53",
+		"169.254.169.253 . 17 . 53 - 169.254.169.253 . 17 . 53",
+	};
+	const struct sw_set *s;
+	static const uint8_t docker0_end[16] = { 'd', 'o', 'c', 'k', 'e', 'r', '0', 0, 0, 0, 0, 0,
+						 0, 0, 0, 1 };
+	static const uint8_t allow_key[12] = { 169, 254, 169, 253, 6, 0, 0, 0, 0, 53, 0, 0 };
+
+	(void)state;
+	tk_build("", &m);
+	assert_elems(&m, "link_local4", ll4, N(ll4));
+	s = set(&m, "link_local4");
+	assert_int_equal(s->elems[0].flags, NFT_SET_ELEM_INTERVAL_END);
+	assert_int_equal(s->elems[1].flags, 0);
+	assert_int_equal(s->elems[2].flags, NFT_SET_ELEM_INTERVAL_END);
+	assert_false(s->elems[1].has_key_end);
+	assert_elems(&m, "link_local6", ll6, N(ll6));
+	assert_elems(&m, "lan4", lan4, N(lan4));
+	assert_elems(&m, "own4", own4, N(own4));
+	assert_elems(&m, "gateways4", gw4, N(gw4));
+	assert_elems(&m, "guard_ifaces", ifs, N(ifs));
+	/* "docker0" is the range docker0..docker0: the end is the key + 1 */
+	s = set(&m, "guard_ifaces");
+	assert_memory_equal(s->elems[4].key, docker0_end, 16);
+	/* concatenations: key and key_end, fields padded to 32 bits, no flags */
+	assert_elems(&m, "allow4", allow4, N(allow4));
+	s = set(&m, "allow4");
+	assert_true(s->elems[0].has_key_end);
+	assert_int_equal(s->elems[0].flags, 0);
+	assert_memory_equal(s->elems[0].key, allow_key, 12);
+	assert_memory_equal(s->elems[0].key_end, allow_key, 12);
+	assert_int_equal(set(&m, "destinations4")->n_elems, 0);
+	sw_model_free(&m);
+}
+
+/* ---- switches ---------------------------------------------------------------- */
+
+static void test_dns_none(void **state)
+{
+	struct sw_model m;
+
+	(void)state;
+	tk_build("[allow]\ndns = none\n", &m);
+	assert_text(&m, "allow4", NULL, 0);
+	assert_int_equal(set(&m, "allow4")->n_elems, 0);
+	assert_non_null(rule(&m, "sandwall:allow4"));
+	sw_model_free(&m);
+}
+
+static void test_private(void **state)
+{
+	struct sw_model m;
+	static const char *const p4[] = { "10.0.0.0/8", "100.64.0.0/10", "172.16.0.0/12",
+					  "192.168.0.0/16" };
+	static const char *const p6[] = { "fc00::/7" };
+
+	(void)state;
+	tk_build("[block]\nprivate = no\n", &m);
+	assert_text(&m, "private4", NULL, 0);
+	assert_int_equal(set(&m, "private4")->n_elems, 0);
+	sw_model_free(&m);
+	tk_build("[block]\nprivate = yes\n", &m);
+	assert_text(&m, "private4", p4, N(p4));
+	assert_text(&m, "private6", p6, N(p6));
+	sw_model_free(&m);
+}
+
+static void test_host_no(void **state)
+{
+	struct sw_model m;
+
+	(void)state;
+	tk_build("", &m);
+	assert_non_null(rule(&m, "sandwall:host"));
+	assert_int_equal(m.n_rules, 43);
+	sw_model_free(&m);
+	tk_build("[block]\nhost = no\n", &m);
+	assert_null(rule(&m, "sandwall:host"));
+	assert_int_equal(m.n_rules, 42);
+	sw_model_free(&m);
+}
+
+static void test_lan_no(void **state)
+{
+	struct sw_model m;
+
+	(void)state;
+	tk_build("[block]\nlan = no\n", &m);
+	assert_text(&m, "lan4", NULL, 0);
+	assert_text(&m, "lan6", NULL, 0);
+	assert_int_equal(set(&m, "lan4")->n_elems, 0);
+	sw_model_free(&m);
+	tk_build("[block]\ngateways = no\nlink_local = no\n", &m);
+	assert_text(&m, "gateways4", NULL, 0);
+	assert_text(&m, "gateways6", NULL, 0);
+	assert_text(&m, "link_local4", NULL, 0);
+	sw_model_free(&m);
+}
+
+static void test_all_bridges(void **state)
+{
+	static struct sw_host h;
+	struct sw_model m;
+	static const char *const ifs_no[] = { "\"br-*\"", "\"docker0\"" };
+	static const char *const ifs_yes[] = { "\"br-*\"", "\"docker0\"", "\"mybr\"" };
+	static const char *const own_yes[] = { "172.17.0.0-172.18.255.255", "192.168.77.0/24" };
+	static const char *const lan_no[] = { "10.0.0.0/24", "192.168.77.0/24" };
+	static const char *const lan_yes[] = { "10.0.0.0/24" };
+	struct sw_link l = { .ifindex = 7, .name = "mybr", .is_bridge = true, .up = true };
+	struct sw_config cfg;
+	char err[SW_ERRLEN];
+
+	(void)state;
+	tk_host(&h);
+	tk_link(&h, 7, "mybr", true);
+	tk_addr(&h, 7, "192.168.77.1/24");
+
+	tk_build_host("", &h, &m);
+	assert_text(&m, "guard_ifaces", ifs_no, N(ifs_no));
+	assert_text(&m, "lan4", lan_no, N(lan_no));
+	sw_model_free(&m);
+
+	tk_build_host("[guard]\nall_bridges = yes\n", &h, &m);
+	assert_text(&m, "guard_ifaces", ifs_yes, N(ifs_yes));
+	assert_text(&m, "own4", own_yes, N(own_yes));
+	assert_text(&m, "lan4", lan_yes, N(lan_yes));
+	sw_model_free(&m);
+
+	assert_int_equal(sw_config_parse_string("[guard]\nall_bridges = yes\n", "t", &cfg, err,
+						sizeof(err)), 0);
+	assert_true(sw_ruleset_guarded(&cfg, &l));
+	assert_int_equal(sw_config_parse_string("", "t", &cfg, err, sizeof(err)), 0);
+	assert_false(sw_ruleset_guarded(&cfg, &l));
+	snprintf(l.name, sizeof(l.name), "br-xyz");
+	l.is_bridge = false;
+	assert_true(sw_ruleset_guarded(&cfg, &l));
+}
+
+/* Two patterns whose ranges touch ("a*" ends right before "b*" starts)
+ * must both stay in the nft text: the text is what `export` prints. */
+static void test_adjacent_patterns_text(void **state)
+{
+	struct sw_model m;
+	static const char *const ifs[] = { "\"a*\"", "\"b*\"" };
+
+	(void)state;
+	tk_build("[guard]\ninterfaces = a* b*\n", &m);
+	assert_text(&m, "guard_ifaces", ifs, N(ifs));
+	sw_model_free(&m);
+}
+
+static void test_log_no(void **state)
+{
+	struct sw_model m;
+	size_t logs = 0;
+
+	(void)state;
+	tk_build("", &m);
+	for (size_t i = 0; i < m.n_rules; i++)
+		logs += strstr(m.rules[i].tag, "-log") != NULL;
+	assert_int_equal(logs, 7);
+	sw_model_free(&m);
+	tk_build("[log]\nblocked = no\n", &m);
+	for (size_t i = 0; i < m.n_rules; i++)
+		assert_null(strstr(m.rules[i].tag, "-log"));
+	assert_int_equal(m.n_rules, 36);
+	sw_model_free(&m);
+}
+
+static void test_allow_and_host_ports(void **state)
+{
+	struct sw_model m;
+	static const char *const a4[] = { "10.0.0.5 . tcp . 3128", "169.254.169.253 . tcp . 53",
+					  "169.254.169.253 . udp . 53" };
+	static const char *const a6[] = { "fd00::/8 . udp . 53" };
+	static const char *const a6e[] = {
+		"fd00:: . 17 . 53 - fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff . 17 . 53" };
+	static const char *const hp[] = { "6 . 53", "17 . 53" };
+	static const char *const d4[] = { "10.9.0.0/16" };
+
+	(void)state;
+	tk_build("[allow]\nhost_ports = udp/53 tcp/53\n"
+		 "destinations = 10.0.0.5 tcp/3128, fd00::/8 udp/53\n"
+		 "[block]\ndestinations = 10.9.0.0/16\n", &m);
+	assert_text(&m, "allow4", a4, N(a4));
+	assert_text(&m, "allow6", a6, N(a6));
+	assert_elems(&m, "allow6", a6e, N(a6e));
+	assert_elems(&m, "host_ports", hp, N(hp));
+	assert_text(&m, "destinations4", d4, N(d4));
+	sw_model_free(&m);
+}
+
+/* ---- chains and rules ------------------------------------------------------------ */
+
+static void test_chains_and_counters(void **state)
+{
+	static const char *const chains[] = {
+		"prerouting", "guard", "block_metadata", "block_link_local", "block_host",
+		"block_gateways", "block_lan", "block_private", "block_destinations",
+	};
+	static const char *const counters[] = {
+		"metadata", "link_local", "host", "gateways", "lan", "private", "destinations",
+	};
+	struct sw_model m;
+	const struct sw_chain *c;
+
+	(void)state;
+	tk_build("", &m);
+	assert_int_equal(m.n_chains, N(chains));
+	for (size_t i = 0; i < N(chains); i++)
+		assert_string_equal(m.chains[i].name, chains[i]);
+	c = sw_model_find_chain(&m, "prerouting");
+	assert_true(c->base);
+	assert_int_equal(c->hook, 0 /* NF_INET_PRE_ROUTING */);
+	assert_int_equal(c->prio, -150);
+	assert_int_equal(c->policy, 1 /* NF_ACCEPT */);
+	assert_string_equal(c->type, "filter");
+	assert_false(sw_model_find_chain(&m, "guard")->base);
+	assert_int_equal(m.n_counters, N(counters));
+	for (size_t i = 0; i < N(counters); i++)
+		assert_string_equal(m.counters[i], counters[i]);
+	sw_model_free(&m);
+}
+
+static void test_guard_order(void **state)
+{
+	const char *tags[64];
+	struct sw_model m;
+	size_t n;
+
+	(void)state;
+	tk_build("", &m);
+	n = chain_rules(&m, "guard", tags, 64);
+	assert_int_equal(n, N(golden_guard_tags));
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(tags[i], golden_guard_tags[i]);
+	n = chain_rules(&m, "prerouting", tags, 64);
+	assert_int_equal(n, 1);
+	assert_string_equal(tags[0], "sandwall:guard");
+	n = chain_rules(&m, "block_lan", tags, 64);
+	assert_int_equal(n, 3);
+	assert_string_equal(tags[0], "sandwall:lan-count");
+	assert_string_equal(tags[1], "sandwall:lan-log");
+	assert_string_equal(tags[2], "sandwall:lan-drop");
+	/* every rule carries its object for the encoder */
+	for (size_t i = 0; i < m.n_rules; i++)
+		assert_non_null(m.rules[i].nl);
+	sw_model_free(&m);
+}
+
+static void assert_rule(const struct sw_model *m, const char *tag, const char *chain,
+			const char *canon, const char *text)
+{
+	const struct sw_rule *r = rule(m, tag);
+
+	if (!r) {
+		fail_msg("no rule %s", tag);
+		return;
+	}
+	assert_string_equal(r->chain, chain);
+	assert_string_equal(r->canon, canon);
+	assert_string_equal(r->text, text);
+}
+
+static void test_canon_golden(void **state)
+{
+	struct sw_model m;
+
+	(void)state;
+	tk_build("", &m);
+	assert_rule(&m, "sandwall:guard", "prerouting",
+		    "[ meta load iifname => reg 1 ] [ lookup reg 1 set guard_ifaces 0x0 ] "
+		    "[ immediate reg 0 jump -> guard ]",
+		    "iifname @guard_ifaces jump guard comment \"sandwall:guard\"");
+	assert_rule(&m, "sandwall:replies", "guard",
+		    "[ ct load direction => reg 1 ] [ cmp eq reg 1 0x00000001 ] "
+		    "[ immediate reg 0 accept ]",
+		    "ct direction reply accept comment \"sandwall:replies\"");
+	assert_rule(&m, "sandwall:nd-solicit", "guard",
+		    "[ meta load nfproto => reg 1 ] [ cmp eq reg 1 0x0000000a ] "
+		    "[ meta load l4proto => reg 1 ] [ cmp eq reg 1 0x0000003a ] "
+		    "[ payload load 1b @ transport header + 0 => reg 1 ] [ cmp eq reg 1 0x00000087 ] "
+		    "[ immediate reg 0 accept ]",
+		    "icmpv6 type nd-neighbor-solicit accept comment \"sandwall:nd-solicit\"");
+	assert_rule(&m, "sandwall:metadata4", "guard",
+		    "[ meta load nfproto => reg 1 ] [ cmp eq reg 1 0x00000002 ] "
+		    "[ payload load 4b @ network header + 16 => reg 1 ] "
+		    "[ lookup reg 1 set metadata4 0x0 ] [ immediate reg 0 goto -> block_metadata ]",
+		    "ip daddr @metadata4 goto block_metadata comment \"sandwall:metadata4\"");
+	assert_rule(&m, "sandwall:lan6", "guard",
+		    "[ meta load nfproto => reg 1 ] [ cmp eq reg 1 0x0000000a ] "
+		    "[ payload load 16b @ network header + 24 => reg 1 ] "
+		    "[ lookup reg 1 set lan6 0x0 ] [ immediate reg 0 goto -> block_lan ]",
+		    "ip6 daddr @lan6 goto block_lan comment \"sandwall:lan6\"");
+	assert_rule(&m, "sandwall:own4", "guard",
+		    "[ meta load nfproto => reg 1 ] [ cmp eq reg 1 0x00000002 ] "
+		    "[ payload load 4b @ network header + 16 => reg 1 ] "
+		    "[ lookup reg 1 set own4 0x0 ] [ immediate reg 0 return ]",
+		    "ip daddr @own4 return comment \"sandwall:own4\"");
+	assert_rule(&m, "sandwall:host", "guard",
+		    "[ fib daddr type => reg 1 ] [ cmp eq reg 1 0x00000002 ] "
+		    "[ immediate reg 0 goto -> block_host ]",
+		    "fib daddr type local goto block_host comment \"sandwall:host\"");
+	assert_rule(&m, "sandwall:allow4", "guard",
+		    "[ meta load nfproto => reg 1 ] [ cmp eq reg 1 0x00000002 ] "
+		    "[ payload load 4b @ network header + 16 => reg 1 ] "
+		    "[ meta load l4proto => reg 9 ] [ byteorder reg 9 = hton(reg 9, 2, 1) ] "
+		    "[ payload load 2b @ transport header + 2 => reg 10 ] "
+		    "[ lookup reg 1 set allow4 0x0 ] [ immediate reg 0 accept ]",
+		    "ip daddr . meta l4proto . th dport @allow4 accept comment \"sandwall:allow4\"");
+	assert_rule(&m, "sandwall:allow6", "guard",
+		    "[ meta load nfproto => reg 1 ] [ cmp eq reg 1 0x0000000a ] "
+		    "[ payload load 16b @ network header + 24 => reg 1 ] "
+		    "[ meta load l4proto => reg 2 ] [ byteorder reg 2 = hton(reg 2, 2, 1) ] "
+		    "[ payload load 2b @ transport header + 2 => reg 13 ] "
+		    "[ lookup reg 1 set allow6 0x0 ] [ immediate reg 0 accept ]",
+		    "ip6 daddr . meta l4proto . th dport @allow6 accept comment \"sandwall:allow6\"");
+	assert_rule(&m, "sandwall:host_ports", "guard",
+		    "[ fib daddr type => reg 1 ] [ cmp eq reg 1 0x00000002 ] "
+		    "[ meta load l4proto => reg 1 ] [ payload load 2b @ transport header + 2 => reg 9 ] "
+		    "[ lookup reg 1 set host_ports 0x0 ] [ immediate reg 0 accept ]",
+		    "fib daddr type local meta l4proto . th dport @host_ports accept "
+		    "comment \"sandwall:host_ports\"");
+	assert_rule(&m, "sandwall:metadata-count", "block_metadata",
+		    "[ objref type 1 name metadata ]",
+		    "counter name \"metadata\" comment \"sandwall:metadata-count\"");
+	assert_rule(&m, "sandwall:metadata-log", "block_metadata",
+		    "[ limit rate 10/second burst 20 type packets flags 0x0 ] "
+		    "[ log prefix sandwall:metadata  group 3210 snaplen 0 qthreshold 0 ]",
+		    "limit rate 10/second burst 20 packets log prefix \"sandwall:metadata \" "
+		    "group 3210 comment \"sandwall:metadata-log\"");
+	assert_rule(&m, "sandwall:metadata-drop", "block_metadata",
+		    "[ immediate reg 0 drop ]", "drop comment \"sandwall:metadata-drop\"");
+	/* the tag is also in the rule object's userdata */
+	{
+		char tag[SW_NAME_MAX];
+		const struct sw_rule *r = rule(&m, "sandwall:guard");
+
+		assert_non_null(r);
+		if (r)
+			sw_rule_tag(r->nl, tag, sizeof(tag));
+		assert_string_equal(tag, "sandwall:guard");
+	}
+	sw_model_free(&m);
+}
+
+static void test_table_name_and_determinism(void **state)
+{
+	struct sw_model a, b;
+
+	(void)state;
+	tk_build("[nft]\ntable = sw_test\n", &a);
+	assert_string_equal(a.table, "sw_test");
+	sw_model_free(&a);
+	tk_build("", &a);
+	tk_build("", &b);
+	assert_int_equal(a.n_rules, b.n_rules);
+	for (size_t i = 0; i < a.n_rules; i++)
+		assert_string_equal(a.rules[i].canon, b.rules[i].canon);
+	for (size_t i = 0; i < a.n_sets; i++) {
+		assert_int_equal(a.sets[i].n_elems, b.sets[i].n_elems);
+		for (size_t j = 0; j < a.sets[i].n_elems; j++) {
+			assert_memory_equal(a.sets[i].elems[j].key, b.sets[i].elems[j].key, SW_KEY_MAX);
+			assert_memory_equal(a.sets[i].elems[j].key_end, b.sets[i].elems[j].key_end,
+					    SW_KEY_MAX);
+			assert_int_equal(a.sets[i].elems[j].flags, b.sets[i].elems[j].flags);
+		}
+	}
+	sw_model_free(&a);
+	sw_model_free(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_set_names),
+		cmocka_unit_test(test_set_texts_defaults),
+		cmocka_unit_test(test_metadata_list),
+		cmocka_unit_test(test_raw_intervals),
+		cmocka_unit_test(test_dns_none),
+		cmocka_unit_test(test_private),
+		cmocka_unit_test(test_host_no),
+		cmocka_unit_test(test_lan_no),
+		cmocka_unit_test(test_all_bridges),
+		cmocka_unit_test(test_adjacent_patterns_text),
+		cmocka_unit_test(test_log_no),
+		cmocka_unit_test(test_allow_and_host_ports),
+		cmocka_unit_test(test_chains_and_counters),
+		cmocka_unit_test(test_guard_order),
+		cmocka_unit_test(test_canon_golden),
+		cmocka_unit_test(test_table_name_and_determinism),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
