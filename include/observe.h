@@ -11,6 +11,9 @@
  * m->has_table is false. Returns 0 or -errno. */
 int sw_observe(struct sw_nl *nl, const char *table, struct sw_model *m);
 
+/* Only the table: is it there, and its flags (owner, persist, dormant). */
+int sw_observe_table(struct sw_nl *nl, const char *table, bool *present, uint32_t *flags);
+
 /* Decoders for single messages (also used by tests without a kernel). */
 int sw_decode_table(const struct nlmsghdr *nlh, struct sw_model *m);
 int sw_decode_chain(const struct nlmsghdr *nlh, struct sw_model *m);

@@ -98,7 +98,9 @@ static int reconcile(struct sw_daemon *d, const char *why, const char *change, u
 		return 0;
 	}
 	sw_diff_summary(&diff, summary, sizeof(summary));
-	if (!strcmp(why, "drift") || !strcmp(why, "resync"))
+	bool drift = !strcmp(why, "drift") || !strcmp(why, "resync");
+
+	if (drift)
 		d->drifts++;
 	if (rc) {
 		d->repair_failures++;
@@ -115,17 +117,18 @@ static int reconcile(struct sw_daemon *d, const char *why, const char *change, u
 			d->retry = false;
 			arm_resync(d);
 		}
-		if (!strcmp(why, "update"))
+		if (!drift)
 			sw_alert(&d->alert, LOG_INFO,
-				 "event=sets-updated table=inet/%s changes=%zu first=\"%s\" applied_us=%lld",
-				 d->cfg.table, diff.n, diff.items[0].desc, (long long)us);
+				 "event=%s table=inet/%s changes=%zu first=\"%s\" applied_us=%lld",
+				 !strcmp(why, "update") ? "sets-updated" : "applied", d->cfg.table,
+				 diff.n, diff.items[0].desc, (long long)us);
 		else
 			sw_alert(&d->alert, LOG_WARNING,
 				 "event=drift table=inet/%s change=\"%s\" pid=%u comm=%s found_by=%s restored_us=%lld",
 				 d->cfg.table, change ? change : summary, pid,
 				 comm && *comm ? comm : "?", why, (long long)us);
 	}
-	if (strcmp(why, "update")) {
+	if (drift) {
 		snprintf(d->last_drift, sizeof(d->last_drift), "%.180s by pid %u (%.31s)",
 			 change ? change : summary, pid, comm && *comm ? comm : "?");
 		d->last_drift_at = time(NULL);
@@ -204,10 +207,13 @@ static void host_update(struct sw_daemon *d, const char *why)
 	reconcile(d, why, NULL, 0, NULL, t0);
 }
 
+static void ensure_owned(struct sw_daemon *d);
+
 static void full_resync(struct sw_daemon *d, const char *why)
 {
 	d->resyncs++;
 	host_update(d, why);
+	ensure_owned(d);
 }
 
 static void handle_nft(struct sw_daemon *d)
@@ -283,6 +289,7 @@ static int reload(struct sw_daemon *d, char *msg, size_t len)
 		sw_remove(&d->nl, oldtable, &absent, err, sizeof(err));
 	}
 	rc = reconcile(d, "reload", "reload", (uint32_t)getpid(), "sandwalld", now_us());
+	ensure_owned(d);
 	sw_alert(&d->alert, LOG_NOTICE, "event=reload config=%s result=%s", d->config_path,
 		 rc ? "failed" : "ok");
 	snprintf(msg, len, "%s", rc ? "reloaded, but the repair failed" : "reloaded and in sync");
@@ -378,6 +385,22 @@ static int take_table(struct sw_daemon *d)
 	}
 	sw_err("%s", err);
 	return rc;
+}
+
+/* The table must stay ours: after `sandwall remove` + a direct apply, or
+ * any other way it lost its owner, take it back. */
+static void ensure_owned(struct sw_daemon *d)
+{
+	bool present = false;
+	uint32_t flags = 0;
+
+	if (!d->own_flags || d->paused ||
+	    sw_observe_table(&d->nl, d->cfg.table, &present, &flags) || !present ||
+	    (flags & NFT_TABLE_F_OWNER))
+		return;
+	if (take_table(d) == 0)
+		sw_alert(&d->alert, LOG_NOTICE, "event=owner action=retaken table=inet/%s mode=%s",
+			 d->cfg.table, d->mode);
 }
 
 static int setup(struct sw_daemon *d)

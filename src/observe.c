@@ -272,6 +272,19 @@ static int observe_once(struct sw_nl *nl, struct sw_model *m)
 	return 0;
 }
 
+int sw_observe_table(struct sw_nl *nl, const char *table, bool *present, uint32_t *flags)
+{
+	struct sw_model m;
+	int err;
+
+	sw_model_init(&m, table);
+	err = get(nl, &m, NFT_MSG_GETTABLE, false, NULL, sw_decode_table);
+	*present = m.has_table;
+	*flags = m.table_flags;
+	sw_model_free(&m);
+	return err == -ENOENT ? 0 : err;
+}
+
 int sw_observe(struct sw_nl *nl, const char *table, struct sw_model *m)
 {
 	int err = -EAGAIN;

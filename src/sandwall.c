@@ -11,6 +11,7 @@
 #include <linux/netfilter/nf_tables.h>
 
 #include "config.h"
+#include "control.h"
 #include "diff.h"
 #include "export.h"
 #include "log.h"
@@ -24,6 +25,7 @@
 
 struct opts {
 	const char *config;
+	const char *control;
 	bool json;
 	bool verbose;
 };
@@ -47,6 +49,7 @@ static void usage(FILE *f)
 		"  -c, --config FILE  config file (default " SW_DEFAULT_CONFIG ")\n"
 		"  -j, --json         machine-readable output (check, status)\n"
 		"  -v, --verbose      more messages on stderr\n"
+		"      --control PATH the daemon's control socket (default " SW_CONTROL_PATH ")\n"
 		"  -h, --help         this text\n"
 		"  -V, --version      print the version\n"
 		"\n"
@@ -88,6 +91,68 @@ static size_t count_elems(const struct sw_model *m)
 	for (size_t i = 0; i < m->n_sets; i++)
 		n += m->sets[i].n_elems;
 	return n;
+}
+
+/* Is the table owned by a process (sandwalld)? Then writes go through it. */
+static bool owned(struct sw_nl *nl, const char *table)
+{
+	bool present = false;
+	uint32_t flags = 0;
+
+	return sw_observe_table(nl, table, &present, &flags) == 0 && present &&
+	       (flags & NFT_TABLE_F_OWNER);
+}
+
+static const char *reply_field(const char *reply, const char *key, char *buf, size_t len)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = reply; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (!strncmp(p, key, kl) && p[kl] == '=') {
+			size_t n = strcspn(p + kl + 1, "\n");
+
+			snprintf(buf, len, "%.*s", (int)n, p + kl + 1);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "?");
+	return buf;
+}
+
+/* Does a daemon answer on the control socket? */
+static bool daemon_running(const struct opts *o)
+{
+	char reply[SW_CONTROL_REPMAX];
+
+	return sw_control_call(o->control, "status", reply, sizeof(reply)) == 0 &&
+	       !strncmp(reply, "ok\n", 3);
+}
+
+/* Ask the daemon that owns the table to do it. */
+static int via_daemon(const struct opts *o, const char *req, const char *table)
+{
+	char reply[SW_CONTROL_REPMAX], msg[512], cfgpath[512];
+	int rc = sw_control_call(o->control, req, reply, sizeof(reply));
+
+	if (rc) {
+		sw_err("table inet %s is owned by a running process (sandwalld) and no daemon "
+		       "answers on %s: %s", table, o->control, strerror(-rc));
+		return EXIT_ERR;
+	}
+	reply_field(reply, "message", msg, sizeof(msg));
+	if (strncmp(reply, "ok\n", 3)) {
+		sw_err("sandwalld: %s", msg);
+		return EXIT_ERR;
+	}
+	if (!strcmp(req, "reload")) {
+		char st[SW_CONTROL_REPMAX];
+
+		if (sw_control_call(o->control, "status", st, sizeof(st)) == 0 &&
+		    strcmp(reply_field(st, "config", cfgpath, sizeof(cfgpath)), o->config))
+			sw_warn("note: sandwalld reloaded its own config %s, not %s", cfgpath, o->config);
+	}
+	printf("sandwalld: %s\n", msg);
+	return 0;
 }
 
 static int cmd_apply(struct sw_nl *nl, const struct sw_model *want)
@@ -155,21 +220,38 @@ static int cmd_remove(struct sw_nl *nl, const char *table)
 	return 0;
 }
 
-static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, bool json)
+static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struct opts *o)
 {
+	static const char *const keys[] = { "pid", "uptime", "mode", "paused", "drifts", "repairs",
+					     "repair_failures", "resyncs", "enobufs", "last_drift" };
+	char reply[SW_CONTROL_REPMAX], v[256];
+	bool json = o->json, daemon;
 	struct sw_model have;
 	int rc;
 
+	daemon = sw_control_call(o->control, "status", reply, sizeof(reply)) == 0 &&
+		 !strncmp(reply, "ok\n", 3);
 	if ((rc = sw_observe(nl, cfg->table, &have))) {
 		sw_err("cannot read the ruleset: %s", strerror(-rc));
 		return EXIT_ERR;
 	}
 	if (json) {
 		printf("{\"table\":\"inet/%s\",\"present\":%s,\"generation\":%u,"
-		       "\"owner\":%s,\"persist\":%s,\"categories\":{",
+		       "\"owner\":%s,\"persist\":%s,",
 		       cfg->table, have.has_table ? "true" : "false", have.genid,
 		       have.table_flags & NFT_TABLE_F_OWNER ? "true" : "false",
 		       have.table_flags & 0x4 ? "true" : "false");
+		printf("\"daemon\":");
+		if (!daemon) {
+			printf("null,");
+		} else {
+			for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
+				printf("%s\"%s\":", k ? "," : "{", keys[k]);
+				sw_json_str(stdout, reply_field(reply, keys[k], v, sizeof(v)));
+			}
+			printf("},");
+		}
+		printf("\"categories\":{");
 		for (int c = 0; c < SW_CAT_COUNT; c++) {
 			int i = sw_model_find_counter(&have, sw_category_name(c));
 
@@ -180,8 +262,15 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, bool json)
 		}
 		printf("}}\n");
 	} else {
-		printf("table inet %s: %s (generation %u)\n", cfg->table,
-		       have.has_table ? "present" : "ABSENT", have.genid);
+		printf("table inet %s: %s (generation %u)%s%s\n", cfg->table,
+		       have.has_table ? "present" : "ABSENT", have.genid,
+		       have.table_flags & NFT_TABLE_F_OWNER ? ", owned" : "",
+		       have.table_flags & 0x4 ? ", persist" : "");
+		if (daemon)
+			for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++)
+				printf("daemon %-16s %s\n", keys[k], reply_field(reply, keys[k], v, sizeof(v)));
+		else
+			printf("daemon: not running (no answer on %s)\n", o->control);
 		printf("%-14s %-8s %12s %14s\n", "category", "enabled", "packets", "bytes");
 		for (int c = 0; c < SW_CAT_COUNT; c++) {
 			int i = sw_model_find_counter(&have, sw_category_name(c));
@@ -205,9 +294,10 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "control", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct opts o = { .config = SW_DEFAULT_CONFIG };
+	struct opts o = { .config = SW_DEFAULT_CONFIG, .control = SW_CONTROL_PATH };
 	static struct sw_config cfg;
 	static struct sw_host host;
 	struct sw_model want;
@@ -216,6 +306,8 @@ int main(int argc, char **argv)
 	int c, rc;
 
 	sw_log_init("sandwall", true, false, LOG_USER);
+	if (getenv("SANDWALL_CONTROL"))
+		o.control = getenv("SANDWALL_CONTROL");
 	while ((c = getopt_long(argc, argv, "+c:jvhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': o.config = optarg; break;
@@ -223,6 +315,7 @@ int main(int argc, char **argv)
 		case 'v': o.verbose = true; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("sandwall " SW_VERSION "\n"); return 0;
+		case 'C': o.control = optarg; break;
 		default: usage(stderr); return EXIT_ERR;
 		}
 	}
@@ -239,6 +332,7 @@ int main(int argc, char **argv)
 		case 'v': o.verbose = true; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("sandwall " SW_VERSION "\n"); return 0;
+		case 'C': o.control = optarg; break;
 		default: usage(stderr); return EXIT_ERR;
 		}
 	}
@@ -263,8 +357,12 @@ int main(int argc, char **argv)
 		}
 		if (open_nl(&nl))
 			return EXIT_ERR;
-		rc = !strcmp(cmd, "status") ? cmd_status(&nl, &cfg, o.json)
-					    : cmd_remove(&nl, cfg.table);
+		if (!strcmp(cmd, "status"))
+			rc = cmd_status(&nl, &cfg, &o);
+		else if (daemon_running(&o) || owned(&nl, cfg.table))
+			rc = via_daemon(&o, "remove", cfg.table);
+		else
+			rc = cmd_remove(&nl, cfg.table);
 		sw_nl_close(&nl);
 		return rc;
 	}
@@ -279,7 +377,11 @@ int main(int argc, char **argv)
 		sw_model_free(&want);
 		return EXIT_ERR;
 	}
-	rc = !strcmp(cmd, "apply") ? cmd_apply(&nl, &want) : cmd_check(&nl, &want, o.json);
+	if (!strcmp(cmd, "apply"))
+		rc = daemon_running(&o) || owned(&nl, want.table) ? via_daemon(&o, "reload", want.table)
+								  : cmd_apply(&nl, &want);
+	else
+		rc = cmd_check(&nl, &want, o.json);
 	sw_nl_close(&nl);
 	sw_model_free(&want);
 	return rc;

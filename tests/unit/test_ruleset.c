@@ -195,7 +195,7 @@ static void test_metadata_list(void **state)
 	assert_int_equal(sw_endpoints_parse(sw_metadata_list, p, 128, &n, &bad), 0);
 	assert_true(n >= 4);
 	for (size_t i = 0; i < n; i++) {
-		assert_int_equal(sw_prefix_format(&p[i], buf, sizeof(buf)), (int)strlen(buf));
+		assert_int_equal(sw_prefix_format(&p[i], buf, sizeof(buf)), 0);
 		if (!has_text(set(&m, p[i].family == AF_INET ? "metadata4" : "metadata6"), buf))
 			fail_msg("metadata endpoint %s is not in the set", buf);
 	}
