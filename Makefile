@@ -79,11 +79,15 @@ check: deps
 	$(MAKE) unit
 	$(MAKE) integration
 
-# The README's main command: dependencies, build, apply the shipped config, show status.
+# The README's main command: dependencies, build, apply the shipped config,
+# show status, then run the daemon in the foreground (Ctrl-C leaves the rules;
+# `sudo build/sandwall -c rules/sandwall.conf remove` takes them away).
 run: deps
 	$(MAKE) all
 	./$(B)/sandwall -c rules/sandwall.conf apply
 	./$(B)/sandwall -c rules/sandwall.conf status
+	@echo "sandwalld: guarding in the foreground; Ctrl-C stops it and leaves the rules in place"
+	./$(B)/sandwalld -c rules/sandwall.conf -f
 
 asan:
 	$(MAKE) B=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
