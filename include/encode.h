@@ -9,6 +9,9 @@
  *   add table; delete table; add table; counters, sets, elements, chains, rules
  * so there is no instant without the drops. */
 int sw_encode_replace(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m);
+/* The whole table when it is known to be absent (nothing to delete, so
+ * nothing for the kernel to clean up afterwards). */
+int sw_encode_create(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m);
 /* Only the named set's contents: flush its elements, add the desired ones. */
 int sw_encode_set_refill(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m,
 			 const struct sw_set *s);

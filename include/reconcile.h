@@ -20,10 +20,6 @@ int sw_desired(const struct sw_config *cfg, struct sw_host *host, struct sw_mode
 /* Replace the table with the desired model in one batch, retrying on
  * ERESTART. On failure err holds the reason (with the kernel's text). */
 int sw_apply(struct sw_nl *nl, const struct sw_model *want, char *err, size_t errlen);
-/* Fix what the diff names: only the sets' contents when only elements
- * differ, else the whole table. */
-int sw_repair(struct sw_nl *nl, const struct sw_model *want, const struct sw_diff *d,
-	      char *err, size_t errlen);
 /* add table with these flags (ownership: adopt an orphaned table). */
 int sw_set_table_flags(struct sw_nl *nl, const char *table, uint32_t flags,
 		       char *err, size_t errlen);
@@ -33,9 +29,12 @@ int sw_remove(struct sw_nl *nl, const char *table, bool *absent, char *err, size
 /* Observe and diff. d is filled (empty = in sync). */
 int sw_check(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
 	     char *err, size_t errlen);
-/* Check; if drift, apply and read back. *repaired says a batch was sent;
- * d holds the drift that was found. Returns -EIO if the read-back still
- * differs. */
+/* Observe, diff and, on drift, send the smallest batch that fixes it
+ * (create when the table is absent, refill sets when only elements
+ * differ, else replace the table), stamped with the generation the diff
+ * saw (ERESTART: observe again, bounded); then read back. *repaired says
+ * a batch was sent; d holds the drift that was found. Returns -EIO if
+ * the read-back still differs. */
 int sw_reconcile(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
 		 bool *repaired, char *err, size_t errlen);
 

@@ -189,16 +189,11 @@ static int rule_msg(struct sw_batch *b, struct sw_nl *nl, const struct sw_rule *
 	return 0;
 }
 
-int sw_encode_replace(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m)
+/* Everything inside the table: counters, sets and elements, chains, rules. */
+static int encode_contents(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m)
 {
 	int err;
 
-	/* add table (without flags: a no-op on an existing table, whatever its
-	 * flags, so the delete cannot fail); delete table; add table */
-	if ((err = table_msg(b, nl, m->table, NFT_MSG_NEWTABLE, 0, false)) ||
-	    (err = table_msg(b, nl, m->table, NFT_MSG_DELTABLE, 0, false)) ||
-	    (err = table_msg(b, nl, m->table, NFT_MSG_NEWTABLE, m->table_flags, true)))
-		return err;
 	for (size_t i = 0; i < m->n_counters; i++)
 		if ((err = counter_msg(b, nl, m->table, m->counters[i])))
 			return err;
@@ -213,6 +208,29 @@ int sw_encode_replace(struct sw_batch *b, struct sw_nl *nl, const struct sw_mode
 		if ((err = rule_msg(b, nl, &m->rules[i])))
 			return err;
 	return 0;
+}
+
+int sw_encode_replace(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m)
+{
+	int err;
+
+	/* add table (without flags: a no-op on an existing table, whatever its
+	 * flags, so the delete cannot fail); delete table; add table */
+	if ((err = table_msg(b, nl, m->table, NFT_MSG_NEWTABLE, 0, false)) ||
+	    (err = table_msg(b, nl, m->table, NFT_MSG_DELTABLE, 0, false)) ||
+	    (err = table_msg(b, nl, m->table, NFT_MSG_NEWTABLE, m->table_flags, true)))
+		return err;
+	return encode_contents(b, nl, m);
+}
+
+int sw_encode_create(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m)
+{
+	int err;
+
+	/* add table with everything (it is known to be absent) */
+	if ((err = table_msg(b, nl, m->table, NFT_MSG_NEWTABLE, m->table_flags, true)))
+		return err;
+	return encode_contents(b, nl, m);
 }
 
 int sw_encode_set_refill(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m,

@@ -36,19 +36,26 @@ static ssize_t sock_recv(void *ctx, void *buf, size_t len, int timeout_ms)
 	ssize_t n;
 	int r;
 
-	do
-		r = poll(&pfd, 1, timeout_ms);
-	while (r < 0 && errno == EINTR);
-	if (r < 0)
-		return -errno;
-	if (r == 0)
-		return 0;
-	n = recv(pfd.fd, buf, len, MSG_TRUNC);
-	if (n < 0)
-		return -errno;
-	if ((size_t)n > len)
-		return -EMSGSIZE;
-	return n;
+	for (;;) {
+		/* answers to a batch are queued by the time sendmsg returns:
+		 * read first, wait only when nothing is there */
+		n = recv(pfd.fd, buf, len, MSG_TRUNC | MSG_DONTWAIT);
+		if (n >= 0)
+			return (size_t)n > len ? -EMSGSIZE : n;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return -errno;
+		if (timeout_ms == 0)
+			return 0;
+		do
+			r = poll(&pfd, 1, timeout_ms);
+		while (r < 0 && errno == EINTR);
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return 0;
+	}
 }
 
 static const struct sw_nl_ops sock_ops = { .send = sock_send, .recv = sock_recv };

@@ -126,19 +126,6 @@ int sw_set_table_flags(struct sw_nl *nl, const char *table, uint32_t flags,
 	return send_with_retry(nl, build_flags, &f, "cannot set the table flags", err, errlen);
 }
 
-int sw_repair(struct sw_nl *nl, const struct sw_model *want, const struct sw_diff *d,
-	      char *err, size_t errlen)
-{
-	struct refill r = { want, d };
-	bool only_elems = d->n > 0;
-
-	for (size_t i = 0; i < d->n && only_elems; i++)
-		only_elems = d->items[i].set && sw_model_find_set(want, d->items[i].set);
-	if (!only_elems)
-		return sw_apply(nl, want, err, errlen);
-	return send_with_retry(nl, build_refill, &r, "cannot update the sets", err, errlen);
-}
-
 int sw_remove(struct sw_nl *nl, const char *table, bool *absent, char *err, size_t errlen)
 {
 	int rc = send_with_retry(nl, build_delete, table, "cannot delete the table", err, errlen);
@@ -174,19 +161,74 @@ static int64_t now_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+static int build_create(struct sw_batch *b, struct sw_nl *nl, const void *arg)
+{
+	return sw_encode_create(b, nl, arg);
+}
+
+/* One batch stamped with the generation the diff was made against. */
+static int send_once(struct sw_nl *nl, uint32_t genid, build_fn build, const void *arg)
+{
+	struct sw_batch b;
+	int rc;
+
+	if ((rc = sw_batch_init(&b, nl, genid, true)) == 0) {
+		rc = build(&b, nl, arg);
+		if (!rc)
+			rc = sw_batch_finish(&b, nl);
+		if (!rc)
+			rc = sw_nl_send_batch(nl, &b);
+	}
+	sw_batch_free(&b);
+	return rc;
+}
+
 int sw_reconcile(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
 		 bool *repaired, char *err, size_t errlen)
 {
 	struct sw_diff after;
-	int64_t t0 = now_us(), t1, t2;
-	int rc;
+	int64_t t0 = now_us(), t1 = 0, t2;
+	int rc = -ERESTART;
 
 	*repaired = false;
-	if ((rc = sw_check(nl, want, d, err, errlen)) || d->n == 0)
+	memset(d, 0, sizeof(*d));
+	for (int i = 0; i < SW_APPLY_TRIES && rc == -ERESTART; i++) {
+		struct sw_model have;
+		struct refill r = { want, d };
+		bool only_elems;
+
+		sw_diff_free(d);
+		if ((rc = sw_observe(nl, want->table, &have))) {
+			kernel_error(nl, "cannot read the ruleset", rc, err, errlen);
+			return rc;
+		}
+		if ((rc = sw_diff(want, &have, d))) {
+			sw_model_free(&have);
+			snprintf(err, errlen, "cannot compare: %s", strerror(-rc));
+			return rc;
+		}
+		if (d->n == 0) {
+			sw_model_free(&have);
+			return 0;
+		}
+		t1 = now_us();
+		only_elems = true;
+		for (size_t j = 0; j < d->n && only_elems; j++)
+			only_elems = d->items[j].set && sw_model_find_set(want, d->items[j].set);
+		/* the smallest batch that fixes it, stamped with the generation
+		 * the diff saw: if anything moved since, ERESTART and again */
+		if (!have.has_table)
+			rc = send_once(nl, have.genid, build_create, want);
+		else if (only_elems)
+			rc = send_once(nl, have.genid, build_refill, &r);
+		else
+			rc = send_once(nl, have.genid, build_replace, want);
+		sw_model_free(&have);
+	}
+	if (rc) {
+		kernel_error(nl, "cannot repair the ruleset", rc, err, errlen);
 		return rc;
-	t1 = now_us();
-	if ((rc = sw_repair(nl, want, d, err, errlen)))
-		return rc;
+	}
 	*repaired = true;
 	t2 = now_us();
 	rc = sw_check(nl, want, &after, err, errlen);

@@ -24,6 +24,7 @@
 #define EXIT_ERR   2
 
 struct opts {
+	bool force;
 	const char *config;
 	const char *control;
 	bool json;
@@ -39,7 +40,8 @@ static void usage(FILE *f)
 		"gateways and LAN, and services bound on the host (nftables table).\n"
 		"\n"
 		"commands:\n"
-		"  apply     install or replace the ruleset atomically, then read it back\n"
+		"  apply     install or fix the ruleset atomically (one batch), then read it back;\n"
+		"            nothing is sent when the kernel already matches (--force replaces)\n"
 		"  check     compare the kernel with the config: 0 in sync, 1 drift (printed)\n"
 		"  export    print the ruleset as nft -f text\n"
 		"  remove    delete the table\n"
@@ -48,6 +50,7 @@ static void usage(FILE *f)
 		"options:\n"
 		"  -c, --config FILE  config file (default " SW_DEFAULT_CONFIG ")\n"
 		"  -j, --json         machine-readable output (check, status)\n"
+		"      --force        apply: replace the table even when it matches\n"
 		"  -v, --verbose      more messages on stderr\n"
 		"      --control PATH the daemon's control socket (default " SW_CONTROL_PATH ")\n"
 		"  -h, --help         this text\n"
@@ -155,29 +158,43 @@ static int via_daemon(const struct opts *o, const char *req, const char *table)
 	return 0;
 }
 
-static int cmd_apply(struct sw_nl *nl, const struct sw_model *want)
+static int cmd_apply(struct sw_nl *nl, const struct sw_model *want, bool force)
 {
 	char err[SW_ERRLEN];
 	struct sw_diff d;
+	bool repaired = false;
 	int rc;
 
-	if ((rc = sw_apply(nl, want, err, sizeof(err)))) {
-		sw_err("%s; the kernel kept its previous ruleset", err);
-		return EXIT_ERR;
-	}
-	if ((rc = sw_check(nl, want, &d, err, sizeof(err)))) {
-		sw_err("applied, but %s", err);
-		return EXIT_ERR;
-	}
-	if (d.n) {
-		sw_err("applied, but the kernel does not hold the same ruleset:");
-		sw_diff_print(&d, stderr, false);
+	if (force) {
+		/* replace whatever is there, then read back */
+		if ((rc = sw_apply(nl, want, err, sizeof(err)))) {
+			sw_err("%s; the kernel kept its previous ruleset", err);
+			return EXIT_ERR;
+		}
+		if ((rc = sw_check(nl, want, &d, err, sizeof(err)))) {
+			sw_err("applied, but %s", err);
+			return EXIT_ERR;
+		}
+		if (d.n) {
+			sw_err("applied, but the kernel does not hold the same ruleset:");
+			sw_diff_print(&d, stderr, false);
+			sw_diff_free(&d);
+			return EXIT_ERR;
+		}
+		repaired = true;
+	} else if ((rc = sw_reconcile(nl, want, &d, &repaired, err, sizeof(err)))) {
+		sw_err("%s%s", err, repaired ? "" : "; the kernel kept its previous ruleset");
 		sw_diff_free(&d);
 		return EXIT_ERR;
 	}
+	if (!repaired)
+		printf("table inet %s already in place: %zu chains, %zu rules, %zu sets, %zu elements\n",
+		       want->table, want->n_chains, want->n_rules, want->n_sets, count_elems(want));
+	else
+		printf("applied table inet %s (%s): %zu chains, %zu rules, %zu sets, %zu elements; read back identical\n",
+		       want->table, force ? "replaced" : d.n == 1 && !strcmp(d.items[0].object, "table") ?
+		       "created" : "updated", want->n_chains, want->n_rules, want->n_sets, count_elems(want));
 	sw_diff_free(&d);
-	printf("applied table inet %s: %zu chains, %zu rules, %zu sets, %zu elements; read back identical\n",
-	       want->table, want->n_chains, want->n_rules, want->n_sets, count_elems(want));
 	return 0;
 }
 
@@ -295,6 +312,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "control", required_argument, NULL, 'C' },
+		{ "force", no_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = { .config = SW_DEFAULT_CONFIG, .control = SW_CONTROL_PATH };
@@ -316,6 +334,7 @@ int main(int argc, char **argv)
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("sandwall " SW_VERSION "\n"); return 0;
 		case 'C': o.control = optarg; break;
+		case 'F': o.force = true; break;
 		default: usage(stderr); return EXIT_ERR;
 		}
 	}
@@ -333,6 +352,7 @@ int main(int argc, char **argv)
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("sandwall " SW_VERSION "\n"); return 0;
 		case 'C': o.control = optarg; break;
+		case 'F': o.force = true; break;
 		default: usage(stderr); return EXIT_ERR;
 		}
 	}
@@ -379,7 +399,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "apply"))
 		rc = daemon_running(&o) || owned(&nl, want.table) ? via_daemon(&o, "reload", want.table)
-								  : cmd_apply(&nl, &want);
+								  : cmd_apply(&nl, &want, o.force);
 	else
 		rc = cmd_check(&nl, &want, o.json);
 	sw_nl_close(&nl);

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034
 # sandwall integration test library: topology, servers, probes, assertions.
 #
 # Sourced by run.sh. Everything happens inside network namespaces named
@@ -331,6 +331,13 @@ SKIP=77
 need_sandwall() {
 	if ! have_sandwall; then info "skip: $SANDWALL not built"; return 1; fi
 	return 0
+}
+
+# Read-only fingerprint of the root network namespace (links, addresses,
+# routes, nft ruleset): run.sh compares it before/after as a self-check.
+root_fingerprint() {
+	{ ip -o link show | sed 's/ state [A-Z]*//'; ip -o addr show; ip route show; ip -6 route show
+	  nft list ruleset 2>/dev/null; } | grep -v 'link-netns\|link-netnsid' | md5sum | cut -d' ' -f1
 }
 
 swt_cleanup() {

@@ -72,6 +72,7 @@ trap 'exit 143' TERM
 
 echo "sandwall integration: binary $SANDWALL$(have_sandwall || echo ' (NOT BUILT)'), namespaces ${SWT_PREFIX}*, tmp $SWT_TMP"
 start=$SECONDS
+root_fp=$(root_fingerprint)
 if ! topo_up >"$SWT_TMP/topo.log" 2>&1; then
 	echo "topology setup failed:"; sed 's/^/  | /' "$SWT_TMP/topo.log"
 	echo "0 passed, ${#selected[@]} failed"
@@ -99,6 +100,11 @@ for t in "${selected[@]}"; do
 	reset_state
 done
 
+reset_state
+if [ "$(root_fingerprint)" != "$root_fp" ]; then
+	echo "WARNING: the root network namespace changed during the run (links/addresses/routes/nft)."
+	echo "         This suite never writes there; check for another actor, or a bug here."
+fi
 echo "=== $((SECONDS - start))s${failed_names[*]:+; failed: ${failed_names[*]}}"
 summary="$passed passed, $failed failed"
 [ $skipped -gt 0 ] && summary+=", $skipped skipped"

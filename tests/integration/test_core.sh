@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2086
 # Core suite: the ruleset blocks what DESIGN.md says and nothing else, check
 # sees drift, export round-trips, bad configs change nothing, apply is atomic.
 # Each test starts from the baseline topology with no sandwall table
