@@ -16,7 +16,7 @@ WARN      := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-protot
              -Wformat=2 -Wformat-security -Wpointer-arith -Wcast-align -Wwrite-strings \
              -Wundef -Wvla -Wnull-dereference -Wimplicit-fallthrough -Wno-unused-parameter
 CFLAGS    ?= -O2 -g
-CFLAGS    += -std=gnu11 $(WARN) -Iinclude -Ibuild $(PKG_CFLAGS) -D_GNU_SOURCE \
+override CFLAGS += -std=gnu11 $(WARN) -Iinclude -Ibuild $(PKG_CFLAGS) -D_GNU_SOURCE \
              -DSW_VERSION=\"$(VERSION)\" -fstack-protector-strong -D_FORTIFY_SOURCE=2
 LDLIBS    += $(PKG_LIBS)
 B         := build
@@ -89,9 +89,9 @@ run: deps
 	@echo "sandwalld: guarding in the foreground; Ctrl-C stops it and leaves the rules in place"
 	./$(B)/sandwalld -c rules/sandwall.conf -f
 
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 asan:
-	$(MAKE) B=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	  LDFLAGS="-fsanitize=address,undefined" all unit
+	$(MAKE) B=build-asan CFLAGS="-O1 -g $(SAN)" LDFLAGS="$(SAN)" all unit
 
 bench: $(BINS)
 	bench/apply

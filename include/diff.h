@@ -27,7 +27,9 @@ void sw_diff_free(struct sw_diff *d);
 const char *sw_diff_kind_name(enum sw_diff_kind k);   /* "missing", "extra", "changed" */
 /* "missing set metadata4 element 169.254.169.254" lines, or a JSON array. */
 void sw_diff_print(const struct sw_diff *d, FILE *f, bool json);
-/* One short line for alerts: "delete table", "3 missing, 1 extra (rule ...)". */
+/* One short line for alerts: the item itself when there is one
+ * ("missing table inet sandwall"), else "N missing, N extra, N changed;
+ * first: ...". */
 void sw_diff_summary(const struct sw_diff *d, char *buf, size_t len);
 /* JSON string escaping helper shared by the printers. */
 void sw_json_str(FILE *f, const char *s);

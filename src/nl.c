@@ -129,29 +129,48 @@ uint32_t sw_nl_next_seq(struct sw_nl *nl)
 	return ++nl->seq;
 }
 
-/* The error of an NLMSG_ERROR message, and the kernel's text if any. */
-static int parse_error(struct sw_nl *nl, const struct nlmsghdr *nlh)
+/* The error code of an NLMSG_ERROR message. */
+static int error_code(const struct nlmsghdr *nlh)
+{
+	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e)))
+		return -EBADMSG;
+	return e->error;
+}
+
+/* Keep the kernel's extack text of an error we report. */
+static void error_text(struct sw_nl *nl, const struct nlmsghdr *nlh)
 {
 	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *attr;
 	size_t off;
 
-	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e)))
-		return -EBADMSG;
-	if (e->error && (nlh->nlmsg_flags & NLM_F_ACK_TLVS)) {
-		off = sizeof(*e);
-		if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-			off += e->msg.nlmsg_len - sizeof(e->msg);
-		off = MNL_ALIGN(off);
-		mnl_attr_for_each_payload((void *)((const uint8_t *)e + off),
-					  nlh->nlmsg_len - MNL_NLMSG_HDRLEN - off) {
-			if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
-			    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
-				snprintf(nl->errmsg, sizeof(nl->errmsg), "%s",
-					 mnl_attr_get_str(attr));
-		}
+	nl->errmsg[0] = '\0';
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e)) || !e->error ||
+	    !(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	off = sizeof(*e);
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - sizeof(e->msg);
+	off = MNL_ALIGN(off);
+	if (off >= nlh->nlmsg_len - MNL_NLMSG_HDRLEN)
+		return;
+	mnl_attr_for_each_payload((void *)((const uint8_t *)e + off),
+				  nlh->nlmsg_len - MNL_NLMSG_HDRLEN - off) {
+		if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
+		    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
+			snprintf(nl->errmsg, sizeof(nl->errmsg), "%s", mnl_attr_get_str(attr));
 	}
-	return e->error;
+}
+
+static int parse_error(struct sw_nl *nl, const struct nlmsghdr *nlh)
+{
+	int err = error_code(nlh);
+
+	if (err)
+		error_text(nl, nlh);
+	return err;
 }
 
 static bool from_kernel_ok(const struct sw_nl *nl, const struct nlmsghdr *nlh)
@@ -331,7 +350,6 @@ static void drain(struct sw_nl *nl)
 
 int sw_nl_send_batch(struct sw_nl *nl, struct sw_batch *b)
 {
-	uint32_t last = b->first_seq + b->n_msgs;      /* exclusive */
 	uint32_t pending = b->n_msgs;
 	uint8_t *seen = NULL;
 	int first_err = 0;
@@ -367,29 +385,32 @@ int sw_nl_send_batch(struct sw_nl *nl, struct sw_batch *b)
 		len = (int)n;
 		for (nlh = (const struct nlmsghdr *)nl->rbuf; mnl_nlmsg_ok(nlh, len);
 		     nlh = mnl_nlmsg_next(nlh, &len)) {
-			uint32_t seq = nlh->nlmsg_seq;
+			uint32_t seq = nlh->nlmsg_seq, off;
 			int err;
 
 			if (nlh->nlmsg_type != NLMSG_ERROR || !from_kernel_ok(nl, nlh))
 				continue;
-			err = parse_error(nl, nlh);
+			err = error_code(nlh);
 			if (seq == b->begin_seq) {
 				/* the batch as a whole: ERESTART (generation
 				 * moved), EPERM, or a failed commit */
 				if (err) {
 					first_err = err;
+					error_text(nl, nlh);
 					drain(nl);
 					goto out;
 				}
 				continue;
 			}
-			if (seq < b->first_seq || seq >= last || seen[seq - b->first_seq])
-				continue;
-			seen[seq - b->first_seq] = 1;
+			off = seq - b->first_seq;       /* wraps safely */
+			if (off >= b->n_msgs || seen[off])
+				continue;               /* stale or repeated */
+			seen[off] = 1;
 			pending--;
 			if (err && !first_err) {
 				first_err = err;
-				nl->err_index = (int)(seq - b->first_seq);
+				nl->err_index = (int)off;
+				error_text(nl, nlh);
 			}
 		}
 	}

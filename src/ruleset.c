@@ -127,14 +127,15 @@ static int ival_text(const struct ival *v, int family, char *buf, size_t len)
 /* Fill an interval set the way nft does for a non-concatenated interval
  * set: a leading zero key flagged END when the first range does not start
  * at zero, then start (flags 0) and end+1 (flags END) per range. */
-static int set_fill_intervals(struct sw_set *s, struct ivals *iv, int family)
+static int set_fill_intervals(struct sw_set *s, struct ivals *iv, int family,
+			      bool merge_adjacent)
 {
 	static const uint8_t zero[16];
 	struct sw_elem e;
 	char text[128];
 	int err;
 
-	ivals_merge(iv, true);
+	ivals_merge(iv, merge_adjacent);
 	if (iv->n && memcmp(iv->v[0].lo, zero, iv->klen)) {
 		memset(&e, 0, sizeof(e));
 		e.flags = NFT_SET_ELEM_INTERVAL_END;
@@ -214,9 +215,9 @@ static int addr_sets(struct sw_model *m, const char *base,
 		if (err)
 			return err;
 	}
-	if ((err = set_fill_intervals(s4, &iv4, AF_INET)))
+	if ((err = set_fill_intervals(s4, &iv4, AF_INET, true)))
 		return err;
-	return set_fill_intervals(s6, &iv6, AF_INET6);
+	return set_fill_intervals(s6, &iv6, AF_INET6, true);
 }
 
 /* set guard_ifaces { type ifname; flags interval; elements = { "docker0", "br-*" } } */
@@ -259,8 +260,7 @@ static int ifname_set(struct sw_model *m, const struct sw_config *cfg,
 	}
 	/* names are merged only when one covers another: a merged range of
 	 * unrelated names could not be written back as nft text */
-	ivals_merge(&iv, false);
-	if ((err = set_fill_intervals(s, &iv, 0)))
+	if ((err = set_fill_intervals(s, &iv, 0, false)))
 		return err;
 	for (size_t i = 0; i < iv.n; i++) {
 		char text[SW_IFNAMSIZ + 4];

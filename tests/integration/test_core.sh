@@ -492,17 +492,11 @@ core_10_bad_config() {
 	return 0
 }
 
-core_11_atomic() {
-	need_sandwall || return $SKIP
-	local conf i fails=0 stop="$SWT_TMP/flood.stop" f4="$SWT_TMP/flood4.out" f6="$SWT_TMP/flood6.out" p4 p6 r4 r6
-	conf=$(mkconf default)
-	apply_ok "$conf" || return 1
-	apply_ok "$conf" || return 1
-	expect_sw 0 "check after applying twice" -c "$conf" check
-	local l1 l2
-	l1=$(nft_list_norm "$H"); apply_ok "$conf"; l2=$(nft_list_norm "$H")
-	if [ "$l1" = "$l2" ]; then ok "listing identical after a third apply"; else bad "listing changed by re-apply"; fi
-
+# _flood_during DESC APPLY-ARGS-A APPLY-ARGS-B: metadata floods (v4, v6) from c1
+# while 20 applies alternate between the two argument strings
+_flood_during() {
+	local desc=$1 argsa=$2 argsb=$3 i fails=0 stop="$SWT_TMP/flood.stop" p4 p6 r4 r6
+	local f4="$SWT_TMP/flood4.out" f6="$SWT_TMP/flood6.out" args
 	rm -f "$stop"
 	nsx "$C1" "$PY" "$SRV" flood 169.254.169.254 80 54 60 "$stop" >"$f4" 2>&1 &
 	p4=$!
@@ -510,17 +504,46 @@ core_11_atomic() {
 	p6=$!
 	sleep 0.3
 	for i in $(seq 1 20); do
-		sw -c "$conf" apply || { fails=$((fails + 1)); show "$SW_ERR" 3; }
+		if [ $((i % 2)) = 1 ]; then args=$argsa; else args=$argsb; fi
+		# shellcheck disable=SC2086
+		sw $args || { fails=$((fails + 1)); show "$SW_ERR" 3; }
 	done
 	sleep 0.3
 	touch "$stop"
 	wait $p4; r4=$?
 	wait $p6; r6=$?
-	if [ $fails -eq 0 ]; then ok "20 re-applies under traffic all exit 0"; else bad "$fails of 20 re-applies failed"; fi
-	if [ $r4 -eq 0 ]; then ok "v4 metadata flood during re-applies: nothing got through ($(cat "$f4"))"
-	else bad "v4 metadata flood during re-applies: traffic got through (exit $r4: $(cat "$f4"))"; fi
-	if [ $r6 -eq 0 ]; then ok "v6 metadata flood during re-applies: nothing got through ($(cat "$f6"))"
-	else bad "v6 metadata flood during re-applies: traffic got through (exit $r6: $(cat "$f6"))"; fi
+	if [ $fails -eq 0 ]; then ok "[$desc] 20 applies under traffic all exit 0"; else bad "[$desc] $fails of 20 applies failed"; fi
+	if [ $r4 -eq 0 ]; then ok "[$desc] v4 metadata flood: nothing got through ($(cat "$f4"))"
+	else bad "[$desc] v4 metadata flood: traffic got through (exit $r4: $(cat "$f4"))"; fi
+	if [ $r6 -eq 0 ]; then ok "[$desc] v6 metadata flood: nothing got through ($(cat "$f6"))"
+	else bad "[$desc] v6 metadata flood: traffic got through (exit $r6: $(cat "$f6"))"; fi
+}
+
+core_11_atomic() {
+	need_sandwall || return $SKIP
+	local conf c_dest c_priv l1 l2
+	conf=$(mkconf default)
+	c_dest=$(mkconf dest_other "block.destinations=198.51.100.0/24")
+	c_priv=$(mkconf private block.private=yes)
+	apply_ok "$conf" || return 1
+	apply_ok "$conf" || return 1
+	expect_sw 0 "check after applying twice" -c "$conf" check
+	l1=$(nft_list_norm "$H"); apply_ok "$conf"; l2=$(nft_list_norm "$H")
+	if [ "$l1" = "$l2" ]; then ok "listing identical after a third apply"; else bad "listing changed by re-apply"; fi
+
+	# plain re-apply of the same config (may be a no-op when the kernel matches)
+	_flood_during "same config" "-c $conf apply" "-c $conf apply"
+	# forced full replace every time (apply --force, if the CLI has it)
+	sw -c "$conf" --force apply
+	if [ "$SW_RC" -eq 0 ]; then
+		_flood_during "apply --force" "-c $conf --force apply" "-c $conf --force apply"
+	else
+		info "apply --force not supported (exit $SW_RC): forced-replace phase skipped"
+	fi
+	# set contents change every time (destinations4 differs)
+	_flood_during "set elements change" "-c $c_dest apply" "-c $conf apply"
+	# rules change every time (private adds rules)
+	_flood_during "rules change" "-c $c_priv apply" "-c $conf apply"
 	expect_sw 0 "check after the re-applies" -c "$conf" check
 	return 0
 }

@@ -132,7 +132,7 @@ struct fk {
 	bool uncapped;                  /* extack after the echoed original message */
 	size_t acks_per_dgram;          /* 0: all answers in one datagram */
 	bool stale_first;               /* a foreign-seq answer (with extack) comes first */
-	bool no_answer;                 /* swallow batches without any answer */
+	bool no_answer;                 /* swallow batches and GETGEN without any answer */
 	size_t skip_ack;                /* answer every message but this one (1-based, 0: off) */
 	int send_err;                   /* send() fails with this */
 	int recv_err;                   /* recv() fails with this once the queue is empty */
@@ -302,7 +302,8 @@ static inline ssize_t fk_send(void *ctx, const void *buf, size_t len)
 		fk_answer_batch(k, buf, len);
 	} else if (nlh->nlmsg_type == ((NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_GETGEN)) {
 		k->n_getgens++;
-		fk_put_newgen(k, fk_dgram(k), nlh->nlmsg_seq, k->genid);
+		if (!k->no_answer)
+			fk_put_newgen(k, fk_dgram(k), nlh->nlmsg_seq, k->genid);
 	}
 	return (ssize_t)len;
 }

@@ -365,15 +365,36 @@ static void test_all_bridges(void **state)
 
 /* Two patterns whose ranges touch ("a*" ends right before "b*" starts)
  * must both stay in the nft text: the text is what `export` prints. */
+static int model_setup(void **state)
+{
+	struct sw_model *m = calloc(1, sizeof(*m));
+
+	assert_non_null(m);
+	*state = m;
+	return 0;
+}
+
+/* frees the model even when the test failed half-way */
+static int model_teardown(void **state)
+{
+	sw_model_free(*state);
+	free(*state);
+	return 0;
+}
+
 static void test_adjacent_patterns_text(void **state)
 {
-	struct sw_model m;
+	struct sw_model *m = *state;
 	static const char *const ifs[] = { "\"a*\"", "\"b*\"" };
+	static const char *const raw[] = { "\"\" [end]", "\"a\"", "\"b\"", "\"b\" [end]",
+					   "\"c\" [end]" };
 
-	(void)state;
-	tk_build("[guard]\ninterfaces = a* b*\n", &m);
-	assert_text(&m, "guard_ifaces", ifs, N(ifs));
-	sw_model_free(&m);
+	tk_build("[guard]\ninterfaces = a* b*\n", m);
+	/* touching name ranges stay apart, as nft 1.0.6 sends them (an END
+	 * and a start with the same key; the kernel takes both) ... */
+	assert_elems(m, "guard_ifaces", raw, N(raw));
+	/* ... but the text must still name both patterns */
+	assert_text(m, "guard_ifaces", ifs, N(ifs));
 }
 
 static void test_log_no(void **state)
@@ -609,7 +630,7 @@ int main(void)
 		cmocka_unit_test(test_host_no),
 		cmocka_unit_test(test_lan_no),
 		cmocka_unit_test(test_all_bridges),
-		cmocka_unit_test(test_adjacent_patterns_text),
+		cmocka_unit_test_setup_teardown(test_adjacent_patterns_text, model_setup, model_teardown),
 		cmocka_unit_test(test_log_no),
 		cmocka_unit_test(test_allow_and_host_ports),
 		cmocka_unit_test(test_chains_and_counters),
