@@ -112,7 +112,7 @@ static int diff_elems(const struct sw_set *a, const struct sw_set *b, struct sw_
 		else {
 			c = memcmp(a->elems[i].key, b->elems[j].key, len);
 			if (!c)
-				c = a->elems[i].flags < b->elems[j].flags ? -1 : 1;
+				c = a->elems[i].flags > b->elems[j].flags ? -1 : 1;
 		}
 		if (c < 0) {
 			sw_elem_format(a, &a->elems[i++], text, sizeof(text));

@@ -173,8 +173,10 @@ static int elem_cmp(const void *a, const void *b)
 
 	if (r)
 		return r;
+	/* an interval's END before a start with the same key: the order
+	 * nft sends touching ranges in, and the one the kernel accepts */
 	if (x->flags != y->flags)
-		return x->flags < y->flags ? -1 : 1;
+		return x->flags > y->flags ? -1 : 1;
 	return memcmp(x->key_end, y->key_end, sort_len);
 }
 

@@ -386,7 +386,7 @@ static void test_adjacent_patterns_text(void **state)
 {
 	struct sw_model *m = *state;
 	static const char *const ifs[] = { "\"a*\"", "\"b*\"" };
-	static const char *const raw[] = { "\"\" [end]", "\"a\"", "\"b\"", "\"b\" [end]",
+	static const char *const raw[] = { "\"\" [end]", "\"a\"", "\"b\" [end]", "\"b\"",
 					   "\"c\" [end]" };
 
 	tk_build("[guard]\ninterfaces = a* b*\n", m);
