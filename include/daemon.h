@@ -15,9 +15,6 @@
 #include "model.h"
 #include "nl.h"
 
-#ifndef NFT_TABLE_F_PERSIST
-#define NFT_TABLE_F_PERSIST 0x4
-#endif
 
 struct sw_daemon {
 	/* set by the caller */

@@ -6,9 +6,17 @@
 #include "nl.h"
 
 /* The whole table, replacing whatever is there, in one batch:
- *   add table; delete table; add table; counters, sets, elements, chains, rules
- * so there is no instant without the drops. */
+ *   add table; delete table; add table; counters, sets, elements, chains, rules.
+ * Only for changing the ownership flags (they cannot change on a live
+ * table): tests showed a rare packet passing while the hooks are swapped,
+ * so everything else uses sw_encode_update. */
 int sw_encode_replace(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m);
+/* Rewrite the table in place, in one batch, from what is there (have):
+ * flush every chain, delete what is extra or of the wrong kind, flush and
+ * refill the sets, create what is missing, add the rules. The table and
+ * its hooks stay registered throughout, and counters keep their counts. */
+int sw_encode_update(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *want,
+		     const struct sw_model *have);
 /* The whole table when it is known to be absent (nothing to delete, so
  * nothing for the kernel to clean up afterwards). */
 int sw_encode_create(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m);

@@ -19,6 +19,10 @@
 
 struct nftnl_rule;
 
+#ifndef NFT_TABLE_F_PERSIST
+#define NFT_TABLE_F_PERSIST 0x4     /* Linux 6.9; older headers lack it */
+#endif
+
 /* nft datatype ids (nftables' enum datatypes), for the set key type. */
 #define SW_TYPE_IPADDR        7
 #define SW_TYPE_IP6ADDR       8

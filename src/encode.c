@@ -3,6 +3,7 @@
  * message is built by libnftnl into space reserved in the batch. */
 #include <errno.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 #include <libmnl/libmnl.h>
@@ -231,6 +232,125 @@ int sw_encode_create(struct sw_batch *b, struct sw_nl *nl, const struct sw_model
 	if ((err = table_msg(b, nl, m->table, NFT_MSG_NEWTABLE, m->table_flags, true)))
 		return err;
 	return encode_contents(b, nl, m);
+}
+
+/* delete chain|set|counter <name> (emptied earlier in the same batch) */
+static int del_msg(struct sw_batch *b, struct sw_nl *nl, const char *table, uint16_t type,
+		   const char *name)
+{
+	struct nlmsghdr *nlh = msg(b, type, 0);
+
+	if (!nlh)
+		return b->err;
+	mnl_attr_put_strz(nlh, 1, table);        /* NFTA_{CHAIN,SET,OBJ}_TABLE */
+	mnl_attr_put_strz(nlh, type == NFT_MSG_DELCHAIN ? NFTA_CHAIN_NAME :
+			  type == NFT_MSG_DELSET ? NFTA_SET_NAME : NFTA_OBJ_NAME, name);
+	if (type == NFT_MSG_DELOBJ)
+		mnl_attr_put_u32(nlh, NFTA_OBJ_TYPE, htonl(NFT_OBJECT_COUNTER));
+	sw_batch_commit(b, nl, nlh);
+	return 0;
+}
+
+/* flush chain inet <table> <chain>: DELRULE without a handle */
+static int flush_chain_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
+			   const char *chain)
+{
+	struct nlmsghdr *nlh = msg(b, NFT_MSG_DELRULE, 0);
+
+	if (!nlh)
+		return b->err;
+	mnl_attr_put_strz(nlh, NFTA_RULE_TABLE, table);
+	mnl_attr_put_strz(nlh, NFTA_RULE_CHAIN, chain);
+	sw_batch_commit(b, nl, nlh);
+	return 0;
+}
+
+/* flush set inet <table> <set>: DELSETELEM without elements */
+static int flush_set_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
+			 const struct sw_set *s)
+{
+	struct nftnl_set *ns = set_obj(table, s, 0);
+	struct nlmsghdr *nlh;
+
+	if (!ns)
+		return -ENOMEM;
+	nlh = msg(b, NFT_MSG_DELSETELEM, 0);
+	if (nlh) {
+		nftnl_set_elems_nlmsg_build_payload(nlh, ns);
+		sw_batch_commit(b, nl, nlh);
+	}
+	nftnl_set_free(ns);
+	return nlh ? 0 : b->err;
+}
+
+static bool chain_same(const struct sw_chain *a, const struct sw_chain *b)
+{
+	return a->base == b->base && (!a->base || (a->hook == b->hook && a->prio == b->prio &&
+						   !strcmp(a->type, b->type)));
+}
+
+static bool set_same(const struct sw_set *a, const struct sw_set *b)
+{
+	return a->key_type == b->key_type && a->key_len == b->key_len && a->flags == b->flags;
+}
+
+int sw_encode_update(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *want,
+		     const struct sw_model *have)
+{
+	const char *t = want->table;
+	int err = 0;
+
+	/* table inet T: wake it if someone made it dormant (keeping the
+	 * ownership flags, which cannot change on a live table) */
+	if (have->table_flags & NFT_TABLE_F_DORMANT)
+		err = table_msg(b, nl, t, NFT_MSG_NEWTABLE,
+				have->table_flags & ~(uint32_t)NFT_TABLE_F_DORMANT, true);
+	/* flush chain ... for every chain there: the rules come back below */
+	for (size_t i = 0; i < have->n_chains && !err; i++)
+		err = flush_chain_msg(b, nl, t, have->chains[i].name);
+	/* delete what is extra or of the wrong kind (now unreferenced) */
+	for (size_t i = 0; i < have->n_chains && !err; i++) {
+		const struct sw_chain *w = sw_model_find_chain(want, have->chains[i].name);
+
+		if (!w || !chain_same(w, &have->chains[i]))
+			err = del_msg(b, nl, t, NFT_MSG_DELCHAIN, have->chains[i].name);
+	}
+	for (size_t i = 0; i < have->n_sets && !err; i++) {
+		const struct sw_set *w = sw_model_find_set(want, have->sets[i].name);
+
+		if (!w || !set_same(w, &have->sets[i]))
+			err = del_msg(b, nl, t, NFT_MSG_DELSET, have->sets[i].name);
+	}
+	for (size_t i = 0; i < have->n_counters && !err; i++)
+		if (sw_model_find_counter(want, have->counters[i]) < 0)
+			err = del_msg(b, nl, t, NFT_MSG_DELOBJ, have->counters[i]);
+	/* counters that are there keep their counts */
+	for (size_t i = 0; i < want->n_counters && !err; i++)
+		if (sw_model_find_counter(have, want->counters[i]) < 0)
+			err = counter_msg(b, nl, t, want->counters[i]);
+	/* sets: (re)create or flush, then fill */
+	for (size_t i = 0; i < want->n_sets && !err; i++) {
+		const struct sw_set *w = &want->sets[i];
+		const struct sw_set *h = sw_model_find_set(have, w->name);
+		uint32_t id = (uint32_t)i + 1;
+
+		if (h && set_same(w, h))
+			err = flush_set_msg(b, nl, t, w);
+		else
+			err = set_msg(b, nl, t, w, id);
+		if (!err)
+			err = elems_msg(b, nl, t, w, h && set_same(w, h) ? 0 : id);
+	}
+	/* chains: create the missing, update the base chain's policy */
+	for (size_t i = 0; i < want->n_chains && !err; i++) {
+		const struct sw_chain *h = sw_model_find_chain(have, want->chains[i].name);
+
+		if (!h || !chain_same(&want->chains[i], h) || want->chains[i].base)
+			err = chain_msg(b, nl, t, &want->chains[i]);
+	}
+	for (size_t i = 0; i < want->n_rules && !err; i++)
+		err = rule_msg(b, nl, &want->rules[i]);
+	return err;
 }
 
 int sw_encode_set_refill(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m,

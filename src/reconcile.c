@@ -5,6 +5,7 @@
 #include <string.h>
 #include <stdint.h>
 #include <time.h>
+#include <linux/netfilter/nf_tables.h>
 
 #include "log.h"
 
@@ -113,10 +114,6 @@ static int build_flags(struct sw_batch *b, struct sw_nl *nl, const void *arg)
 	return sw_encode_table_flags(b, nl, f->table, f->flags);
 }
 
-int sw_apply(struct sw_nl *nl, const struct sw_model *want, char *err, size_t errlen)
-{
-	return send_with_retry(nl, build_replace, want, "cannot apply the ruleset", err, errlen);
-}
 
 int sw_set_table_flags(struct sw_nl *nl, const char *table, uint32_t flags,
 		       char *err, size_t errlen)
@@ -183,6 +180,58 @@ static int send_once(struct sw_nl *nl, uint32_t genid, build_fn build, const voi
 	return rc;
 }
 
+struct update {
+	const struct sw_model *want, *have;
+};
+
+static int build_update(struct sw_batch *b, struct sw_nl *nl, const void *arg)
+{
+	const struct update *u = arg;
+
+	return sw_encode_update(b, nl, u->want, u->have);
+}
+
+#define OWN_FLAGS (NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST)
+
+/* The batch that makes the kernel hold want, given what it holds. */
+static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct sw_model *have,
+		    const struct sw_diff *d, bool full)
+{
+	struct refill r = { want, d };
+	struct update u = { want, have };
+	bool only_elems = !full && d && d->n > 0;
+
+	for (size_t j = 0; d && j < d->n && only_elems; j++)
+		only_elems = d->items[j].set && sw_model_find_set(want, d->items[j].set);
+	if (!have->has_table)
+		return send_once(nl, have->genid, build_create, want);
+	/* ownership flags cannot change on a live table: replace it */
+	if ((have->table_flags & OWN_FLAGS) != (want->table_flags & OWN_FLAGS))
+		return send_once(nl, have->genid, build_replace, want);
+	if (only_elems)
+		return send_once(nl, have->genid, build_refill, &r);
+	return send_once(nl, have->genid, build_update, &u);
+}
+
+int sw_apply(struct sw_nl *nl, const struct sw_model *want, char *err, size_t errlen)
+{
+	int rc = -ERESTART;
+
+	for (int i = 0; i < SW_APPLY_TRIES && rc == -ERESTART; i++) {
+		struct sw_model have;
+
+		if ((rc = sw_observe(nl, want->table, &have))) {
+			kernel_error(nl, "cannot read the ruleset", rc, err, errlen);
+			return rc;
+		}
+		rc = send_fix(nl, want, &have, NULL, true);
+		sw_model_free(&have);
+	}
+	if (rc)
+		kernel_error(nl, "cannot apply the ruleset", rc, err, errlen);
+	return rc;
+}
+
 int sw_reconcile(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
 		 bool *repaired, char *err, size_t errlen)
 {
@@ -194,8 +243,6 @@ int sw_reconcile(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *
 	memset(d, 0, sizeof(*d));
 	for (int i = 0; i < SW_APPLY_TRIES && rc == -ERESTART; i++) {
 		struct sw_model have;
-		struct refill r = { want, d };
-		bool only_elems;
 
 		sw_diff_free(d);
 		if ((rc = sw_observe(nl, want->table, &have))) {
@@ -212,17 +259,9 @@ int sw_reconcile(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *
 			return 0;
 		}
 		t1 = now_us();
-		only_elems = true;
-		for (size_t j = 0; j < d->n && only_elems; j++)
-			only_elems = d->items[j].set && sw_model_find_set(want, d->items[j].set);
 		/* the smallest batch that fixes it, stamped with the generation
 		 * the diff saw: if anything moved since, ERESTART and again */
-		if (!have.has_table)
-			rc = send_once(nl, have.genid, build_create, want);
-		else if (only_elems)
-			rc = send_once(nl, have.genid, build_refill, &r);
-		else
-			rc = send_once(nl, have.genid, build_replace, want);
+		rc = send_fix(nl, want, &have, d, false);
 		sw_model_free(&have);
 	}
 	if (rc) {

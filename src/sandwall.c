@@ -192,7 +192,8 @@ static int cmd_apply(struct sw_nl *nl, const struct sw_model *want, bool force)
 		       want->table, want->n_chains, want->n_rules, want->n_sets, count_elems(want));
 	else
 		printf("applied table inet %s (%s): %zu chains, %zu rules, %zu sets, %zu elements; read back identical\n",
-		       want->table, force ? "replaced" : d.n == 1 && !strcmp(d.items[0].object, "table") ?
+		       want->table, force ? "rewritten" : d.n == 1 && d.items[0].kind == SW_DIFF_MISSING &&
+		       !strcmp(d.items[0].object, "table") ?
 		       "created" : "updated", want->n_chains, want->n_rules, want->n_sets, count_elems(want));
 	sw_diff_free(&d);
 	return 0;
@@ -257,7 +258,7 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 		       "\"owner\":%s,\"persist\":%s,",
 		       cfg->table, have.has_table ? "true" : "false", have.genid,
 		       have.table_flags & NFT_TABLE_F_OWNER ? "true" : "false",
-		       have.table_flags & 0x4 ? "true" : "false");
+		       have.table_flags & NFT_TABLE_F_PERSIST ? "true" : "false");
 		printf("\"daemon\":");
 		if (!daemon) {
 			printf("null,");
@@ -282,7 +283,7 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 		printf("table inet %s: %s (generation %u)%s%s\n", cfg->table,
 		       have.has_table ? "present" : "ABSENT", have.genid,
 		       have.table_flags & NFT_TABLE_F_OWNER ? ", owned" : "",
-		       have.table_flags & 0x4 ? ", persist" : "");
+		       have.table_flags & NFT_TABLE_F_PERSIST ? ", persist" : "");
 		if (daemon)
 			for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++)
 				printf("daemon %-16s %s\n", keys[k], reply_field(reply, keys[k], v, sizeof(v)));
