@@ -6,6 +6,7 @@ PREFIX    ?= /usr/local
 SBINDIR   ?= $(PREFIX)/sbin
 MANDIR    ?= $(PREFIX)/share/man
 SYSCONFDIR ?= /etc
+UNITDIR   ?= $(PREFIX)/lib/systemd/system
 DESTDIR   ?=
 CC        ?= cc
 PKGS      := libnftnl libmnl inih
@@ -103,9 +104,14 @@ install: $(BINS)
 	  install -m 0644 rules/sandwall.conf $(DESTDIR)$(SYSCONFDIR)/sandwall/sandwall.conf
 	for m in man/*.[58]; do [ -e "$$m" ] || continue; s=$${m##*.}; \
 	  install -d $(DESTDIR)$(MANDIR)/man$$s; install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's|/usr/sbin/sandwalld|$(SBINDIR)/sandwalld|; s|/etc/sandwall/|$(SYSCONFDIR)/sandwall/|' \
+	  packaging/systemd/sandwalld.service > $(DESTDIR)$(UNITDIR)/sandwalld.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/sandwalld.service
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/sandwall $(DESTDIR)$(SBINDIR)/sandwalld
+	rm -f $(DESTDIR)$(UNITDIR)/sandwalld.service
 	rm -f $(DESTDIR)$(MANDIR)/man8/sandwall.8 $(DESTDIR)$(MANDIR)/man8/sandwalld.8 $(DESTDIR)$(MANDIR)/man5/sandwall.conf.5
 
 clean:

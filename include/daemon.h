@@ -20,6 +20,7 @@ struct sw_daemon {
 	/* set by the caller */
 	const char *config_path;
 	const char *control_path;
+	bool foreground;                /* -f: log to stderr too */
 	/* state */
 	struct sw_config cfg;
 	struct sw_host host;

@@ -66,8 +66,9 @@ int sw_control_accept(int lfd, char *req, size_t reqlen)
 	}
 	pfd.fd = cfd;
 	pfd.events = POLLIN;
-	/* a client that says nothing within a second is dropped */
-	if (poll(&pfd, 1, 1000) != 1) {
+	/* a client that says nothing at once is dropped: the daemon's loop
+	 * must not wait on it */
+	if (poll(&pfd, 1, 100) != 1) {
 		err = -ETIMEDOUT;
 		goto fail;
 	}

@@ -71,9 +71,9 @@ static void status_notify(struct sw_daemon *d)
 {
 	char s[256];
 
-	snprintf(s, sizeof(s), "STATUS=%s table inet %s, mode %s, %llu drift(s) repaired",
+	snprintf(s, sizeof(s), "STATUS=%s table inet %s, mode %s, %llu drift(s), %llu repair(s)",
 		 d->paused ? "paused:" : "guarding", d->cfg.table, d->mode,
-		 (unsigned long long)d->repairs);
+		 (unsigned long long)d->drifts, (unsigned long long)d->repairs);
 	sw_notify(s);
 }
 
@@ -171,17 +171,33 @@ static void host_changes(struct sw_daemon *d, const struct sw_host *old, const s
 				sw_alert(&d->alert, LOG_NOTICE, "event=bridge action=%s ifname=%s",
 					 pass ? "del" : "add", a->links[i].name);
 		}
-		for (size_t i = 0; i < a->n_gateways; i++) {
-			bool found = false;
-			char s[SW_ADDR_STRLEN];
+	}
+	/* gateways: one replaced by another is a change */
+	{
+		char added[SW_MAX_GATEWAYS][SW_ADDR_STRLEN], removed[SW_MAX_GATEWAYS][SW_ADDR_STRLEN];
+		size_t na = 0, nr = 0;
 
-			for (size_t j = 0; j < b->n_gateways && !found; j++)
-				found = sw_prefix_equal(&a->gateways[i].addr, &b->gateways[j].addr);
-			if (!found) {
-				sw_prefix_format(&a->gateways[i].addr, s, sizeof(s));
-				sw_alert(&d->alert, LOG_NOTICE, "event=gateway action=%s addr=%s",
-					 pass ? "del" : "add", s);
+		for (int pass = 0; pass < 2; pass++) {
+			const struct sw_host *a = pass ? old : new, *b = pass ? new : old;
+
+			for (size_t i = 0; i < a->n_gateways; i++) {
+				bool found = false;
+
+				for (size_t j = 0; j < b->n_gateways && !found; j++)
+					found = sw_prefix_equal(&a->gateways[i].addr, &b->gateways[j].addr);
+				if (!found && pass)
+					sw_prefix_format(&a->gateways[i].addr, removed[nr++], SW_ADDR_STRLEN);
+				else if (!found)
+					sw_prefix_format(&a->gateways[i].addr, added[na++], SW_ADDR_STRLEN);
 			}
+		}
+		for (size_t i = 0; i < na || i < nr; i++) {
+			if (i < na && i < nr)
+				sw_alert(&d->alert, LOG_NOTICE, "event=gateway action=change addr=%s old=%s",
+					 added[i], removed[i]);
+			else
+				sw_alert(&d->alert, LOG_NOTICE, "event=gateway action=%s addr=%s",
+					 i < na ? "add" : "del", i < na ? added[i] : removed[i]);
 		}
 	}
 }
@@ -191,6 +207,7 @@ static void host_update(struct sw_daemon *d, const char *why)
 {
 	static struct sw_host old;
 	struct sw_model m;
+	struct sw_diff diff;
 	int64_t t0 = now_us();
 
 	old = d->host;
@@ -201,6 +218,13 @@ static void host_update(struct sw_daemon *d, const char *why)
 		return;
 	}
 	host_changes(d, &old, &d->host);
+	/* a different desired model means the host moved (or the resolvers
+	 * changed): updating the sets is no drift */
+	if (sw_diff(&m, &d->want, &diff) == 0) {
+		if (diff.n)
+			why = "update";
+		sw_diff_free(&diff);
+	}
 	sw_model_free(&d->want);
 	d->want = m;
 	d->updates++;
@@ -279,6 +303,8 @@ static int reload(struct sw_daemon *d, char *msg, size_t len)
 		snprintf(msg, len, "cannot build the ruleset");
 		return rc;
 	}
+	if (d->cfg.log_facility != old.log_facility)
+		sw_log_init("sandwalld", d->foreground, true, d->cfg.log_facility);
 	snprintf(oldtable, sizeof(oldtable), "%s", old.table);
 	sw_model_free(&d->want);
 	d->want = m;
@@ -496,8 +522,9 @@ int sw_daemon_run(struct sw_daemon *d)
 		teardown(d);
 		return 2;
 	}
+	rc = 0;
 	sw_alert(&d->alert, LOG_NOTICE,
-		 "event=start table=inet/%s mode=%s config=%s rules=%zu elements_sets=%zu",
+		 "event=start table=inet/%s mode=%s config=%s rules=%zu sets=%zu",
 		 d->cfg.table, d->mode, d->config_path, d->want.n_rules, d->want.n_sets);
 	sw_notify("READY=1");
 	status_notify(d);
@@ -510,6 +537,7 @@ int sw_daemon_run(struct sw_daemon *d)
 			continue;
 		if (n < 0) {
 			sw_err("epoll_wait: %s", strerror(errno));
+			rc = 2;
 			break;
 		}
 		for (int i = 0; i < n; i++) {
@@ -553,5 +581,5 @@ int sw_daemon_run(struct sw_daemon *d)
 	sw_notify("STOPPING=1");
 	sw_alert(&d->alert, LOG_NOTICE, "event=stop table=inet/%s rules=left-in-place", d->cfg.table);
 	teardown(d);
-	return 0;
+	return rc;
 }

@@ -71,6 +71,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	sw_log_init("sandwalld", fg, true, cfg.log_facility);
+	d.foreground = fg;
 	sw_log_set_verbose(verbose);
 	return sw_daemon_run(&d);
 }
