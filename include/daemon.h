@@ -13,7 +13,17 @@
 #include "events.h"
 #include "hoststate.h"
 #include "model.h"
+#include "nflog.h"
 #include "nl.h"
+
+#define SW_BLOCKED_SLOTS 128
+
+/* Per source/destination rate limit of event=blocked lines. */
+struct sw_blocked_slot {
+	uint8_t key[36];            /* family, src, dst */
+	int64_t last_us;
+	unsigned suppressed;
+};
 
 
 struct sw_daemon {
@@ -28,6 +38,9 @@ struct sw_daemon {
 	struct sw_nl nl;                /* long-lived: it owns the table */
 	struct sw_events ev;
 	struct sw_alert alert;
+	struct sw_nflog nflog;          /* blocked attempts (when [log] blocked) */
+	struct sw_blocked_slot blocked[SW_BLOCKED_SLOTS];
+	uint64_t blocked_seen;
 	int epfd, sigfd, tfd, wdfd, ctlfd;
 	uint32_t own_flags;             /* NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST or 0 */
 	const char *mode;               /* "owner+persist", "owner", "watch" */

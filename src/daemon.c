@@ -268,6 +268,67 @@ static void handle_nft(struct sw_daemon *d)
 		reconcile(d, "drift", dr.txn.change, dr.txn.pid, dr.txn.comm, t0);
 }
 
+/* event=blocked, at most one line a second per source and destination */
+static void on_blocked(const struct sw_blocked *b, void *data)
+{
+	struct sw_daemon *d = data;
+	struct sw_blocked_slot *slot;
+	uint8_t key[36] = { 0 };
+	uint32_t h = 2166136261u;
+	char what[160], sup[32] = "";
+	const struct sw_link *l = sw_host_link(&d->host, (int)b->iif);
+	int64_t now = now_us();
+
+	d->blocked_seen++;
+	key[0] = (uint8_t)b->family;
+	memcpy(key + 2, b->src, 16);
+	memcpy(key + 18, b->dst, 16);
+	for (size_t i = 0; i < sizeof(key); i++)
+		h = (h ^ key[i]) * 16777619u;
+	slot = &d->blocked[h % SW_BLOCKED_SLOTS];
+	if (!memcmp(slot->key, key, sizeof(key)) && now - slot->last_us < 1000000) {
+		slot->suppressed++;
+		return;
+	}
+	if (!memcmp(slot->key, key, sizeof(key)) && slot->suppressed)
+		snprintf(sup, sizeof(sup), " suppressed=%u", slot->suppressed);
+	memcpy(slot->key, key, sizeof(key));
+	slot->last_us = now;
+	slot->suppressed = 0;
+	sw_blocked_format(b, what, sizeof(what));
+	sw_alert(&d->alert, LOG_WARNING, "event=blocked category=%s %s iif=%s%s", b->category,
+		 what, l ? l->name : "?", sup);
+}
+
+static void handle_nflog(struct sw_daemon *d)
+{
+	int rc = sw_nflog_read(&d->nflog, on_blocked, d);
+
+	if (rc < 0)
+		sw_err("blocked-attempt log: %s", strerror(-rc));
+}
+
+/* Bind the NFLOG group when [log] blocked is on (another reader may hold it). */
+static void nflog_setup(struct sw_daemon *d)
+{
+	int rc;
+
+	if (d->nflog.sock && (!d->cfg.log_blocked || d->nflog.group != d->cfg.log_group)) {
+		epoll_ctl(d->epfd, EPOLL_CTL_DEL, sw_nflog_fd(&d->nflog), NULL);
+		sw_nflog_close(&d->nflog);
+	}
+	if (!d->cfg.log_blocked || d->nflog.sock)
+		return;
+	rc = sw_nflog_open(&d->nflog, d->cfg.log_group);
+	if (rc) {
+		sw_warn("cannot read NFLOG group %u (blocked attempts will not be logged): %s",
+			d->cfg.log_group, strerror(-rc));
+		return;
+	}
+	epoll_ctl(d->epfd, EPOLL_CTL_ADD, sw_nflog_fd(&d->nflog),
+		  &(struct epoll_event){ .events = EPOLLIN, .data.u32 = 7 });
+}
+
 static void handle_rt(struct sw_daemon *d)
 {
 	bool changed = false;
@@ -316,6 +377,7 @@ static int reload(struct sw_daemon *d, char *msg, size_t len)
 	}
 	rc = reconcile(d, "reload", "reload", (uint32_t)getpid(), "sandwalld", now_us());
 	ensure_owned(d);
+	nflog_setup(d);
 	sw_alert(&d->alert, LOG_NOTICE, "event=reload config=%s result=%s", d->config_path,
 		 rc ? "failed" : "ok");
 	snprintf(msg, len, "%s", rc ? "reloaded, but the repair failed" : "reloaded and in sync");
@@ -351,12 +413,14 @@ static void handle_control(struct sw_daemon *d)
 		snprintf(rep, sizeof(rep),
 			 "ok\npid=%d\nuptime=%lld\nmode=%s\npaused=%s\nconfig=%s\ndrifts=%llu\n"
 			 "repairs=%llu\nrepair_failures=%llu\nresyncs=%llu\nupdates=%llu\nenobufs=%u\n"
+			 "blocked_logged=%llu\n"
 			 "last_drift=%s\nlast_drift_at=%lld\n",
 			 (int)getpid(), (long long)(time(NULL) - d->started), d->mode,
 			 d->paused ? "yes" : "no", d->config_path,
 			 (unsigned long long)d->drifts, (unsigned long long)d->repairs,
 			 (unsigned long long)d->repair_failures, (unsigned long long)d->resyncs,
 			 (unsigned long long)d->updates, d->ev.enobufs,
+			 (unsigned long long)d->blocked_seen,
 			 d->last_drift[0] ? d->last_drift : "none", (long long)d->last_drift_at);
 	} else {
 		snprintf(rep, sizeof(rep), "error\nmessage=unknown request '%.32s'\n", req);
@@ -477,6 +541,7 @@ static int setup(struct sw_daemon *d)
 		sw_warn("no control socket at %s: %s (the CLI cannot reach the daemon)",
 			d->control_path, strerror(-d->ctlfd));
 	arm_resync(d);
+	nflog_setup(d);
 	if ((wd = sw_notify_watchdog_usec())) {
 		d->wdfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 		if (d->wdfd >= 0)
@@ -508,6 +573,8 @@ static void teardown(struct sw_daemon *d)
 	if (d->ctlfd >= 0)
 		unlink(d->control_path);
 	sw_events_close(&d->ev);
+	if (d->nflog.sock)
+		sw_nflog_close(&d->nflog);
 	/* closing the owner socket leaves a persist table in place */
 	if (d->nl.rbuf)
 		sw_nl_close(&d->nl);
@@ -573,6 +640,9 @@ int sw_daemon_run(struct sw_daemon *d)
 				break;
 			case 6:
 				handle_control(d);
+				break;
+			case 7:
+				handle_nflog(d);
 				break;
 			}
 		}

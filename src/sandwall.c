@@ -241,7 +241,8 @@ static int cmd_remove(struct sw_nl *nl, const char *table)
 static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struct opts *o)
 {
 	static const char *const keys[] = { "pid", "uptime", "mode", "paused", "drifts", "repairs",
-					     "repair_failures", "resyncs", "enobufs", "last_drift" };
+					     "repair_failures", "resyncs", "enobufs", "blocked_logged",
+					     "last_drift" };
 	char reply[SW_CONTROL_REPMAX], v[256];
 	bool json = o->json, daemon;
 	struct sw_model have;

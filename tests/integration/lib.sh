@@ -349,3 +349,23 @@ swt_cleanup() {
 	[ -n "$SWT_TMP" ] && [ -d "$SWT_TMP" ] && [ -z "${SWT_KEEP_TMP:-}" ] && rm -rf "$SWT_TMP"
 	exit $rc
 }
+
+# ---------------------------------------------------------------- additions (daemon suite)
+# testnat_restore [NS]: re-create the host's "table ip testnat" exactly as
+# topo_build made it, if it is gone (e.g. after `nft flush ruleset` in the
+# host ns). A table that is still there is left alone.
+testnat_restore() {
+	local ns=${1:-$H}
+	nsx "$ns" nft list table ip testnat >/dev/null 2>&1 && return 0
+	nsx "$ns" nft -f - <<-'EOF2'
+	table ip testnat {
+		chain postrouting {
+			type nat hook postrouting priority srcnat; policy accept;
+			ip saddr 172.16.0.0/12 oifname "eth0" masquerade
+		}
+		chain prerouting {
+			type nat hook prerouting priority dstnat; policy accept;
+		}
+	}
+	EOF2
+}

@@ -304,6 +304,10 @@ static inline ssize_t fk_send(void *ctx, const void *buf, size_t len)
 		k->n_getgens++;
 		if (!k->no_answer)
 			fk_put_newgen(k, fk_dgram(k), nlh->nlmsg_seq, k->genid);
+	} else if (nlh->nlmsg_type == ((NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_GETTABLE)) {
+		/* the fake kernel holds no table: ENOENT, as the kernel says */
+		if (!k->no_answer)
+			fk_put_err(k, fk_dgram(k), nlh->nlmsg_seq, -ENOENT, NULL, true, nlh);
 	}
 	return (ssize_t)len;
 }
