@@ -15,6 +15,8 @@
 #define SW_MAX_ALLOWS       256
 #define SW_TABLE_MAXLEN     64
 #define SW_ERRLEN           512
+#define SW_PATH_MAX         256
+#define SW_DEFAULT_JOURNAL  "/run/sandwall/events.jsonl"
 
 enum sw_category {
 	SW_CAT_METADATA,
@@ -66,6 +68,8 @@ struct sw_config {
 	/* [daemon] */
 	unsigned resync_interval;                /* seconds, 1..86400, default 30 */
 	enum sw_owner_mode owner;
+	char metrics_path[SW_PATH_MAX];          /* Prometheus textfile, "" = off */
+	char journal_path[SW_PATH_MAX];          /* drift journal (JSON lines), "" = off */
 	/* [nft] */
 	char table[SW_TABLE_MAXLEN];             /* default "sandwall" */
 };

@@ -12,6 +12,7 @@
 #include "config.h"
 #include "events.h"
 #include "hoststate.h"
+#include "journal.h"
 #include "model.h"
 #include "nflog.h"
 #include "nl.h"
@@ -41,6 +42,8 @@ struct sw_daemon {
 	struct sw_nflog nflog;          /* blocked attempts (when [log] blocked) */
 	struct sw_blocked_slot blocked[SW_BLOCKED_SLOTS];
 	uint64_t blocked_seen;
+	struct sw_journal journal;      /* drift events for `sandwall receipt` */
+	int64_t last_repair_us;
 	int epfd, sigfd, tfd, wdfd, ctlfd;
 	uint32_t own_flags;             /* NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST or 0 */
 	const char *mode;               /* "owner+persist", "owner", "watch" */

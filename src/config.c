@@ -69,6 +69,7 @@ void sw_config_defaults(struct sw_config *cfg)
 	cfg->log_group = 3210;
 	cfg->resync_interval = 30;
 	cfg->owner = SW_OWNER_AUTO;
+	strcpy(cfg->journal_path, SW_DEFAULT_JOURNAL);
 	strcpy(cfg->table, "sandwall");
 }
 
@@ -335,6 +336,18 @@ static int set_owner(struct ctx *c, const struct key *k, char *v)
 	return 1;
 }
 
+/* An absolute path, or empty for "off". */
+static int set_path(struct ctx *c, const struct key *k, char *v)
+{
+	char *dst = !strcmp(k->name, "metrics") ? c->cfg.metrics_path : c->cfg.journal_path;
+
+	if (*v && (v[0] != '/' || strlen(v) >= SW_PATH_MAX || strstr(v, "/../")))
+		return fail(c, "bad path '%s' for [%s] %s (absolute, at most %d characters, or empty for off)",
+			    v, k->section, k->name, SW_PATH_MAX - 1);
+	snprintf(dst, SW_PATH_MAX, "%s", v);
+	return 1;
+}
+
 static int set_table(struct ctx *c, const struct key *k, char *v)
 {
 	size_t n = strlen(v), i = 0;
@@ -368,6 +381,8 @@ static const struct key keys[] = {
 	{ "log", "group", set_group, 0, false },
 	{ "daemon", "resync_interval", set_resync, 0, false },
 	{ "daemon", "owner", set_owner, 0, false },
+	{ "daemon", "metrics", set_path, 0, false },
+	{ "daemon", "journal", set_path, 0, false },
 	{ "nft", "table", set_table, 0, false },
 };
 _Static_assert(sizeof(keys) / sizeof(keys[0]) <= sizeof(unsigned long) * 8, "seen bits");

@@ -7,6 +7,7 @@
  * table by another process is diffed and repaired in one batch, read back,
  * and reported with the pid and name the kernel gives in NEWGEN. */
 #include <errno.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,10 @@
 #include "control.h"
 #include "daemon.h"
 #include "diff.h"
+#include "diff.h"
+#include "journal.h"
 #include "log.h"
+#include "metrics.h"
 #include "notify.h"
 #include "observe.h"
 #include "reconcile.h"
@@ -52,6 +56,76 @@ static void arm_resync(struct sw_daemon *d)
 	unsigned ms = d->cfg.resync_interval * 1000;
 
 	arm(d->tfd, d->retry ? RETRY_MS : ms, ms);
+}
+
+/* One JSON line in the journal: {"time":..,"event":..,"table":..,<extra>} */
+static void journal(struct sw_daemon *d, const char *event, const char *extra_fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void journal(struct sw_daemon *d, const char *event, const char *extra_fmt, ...)
+{
+	char line[1536], extra[1024] = "", when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	va_list ap;
+
+	if (!d->cfg.journal_path[0])
+		return;
+	va_start(ap, extra_fmt);
+	vsnprintf(extra, sizeof(extra), extra_fmt, ap);
+	va_end(ap);
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(line, sizeof(line), "{\"time\":\"%s\",\"unix\":%lld,\"event\":\"%s\","
+		 "\"table\":\"inet/%s\"%s%s}", when, (long long)now, event, d->cfg.table,
+		 extra[0] ? "," : "", extra);
+	if (sw_journal_add(&d->journal, line))
+		sw_debug("cannot write the journal %s", d->cfg.journal_path);
+}
+
+/* A string made safe for the journal's JSON (quotes and controls dropped). */
+static const char *js(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (; s && *s && o + 1 < len; s++)
+		if (*s != '"' && *s != '\\' && (unsigned char)*s >= 0x20)
+			buf[o++] = *s;
+	buf[o] = '\0';
+	return buf;
+}
+
+/* The Prometheus textfile, from the kernel's counters and our own. */
+static void write_metrics(struct sw_daemon *d, bool up)
+{
+	struct sw_metrics m = { 0 };
+	struct sw_model have;
+	int rc;
+
+	if (!d->cfg.metrics_path[0])
+		return;
+	if (sw_observe(&d->nl, d->cfg.table, &have) == 0) {
+		for (int c = 0; c < SW_CAT_COUNT; c++) {
+			int i = sw_model_find_counter(&have, sw_category_name(c));
+
+			if (i >= 0) {
+				m.pkts[c] = have.counter_pkts[i];
+				m.bytes[c] = have.counter_bytes[i];
+			}
+		}
+		m.up = up && have.has_table && !d->paused;
+		m.owner = have.has_table && (have.table_flags & NFT_TABLE_F_OWNER);
+		sw_model_free(&have);
+	}
+	m.drifts = d->drifts;
+	m.repairs = d->repairs;
+	m.repair_failures = d->repair_failures;
+	m.enobufs = d->ev.enobufs;
+	m.blocked_logged = d->blocked_seen;
+	m.last_repair_seconds = (double)d->last_repair_us / 1e6;
+	m.last_drift_time = d->last_drift_at;
+	if ((rc = sw_metrics_write(d->cfg.metrics_path, &m)))
+		sw_warn("cannot write metrics to %s: %s", d->cfg.metrics_path, strerror(-rc));
 }
 
 /* desired = f(config, host), with our ownership flags */
@@ -109,10 +183,27 @@ static int reconcile(struct sw_daemon *d, const char *why, const char *change, u
 		sw_alert(&d->alert, LOG_CRIT,
 			 "event=repair-failed table=inet/%s cause=%s change=\"%s\" error=\"%s\"",
 			 d->cfg.table, why, change ? change : summary, err);
+		{
+			char a[256], b[256], c[64];
+
+			journal(d, "repair-failed", "\"cause\":\"%s\",\"change\":\"%s\",\"pid\":%u,"
+				"\"comm\":\"%s\",\"error\":\"%s\"", why,
+				js(change ? change : summary, a, sizeof(a)), pid,
+				js(comm, c, sizeof(c)), js(err, b, sizeof(b)));
+		}
 	} else {
 		int64_t us = now_us() - t0;
 
 		d->repairs++;
+		d->last_repair_us = us;
+		if (drift) {
+			char a[256], c[64];
+
+			journal(d, "drift", "\"change\":\"%s\",\"pid\":%u,\"comm\":\"%s\","
+				"\"found_by\":\"%s\",\"restored_us\":%lld,\"result\":\"repaired\"",
+				js(change ? change : summary, a, sizeof(a)), pid,
+				js(comm && *comm ? comm : "?", c, sizeof(c)), why, (long long)us);
+		}
 		if (d->retry) {
 			d->retry = false;
 			arm_resync(d);
@@ -135,6 +226,7 @@ static int reconcile(struct sw_daemon *d, const char *why, const char *change, u
 	}
 	sw_diff_free(&diff);
 	status_notify(d);
+	write_metrics(d, true);
 	return rc;
 }
 
@@ -405,6 +497,8 @@ static void handle_control(struct sw_daemon *d)
 			d->paused = true;
 			sw_alert(&d->alert, LOG_WARNING,
 				 "event=removed table=inet/%s action=paused-until-reload", d->cfg.table);
+			journal(d, "removed", "\"by\":\"sandwall remove\"");
+			write_metrics(d, false);
 			status_notify(d);
 		}
 		snprintf(rep, sizeof(rep), "%s\nmessage=%s\n", rc ? "error" : "ok",
@@ -508,6 +602,8 @@ static int setup(struct sw_daemon *d)
 		return rc;
 	}
 	sw_alert_init(&d->alert, ALERTS_PER_SEC);
+	if (d->cfg.journal_path[0] && (rc = sw_journal_open(&d->journal, d->cfg.journal_path)))
+		sw_warn("cannot read the journal %s: %s", d->cfg.journal_path, strerror(-rc));
 	/* subscribe before the first dump, so no change falls in between */
 	if ((rc = sw_events_open(&d->ev))) {
 		sw_err("cannot subscribe to netlink events: %s", strerror(-rc));
@@ -579,6 +675,7 @@ static void teardown(struct sw_daemon *d)
 	if (d->nl.rbuf)
 		sw_nl_close(&d->nl);
 	sw_model_free(&d->want);
+	sw_journal_close(&d->journal);
 }
 
 int sw_daemon_run(struct sw_daemon *d)
@@ -595,6 +692,8 @@ int sw_daemon_run(struct sw_daemon *d)
 		 d->cfg.table, d->mode, d->config_path, d->want.n_rules, d->want.n_sets);
 	sw_notify("READY=1");
 	status_notify(d);
+	journal(d, "start", "\"mode\":\"%s\",\"pid\":%d", d->mode, (int)getpid());
+	write_metrics(d, true);
 
 	while (!d->stop) {
 		struct epoll_event evs[8];
@@ -631,8 +730,10 @@ int sw_daemon_run(struct sw_daemon *d)
 				break;
 			}
 			case 4:
-				if (read(d->tfd, &ticks, sizeof(ticks)) > 0)
+				if (read(d->tfd, &ticks, sizeof(ticks)) > 0) {
 					full_resync(d, "resync");
+					write_metrics(d, true);
+				}
 				break;
 			case 5:
 				if (read(d->wdfd, &ticks, sizeof(ticks)) > 0)
@@ -650,6 +751,8 @@ int sw_daemon_run(struct sw_daemon *d)
 	}
 	sw_notify("STOPPING=1");
 	sw_alert(&d->alert, LOG_NOTICE, "event=stop table=inet/%s rules=left-in-place", d->cfg.table);
+	journal(d, "stop", "\"rules\":\"left-in-place\"");
+	write_metrics(d, false);
 	teardown(d);
 	return rc;
 }

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* metrics: Prometheus textfile for node_exporter (see include/metrics.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "atomicfile.h"
+#include "metrics.h"
+
+#define PUT(...) do {                                                        \
+		int _n = snprintf(buf + off, off < len ? len - off : 0, __VA_ARGS__); \
+		if (_n < 0)                                                  \
+			return -EINVAL;                                      \
+		off += (size_t)_n;                                           \
+	} while (0)
+
+int sw_metrics_render(const struct sw_metrics *m, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	PUT("# HELP sandwall_up 1 while sandwalld runs and the table is in place.\n"
+	    "# TYPE sandwall_up gauge\nsandwall_up %d\n", m->up ? 1 : 0);
+	PUT("# HELP sandwall_owner 1 while the table is owned by sandwalld (others get EPERM).\n"
+	    "# TYPE sandwall_owner gauge\nsandwall_owner %d\n", m->owner ? 1 : 0);
+	PUT("# HELP sandwall_blocked_packets_total Packets dropped, per block category.\n"
+	    "# TYPE sandwall_blocked_packets_total counter\n");
+	for (int c = 0; c < SW_CAT_COUNT; c++)
+		PUT("sandwall_blocked_packets_total{category=\"%s\"} %llu\n", sw_category_name(c),
+		    (unsigned long long)m->pkts[c]);
+	PUT("# HELP sandwall_blocked_bytes_total Bytes dropped, per block category.\n"
+	    "# TYPE sandwall_blocked_bytes_total counter\n");
+	for (int c = 0; c < SW_CAT_COUNT; c++)
+		PUT("sandwall_blocked_bytes_total{category=\"%s\"} %llu\n", sw_category_name(c),
+		    (unsigned long long)m->bytes[c]);
+	PUT("# HELP sandwall_drift_events_total Changes to the table by other processes.\n"
+	    "# TYPE sandwall_drift_events_total counter\nsandwall_drift_events_total %llu\n",
+	    (unsigned long long)m->drifts);
+	PUT("# HELP sandwall_repairs_total Batches that brought the table back (drift, host changes, reloads).\n"
+	    "# TYPE sandwall_repairs_total counter\nsandwall_repairs_total %llu\n",
+	    (unsigned long long)m->repairs);
+	PUT("# HELP sandwall_repair_failures_total Repairs that failed or did not read back as intended.\n"
+	    "# TYPE sandwall_repair_failures_total counter\nsandwall_repair_failures_total %llu\n",
+	    (unsigned long long)m->repair_failures);
+	PUT("# HELP sandwall_repair_latency_seconds Time from the event to the read-back of the last repair.\n"
+	    "# TYPE sandwall_repair_latency_seconds gauge\nsandwall_repair_latency_seconds %.6f\n",
+	    m->last_repair_seconds);
+	PUT("# HELP sandwall_last_drift_timestamp_seconds When the last drift was seen (0: never).\n"
+	    "# TYPE sandwall_last_drift_timestamp_seconds gauge\nsandwall_last_drift_timestamp_seconds %lld\n",
+	    (long long)m->last_drift_time);
+	PUT("# HELP sandwall_event_overruns_total Times the kernel dropped netlink events (ENOBUFS) and a resync followed.\n"
+	    "# TYPE sandwall_event_overruns_total counter\nsandwall_event_overruns_total %llu\n",
+	    (unsigned long long)m->enobufs);
+	PUT("# HELP sandwall_blocked_logged_total Blocked attempts read from the NFLOG group.\n"
+	    "# TYPE sandwall_blocked_logged_total counter\nsandwall_blocked_logged_total %llu\n",
+	    (unsigned long long)m->blocked_logged);
+	return off < len ? (int)off : -ENOSPC;
+}
+
+int sw_metrics_write(const char *path, const struct sw_metrics *m)
+{
+	char buf[8192];
+	int n = sw_metrics_render(m, buf, sizeof(buf));
+
+	if (n < 0)
+		return n;
+	return sw_atomic_write(path, buf, (size_t)n, 0644);
+}
