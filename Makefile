@@ -7,6 +7,7 @@ SBINDIR   ?= $(PREFIX)/sbin
 MANDIR    ?= $(PREFIX)/share/man
 SYSCONFDIR ?= /etc
 UNITDIR   ?= $(PREFIX)/lib/systemd/system
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR   ?=
 CC        ?= cc
 PKGS      := libnftnl libmnl inih
@@ -66,7 +67,8 @@ deps:
 	apt-get update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
 	  build-essential pkg-config libnftnl-dev libmnl-dev libinih-dev libcmocka-dev \
-	  nftables iproute2 curl python3 procps kmod
+	  nftables iproute2 curl python3 procps kmod \
+	  debhelper dpkg-dev fakeroot lintian mandoc python3-yaml rpm bash-completion
 
 unit: $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
@@ -108,10 +110,14 @@ install: $(BINS)
 	sed 's|/usr/sbin/sandwalld|$(SBINDIR)/sandwalld|; s|/etc/sandwall/|$(SYSCONFDIR)/sandwall/|' \
 	  packaging/systemd/sandwalld.service > $(DESTDIR)$(UNITDIR)/sandwalld.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/sandwalld.service
+	install -d $(DESTDIR)$(COMPLETIONDIR)
+	install -m 0644 packaging/bash-completion/sandwall $(DESTDIR)$(COMPLETIONDIR)/sandwall
+	ln -sf sandwall $(DESTDIR)$(COMPLETIONDIR)/sandwalld
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/sandwall $(DESTDIR)$(SBINDIR)/sandwalld
 	rm -f $(DESTDIR)$(UNITDIR)/sandwalld.service
+	rm -f $(DESTDIR)$(COMPLETIONDIR)/sandwall $(DESTDIR)$(COMPLETIONDIR)/sandwalld
 	rm -f $(DESTDIR)$(MANDIR)/man8/sandwall.8 $(DESTDIR)$(MANDIR)/man8/sandwalld.8 $(DESTDIR)$(MANDIR)/man5/sandwall.conf.5
 
 clean:

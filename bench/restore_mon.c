@@ -11,6 +11,9 @@
  *       the repair generation minus the tamper generation. WHO is a pid
  *       (digits) or a process name (comm). Runs until SIGTERM/SIGINT, then
  *       prints count, p50/p90/p99/max, per tamper kind, and ENOBUFS seen.
+ *       No kernel timestamp exists for netlink, so a stamp is taken at
+ *       receipt: a transaction whose first datagram was already queued when
+ *       the monitor came to read it is counted as late (run it with chrt -f).
  *
  *   restore_mon tamper N [-T TABLE] [-k KINDS] [-w TIMEOUT_MS] [-s SLEEP_US] [-C] [-o LOG]
  *       N tampers with table inet TABLE over ONE netfilter socket (-C: a
@@ -209,16 +212,18 @@ static bool is_who(const struct who *w, const struct txn *t)
 	return w->pid ? t->pid == w->pid : !strcmp(t->comm, w->comm);
 }
 
-struct pair { int64_t us; int kind; };
+struct pair { int64_t us; int kind; bool late; };
 
 struct mon {
 	struct who tamper, repair;
-	bool pending;
+	bool pending, pending_late;
+	bool new_txn, txn_late;     /* first datagram of this transaction was already queued */
 	int64_t pending_at;
 	int pending_kind;
 	struct pair *pairs;
 	size_t n, cap;
 	unsigned long gens, touched, tampers, repairs, superseded, lone_repairs, others;
+	unsigned long late_tampers, late_repairs;
 	char other_comm[64];
 	FILE *genlog, *pairlog;
 };
@@ -227,10 +232,13 @@ static void mon_gen(const struct txn *t, int64_t at, void *data)
 {
 	struct mon *m = data;
 
+	bool late = m->txn_late;
+
 	m->gens++;
+	m->new_txn = true;
 	if (m->genlog)
-		fprintf(m->genlog, "%lld pid=%u comm=%s touched=%d change=\"%s\"\n", (long long)at,
-			t->pid, t->comm, t->touched, t->touched ? kinds_seen[t->worst].what : "");
+		fprintf(m->genlog, "%lld pid=%u comm=%s touched=%d late=%d change=\"%s\"\n", (long long)at,
+			t->pid, t->comm, t->touched, late, t->touched ? kinds_seen[t->worst].what : "");
 	if (!t->touched)
 		return;
 	m->touched++;
@@ -239,10 +247,13 @@ static void mon_gen(const struct txn *t, int64_t at, void *data)
 		if (m->pending)
 			m->superseded++;        /* a tamper before the last was repaired */
 		m->pending = true;
+		m->pending_late = late;
+		m->late_tampers += late;
 		m->pending_at = at;
 		m->pending_kind = t->worst;
 	} else if (is_who(&m->repair, t)) {
 		m->repairs++;
+		m->late_repairs += late;
 		if (!m->pending) {
 			m->lone_repairs++;
 			return;
@@ -253,10 +264,10 @@ static void mon_gen(const struct txn *t, int64_t at, void *data)
 			if (!m->pairs)
 				die("realloc");
 		}
-		m->pairs[m->n++] = (struct pair){ at - m->pending_at, m->pending_kind };
+		m->pairs[m->n++] = (struct pair){ at - m->pending_at, m->pending_kind, late || m->pending_late };
 		if (m->pairlog)
-			fprintf(m->pairlog, "%lld %s\n", (long long)(at - m->pending_at),
-				kinds_seen[m->pending_kind].what);
+			fprintf(m->pairlog, "%lld %d %s\n", (long long)(at - m->pending_at),
+				late || m->pending_late, kinds_seen[m->pending_kind].what);
 		m->pending = false;
 	} else {
 		m->others++;
@@ -297,7 +308,7 @@ static void stats_line(const char *label, int64_t *v, size_t n)
 static int run_monitor(int argc, char **argv)
 {
 	const char *table = "sandwall", *pairs = NULL, *genlog = NULL, *ready = NULL;
-	struct mon m = { 0 };
+	struct mon m = { .new_txn = true };
 	struct txn cur = { 0 };
 	unsigned long enobufs = 0;
 	bool have_t = false, have_r = false;
@@ -337,8 +348,18 @@ static int run_monitor(int argc, char **argv)
 		struct sockaddr_nl sa;
 		struct iovec iov = { buf, BUFSZ };
 		struct msghdr mh = { .msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = &iov, .msg_iovlen = 1 };
-		ssize_t n = recvmsg(mnl_socket_get_fd(s), &mh, 0);
-		int64_t at = now_us();
+		/* Queued already (DONTWAIT succeeds) at the first datagram of a
+		 * transaction: the monitor was busy or descheduled when it came,
+		 * so its stamp is late. Counted, not hidden. */
+		bool queued = true;
+		ssize_t n = recvmsg(mnl_socket_get_fd(s), &mh, MSG_DONTWAIT);
+		int64_t at;
+
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			queued = false;
+			n = recvmsg(mnl_socket_get_fd(s), &mh, 0);
+		}
+		at = now_us();
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -353,6 +374,10 @@ static int run_monitor(int argc, char **argv)
 		}
 		if (sa.nl_pid != 0 || (mh.msg_flags & MSG_TRUNC))
 			continue;
+		if (m.new_txn) {
+			m.txn_late = queued;
+			m.new_txn = false;
+		}
 		parse_events(buf, (size_t)n, table, &cur, at, mon_gen, &m);
 	}
 
@@ -364,11 +389,16 @@ static int run_monitor(int argc, char **argv)
 	for (size_t i = 0; i < m.n; i++)
 		all[i] = m.pairs[i].us;
 	printf("monitor gens=%lu touched=%lu tampers=%lu repairs=%lu paired=%zu unrepaired=%lu "
-	       "lone_repairs=%lu others=%lu%s%s enobufs=%lu\n",
+	       "lone_repairs=%lu others=%lu%s%s enobufs=%lu late_tampers=%lu late_repairs=%lu\n",
 	       m.gens, m.touched, m.tampers, m.repairs, m.n, m.superseded + (m.pending ? 1 : 0),
 	       m.lone_repairs, m.others, m.others ? " last_other=" : "", m.others ? m.other_comm : "",
-	       enobufs);
+	       enobufs, m.late_tampers, m.late_repairs);
 	stats_line("delay_us all", all, m.n);
+	k = 0;
+	for (size_t i = 0; i < m.n; i++)
+		if (!m.pairs[i].late)
+			one[k++] = m.pairs[i].us;
+	stats_line("delay_us on-time", one, k);
 	for (size_t kd = 0; kd < N_KINDS_SEEN; kd++) {
 		char label[80];
 

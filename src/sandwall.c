@@ -19,12 +19,20 @@
 #include "nl.h"
 #include "observe.h"
 #include "reconcile.h"
+#include "verify.h"
 
 #define EXIT_DRIFT 1
 #define EXIT_ERR   2
 
+#define MAX_CANARIES 32
+
 struct opts {
 	bool force;
+	pid_t pid;
+	const char *netns;
+	unsigned timeout_ms;
+	char *expect_open[MAX_CANARIES];
+	size_t n_open;
 	const char *config;
 	const char *control;
 	bool json;
@@ -46,11 +54,16 @@ static void usage(FILE *f)
 		"  export    print the ruleset as nft -f text\n"
 		"  remove    delete the table\n"
 		"  status    counters per block category and the table's state\n"
+		"  verify    probe from the container side: 0 = every target blocked\n"
 		"\n"
 		"options:\n"
 		"  -c, --config FILE  config file (default " SW_DEFAULT_CONFIG ")\n"
 		"  -j, --json         machine-readable output (check, status)\n"
 		"      --force        apply: replace the table even when it matches\n"
+		"      --pid PID      verify: probe from that process's network namespace\n"
+		"      --netns PATH   verify: probe from that namespace (e.g. /run/netns/NAME)\n"
+		"      --expect-open HOST:PORT  verify: a canary that must stay reachable (repeatable)\n"
+		"      --timeout MS   verify: how long a probe waits (default 1000)\n"
 		"  -v, --verbose      more messages on stderr\n"
 		"      --control PATH the daemon's control socket (default " SW_CONTROL_PATH ")\n"
 		"  -h, --help         this text\n"
@@ -305,6 +318,62 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 	return rc;
 }
 
+static int verify_opt(struct opts *o, int c, const char *arg)
+{
+	char *end;
+	long v;
+
+	switch (c) {
+	case 'P':
+		v = strtol(arg, &end, 10);
+		if (*end || v <= 0) {
+			fprintf(stderr, "sandwall: bad --pid '%s'\n", arg);
+			return -1;
+		}
+		o->pid = (pid_t)v;
+		return 0;
+	case 'N':
+		o->netns = arg;
+		return 0;
+	case 'E':
+		if (o->n_open >= MAX_CANARIES) {
+			fprintf(stderr, "sandwall: at most %d --expect-open\n", MAX_CANARIES);
+			return -1;
+		}
+		o->expect_open[o->n_open++] = (char *)arg;
+		return 0;
+	default:
+		v = strtol(arg, &end, 10);
+		if (*end || v < 10 || v > 60000) {
+			fprintf(stderr, "sandwall: bad --timeout '%s' (10..60000 ms)\n", arg);
+			return -1;
+		}
+		o->timeout_ms = (unsigned)v;
+		return 0;
+	}
+}
+
+static int cmd_verify(const struct opts *o, const struct sw_config *cfg)
+{
+	struct sw_verify_opts vo = {
+		.pid = o->pid, .netns = o->netns, .timeout_ms = o->timeout_ms,
+		.expect_open = o->expect_open, .n_open = o->n_open, .json = o->json,
+	};
+	char record[SW_PATH_MAX + 16] = "";
+	const char *slash = strrchr(cfg->journal_path, '/');
+
+	/* the last result sits next to the daemon's journal, for `receipt` */
+	if (cfg->journal_path[0] && slash)
+		snprintf(record, sizeof(record), "%.*s/verify.json",
+			 (int)(slash - cfg->journal_path), cfg->journal_path);
+	vo.record = record;
+	if (o->pid && o->netns) {
+		fprintf(stderr, "sandwall: --pid and --netns exclude each other\n");
+		return EXIT_ERR;
+	}
+	return sw_verify_cmd(cfg, &vo);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -315,9 +384,13 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ "control", required_argument, NULL, 'C' },
 		{ "force", no_argument, NULL, 'F' },
+		{ "pid", required_argument, NULL, 'P' },
+		{ "netns", required_argument, NULL, 'N' },
+		{ "expect-open", required_argument, NULL, 'E' },
+		{ "timeout", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct opts o = { .config = SW_DEFAULT_CONFIG, .control = SW_CONTROL_PATH };
+	struct opts o = { .config = SW_DEFAULT_CONFIG, .control = SW_CONTROL_PATH, .timeout_ms = 1000 };
 	static struct sw_config cfg;
 	static struct sw_host host;
 	struct sw_model want;
@@ -337,6 +410,10 @@ int main(int argc, char **argv)
 		case 'V': printf("sandwall " SW_VERSION "\n"); return 0;
 		case 'C': o.control = optarg; break;
 		case 'F': o.force = true; break;
+		case 'P': case 'N': case 'E': case 'T':
+			if (verify_opt(&o, c, optarg))
+				return EXIT_ERR;
+			break;
 		default: usage(stderr); return EXIT_ERR;
 		}
 	}
@@ -355,6 +432,10 @@ int main(int argc, char **argv)
 		case 'V': printf("sandwall " SW_VERSION "\n"); return 0;
 		case 'C': o.control = optarg; break;
 		case 'F': o.force = true; break;
+		case 'P': case 'N': case 'E': case 'T':
+			if (verify_opt(&o, c, optarg))
+				return EXIT_ERR;
+			break;
 		default: usage(stderr); return EXIT_ERR;
 		}
 	}
@@ -364,12 +445,21 @@ int main(int argc, char **argv)
 	}
 	sw_log_set_verbose(o.verbose);
 	if (strcmp(cmd, "apply") && strcmp(cmd, "check") && strcmp(cmd, "export") &&
-	    strcmp(cmd, "remove") && strcmp(cmd, "status")) {
+	    strcmp(cmd, "remove") && strcmp(cmd, "status") && strcmp(cmd, "verify")) {
 		fprintf(stderr, "sandwall: unknown command '%s' (try --help)\n", cmd);
 		return EXIT_ERR;
 	}
 
 	/* Everything is validated before the kernel is touched. */
+	if (!strcmp(cmd, "verify")) {
+		char err[SW_ERRLEN];
+
+		if (sw_config_load(o.config, &cfg, err, sizeof(err))) {
+			sw_err("%s", err);
+			return EXIT_ERR;
+		}
+		return cmd_verify(&o, &cfg);
+	}
 	if (!strcmp(cmd, "status") || !strcmp(cmd, "remove")) {
 		char err[SW_ERRLEN];
 

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SANDWALL_VERIFY_H
+#define SANDWALL_VERIFY_H
+/* verify: prove the boundary with real packets from the container side.
+ * Plan (pure): the targets that must be blocked (metadata endpoints,
+ * default gateways, LAN gateways, every host address x every listening
+ * TCP port) and the canaries that must stay open. Run: from a throwaway
+ * namespace on each guarded bridge, or from an existing one (--pid,
+ * --netns). */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "config.h"
+#include "hoststate.h"
+#include "probe.h"
+
+#define SW_VERIFY_MAX   512
+
+struct sw_verify_target {
+	char category[16];          /* metadata, gateways, lan, host, expect-open */
+	bool must_block;            /* false: a canary that must stay open */
+	struct sw_probe probe;
+};
+
+struct sw_verify {
+	struct sw_verify_target t[SW_VERIFY_MAX];
+	size_t n;
+	char from[128];             /* "bridge docker0 as 172.17.255.254", "pid 123" */
+};
+
+/* Listening TCP ports of the current namespace (/proc/net/tcp, tcp6). */
+int sw_verify_listening(uint16_t *ports, size_t max, size_t *n);
+/* The plan. ports: the host's listening TCP ports. expect_open: "HOST:PORT". */
+int sw_verify_plan(const struct sw_config *cfg, const struct sw_host *host,
+		   const uint16_t *ports, size_t n_ports,
+		   char *const *expect_open, size_t n_open,
+		   struct sw_verify *v, char *err, size_t errlen);
+/* Did it hold? (every must-block target blocked, every canary open) */
+bool sw_verify_passed(const struct sw_verify *v);
+void sw_verify_print(const struct sw_verify *v, size_t n_runs, FILE *f, bool json);
+
+struct sw_verify_opts {
+	pid_t pid;                  /* probe from /proc/PID/ns/net */
+	const char *netns;          /* probe from this namespace file */
+	unsigned timeout_ms;
+	char *const *expect_open;
+	size_t n_open;
+	bool json;
+	const char *record;         /* write the JSON result here ("" = no) */
+};
+
+/* The whole command: returns the exit code (0 held, 1 not, 2 error). */
+int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o);
+
+#endif

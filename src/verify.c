@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* verify: probe the boundary from where the containers are (see
+ * include/verify.h). The throwaway namespace is anonymous: it dies with
+ * its last file descriptor, so nothing is left behind even on a crash;
+ * the veth on the bridge is deleted on every path. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/stat.h>
+
+#include "atomicfile.h"
+#include "diff.h"
+#include "endpoints.h"
+#include "log.h"
+#include "ruleset.h"
+#include "rtlink.h"
+#include "verify.h"
+
+static int hexval(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 :
+	       c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int sw_verify_listening(uint16_t *ports, size_t max, size_t *n)
+{
+	static const char *const files[] = { "/proc/self/net/tcp", "/proc/self/net/tcp6" };
+
+	*n = 0;
+	for (size_t f = 0; f < 2; f++) {
+		FILE *fp = fopen(files[f], "re");
+		char line[512];
+
+		if (!fp)
+			continue;
+		while (fgets(line, sizeof(line), fp)) {
+			char *colon, *st;
+			unsigned port = 0;
+			bool dup = false;
+
+			/* "  0: 00000000:1F90 00000000:0000 0A ..." : state 0A = LISTEN */
+			colon = strchr(line, ':');
+			if (!colon || !(colon = strchr(colon + 1, ':')))
+				continue;
+			for (int i = 1; i <= 4 && hexval(colon[i]) >= 0; i++)
+				port = port * 16 + (unsigned)hexval(colon[i]);
+			st = colon + 5;
+			while (*st == ' ')
+				st++;
+			st = strchr(st, ' ');
+			if (!st || strncmp(st + 1, "0A", 2) || !port)
+				continue;
+			for (size_t i = 0; i < *n && !dup; i++)
+				dup = ports[i] == port;
+			if (!dup && *n < max)
+				ports[(*n)++] = (uint16_t)port;
+		}
+		fclose(fp);
+	}
+	return 0;
+}
+
+static bool allowed(const struct sw_config *cfg, const struct sw_prefix *a, uint16_t port,
+		    bool host_addr)
+{
+	for (size_t i = 0; i < cfg->n_allows; i++)
+		if (cfg->allows[i].port.proto == IPPROTO_TCP && cfg->allows[i].port.port == port &&
+		    sw_prefix_contains(&cfg->allows[i].dst, a))
+			return true;
+	for (size_t i = 0; host_addr && i < cfg->n_host_ports; i++)
+		if (cfg->host_ports[i].proto == IPPROTO_TCP && cfg->host_ports[i].port == port)
+			return true;
+	return false;
+}
+
+static int add(struct sw_verify *v, const char *cat, bool must_block, const struct sw_prefix *a,
+	       uint16_t port)
+{
+	struct sw_verify_target *t;
+
+	for (size_t i = 0; i < v->n; i++)
+		if (sw_prefix_equal(&v->t[i].probe.addr, a) && v->t[i].probe.port == port)
+			return 0;       /* once, under its first category */
+	if (v->n >= SW_VERIFY_MAX)
+		return -ENOSPC;
+	t = &v->t[v->n++];
+	memset(t, 0, sizeof(*t));
+	snprintf(t->category, sizeof(t->category), "%s", cat);
+	t->must_block = must_block;
+	t->probe.addr = *a;
+	t->probe.port = port;
+	return 0;
+}
+
+static bool v6_linklocal(const struct sw_prefix *p)
+{
+	return p->family == AF_INET6 && p->addr[0] == 0xfe && (p->addr[1] & 0xc0) == 0x80;
+}
+
+int sw_verify_plan(const struct sw_config *cfg, const struct sw_host *host,
+		   const uint16_t *ports, size_t n_ports,
+		   char *const *expect_open, size_t n_open,
+		   struct sw_verify *v, char *err, size_t errlen)
+{
+	struct sw_prefix meta[64];
+	size_t n_meta = 0;
+	int rc;
+
+	v->n = 0;
+	/* metadata endpoints (port 80: where IMDS answers) */
+	if ((rc = sw_endpoints_metadata(meta, 64, &n_meta)))
+		goto fail;
+	for (size_t i = 0; i < n_meta; i++)
+		/* a link-local v6 endpoint lives on the host's link, not on the
+		 * containers' bridge: fe80::/10 is covered by link_local */
+		if (!v6_linklocal(&meta[i]) && !allowed(cfg, &meta[i], 80, false) &&
+		    (rc = add(v, "metadata", true, &meta[i], 80)))
+			goto fail;
+	/* default gateways */
+	for (size_t i = 0; i < host->n_gateways; i++)
+		if (!allowed(cfg, &host->gateways[i].addr, 80, false) &&
+		    (rc = add(v, "gateways", true, &host->gateways[i].addr, 80)))
+			goto fail;
+	/* the LAN: the first address of each connected, non-guarded subnet */
+	for (size_t i = 0; i < host->n_addrs; i++) {
+		const struct sw_link *l = sw_host_link(host, host->addrs[i].ifindex);
+		struct sw_prefix q = host->addrs[i].local, first;
+		size_t alen = sw_family_addrlen(q.family);
+
+		if (!l || sw_ruleset_guarded(cfg, l) || !strcmp(l->name, "lo") || v6_linklocal(&q) ||
+		    q.len >= alen * 8 - 1)
+			continue;
+		sw_prefix_mask(&q);
+		first = q;
+		first.len = (uint8_t)(alen * 8);
+		sw_key_inc(first.addr, alen);
+		if (!sw_prefix_equal(&first, &host->addrs[i].local) || first.len != host->addrs[i].local.len)
+			if (!allowed(cfg, &first, 80, false) && (rc = add(v, "lan", true, &first, 80)))
+				goto fail;
+	}
+	/* the host: every address x every listening port (1 if none: a closed
+	 * port answers RST when nothing blocks it) */
+	for (size_t i = 0; i < host->n_addrs; i++) {
+		struct sw_prefix a = host->addrs[i].local;
+		const struct sw_link *l = sw_host_link(host, host->addrs[i].ifindex);
+
+		a.len = (uint8_t)(sw_family_addrlen(a.family) * 8);
+		if ((l && !strcmp(l->name, "lo")) || v6_linklocal(&a) ||
+		    (a.family == AF_INET && a.addr[0] == 127))
+			continue;
+		for (size_t p = 0; p <= n_ports; p++) {
+			uint16_t port = p < n_ports ? ports[p] : 1;
+
+			if (p == n_ports && n_ports)
+				break;
+			if (!allowed(cfg, &a, port, true) && (rc = add(v, "host", true, &a, port)) == -ENOSPC) {
+				sw_warn("verify: more than %d targets; the rest are not probed", SW_VERIFY_MAX);
+				goto canaries;
+			}
+		}
+	}
+canaries:
+	for (size_t i = 0; i < n_open; i++) {
+		char hostpart[128], *colon;
+		struct sw_prefix a;
+		long port;
+
+		snprintf(hostpart, sizeof(hostpart), "%s", expect_open[i]);
+		colon = strrchr(hostpart, ':');
+		if (hostpart[0] == '[') {       /* [v6]:port */
+			char *end = strchr(hostpart, ']');
+
+			if (!end || end[1] != ':') {
+				colon = NULL;
+			} else {
+				*end = '\0';
+				colon = end + 1;
+				memmove(hostpart, hostpart + 1, strlen(hostpart));
+			}
+		}
+		if (!colon) {
+			snprintf(err, errlen, "bad --expect-open '%s' (use HOST:PORT or [V6]:PORT)",
+				 expect_open[i]);
+			return -EINVAL;
+		}
+		*colon = '\0';
+		port = strtol(colon + 1, NULL, 10);
+		if (sw_prefix_parse(hostpart, &a, NULL) || a.len != sw_family_addrlen(a.family) * 8 ||
+		    port < 1 || port > 65535) {
+			snprintf(err, errlen, "bad --expect-open '%s' (use an address and a port)",
+				 expect_open[i]);
+			return -EINVAL;
+		}
+		if (v->n >= SW_VERIFY_MAX)
+			return -ENOSPC;
+		memset(&v->t[v->n], 0, sizeof(v->t[0]));
+		snprintf(v->t[v->n].category, sizeof(v->t[0].category), "expect-open");
+		v->t[v->n].probe.addr = a;
+		v->t[v->n].probe.port = (uint16_t)port;
+		v->n++;
+	}
+	return 0;
+fail:
+	snprintf(err, errlen, "cannot plan the probes: %s", strerror(-rc));
+	return rc;
+}
+
+bool sw_verify_passed(const struct sw_verify *v)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		const struct sw_probe *p = &v->t[i].probe;
+
+		/* an attempt that could not be made proves nothing */
+		if (v->t[i].must_block ? sw_probe_reachable(p) || p->result == SW_PROBE_ERROR
+				       : !sw_probe_reachable(p))
+			return false;
+	}
+	return true;
+}
+
+static const char *verdict(const struct sw_verify_target *t)
+{
+	if (t->probe.result == SW_PROBE_NOROUTE)
+		return t->must_block ? "skipped" : "FAIL";
+	if (t->must_block)
+		return sw_probe_reachable(&t->probe) || t->probe.result == SW_PROBE_ERROR ? "FAIL" : "blocked";
+	return sw_probe_reachable(&t->probe) ? "open" : "FAIL";
+}
+
+void sw_verify_print(const struct sw_verify *v, size_t run, FILE *f, bool json)
+{
+	char a[SW_ADDR_STRLEN];
+
+	if (json) {
+		fprintf(f, "%s{\"from\":", run ? "," : "");
+		sw_json_str(f, v->from);
+		fprintf(f, ",\"passed\":%s,\"targets\":[", sw_verify_passed(v) ? "true" : "false");
+		for (size_t i = 0; i < v->n; i++) {
+			sw_prefix_format(&v->t[i].probe.addr, a, sizeof(a));
+			fprintf(f, "%s{\"category\":\"%s\",\"address\":\"%s\",\"port\":%u,"
+				"\"must_block\":%s,\"result\":\"%s\",\"verdict\":\"%s\",\"ms\":%u}",
+				i ? "," : "", v->t[i].category, a, v->t[i].probe.port,
+				v->t[i].must_block ? "true" : "false",
+				sw_probe_result_name(v->t[i].probe.result), verdict(&v->t[i]),
+				v->t[i].probe.ms);
+		}
+		fprintf(f, "]}");
+		return;
+	}
+	fprintf(f, "probing from %s\n%-12s %-40s %-8s %-10s %s\n", v->from, "category",
+		"target", "verdict", "result", "ms");
+	for (size_t i = 0; i < v->n; i++) {
+		char target[SW_ADDR_STRLEN + 16];
+
+		sw_prefix_format(&v->t[i].probe.addr, a, sizeof(a));
+		snprintf(target, sizeof(target), v->t[i].probe.addr.family == AF_INET6 ? "[%s]:%u" : "%s:%u",
+			 a, v->t[i].probe.port);
+		fprintf(f, "%-12s %-40s %-8s %-10s %u\n", v->t[i].category, target, verdict(&v->t[i]),
+			sw_probe_result_name(v->t[i].probe.result), v->t[i].probe.ms);
+	}
+	fprintf(f, "%s: %s\n", v->from, sw_verify_passed(v) ? "HELD (every target blocked, every canary open)"
+							    : "NOT HELD (see FAIL lines)");
+}
+
+/* Probe from the namespace behind fd, then come back. */
+static int probe_in(int nsfd, int homefd, struct sw_verify *v, unsigned timeout_ms)
+{
+	struct sw_probe p[SW_VERIFY_MAX];
+	int rc;
+
+	for (size_t i = 0; i < v->n; i++)
+		p[i] = v->t[i].probe;
+	if (setns(nsfd, CLONE_NEWNET) < 0)
+		return -errno;
+	rc = sw_probe_run(p, v->n, timeout_ms);
+	if (setns(homefd, CLONE_NEWNET) < 0) {
+		sw_err("cannot return to the host network namespace: %s", strerror(errno));
+		exit(2);        /* never go on in the wrong namespace */
+	}
+	for (size_t i = 0; i < v->n; i++)
+		v->t[i].probe = p[i];
+	return rc;
+}
+
+/* A free address in the bridge's subnet: from the top down, not the
+ * host's, not in the neighbour table. */
+static int free_addr(const struct sw_host *h, const struct sw_link *br, struct sw_prefix *out,
+		     struct sw_prefix *gw)
+{
+	for (size_t i = 0; i < h->n_addrs; i++) {
+		const struct sw_addr *a = &h->addrs[i];
+		uint32_t net, host_bits, cand;
+
+		if (a->ifindex != br->ifindex || a->local.family != AF_INET || a->local.len > 29)
+			continue;
+		*gw = a->local;
+		gw->len = 32;
+		memcpy(&net, a->local.addr, 4);
+		net = ntohl(net);
+		host_bits = (a->local.len == 0) ? 0xffffffffu : (1u << (32 - a->local.len)) - 1;
+		net &= ~host_bits;
+		for (cand = host_bits - 2; cand > 1 && host_bits - cand < 64; cand--) {
+			uint32_t be = htonl(net | cand);
+			struct sw_prefix c = { .family = AF_INET, .len = 32 };
+			bool mine = false;
+			int used = 0;
+
+			memcpy(c.addr, &be, 4);
+			for (size_t j = 0; j < h->n_addrs && !mine; j++)
+				mine = h->addrs[j].local.family == AF_INET &&
+				       !memcmp(h->addrs[j].local.addr, c.addr, 4);
+			if (mine || sw_rt_neigh_used(br->ifindex, &c, &used) || used)
+				continue;
+			*out = c;
+			out->len = a->local.len;
+			return 0;
+		}
+	}
+	return -EADDRNOTAVAIL;
+}
+
+/* One throwaway namespace on one bridge. */
+static int probe_bridge(const struct sw_host *h, const struct sw_link *br, int homefd,
+			struct sw_verify *v, unsigned timeout_ms)
+{
+	char hname[16], cname[16], a[SW_ADDR_STRLEN];
+	struct sw_prefix addr, gw;
+	int nsfd = -1, rc;
+
+	if ((rc = free_addr(h, br, &addr, &gw)))
+		return rc;
+	snprintf(hname, sizeof(hname), "swv%uh", (unsigned)getpid() % 1000000);
+	snprintf(cname, sizeof(cname), "swv%uc", (unsigned)getpid() % 1000000);
+	/* a new, anonymous namespace: gone when nsfd is closed */
+	if (unshare(CLONE_NEWNET) < 0)
+		return -errno;
+	nsfd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (setns(homefd, CLONE_NEWNET) < 0) {
+		sw_err("cannot return to the host network namespace: %s", strerror(errno));
+		exit(2);
+	}
+	if (nsfd < 0)
+		return -errno;
+	rc = sw_rt_veth_add(hname, cname, nsfd);
+	if (!rc)
+		rc = sw_rt_link_up(hname, br->ifindex);
+	if (!rc) {
+		if (setns(nsfd, CLONE_NEWNET) < 0) {
+			rc = -errno;
+		} else {
+			rc = sw_rt_link_up("lo", 0);
+			if (!rc)
+				rc = sw_rt_link_up(cname, 0);
+			if (!rc)
+				rc = sw_rt_addr_add(cname, &addr);
+			if (!rc)
+				rc = sw_rt_default_route(cname, &gw);
+			if (setns(homefd, CLONE_NEWNET) < 0) {
+				sw_err("cannot return to the host network namespace: %s", strerror(errno));
+				exit(2);
+			}
+		}
+	}
+	if (!rc) {
+		sw_prefix_format(&addr, a, sizeof(a));
+		snprintf(v->from, sizeof(v->from), "bridge %s as %s", br->name, a);
+		/* let the bridge port leave its learning state */
+		usleep(50 * 1000);
+		rc = probe_in(nsfd, homefd, v, timeout_ms);
+	}
+	sw_rt_link_del(hname);
+	close(nsfd);
+	return rc;
+}
+
+static void record(const char *path, const char *json)
+{
+	char dir[SW_PATH_MAX], *slash;
+
+	if (!path || !*path)
+		return;
+	snprintf(dir, sizeof(dir), "%s", path);
+	if ((slash = strrchr(dir, '/')) && slash != dir) {
+		*slash = '\0';
+		mkdir(dir, 0700);
+	}
+	if (sw_atomic_write(path, json, strlen(json), 0600))
+		sw_debug("cannot record the verify result in %s", path);
+}
+
+int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
+{
+	static struct sw_host host;
+	static struct sw_verify plan, run;
+	uint16_t ports[128];
+	size_t n_ports = 0, runs = 0;
+	char err[SW_ERRLEN], *json = NULL;
+	size_t json_len = 0;
+	FILE *jf;
+	bool all = true;
+	int homefd, rc;
+
+	if ((rc = sw_host_read(&host))) {
+		sw_err("cannot read the host's links, addresses and routes: %s", strerror(-rc));
+		return 2;
+	}
+	sw_verify_listening(ports, 128, &n_ports);
+	if (sw_verify_plan(cfg, &host, ports, n_ports, o->expect_open, o->n_open, &plan,
+			   err, sizeof(err))) {
+		sw_err("%s", err);
+		return 2;
+	}
+	homefd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (homefd < 0) {
+		sw_err("cannot open the host network namespace: %s", strerror(errno));
+		return 2;
+	}
+	jf = open_memstream(&json, &json_len);
+	if (!jf) {
+		close(homefd);
+		return 2;
+	}
+	fprintf(jf, "{\"time\":%lld,\"runs\":[", (long long)time(NULL));
+	if (o->pid || o->netns) {
+		char path[64];
+		const char *nspath = o->netns;
+		int fd;
+
+		if (o->pid) {
+			snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)o->pid);
+			nspath = path;
+		}
+		fd = open(nspath, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			sw_err("cannot open %s: %s", nspath, strerror(errno));
+			rc = -errno;
+		} else {
+			run = plan;
+			snprintf(run.from, sizeof(run.from), "%s %s", o->pid ? "pid" : "netns",
+				 o->pid ? path + 6 : nspath);
+			if (o->pid)
+				snprintf(run.from, sizeof(run.from), "pid %d", (int)o->pid);
+			rc = probe_in(fd, homefd, &run, o->timeout_ms);
+			close(fd);
+			if (!rc) {
+				sw_verify_print(&run, runs, o->json ? jf : stdout, o->json);
+				if (!o->json)
+					sw_verify_print(&run, runs, jf, true);
+				all = sw_verify_passed(&run);
+				runs++;
+			}
+		}
+	} else {
+		for (size_t i = 0; i < host.n_links; i++) {
+			const struct sw_link *l = &host.links[i];
+
+			if (!l->is_bridge || !l->up || !sw_ruleset_guarded(cfg, l))
+				continue;
+			run = plan;
+			rc = probe_bridge(&host, l, homefd, &run, o->timeout_ms);
+			if (rc == -EADDRNOTAVAIL) {
+				sw_warn("bridge %s: no IPv4 subnet with a free address; not probed", l->name);
+				rc = 0;
+				continue;
+			}
+			if (rc) {
+				sw_err("bridge %s: cannot set up the probe namespace: %s", l->name,
+				       strerror(-rc));
+				break;
+			}
+			sw_verify_print(&run, runs, o->json ? jf : stdout, o->json);
+			if (!o->json)
+				sw_verify_print(&run, runs, jf, true);
+			all &= sw_verify_passed(&run);
+			runs++;
+		}
+		if (!rc && !runs) {
+			sw_err("no guarded bridge is up with an IPv4 subnet; use --pid or --netns");
+			rc = -ENOENT;
+		}
+	}
+	fprintf(jf, "],\"passed\":%s}", !rc && all ? "true" : "false");
+	fclose(jf);
+	if (o->json && json)
+		printf("%s\n", json);
+	if (!rc)
+		record(o->record, json);
+	free(json);
+	close(homefd);
+	if (rc)
+		return 2;
+	return all ? 0 : 1;
+}
