@@ -19,6 +19,7 @@
 #include "nl.h"
 #include "observe.h"
 #include "reconcile.h"
+#include "receipt.h"
 #include "verify.h"
 
 #define EXIT_DRIFT 1
@@ -55,6 +56,7 @@ static void usage(FILE *f)
 		"  remove    delete the table\n"
 		"  status    counters per block category and the table's state\n"
 		"  verify    probe from the container side: 0 = every target blocked\n"
+		"  receipt   audit document: digests, counters, drift events, verify, verdict\n"
 		"\n"
 		"options:\n"
 		"  -c, --config FILE  config file (default " SW_DEFAULT_CONFIG ")\n"
@@ -445,7 +447,8 @@ int main(int argc, char **argv)
 	}
 	sw_log_set_verbose(o.verbose);
 	if (strcmp(cmd, "apply") && strcmp(cmd, "check") && strcmp(cmd, "export") &&
-	    strcmp(cmd, "remove") && strcmp(cmd, "status") && strcmp(cmd, "verify")) {
+	    strcmp(cmd, "remove") && strcmp(cmd, "status") && strcmp(cmd, "verify") &&
+	    strcmp(cmd, "receipt")) {
 		fprintf(stderr, "sandwall: unknown command '%s' (try --help)\n", cmd);
 		return EXIT_ERR;
 	}
@@ -489,7 +492,11 @@ int main(int argc, char **argv)
 		sw_model_free(&want);
 		return EXIT_ERR;
 	}
-	if (!strcmp(cmd, "apply"))
+	if (!strcmp(cmd, "receipt")) {
+		struct sw_receipt_in in = { &cfg, &host, &want, &nl, o.control, o.json };
+
+		rc = sw_receipt_cmd(&in);
+	} else if (!strcmp(cmd, "apply"))
 		rc = daemon_running(&o) || owned(&nl, want.table) ? via_daemon(&o, "reload", want.table)
 								  : cmd_apply(&nl, &want, o.force);
 	else
