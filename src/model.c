@@ -164,11 +164,10 @@ int sw_set_add_text(struct sw_set *s, const char *text)
 	return 0;
 }
 
-static size_t sort_len;
-
-static int elem_cmp(const void *a, const void *b)
+static int elem_cmp(const void *a, const void *b, void *arg)
 {
 	const struct sw_elem *x = a, *y = b;
+	size_t sort_len = *(const size_t *)arg;
 	int r = memcmp(x->key, y->key, sort_len);
 
 	if (r)
@@ -182,9 +181,10 @@ static int elem_cmp(const void *a, const void *b)
 
 void sw_set_sort(struct sw_set *s)
 {
-	sort_len = s->key_len <= SW_KEY_MAX ? s->key_len : SW_KEY_MAX;
+	size_t len = s->key_len <= SW_KEY_MAX ? s->key_len : SW_KEY_MAX;
+
 	if (s->n_elems > 1)
-		qsort(s->elems, s->n_elems, sizeof(*s->elems), elem_cmp);
+		qsort_r(s->elems, s->n_elems, sizeof(*s->elems), elem_cmp, &len);
 }
 
 /* Append one key field (an address, a name, a protocol or a port). */

@@ -43,6 +43,23 @@ static void kernel_error(struct sw_nl *nl, const char *what, int rc, char *err, 
 
 typedef int (*build_fn)(struct sw_batch *b, struct sw_nl *nl, const void *arg);
 
+/* One batch stamped with the generation the diff was made against. */
+static int send_once(struct sw_nl *nl, uint32_t genid, build_fn build, const void *arg)
+{
+	struct sw_batch b;
+	int rc;
+
+	if ((rc = sw_batch_init(&b, nl, genid, true)) == 0) {
+		rc = build(&b, nl, arg);
+		if (!rc)
+			rc = sw_batch_finish(&b, nl);
+		if (!rc)
+			rc = sw_nl_send_batch(nl, &b);
+	}
+	sw_batch_free(&b);
+	return rc;
+}
+
 /* Build with the current generation id, send, retry when it moved. */
 static int send_with_retry(struct sw_nl *nl, build_fn build, const void *arg,
 			   const char *what, char *err, size_t errlen)
@@ -50,19 +67,11 @@ static int send_with_retry(struct sw_nl *nl, build_fn build, const void *arg,
 	int rc = -ERESTART;
 
 	for (int i = 0; i < SW_APPLY_TRIES && rc == -ERESTART; i++) {
-		struct sw_batch b;
 		uint32_t genid;
 
 		if ((rc = sw_nl_getgen(nl, &genid)))
 			break;
-		if ((rc = sw_batch_init(&b, nl, genid, true)) == 0) {
-			rc = build(&b, nl, arg);
-			if (!rc)
-				rc = sw_batch_finish(&b, nl);
-			if (!rc)
-				rc = sw_nl_send_batch(nl, &b);
-		}
-		sw_batch_free(&b);
+		rc = send_once(nl, genid, build, arg);
 	}
 	if (rc)
 		kernel_error(nl, what, rc, err, errlen);
@@ -163,22 +172,6 @@ static int build_create(struct sw_batch *b, struct sw_nl *nl, const void *arg)
 	return sw_encode_create(b, nl, arg);
 }
 
-/* One batch stamped with the generation the diff was made against. */
-static int send_once(struct sw_nl *nl, uint32_t genid, build_fn build, const void *arg)
-{
-	struct sw_batch b;
-	int rc;
-
-	if ((rc = sw_batch_init(&b, nl, genid, true)) == 0) {
-		rc = build(&b, nl, arg);
-		if (!rc)
-			rc = sw_batch_finish(&b, nl);
-		if (!rc)
-			rc = sw_nl_send_batch(nl, &b);
-	}
-	sw_batch_free(&b);
-	return rc;
-}
 
 struct update {
 	const struct sw_model *want, *have;

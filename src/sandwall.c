@@ -50,7 +50,7 @@ static void usage(FILE *f)
 		"\n"
 		"commands:\n"
 		"  apply     install or fix the ruleset atomically (one batch), then read it back;\n"
-		"            nothing is sent when the kernel already matches (--force replaces)\n"
+		"            nothing is sent when the kernel already matches (--force rewrites it all)\n"
 		"  check     compare the kernel with the config: 0 in sync, 1 drift (printed)\n"
 		"  export    print the ruleset as nft -f text\n"
 		"  remove    delete the table\n"
@@ -60,8 +60,8 @@ static void usage(FILE *f)
 		"\n"
 		"options:\n"
 		"  -c, --config FILE  config file (default " SW_DEFAULT_CONFIG ")\n"
-		"  -j, --json         machine-readable output (check, status)\n"
-		"      --force        apply: replace the table even when it matches\n"
+		"  -j, --json         machine-readable output (check, status, verify, receipt)\n"
+		"      --force        apply: rewrite the table even when it matches\n"
 		"      --pid PID      verify: probe from that process's network namespace\n"
 		"      --netns PATH   verify: probe from that namespace (e.g. /run/netns/NAME)\n"
 		"      --expect-open HOST:PORT  verify: a canary that must stay reachable (repeatable)\n"
@@ -376,71 +376,68 @@ static int cmd_verify(const struct opts *o, const struct sw_config *cfg)
 	return sw_verify_cmd(cfg, &vo);
 }
 
+static const struct option longopts[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "control", required_argument, NULL, 'C' },
+	{ "force", no_argument, NULL, 'F' },
+	{ "pid", required_argument, NULL, 'P' },
+	{ "netns", required_argument, NULL, 'N' },
+	{ "expect-open", required_argument, NULL, 'E' },
+	{ "timeout", required_argument, NULL, 'T' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Options before and after the command; -1 to go on, else the exit code. */
+static int parse_opts(int argc, char **argv, const char *optstring, struct opts *o)
+{
+	int c;
+
+	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': o->config = optarg; break;
+		case 'j': o->json = true; break;
+		case 'v': o->verbose = true; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("sandwall " SW_VERSION "\n"); return 0;
+		case 'C': o->control = optarg; break;
+		case 'F': o->force = true; break;
+		case 'P': case 'N': case 'E': case 'T':
+			if (verify_opt(o, c, optarg))
+				return EXIT_ERR;
+			break;
+		default: usage(stderr); return EXIT_ERR;
+		}
+	}
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "control", required_argument, NULL, 'C' },
-		{ "force", no_argument, NULL, 'F' },
-		{ "pid", required_argument, NULL, 'P' },
-		{ "netns", required_argument, NULL, 'N' },
-		{ "expect-open", required_argument, NULL, 'E' },
-		{ "timeout", required_argument, NULL, 'T' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct opts o = { .config = SW_DEFAULT_CONFIG, .control = SW_CONTROL_PATH, .timeout_ms = 1000 };
 	static struct sw_config cfg;
 	static struct sw_host host;
 	struct sw_model want;
 	struct sw_nl nl;
 	const char *cmd;
-	int c, rc;
+	int rc;
 
 	sw_log_init("sandwall", true, false, LOG_USER);
 	if (getenv("SANDWALL_CONTROL"))
 		o.control = getenv("SANDWALL_CONTROL");
-	while ((c = getopt_long(argc, argv, "+c:jvhV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c': o.config = optarg; break;
-		case 'j': o.json = true; break;
-		case 'v': o.verbose = true; break;
-		case 'h': usage(stdout); return 0;
-		case 'V': printf("sandwall " SW_VERSION "\n"); return 0;
-		case 'C': o.control = optarg; break;
-		case 'F': o.force = true; break;
-		case 'P': case 'N': case 'E': case 'T':
-			if (verify_opt(&o, c, optarg))
-				return EXIT_ERR;
-			break;
-		default: usage(stderr); return EXIT_ERR;
-		}
-	}
+	if ((rc = parse_opts(argc, argv, "+c:jvhV", &o)) >= 0)
+		return rc;
 	/* options may also follow the command: sandwall check --json */
 	if (optind >= argc) {
 		usage(stderr);
 		return EXIT_ERR;
 	}
 	cmd = argv[optind++];
-	while ((c = getopt_long(argc, argv, "c:jvhV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c': o.config = optarg; break;
-		case 'j': o.json = true; break;
-		case 'v': o.verbose = true; break;
-		case 'h': usage(stdout); return 0;
-		case 'V': printf("sandwall " SW_VERSION "\n"); return 0;
-		case 'C': o.control = optarg; break;
-		case 'F': o.force = true; break;
-		case 'P': case 'N': case 'E': case 'T':
-			if (verify_opt(&o, c, optarg))
-				return EXIT_ERR;
-			break;
-		default: usage(stderr); return EXIT_ERR;
-		}
-	}
+	if ((rc = parse_opts(argc, argv, "c:jvhV", &o)) >= 0)
+		return rc;
 	if (optind < argc) {
 		fprintf(stderr, "sandwall: unexpected argument '%s'\n", argv[optind]);
 		return EXIT_ERR;
