@@ -27,7 +27,7 @@ MON=$!
 trap 'kill "$MON" 2>/dev/null; exit 0' TERM INT
 trap 'kill "$MON" 2>/dev/null' EXIT
 
-touched= last=
+touched='' last=''
 while IFS= read -r -u "$mon" line; do
 	case $line in
 	"# new generation "*)

@@ -11,12 +11,14 @@
  * table): tests showed a rare packet passing while the hooks are swapped,
  * so everything else uses sw_encode_update. */
 int sw_encode_replace(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m);
-/* Rewrite the table in place, in one batch, from what is there (have):
- * flush every chain, delete what is extra or of the wrong kind, flush and
- * refill the sets, create what is missing, add the rules. The table and
- * its hooks stay registered throughout, and counters keep their counts. */
+/* Fix the table in place, in one batch, from what is there (have): flush
+ * the chains whose rules differ (and any chain not ours), delete what is
+ * extra or of the wrong kind, flush and refill the sets whose elements
+ * differ, create what is missing, add the rules of the flushed chains.
+ * all: rewrite every chain and set. The table and its hooks stay
+ * registered throughout, and counters keep their counts. */
 int sw_encode_update(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *want,
-		     const struct sw_model *have);
+		     const struct sw_model *have, bool all);
 /* The whole table when it is known to be absent (nothing to delete, so
  * nothing for the kernel to clean up afterwards). */
 int sw_encode_create(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m);

@@ -38,4 +38,13 @@ int sw_check(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
 int sw_reconcile(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
 		 bool *repaired, char *err, size_t errlen);
 
+/* What the daemon knows from the event, and when the fix was committed. */
+struct sw_hint {
+	bool table_deleted;     /* the transaction deleted our table ... */
+	uint32_t genid;         /* ... and this generation followed it */
+	int64_t committed_us;   /* out: CLOCK_MONOTONIC µs when the repair batch was ACKed */
+};
+int sw_reconcile_hint(struct sw_nl *nl, const struct sw_model *want, struct sw_hint *hint,
+		      struct sw_diff *d, bool *repaired, char *err, size_t errlen);
+
 #endif

@@ -68,7 +68,7 @@ int sw_control_accept(int lfd, char *req, size_t reqlen)
 	pfd.events = POLLIN;
 	/* a client that says nothing at once is dropped: the daemon's loop
 	 * must not wait on it */
-	if (poll(&pfd, 1, 100) != 1) {
+	if (poll(&pfd, 1, 10) != 1) {
 		err = -ETIMEDOUT;
 		goto fail;
 	}

@@ -153,8 +153,10 @@ static void status_notify(struct sw_daemon *d)
 
 /* Compare with the kernel and repair; report as the caller says. */
 static int reconcile(struct sw_daemon *d, const char *why, const char *change, uint32_t pid,
-		     const char *comm, int64_t t0)
+		     const char *comm, int64_t t0, uint32_t deleted_genid)
 {
+	/* a deleted table is re-created without a dump first */
+	struct sw_hint hint = { .table_deleted = deleted_genid != 0, .genid = deleted_genid };
 	char err[SW_ERRLEN], summary[256];
 	struct sw_diff diff;
 	bool repaired = false;
@@ -162,8 +164,8 @@ static int reconcile(struct sw_daemon *d, const char *why, const char *change, u
 
 	if (d->paused)
 		return 0;
-	rc = sw_reconcile(&d->nl, &d->want, &diff, &repaired, err, sizeof(err));
-	if (diff.n == 0 && !rc) {
+	rc = sw_reconcile_hint(&d->nl, &d->want, &hint, &diff, &repaired, err, sizeof(err));
+	if (diff.n == 0 && !rc && !repaired) {
 		sw_diff_free(&diff);
 		if (d->retry) {
 			d->retry = false;
@@ -192,7 +194,8 @@ static int reconcile(struct sw_daemon *d, const char *why, const char *change, u
 				js(comm, c, sizeof(c)), js(err, b, sizeof(b)));
 		}
 	} else {
-		int64_t us = now_us() - t0;
+		/* restored: the repair batch was committed; verified: read back */
+		int64_t us = hint.committed_us - t0, vus = now_us() - t0;
 
 		d->repairs++;
 		d->last_repair_us = us;
@@ -200,9 +203,11 @@ static int reconcile(struct sw_daemon *d, const char *why, const char *change, u
 			char a[256], c[64];
 
 			journal(d, "drift", "\"change\":\"%s\",\"pid\":%u,\"comm\":\"%s\","
-				"\"found_by\":\"%s\",\"restored_us\":%lld,\"result\":\"repaired\"",
+				"\"found_by\":\"%s\",\"restored_us\":%lld,\"verified_us\":%lld,"
+				"\"result\":\"repaired\"",
 				js(change ? change : summary, a, sizeof(a)), pid,
-				js(comm && *comm ? comm : "?", c, sizeof(c)), why, (long long)us);
+				js(comm && *comm ? comm : "?", c, sizeof(c)), why, (long long)us,
+				(long long)vus);
 		}
 		if (d->retry) {
 			d->retry = false;
@@ -212,12 +217,13 @@ static int reconcile(struct sw_daemon *d, const char *why, const char *change, u
 			sw_alert(&d->alert, LOG_INFO,
 				 "event=%s table=inet/%s changes=%zu first=\"%s\" applied_us=%lld",
 				 !strcmp(why, "update") ? "sets-updated" : "applied", d->cfg.table,
-				 diff.n, diff.items[0].desc, (long long)us);
+				 diff.n, diff.n ? diff.items[0].desc : "table", (long long)us);
 		else
 			sw_alert(&d->alert, LOG_WARNING,
-				 "event=drift table=inet/%s change=\"%s\" pid=%u comm=%s found_by=%s restored_us=%lld",
+				 "event=drift table=inet/%s change=\"%s\" pid=%u comm=%s found_by=%s "
+				 "restored_us=%lld verified_us=%lld",
 				 d->cfg.table, change ? change : summary, pid,
-				 comm && *comm ? comm : "?", why, (long long)us);
+				 comm && *comm ? comm : "?", why, (long long)us, (long long)vus);
 	}
 	if (drift) {
 		snprintf(d->last_drift, sizeof(d->last_drift), "%.180s by pid %u (%.31s)",
@@ -232,6 +238,7 @@ static int reconcile(struct sw_daemon *d, const char *why, const char *change, u
 
 struct drift {
 	bool seen;
+	unsigned n;             /* transactions by others in this read */
 	struct sw_nft_txn txn;
 };
 
@@ -244,6 +251,7 @@ static void on_txn(const struct sw_nft_txn *t, void *data)
 	if (!dr->seen)
 		dr->txn = *t;   /* the first one names the culprit */
 	dr->seen = true;
+	dr->n++;
 }
 
 /* Log what changed on the host that matters to us. */
@@ -320,7 +328,7 @@ static void host_update(struct sw_daemon *d, const char *why)
 	sw_model_free(&d->want);
 	d->want = m;
 	d->updates++;
-	reconcile(d, why, NULL, 0, NULL, t0);
+	reconcile(d, why, NULL, 0, NULL, t0, 0);
 }
 
 static void ensure_owned(struct sw_daemon *d);
@@ -357,7 +365,8 @@ static void handle_nft(struct sw_daemon *d)
 		return;
 	}
 	if (dr.seen)
-		reconcile(d, "drift", dr.txn.change, dr.txn.pid, dr.txn.comm, t0);
+		reconcile(d, "drift", dr.txn.change, dr.txn.pid, dr.txn.comm, t0,
+			  !strcmp(dr.txn.change, "delete table") && dr.n == 1 ? dr.txn.genid : 0);
 }
 
 /* event=blocked, at most one line a second per source and destination */
@@ -467,7 +476,7 @@ static int reload(struct sw_daemon *d, char *msg, size_t len)
 
 		sw_remove(&d->nl, oldtable, &absent, err, sizeof(err));
 	}
-	rc = reconcile(d, "reload", "reload", (uint32_t)getpid(), "sandwalld", now_us());
+	rc = reconcile(d, "reload", "reload", (uint32_t)getpid(), "sandwalld", now_us(), 0);
 	ensure_owned(d);
 	nflog_setup(d);
 	sw_alert(&d->alert, LOG_NOTICE, "event=reload config=%s result=%s", d->config_path,

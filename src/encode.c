@@ -294,20 +294,66 @@ static bool set_same(const struct sw_set *a, const struct sw_set *b)
 	return a->key_type == b->key_type && a->key_len == b->key_len && a->flags == b->flags;
 }
 
+/* Does the kernel's chain hold exactly our rules, in order? */
+static bool rules_same(const struct sw_model *want, const struct sw_model *have, const char *chain)
+{
+	size_t i = 0, j = 0;
+
+	for (;;) {
+		while (i < want->n_rules && strcmp(want->rules[i].chain, chain))
+			i++;
+		while (j < have->n_rules && strcmp(have->rules[j].chain, chain))
+			j++;
+		if (i == want->n_rules || j == have->n_rules)
+			return i == want->n_rules && j == have->n_rules;
+		if (strcmp(want->rules[i].canon, have->rules[j].canon) ||
+		    strcmp(want->rules[i].tag, have->rules[j].tag))
+			return false;
+		i++, j++;
+	}
+}
+
+static bool elems_same(const struct sw_set *a, const struct sw_set *b)
+{
+	size_t len = a->key_len < SW_KEY_MAX ? a->key_len : SW_KEY_MAX;
+
+	if (a->n_elems != b->n_elems)
+		return false;
+	for (size_t i = 0; i < a->n_elems; i++)
+		if (a->elems[i].flags != b->elems[i].flags ||
+		    a->elems[i].has_key_end != b->elems[i].has_key_end ||
+		    memcmp(a->elems[i].key, b->elems[i].key, len) ||
+		    (a->elems[i].has_key_end && memcmp(a->elems[i].key_end, b->elems[i].key_end, len)))
+			return false;
+	return true;
+}
+
 int sw_encode_update(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *want,
-		     const struct sw_model *have)
+		     const struct sw_model *have, bool all)
 {
 	const char *t = want->table;
+	bool redo[SW_MAX_CHAINS] = { false };   /* want->chains[i] gets its rules again */
 	int err = 0;
 
+	for (size_t i = 0; i < want->n_chains; i++) {
+		const struct sw_chain *h = sw_model_find_chain(have, want->chains[i].name);
+
+		redo[i] = all || !h || !chain_same(&want->chains[i], h) ||
+			  !rules_same(want, have, want->chains[i].name);
+	}
 	/* table inet T: wake it if someone made it dormant (keeping the
 	 * ownership flags, which cannot change on a live table) */
 	if (have->table_flags & NFT_TABLE_F_DORMANT)
 		err = table_msg(b, nl, t, NFT_MSG_NEWTABLE,
 				have->table_flags & ~(uint32_t)NFT_TABLE_F_DORMANT, true);
-	/* flush chain ... for every chain there: the rules come back below */
-	for (size_t i = 0; i < have->n_chains && !err; i++)
-		err = flush_chain_msg(b, nl, t, have->chains[i].name);
+	/* flush chain ... where the rules differ, and in every chain that
+	 * is not ours (it may reference our sets and chains) */
+	for (size_t i = 0; i < have->n_chains && !err; i++) {
+		const struct sw_chain *w = sw_model_find_chain(want, have->chains[i].name);
+
+		if (!w || redo[w - want->chains])
+			err = flush_chain_msg(b, nl, t, have->chains[i].name);
+	}
 	/* delete what is extra or of the wrong kind (now unreferenced) */
 	for (size_t i = 0; i < have->n_chains && !err; i++) {
 		const struct sw_chain *w = sw_model_find_chain(want, have->chains[i].name);
@@ -328,28 +374,34 @@ int sw_encode_update(struct sw_batch *b, struct sw_nl *nl, const struct sw_model
 	for (size_t i = 0; i < want->n_counters && !err; i++)
 		if (sw_model_find_counter(have, want->counters[i]) < 0)
 			err = counter_msg(b, nl, t, want->counters[i]);
-	/* sets: (re)create or flush, then fill */
+	/* sets: create, or flush and refill where the elements differ */
 	for (size_t i = 0; i < want->n_sets && !err; i++) {
 		const struct sw_set *w = &want->sets[i];
 		const struct sw_set *h = sw_model_find_set(have, w->name);
+		bool keep = h && set_same(w, h);
 		uint32_t id = (uint32_t)i + 1;
 
-		if (h && set_same(w, h))
-			err = flush_set_msg(b, nl, t, w);
-		else
-			err = set_msg(b, nl, t, w, id);
+		if (keep && !all && elems_same(w, h))
+			continue;
+		err = keep ? flush_set_msg(b, nl, t, w) : set_msg(b, nl, t, w, id);
 		if (!err)
-			err = elems_msg(b, nl, t, w, h && set_same(w, h) ? 0 : id);
+			err = elems_msg(b, nl, t, w, keep ? 0 : id);
 	}
-	/* chains: create the missing, update the base chain's policy */
+	/* chains: create the missing, set the base chain's policy */
 	for (size_t i = 0; i < want->n_chains && !err; i++) {
 		const struct sw_chain *h = sw_model_find_chain(have, want->chains[i].name);
 
-		if (!h || !chain_same(&want->chains[i], h) || want->chains[i].base)
+		if (!h || !chain_same(&want->chains[i], h) ||
+		    (want->chains[i].base && (all || h->policy != want->chains[i].policy)))
 			err = chain_msg(b, nl, t, &want->chains[i]);
 	}
-	for (size_t i = 0; i < want->n_rules && !err; i++)
-		err = rule_msg(b, nl, &want->rules[i]);
+	/* the rules of every chain that was flushed or created */
+	for (size_t i = 0; i < want->n_rules && !err; i++) {
+		const struct sw_chain *c = sw_model_find_chain(want, want->rules[i].chain);
+
+		if (c && redo[c - want->chains])
+			err = rule_msg(b, nl, &want->rules[i]);
+	}
 	return err;
 }
 

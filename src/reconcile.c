@@ -175,13 +175,14 @@ static int build_create(struct sw_batch *b, struct sw_nl *nl, const void *arg)
 
 struct update {
 	const struct sw_model *want, *have;
+	bool all;
 };
 
 static int build_update(struct sw_batch *b, struct sw_nl *nl, const void *arg)
 {
 	const struct update *u = arg;
 
-	return sw_encode_update(b, nl, u->want, u->have);
+	return sw_encode_update(b, nl, u->want, u->have, u->all);
 }
 
 #define OWN_FLAGS (NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST)
@@ -191,7 +192,7 @@ static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct 
 		    const struct sw_diff *d, bool full)
 {
 	struct refill r = { want, d };
-	struct update u = { want, have };
+	struct update u = { want, have, full };
 	bool only_elems = !full && d && d->n > 0;
 
 	for (size_t j = 0; d && j < d->n && only_elems; j++)
@@ -228,12 +229,30 @@ int sw_apply(struct sw_nl *nl, const struct sw_model *want, char *err, size_t er
 int sw_reconcile(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
 		 bool *repaired, char *err, size_t errlen)
 {
+	return sw_reconcile_hint(nl, want, NULL, d, repaired, err, errlen);
+}
+
+int sw_reconcile_hint(struct sw_nl *nl, const struct sw_model *want, struct sw_hint *hint,
+		      struct sw_diff *d, bool *repaired, char *err, size_t errlen)
+{
 	struct sw_diff after;
 	int64_t t0 = now_us(), t1 = 0, t2;
 	int rc = -ERESTART;
 
 	*repaired = false;
 	memset(d, 0, sizeof(*d));
+	/* the event said the table was deleted at generation g: re-create it
+	 * at once, without a dump; if anything moved since, the kernel says
+	 * ERESTART and the ordinary path below takes over */
+	if (hint && hint->table_deleted) {
+		t1 = t0;
+		rc = send_once(nl, hint->genid, build_create, want);
+		if (rc == 0) {
+			d->n = 0;
+			goto committed;
+		}
+		rc = -ERESTART;
+	}
 	for (int i = 0; i < SW_APPLY_TRIES && rc == -ERESTART; i++) {
 		struct sw_model have;
 
@@ -261,8 +280,11 @@ int sw_reconcile(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *
 		kernel_error(nl, "cannot repair the ruleset", rc, err, errlen);
 		return rc;
 	}
+committed:
 	*repaired = true;
 	t2 = now_us();
+	if (hint)
+		hint->committed_us = t2;
 	rc = sw_check(nl, want, &after, err, errlen);
 	sw_debug("reconcile: check %lld us, repair %lld us, read back %lld us",
 		 (long long)(t1 - t0), (long long)(t2 - t1), (long long)(now_us() - t2));

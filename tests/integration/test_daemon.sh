@@ -313,6 +313,18 @@ _daemon_01() {
 	drifts=$(jget daemon.drifts)
 	if [[ $drifts =~ ^[0-9]+$ ]] && [ "$drifts" -ge 11 ]; then ok "status --json: daemon.drifts = $drifts"
 	else bad "status --json: daemon.drifts = $drifts, expected >= 11"; show "$SW_OUT" 3; fi
+	info "a storm: 60 tampers back to back (some may find the table mid-repair)"
+	local i n0 nok=0
+	n0=$(d_log_lines)
+	for i in $(seq 1 20); do
+		hnft delete table inet sandwall 2>/dev/null && nok=$((nok + 1))
+		hnft flush chain inet sandwall guard 2>/dev/null && nok=$((nok + 1))
+		hnft add element inet sandwall allow4 '{ 100.100.100.200 . tcp . 80 }' 2>/dev/null && nok=$((nok + 1))
+	done
+	if d_wait_sync "$conf" 1000; then ok "in sync ${D_WAITED} ms after the storm ($nok of 60 tampers took effect)"
+	else bad "not in sync 1 s after the storm (check $SW_RC)"; show "$SW_OUT" 8; fi
+	if _d_dead "$D_PID"; then bad "sandwalld died during the storm"; D_PID=""; return 1; fi
+	info "storm alerts: $(tail -n +"$((n0 + 1))" "$D_LOG" | grep -c 'event=drift') drift line(s), $(tail -n +"$((n0 + 1))" "$D_LOG" | grep 'event=suppressed' | tr '\n' ' ')"
 	blocked "$C1" $D_META
 	reach "$C1" $D_NET
 	if grep -q 'event=repair-failed' "$D_LOG"; then bad "repair-failed in the log"; grep 'event=repair-failed' "$D_LOG" | show - 5
@@ -510,6 +522,18 @@ _daemon_05() {
 	d_stop KILL
 	_d_persisted "$conf" "kill -9"
 	_d_adopted "$conf" "after kill -9" || return 1
+
+	info "restart with a different config (lan = no) over the orphaned table: re-applied, not appended"
+	d_stop TERM
+	conf=$(mkconf persist_lan_no block.lan=no)
+	d_start "$conf" || return 1
+	expect_sw 0 "check against the new config after the restart" -c "$conf" check
+	d_status_is "$conf" owner true
+	d_status_is "$conf" persist true
+	reach "$C1" http://10.0.0.50/
+	blocked "$C1" $D_META2
+	if hnft delete table inet sandwall 2>/dev/null; then bad "the re-applied table is not owned (nft delete table worked)"
+	else ok "the re-applied table is owned (nft delete table refused)"; fi
 	return 0
 }
 

@@ -1,0 +1,534 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash disable=SC2086
+# Proof suite (issue 4): `sandwall verify` probes from the container side
+# (throwaway namespace on each guarded bridge, --pid, --netns) and exits 0
+# only when every must-block target is blocked and every --expect-open
+# canary is open; sandwalld logs blocked attempts with the exact fields;
+# status --json counters rise; the receipt's verdict flips after an
+# unrepaired drift and its digests follow the config; the Prometheus
+# textfile parses and tracks up/drifts.
+#
+# Every config points [daemon] journal and metrics into a per-test
+# directory ($V_DIR), so verify's record ($V_DIR/verify.json), the journal
+# and the metrics file never land outside the suite's temp dir. Daemons run
+# in the host namespace with their own control socket and are stopped by pid;
+# everything a test changes is undone (V_UNDO), also when it fails.
+
+register_test verify_01_rules        "verify exits 0 with the rules, 1 without (FAIL lines name the targets)"
+register_test verify_02_host_no      "with only host = no, verify exits 1 and every FAIL is a host target"
+register_test verify_03_pid_netns    "verify --pid (a process in c1) and --netns /run/netns/c1 probe from c1"
+register_test verify_04_expect_open  "--expect-open 203.0.113.10:80 passes while the host is up, fails when it is gone"
+register_test verify_05_blocked_log  "event=blocked lines with the exact fields; status --json counters rise per attempt"
+register_test verify_06_receipt      "receipt: held with daemon+rules+verify; not held after an unrepaired drift; digests follow the config"
+register_test verify_07_metrics      "metrics textfile parses; sandwall_up 1/0; drift_events_total counts a tamper"
+register_test verify_08_ll_gateway   "a link-local IPv6 default gateway does not make verify fail (or error)"
+
+V_SANDWALLD=${SANDWALLD:-$SWT_ROOT/build/sandwalld}
+V_TIMEOUT=${V_TIMEOUT:-400}  # ms a verify probe waits (blocked targets time out)
+
+V_DIR=""        # per-test directory: configs' journal, metrics, verify.json, control socket
+V_DPID=""       # the running sandwalld (pid of the daemon itself: ip netns exec execs it)
+V_DLOG=""       # its stderr (-f)
+V_CTL=""        # its control socket
+V_UNDO=()       # commands (eval'd in reverse) that undo what the test changed
+
+# ---------------------------------------------------------------- helpers
+v_now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# v_conf NAME [section.key=value ...]: mkconf with journal/metrics in $V_DIR
+v_conf() {
+	local name=$1; shift
+	mkconf "v-$name" "daemon.journal=$V_DIR/events.jsonl" "daemon.metrics=$V_DIR/sandwall.prom" "$@"
+}
+
+# v_sw ARGS...: sandwall in the host ns, talking to this test's control socket
+v_sw() { sw --control "${V_CTL:-$V_DIR/ctl}" "$@"; }
+
+# v_keep NAME: keep a copy of the last sandwall stdout as $V_DIR/NAME
+v_keep() { cp "$SW_OUT" "$V_DIR/$1"; }
+
+# v_py FILE EXPR: evaluate a Python expression with d = the JSON in FILE
+v_py() {
+	"$PY" -c '
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("<no json: %s>" % e); sys.exit(0)
+r = eval(sys.argv[2])
+print(r if isinstance(r, str) else json.dumps(r))' "$1" "$2"
+}
+
+# v_verify DESC RC ARGS...: sandwall verify (fast probes); assert the exit code
+v_verify() {
+	local desc=$1 want=$2; shift 2
+	v_sw -c "$V_CONF" verify --timeout "$V_TIMEOUT" "$@"
+	if [ "$SW_RC" -eq "$want" ]; then ok "$desc: verify $* -> exit $SW_RC"
+	else
+		bad "$desc: verify $* -> exit $SW_RC, expected $want"
+		show "$SW_ERR" 5; show "$SW_OUT" 40
+	fi
+	[ "$SW_RC" -eq "$want" ]
+}
+
+# v_fail_lines FILE: the FAIL rows of a verify table ("category target")
+v_fail_lines() { awk '$3 == "FAIL" { print $1, $2 }' "$1"; }
+
+# v_start CONF: sandwalld in the host ns (-f, own control socket); wait 5 s
+# for its event=start line and its socket
+v_start() {
+	local conf=$1 i
+	V_CTL="$V_DIR/ctl"
+	V_DLOG="$V_DIR/daemon.log"
+	ip netns exec "$H" "$V_SANDWALLD" -c "$conf" -f --control "$V_CTL" >>"$V_DLOG" 2>&1 &
+	V_DPID=$!
+	SWT_PIDS+=("$V_DPID")
+	for i in $(seq 1 100); do
+		if grep -q 'event=start' "$V_DLOG" && [ -S "$V_CTL" ]; then
+			ok "sandwalld up (pid $V_DPID): $(grep -m1 'event=start' "$V_DLOG" | sed -e 's/^sandwalld: //' -e "s|$SWT_TMP/||g")"
+			return 0
+		fi
+		[ -d "/proc/$V_DPID" ] || break
+		sleep 0.05
+	done
+	bad "sandwalld did not start within 5 s"; show "$V_DLOG"
+	v_stop KILL
+	return 1
+}
+
+# v_stop [SIG]: signal the daemon, wait (5 s, then KILL), reap it
+v_stop() {
+	local sig=${1:-TERM} pid=$V_DPID i p keep=()
+	[ -n "$pid" ] || return 0
+	kill -"$sig" "$pid" 2>/dev/null
+	for i in $(seq 1 100); do
+		{ [ ! -d "/proc/$pid" ] || grep -q '^State:[[:space:]]*Z' "/proc/$pid/status" 2>/dev/null; } && break
+		sleep 0.05
+	done
+	if [ -d "/proc/$pid" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$pid/status" 2>/dev/null; then
+		bad "sandwalld (pid $pid) still running 5 s after SIG$sig; killing it"
+		kill -KILL "$pid" 2>/dev/null
+	fi
+	wait "$pid" 2>/dev/null
+	for p in "${SWT_PIDS[@]}"; do [ "$p" = "$pid" ] || keep+=("$p"); done
+	SWT_PIDS=("${keep[@]}")
+	V_DPID=""
+	return 0
+}
+
+# v_run BODY: fresh $V_DIR; run BODY; then always stop the daemon, undo
+# V_UNDO (reverse), drop the table and $V_DIR (kept with -k)
+v_run() {
+	local body=$1 rc i
+	need_sandwall || return $SKIP
+	V_DIR="$SWT_TMP/verify.$body"
+	rm -rf "$V_DIR" && mkdir -p "$V_DIR" || return 1
+	V_UNDO=(); V_CTL=""; V_DLOG=""; V_CONF=""
+	"$body"
+	rc=$?
+	v_stop TERM
+	for ((i = ${#V_UNDO[@]} - 1; i >= 0; i--)); do eval "${V_UNDO[i]}" >/dev/null 2>&1; done
+	V_UNDO=()
+	nsx "$H" nft delete table inet sandwall 2>/dev/null
+	if [ "$T_FAILS" -gt 0 ] && [ -s "${V_DLOG:-/nonexistent}" ]; then
+		info "daemon log (last 20 lines):"; tail -n 20 "$V_DLOG" | sed "s|$SWT_TMP/||g" | show - 20
+	fi
+	[ -n "${SWT_KEEP_TMP:-}" ] || rm -rf "$V_DIR"
+	return $rc
+}
+
+# v_metric NAME[{labels}] FILE: the value of one sample (empty if absent)
+v_metric() { awk -v n="$1" '$1 == n { print $2; exit }' "$2"; }
+
+# v_wait_metric NAME FILE VALUE MS: poll until the sample == VALUE
+v_wait_metric() {
+	local t0; t0=$(v_now_ms)
+	while :; do
+		[ "$(v_metric "$1" "$2" 2>/dev/null)" = "$3" ] && return 0
+		[ $(($(v_now_ms) - t0)) -ge "$4" ] && return 1
+		sleep 0.05
+	done
+}
+
+# v_status_pkts CAT: packets of a category from `status --json` (empty on error)
+v_status_pkts() {
+	v_sw -c "$V_CONF" status --json >/dev/null
+	v_py "$SW_OUT" "d['categories']['$1']['packets']"
+}
+
+# ---------------------------------------------------------------- 1
+verify_01_rules() { v_run _verify_01; }
+_verify_01() {
+	local out fails
+	V_CONF=$(v_conf rules)
+	apply_ok "$V_CONF" || return 1
+	v_verify "rules in place" 0 || return 1
+	v_keep held.txt
+	out="$V_DIR/held.txt"
+	# one run per guarded bridge that is up, each HELD, no FAIL row
+	if grep -q '^probing from bridge docker0 as 172\.17\.' "$out" &&
+	   grep -q '^probing from bridge br-0a1b2c3d4e5f as 172\.18\.' "$out"; then
+		ok "probed from both guarded bridges ($(grep -c '^probing from' "$out") runs)"
+	else bad "expected one run per guarded bridge (docker0, br-0a1b2c3d4e5f)"; show "$out" 5; fi
+	[ "$(grep -c ': HELD' "$out")" = 2 ] && ok "both runs HELD" || { bad "not every run HELD"; grep 'HELD' "$out" | show -; }
+	[ -z "$(v_fail_lines "$out")" ] && ok "no FAIL rows" || { bad "FAIL rows with the rules in place:"; v_fail_lines "$out" | show -; }
+	# the targets include metadata, the gateway, every host address x listening port
+	local t
+	for t in "metadata 169.254.169.254:80" "metadata 100.100.100.200:80" "gateways 10.0.0.1:80" \
+		 "host 10.0.0.2:8080" "host 10.0.0.2:9090" "host 172.17.0.1:8080" "host 172.18.0.1:9090"; do
+		if awk -v c="${t% *}" -v a="${t#* }" '$1 == c && $2 == a && $3 == "blocked" { f = 1 } END { exit !f }' "$out"
+		then ok "target $t blocked"; else bad "target $t: not listed as blocked"; grep -F -- "${t#* }" "$out" | show - 3; fi
+	done
+	# the result is recorded next to the journal, for receipts
+	if [ "$(v_py "$V_DIR/verify.json" "d['passed']")" = true ]; then ok "verify.json recorded (passed true)"
+	else bad "verify.json not recorded with passed true"; show "$V_DIR/verify.json" 3; fi
+	# --json: the same verdict, machine-readable
+	v_verify "rules in place, --json" 0 --json
+	[ "$(v_py "$SW_OUT" "[r['passed'] for r in d['runs']] + [d['passed']]")" = "[true, true, true]" ] &&
+		ok "--json: both runs and the total passed" || { bad "--json verdicts wrong"; show "$SW_OUT" 3; }
+
+	# without the rules: exit 1, the failures named
+	expect_sw 0 "remove" -c "$V_CONF" remove || return 1
+	v_verify "rules removed" 1
+	v_keep notheld.txt
+	out="$V_DIR/notheld.txt"
+	fails=$(v_fail_lines "$out")
+	grep -q 'NOT HELD (see FAIL lines)' "$out" && ok "summary says NOT HELD" || bad "no NOT HELD summary"
+	for t in "metadata 169.254.169.254:80" "metadata 100.100.100.200:80" "gateways 10.0.0.1:80" \
+		 "host 10.0.0.2:8080" "host 172.17.0.1:8080" "host 172.17.0.1:9090" "host 172.18.0.1:8080"; do
+		if grep -qxF -- "$t" <<<"$fails"; then ok "FAIL names $t"
+		else bad "no FAIL row for $t"; fi
+	done
+	info "$(wc -l <<<"$fails") FAIL rows per $(grep -c '^probing from' "$out") runs"
+	[ "$(v_py "$V_DIR/verify.json" "d['passed']")" = false ] && ok "verify.json now says passed false" ||
+		bad "verify.json not updated to passed false"
+	v_verify "rules removed, --json" 1 --json
+	[ "$(v_py "$SW_OUT" "d['passed']")" = false ] && ok "--json: passed false" || bad "--json: passed is not false"
+	return 0
+}
+
+# ---------------------------------------------------------------- 2
+verify_02_host_no() { v_run _verify_02; }
+_verify_02() {
+	local out fails cats i
+	V_CONF=$(v_conf hostno block.host=no)
+	apply_ok "$V_CONF" || return 1
+	v_verify "host = no" 1 --json || return 1
+	v_keep hostno.json
+	out="$V_DIR/hostno.json"
+	cats=$(v_py "$out" "sorted(set(t['category'] for r in d['runs'] for t in r['targets'] if t['verdict'] == 'FAIL'))")
+	if [ "$cats" = '["host"]' ]; then ok "every FAIL target is a host target"
+	else bad "FAIL categories: $cats, expected only host"; fi
+	fails=$(v_py "$out" "sorted(set('%s:%d' % (t['address'], t['port']) for r in d['runs'] for t in r['targets'] if t['verdict'] == 'FAIL'))")
+	info "host targets that FAIL: $fails"
+	# the bridge addresses are host-only (own subnets are never lan): reachable
+	[[ $fails == *'"172.17.0.1:8080"'* && $fails == *'"172.18.0.1:8080"'* ]] &&
+		ok "the bridges' host addresses are named" || bad "172.17.0.1:8080 / 172.18.0.1:8080 not among the failures"
+	# and nothing else failed: metadata and gateway still blocked
+	# (v6 targets read "skipped": the throwaway namespace has no IPv6 route)
+	i=$(v_py "$out" "sorted(set(t['verdict'] for r in d['runs'] for t in r['targets'] if t['category'] != 'host'))")
+	[ "$i" = '["blocked", "skipped"]' ] && ok "every other target still blocked (v6 skipped): $i" ||
+		bad "verdicts of the non-host targets: $i, expected [blocked, skipped]"
+	# the table output names them on FAIL rows too
+	v_verify "host = no, table" 1
+	v_keep hostno.txt
+	fails=$(v_fail_lines "$V_DIR/hostno.txt")
+	if [ -n "$fails" ] && ! grep -qv '^host ' <<<"$fails"; then ok "FAIL rows: $(tr '\n' ' ' <<<"$fails")"
+	else bad "FAIL rows are not all host rows"; show - <<<"$fails"; fi
+	return 0
+}
+
+# ---------------------------------------------------------------- 3
+verify_03_pid_netns() { v_run _verify_03; }
+_verify_03() {
+	local spid v6
+	V_CONF=$(v_conf pid)
+	apply_ok "$V_CONF" || return 1
+	ip netns exec "$C1" sleep 30 &
+	spid=$!
+	SWT_TEST_PIDS+=("$spid")
+	V_UNDO+=("kill $spid; wait $spid")
+	sleep 0.1
+	if [ "$(readlink "/proc/$spid/ns/net")" = "$(ip netns exec "$C1" readlink /proc/self/ns/net)" ]; then
+		ok "sleep (pid $spid) runs in c1's namespace"
+	else bad "pid $spid is not in c1's namespace"; return 1; fi
+
+	v_verify "--pid of a process in c1" 0 --pid "$spid"
+	v_keep pid.txt
+	grep -q "^probing from pid $spid\$" "$V_DIR/pid.txt" && ok "probing from pid $spid" ||
+		{ bad "no 'probing from pid $spid' line"; show "$V_DIR/pid.txt" 3; }
+	[ "$(grep -c '^probing from' "$V_DIR/pid.txt")" = 1 ] && ok "exactly one run" || bad "more than one run for --pid"
+	# c1 has IPv6: the v6 metadata endpoint is really probed (not skipped for lack of a route)
+	v6=$(awk '$2 == "[fd00:ec2::254]:80" { print $3, $4 }' "$V_DIR/pid.txt")
+	[[ $v6 == blocked\ * && $v6 != *no-route* ]] && ok "[fd00:ec2::254]:80 probed from c1: $v6" ||
+		bad "[fd00:ec2::254]:80 from c1: '$v6', expected blocked (timeout/prohibited)"
+
+	v_verify "--netns /run/netns/c1" 0 --netns "/run/netns/$C1"
+	grep -q "^probing from netns /run/netns/$C1\$" "$SW_OUT" && ok "probing from netns /run/netns/$(_nsname "$C1")" ||
+		{ bad "no 'probing from netns' line"; show "$SW_OUT" 3; }
+
+	# from c1 without rules it fails, and the v6 endpoint is among the failures
+	expect_sw 0 "remove" -c "$V_CONF" remove
+	v_verify "--pid without rules" 1 --pid "$spid"
+	v_fail_lines "$SW_OUT" | grep -qxF "metadata [fd00:ec2::254]:80" &&
+		ok "FAIL names metadata [fd00:ec2::254]:80 (seen only from inside c1)" ||
+		{ bad "no FAIL row for [fd00:ec2::254]:80 from c1"; v_fail_lines "$SW_OUT" | show -; }
+
+	# bad namespaces are errors (2), not passes
+	v_verify "--pid of no process" 2 --pid 999999999
+	v_verify "--netns of no file" 2 --netns "$V_DIR/nonexistent"
+	v_verify "--pid and --netns together" 2 --pid "$spid" --netns "/run/netns/$C1"
+	return 0
+}
+
+# ---------------------------------------------------------------- 4
+verify_04_expect_open() { v_run _verify_04; }
+_verify_04() {
+	local row
+	V_CONF=$(v_conf canary)
+	apply_ok "$V_CONF" || return 1
+	v_verify "canary up" 0 --netns "/run/netns/$C1" --expect-open 203.0.113.10:80
+	row=$(awk '$1 == "expect-open" { print $2, $3, $4 }' "$SW_OUT")
+	[ "$row" = "203.0.113.10:80 open open" ] && ok "expect-open row: $row" || { bad "expect-open row: '$row'"; show "$SW_OUT" 40; }
+	# default mode (throwaway namespaces on the bridges) too, v6 canary included only from c1
+	v_verify "canary up (bridges)" 0 --expect-open 203.0.113.10:80
+	v_verify "v6 canary up (c1)" 0 --netns "/run/netns/$C1" --expect-open "[2001:db8::10]:80"
+	# a closed port answers RST: reachable, so the canary still holds
+	v_verify "canary on a closed port (RST = reachable)" 0 --netns "/run/netns/$C1" --expect-open 203.0.113.10:81
+	# a canary that is blocked (a metadata address) fails
+	v_verify "canary that the rules block" 1 --netns "/run/netns/$C1" --expect-open 169.254.169.254:80
+	# the internet host goes away (its address leaves the cloud): the canary times out
+	ip -n "$CL" addr del 203.0.113.10/32 dev lo || { bad "could not take 203.0.113.10 away"; return 1; }
+	V_UNDO+=("ip -n '$CL' addr add 203.0.113.10/32 dev lo")
+	v_verify "canary down" 1 --netns "/run/netns/$C1" --expect-open 203.0.113.10:80
+	row=$(awk '$1 == "expect-open" { print $2, $3, $4 }' "$SW_OUT")
+	[ "$row" = "203.0.113.10:80 FAIL timeout" ] && ok "expect-open row: $row" || bad "expect-open row: '$row', expected FAIL timeout"
+	[ "$(v_fail_lines "$SW_OUT")" = "expect-open 203.0.113.10:80" ] && ok "the canary is the only FAIL" ||
+		{ bad "FAIL rows other than the canary:"; v_fail_lines "$SW_OUT" | show -; }
+	v_verify "canary down (bridges)" 1 --expect-open 203.0.113.10:80
+	ip -n "$CL" addr add 203.0.113.10/32 dev lo && ok "203.0.113.10 back" || bad "could not restore 203.0.113.10"
+	unset 'V_UNDO[-1]'
+	wait_path "$C1" http://203.0.113.10/
+	v_verify "canary back" 0 --netns "/run/netns/$C1" --expect-open 203.0.113.10:80
+	# bad canaries are usage errors
+	v_verify "bad --expect-open" 2 --expect-open 203.0.113.10
+	grep -q "bad --expect-open '203.0.113.10'" "$SW_ERR" && ok "error names the bad canary" || { bad "no error naming the canary"; show "$SW_ERR"; }
+	v_verify "bad --expect-open port" 2 --expect-open 203.0.113.10:0
+	return 0
+}
+
+# ---------------------------------------------------------------- 5
+verify_05_blocked_log() { v_run _verify_05; }
+_verify_05() {
+	local want want6 p0 p1 p2 p3 i t0 l0 found
+	V_CONF=$(v_conf blocked daemon.owner=no log.blocked=yes)
+	[ -x "$V_SANDWALLD" ] || { info "skip: $V_SANDWALLD not built"; return $SKIP; }
+	v_start "$V_CONF" || return 1
+	want='event=blocked category=metadata src=172.17.0.2 dst=169.254.169.254 proto=tcp dport=80 iif=docker0'
+	want6='event=blocked category=metadata src=fd00:17::2 dst=fd00:ec2::254 proto=tcp dport=80 iif=docker0'
+	p0=$(v_status_pkts metadata)
+	[[ $p0 =~ ^[0-9]+$ ]] || { bad "status --json: no metadata packet counter ($p0)"; show "$SW_OUT" 3; return 1; }
+	l0=$(wc -l <"$V_DLOG")
+	blocked "$C1" http://169.254.169.254/
+	p1=$(v_status_pkts metadata)
+	# the log line: exactly these fields, in this order, at the end of the line
+	t0=$(v_now_ms); found=""
+	while [ $(($(v_now_ms) - t0)) -lt 2000 ]; do
+		found=$(tail -n +"$((l0 + 1))" "$V_DLOG" | grep -m1 -E -- "(^|[ :])${want//./\\.}\$")
+		[ -n "$found" ] && break
+		sleep 0.05
+	done
+	if [ -n "$found" ]; then ok "daemon log: ${found#sandwalld: }"
+	else
+		bad "no line ending in '$want' in the daemon log"
+		tail -n +"$((l0 + 1))" "$V_DLOG" | grep 'event=blocked' | show - 5
+	fi
+	[ "$p1" -gt "$p0" ] 2>/dev/null && ok "status --json metadata packets $p0 -> $p1 after attempt 1" ||
+		bad "metadata packets did not rise after attempt 1 ($p0 -> $p1)"
+	blocked "$C1" http://169.254.169.254/
+	p2=$(v_status_pkts metadata)
+	[ "$p2" -gt "$p1" ] 2>/dev/null && ok "metadata packets $p1 -> $p2 after attempt 2" ||
+		bad "metadata packets did not rise after attempt 2 ($p1 -> $p2)"
+	blocked "$C1" "http://[fd00:ec2::254]/"
+	p3=$(v_status_pkts metadata)
+	[ "$p3" -gt "$p2" ] 2>/dev/null && ok "metadata packets $p2 -> $p3 after attempt 3 (v6)" ||
+		bad "metadata packets did not rise after attempt 3 ($p2 -> $p3)"
+	found=""
+	for i in $(seq 1 40); do
+		found=$(grep -m1 -E -- "(^|[ :])${want6//./\\.}\$" "$V_DLOG") && break
+		sleep 0.05
+	done
+	[ -n "$found" ] && ok "daemon log: ${found#sandwalld: }" || { bad "no line ending in '$want6'"; grep 'event=blocked' "$V_DLOG" | show - 5; }
+	# the daemon's own count of logged attempts, in status --json
+	v_sw -c "$V_CONF" status --json
+	i=$(v_py "$SW_OUT" "int(d['daemon']['blocked_logged'])")
+	[ "$i" -ge 2 ] 2>/dev/null && ok "status --json daemon.blocked_logged = $i" || { bad "daemon.blocked_logged = $i, expected >= 2"; show "$SW_OUT" 3; }
+	# another category: the host (c1 -> 172.17.0.1:8080), its own counter and line
+	p0=$(v_status_pkts host)
+	blocked "$C1" http://172.17.0.1:8080/
+	p1=$(v_status_pkts host)
+	[ "$p1" -gt "$p0" ] 2>/dev/null && ok "host packets $p0 -> $p1" || bad "host packets did not rise ($p0 -> $p1)"
+	found=""
+	for i in $(seq 1 40); do
+		found=$(grep -m1 -E -- '(^|[ :])event=blocked category=host src=172\.17\.0\.2 dst=172\.17\.0\.1 proto=tcp dport=8080 iif=docker0$' "$V_DLOG") && break
+		sleep 0.05
+	done
+	[ -n "$found" ] && ok "daemon log: ${found#sandwalld: }" || { bad "no event=blocked category=host line"; grep 'event=blocked' "$V_DLOG" | show - 8; }
+	return 0
+}
+
+# ---------------------------------------------------------------- 6
+verify_06_receipt() { v_run _verify_06; }
+_verify_06() {
+	local r cfg_sha rules_sha conf2
+	V_CONF=$(v_conf receipt)
+	[ -x "$V_SANDWALLD" ] || { info "skip: $V_SANDWALLD not built"; return $SKIP; }
+	v_start "$V_CONF" || return 1
+	v_verify "daemon running" 0 || return 1
+	v_sw -c "$V_CONF" receipt
+	[ "$SW_RC" -eq 0 ] && ok "receipt -> exit 0" || { bad "receipt -> exit $SW_RC, expected 0"; show "$SW_ERR"; show "$SW_OUT" 20; }
+	grep -qE '^verdict +HELD$' "$SW_OUT" && ok "receipt: verdict HELD" || { bad "receipt text has no 'verdict HELD'"; show "$SW_OUT" 20; }
+	v_sw -c "$V_CONF" receipt --json
+	[ "$SW_RC" -eq 0 ] && ok "receipt --json -> exit 0" || bad "receipt --json -> exit $SW_RC"
+	v_keep r1.json; r="$V_DIR/r1.json"
+	[ "$(v_py "$r" "d['verdict']")" = held ] && ok "verdict \"held\"" || { bad "verdict $(v_py "$r" "d['verdict']"), expected held"; show "$r" 3; }
+	[ "$(v_py "$r" "[d['ruleset']['present'], d['ruleset']['kernel_matches'], d['daemon'], d['verify']['passed'], d['journal']['unrepaired']]")" = "[true, true, true, true, 0]" ] &&
+		ok "present, matching, daemon running, last verify passed, nothing unrepaired" ||
+		{ bad "receipt fields: $(v_py "$r" "[d['ruleset'], d['daemon'], d['verify'], d['journal']['unrepaired']]")"; }
+	[ "$(v_py "$r" "d['journal']['lines'][0]['event']")" = start ] && ok "journal starts with the daemon's start event" ||
+		bad "journal lines: $(v_py "$r" "d['journal']")"
+	cfg_sha=$(v_py "$r" "d['config']['sha256']")
+	rules_sha=$(v_py "$r" "d['ruleset']['sha256']")
+	[ "$cfg_sha" = "$(sha256sum "$V_CONF" | cut -d' ' -f1)" ] && ok "config sha256 = sha256sum of the file" ||
+		bad "config sha256 $cfg_sha != sha256sum $(sha256sum "$V_CONF" | cut -d' ' -f1)"
+	[[ $rules_sha =~ ^[0-9a-f]{64}$ ]] && ok "ruleset sha256 $rules_sha" || bad "ruleset sha256 '$rules_sha'"
+	[ "$rules_sha" = "$(nsx "$H" "$SANDWALL" -c "$V_CONF" export | sha256sum | cut -d' ' -f1)" ] &&
+		ok "ruleset sha256 = sha256 of export" || info "ruleset sha256 differs from sha256(export) (digest of another rendering)"
+
+	# an unrepaired drift: the daemon stops (rules stay), then the table goes
+	v_stop TERM
+	table_exists && ok "daemon stopped, rules left in place" || bad "the table left with the daemon"
+	hnft delete table inet sandwall && ok "table deleted with nft (no daemon to repair it)" || bad "nft delete table failed"
+	v_sw -c "$V_CONF" receipt --json
+	[ "$SW_RC" -eq 1 ] && ok "receipt -> exit 1" || bad "receipt -> exit $SW_RC, expected 1"
+	v_keep r2.json; r="$V_DIR/r2.json"
+	[ "$(v_py "$r" "d['verdict']")" = "not held" ] && ok "verdict \"not held\"" || bad "verdict $(v_py "$r" "d['verdict']"), expected not held"
+	[ "$(v_py "$r" "[d['ruleset']['present'], d['ruleset']['kernel_matches'], d['daemon']]")" = "[false, false, false]" ] &&
+		ok "ruleset present false, daemon false" || bad "receipt: $(v_py "$r" "[d['ruleset'], d['daemon']]")"
+	[ "$(v_py "$r" "d['journal']['lines'][-1]['event']")" = stop ] && ok "journal ends with the stop event" ||
+		bad "last journal event: $(v_py "$r" "d['journal']['lines'][-1]")"
+	v_sw -c "$V_CONF" receipt
+	grep -qE '^verdict +NOT HELD$' "$SW_OUT" && grep -q 'TABLE ABSENT' "$SW_OUT" && ok "receipt text: TABLE ABSENT, NOT HELD" ||
+		{ bad "receipt text lacks TABLE ABSENT / NOT HELD"; show "$SW_OUT" 20; }
+
+	# a failed verify also keeps the verdict at "not held", even with the rules back
+	v_verify "no rules" 1
+	apply_ok "$V_CONF"
+	v_sw -c "$V_CONF" receipt --json
+	[ "$SW_RC" -eq 1 ] && [ "$(v_py "$SW_OUT" "[d['verdict'], d['verify']['passed']]")" = '["not held", false]' ] &&
+		ok "rules back but the last verify failed: not held" || bad "receipt after a failed verify: exit $SW_RC, $(v_py "$SW_OUT" "[d['verdict'], d['verify']]")"
+	v_verify "rules back" 0
+	v_sw -c "$V_CONF" receipt --json
+	[ "$SW_RC" -eq 0 ] && [ "$(v_py "$SW_OUT" "d['verdict']")" = held ] && ok "passing verify again: held" ||
+		bad "receipt after a passing verify: exit $SW_RC, verdict $(v_py "$SW_OUT" "d['verdict']")"
+	[ "$(v_py "$SW_OUT" "[d['config']['sha256'], d['ruleset']['sha256']]")" = "[\"$cfg_sha\", \"$rules_sha\"]" ] &&
+		ok "same config, same digests" || bad "digests changed without a config change"
+
+	# a changed config (lan = no): both digests change
+	conf2=$(v_conf receipt block.lan=no)
+	[ "$conf2" = "$V_CONF" ] || { bad "v_conf wrote another file"; return 1; }
+	v_sw -c "$V_CONF" receipt --json
+	v_keep r3.json; r="$V_DIR/r3.json"
+	[ "$(v_py "$r" "d['config']['sha256']")" != "$cfg_sha" ] && [ "$(v_py "$r" "d['config']['sha256']")" = "$(sha256sum "$V_CONF" | cut -d' ' -f1)" ] &&
+		ok "lan = no: config sha256 changed ($(v_py "$r" "d['config']['sha256']" | cut -c1-12)...)" ||
+		bad "config sha256 did not follow the config: $(v_py "$r" "d['config']['sha256']")"
+	[ "$(v_py "$r" "d['ruleset']['sha256']")" != "$rules_sha" ] && ok "lan = no: ruleset sha256 changed" ||
+		bad "ruleset sha256 unchanged after lan = no"
+	[ "$(v_py "$r" "[d['verdict'], d['ruleset']['kernel_matches']]")" = '["not held", false]' ] &&
+		ok "the kernel no longer matches the changed config: not held" || bad "receipt after the config change: $(v_py "$r" "[d['verdict'], d['ruleset']]")"
+	return 0
+}
+
+# ---------------------------------------------------------------- 7
+verify_07_metrics() { v_run _verify_07; }
+_verify_07() {
+	local m d0 r0 bad_lines p
+	V_CONF=$(v_conf metrics daemon.owner=no)
+	[ -x "$V_SANDWALLD" ] || { info "skip: $V_SANDWALLD not built"; return $SKIP; }
+	m="$V_DIR/sandwall.prom"
+	v_start "$V_CONF" || return 1
+	[ -s "$m" ] && ok "metrics file written: $(wc -l <"$m") lines" || { bad "no metrics file at $m"; return 1; }
+	# Prometheus text format: comments (# HELP/# TYPE) or name{labels} value
+	bad_lines=$(grep -vE '^# (HELP|TYPE) [a-zA-Z_:][a-zA-Z0-9_:]* ' "$m" |
+		grep -vE '^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="[^"\\]*"(,[a-zA-Z_][a-zA-Z0-9_]*="[^"\\]*")*\})? [-+]?([0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?|NaN|[-+]?Inf)$')
+	[ -z "$bad_lines" ] && ok "every line is a comment or 'name{labels} value'" || { bad "lines that are not Prometheus text:"; show - <<<"$bad_lines"; }
+	# every sample has a TYPE
+	p=$(awk '/^# TYPE/ { t[$3] = 1; next } /^#/ { next } { n = $1; sub(/\{.*/, "", n); if (!(n in t)) print n }' "$m")
+	[ -z "$p" ] && ok "every sample has a # TYPE line" || bad "samples without # TYPE: $p"
+	"$PY" - "$m" <<-'EOF'
+	import sys
+	try:
+	    from prometheus_client.parser import text_string_to_metric_families as p
+	except ImportError:
+	    sys.exit(3)
+	list(p(open(sys.argv[1]).read()))
+	EOF
+	case $? in
+	0) ok "prometheus_client parses it" ;;
+	3) info "prometheus_client not installed: format checked by the patterns above only" ;;
+	*) bad "prometheus_client cannot parse the file" ;;
+	esac
+	for p in sandwall_up sandwall_drift_events_total sandwall_repairs_total sandwall_repair_latency_seconds \
+		 'sandwall_blocked_packets_total{category="metadata"}'; do
+		[ -n "$(v_metric "$p" "$m")" ] && ok "$p $(v_metric "$p" "$m")" || bad "no sample $p"
+	done
+	[ "$(v_metric sandwall_up "$m")" = 1 ] && ok "sandwall_up 1 while running" || bad "sandwall_up $(v_metric sandwall_up "$m") while running"
+	# a tamper in watch mode: repaired, counted
+	d0=$(v_metric sandwall_drift_events_total "$m")
+	r0=$(v_metric sandwall_repairs_total "$m")
+	hnft delete table inet sandwall || bad "tamper (nft delete table) failed"
+	if v_wait_metric sandwall_drift_events_total "$m" $((d0 + 1)) 3000; then ok "sandwall_drift_events_total $d0 -> $((d0 + 1)) after the tamper"
+	else bad "sandwall_drift_events_total $(v_metric sandwall_drift_events_total "$m"), expected $((d0 + 1))"; fi
+	[ "$(v_metric sandwall_repairs_total "$m")" -gt "$r0" ] 2>/dev/null && ok "sandwall_repairs_total $r0 -> $(v_metric sandwall_repairs_total "$m")" ||
+		bad "sandwall_repairs_total did not rise ($r0 -> $(v_metric sandwall_repairs_total "$m"))"
+	[ "$(v_metric sandwall_last_drift_timestamp_seconds "$m")" -gt 0 ] 2>/dev/null && ok "last drift timestamp set" || bad "sandwall_last_drift_timestamp_seconds not set"
+	[ "$(v_metric sandwall_up "$m")" = 1 ] && ok "sandwall_up 1 after the repair" || bad "sandwall_up $(v_metric sandwall_up "$m") after the repair"
+	grep -q '"event":"drift"' "$V_DIR/events.jsonl" && ok "the journal has the drift" || bad "no drift in the journal"
+	# blocked packets reach the metrics with the next write (stop writes one)
+	blocked "$C1" http://169.254.169.254/
+	v_stop TERM
+	[ "$(v_metric sandwall_up "$m")" = 0 ] && ok "sandwall_up 0 after stop" || bad "sandwall_up $(v_metric sandwall_up "$m") after stop"
+	p=$(v_status_pkts metadata)
+	[ "$(v_metric 'sandwall_blocked_packets_total{category="metadata"}' "$m")" = "$p" ] && [ "$p" -gt 0 ] 2>/dev/null &&
+		ok "blocked_packets_total{metadata} = $p = status --json" ||
+		bad "metrics metadata packets $(v_metric 'sandwall_blocked_packets_total{category="metadata"}' "$m") != status $p"
+	p=$(find "$V_DIR" -name 'sandwall.prom?*' | wc -l)
+	[ "$p" = 0 ] && ok "no temporary metrics files left" || bad "$p temporary metrics files left in $V_DIR"
+	return 0
+}
+
+# ---------------------------------------------------------------- 8
+# Most IPv6 hosts have a link-local default gateway (fe80::... from router
+# advertisements). It is in fe80::/10 (link_local) and out of the
+# containers' scope; verify must not demand a probe of it that cannot be
+# made (a connect() to fe80:: without a scope id fails: "error" -> FAIL).
+verify_08_ll_gateway() { v_run _verify_08; }
+_verify_08() {
+	local ll rows
+	V_CONF=$(v_conf llgw)
+	ll=$(ip -n "$CL" -6 -o addr show dev eth0 scope link | awk '{ sub(/\/.*/, "", $4); print $4; exit }')
+	[ -n "$ll" ] || { bad "the cloud's eth0 has no link-local address"; return 1; }
+	ip -n "$H" -6 route replace default via "$ll" dev eth0 || { bad "could not route v6 via $ll"; return 1; }
+	V_UNDO+=("ip -n '$H' -6 route replace default via fd00:10::1")
+	ok "host ns: IPv6 default via $ll dev eth0 (link-local gateway)"
+	apply_ok "$V_CONF" || return 1
+	reach "$C1" "http://[2001:db8::10]/"
+	blocked "$C1" "http://[fd00:ec2::254]/"
+	v_verify "link-local v6 gateway, from c1" 0 --netns "/run/netns/$C1"
+	rows=$(grep -F -- "$ll" "$SW_OUT")
+	[ -z "$rows" ] || info "rows for $ll: $(tr -s ' ' <<<"$rows")"
+	v_verify "link-local v6 gateway, from the bridges" 0
+	rows=$(grep -F -- "$ll" "$SW_OUT" | sort -u)
+	[ -z "$rows" ] || info "rows for $ll: $(tr -s ' ' <<<"$rows")"
+	return 0
+}
