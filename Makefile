@@ -68,7 +68,8 @@ deps:
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
 	  build-essential pkg-config libnftnl-dev libmnl-dev libinih-dev libcmocka-dev \
 	  nftables iproute2 curl python3 procps kmod \
-	  debhelper dpkg-dev fakeroot lintian mandoc python3-yaml rpm bash-completion
+	  debhelper dpkg-dev fakeroot lintian mandoc python3-yaml rpm bash-completion \
+	  docker.io busybox-static iptables
 
 unit: $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail

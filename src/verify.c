@@ -67,9 +67,13 @@ int sw_verify_listening(uint16_t *ports, size_t max, size_t *n)
 	return 0;
 }
 
-static bool allowed(const struct sw_config *cfg, const struct sw_prefix *a, uint16_t port,
-		    bool host_addr)
+static bool allowed(const struct sw_config *cfg, const struct sw_host *host,
+		    const struct sw_prefix *a, uint16_t port, bool host_addr)
 {
+	/* dns = auto opens tcp/53 to the resolvers */
+	for (size_t i = 0; cfg->dns == SW_DNS_AUTO && port == 53 && i < host->n_resolvers; i++)
+		if (sw_prefix_contains(&host->resolvers[i], a))
+			return true;
 	for (size_t i = 0; i < cfg->n_allows; i++)
 		if (cfg->allows[i].port.proto == IPPROTO_TCP && cfg->allows[i].port.port == port &&
 		    sw_prefix_contains(&cfg->allows[i].dst, a))
@@ -120,12 +124,13 @@ int sw_verify_plan(const struct sw_config *cfg, const struct sw_host *host,
 	for (size_t i = 0; i < n_meta; i++)
 		/* a link-local v6 endpoint lives on the host's link, not on the
 		 * containers' bridge: fe80::/10 is covered by link_local */
-		if (!v6_linklocal(&meta[i]) && !allowed(cfg, &meta[i], 80, false) &&
+		if (!v6_linklocal(&meta[i]) && !allowed(cfg, host, &meta[i], 80, false) &&
 		    (rc = add(v, "metadata", true, &meta[i], 80)))
 			goto fail;
-	/* default gateways */
+	/* default gateways (a link-local one lives on the uplink's link only) */
 	for (size_t i = 0; i < host->n_gateways; i++)
-		if (!allowed(cfg, &host->gateways[i].addr, 80, false) &&
+		if (!v6_linklocal(&host->gateways[i].addr) &&
+		    !allowed(cfg, host, &host->gateways[i].addr, 80, false) &&
 		    (rc = add(v, "gateways", true, &host->gateways[i].addr, 80)))
 			goto fail;
 	/* the LAN: the first address of each connected, non-guarded subnet */
@@ -141,9 +146,14 @@ int sw_verify_plan(const struct sw_config *cfg, const struct sw_host *host,
 		first = q;
 		first.len = (uint8_t)(alen * 8);
 		sw_key_inc(first.addr, alen);
-		if (!sw_prefix_equal(&first, &host->addrs[i].local) || first.len != host->addrs[i].local.len)
-			if (!allowed(cfg, &first, 80, false) && (rc = add(v, "lan", true, &first, 80)))
-				goto fail;
+		/* not one of the host's own addresses (those are host targets) */
+		for (size_t j = 0; j < host->n_addrs && first.len; j++)
+			if (host->addrs[j].local.family == first.family &&
+			    !memcmp(host->addrs[j].local.addr, first.addr, alen))
+				first.len = 0;
+		if (first.len && !allowed(cfg, host, &first, 80, false) &&
+		    (rc = add(v, "lan", true, &first, 80)))
+			goto fail;
 	}
 	/* the host: every address x every listening port (1 if none: a closed
 	 * port answers RST when nothing blocks it) */
@@ -160,7 +170,7 @@ int sw_verify_plan(const struct sw_config *cfg, const struct sw_host *host,
 
 			if (p == n_ports && n_ports)
 				break;
-			if (!allowed(cfg, &a, port, true) && (rc = add(v, "host", true, &a, port)) == -ENOSPC) {
+			if (!allowed(cfg, host, &a, port, true) && (rc = add(v, "host", true, &a, port)) == -ENOSPC) {
 				sw_warn("verify: more than %d targets; the rest are not probed", SW_VERIFY_MAX);
 				goto canaries;
 			}
@@ -168,7 +178,7 @@ int sw_verify_plan(const struct sw_config *cfg, const struct sw_host *host,
 	}
 canaries:
 	for (size_t i = 0; i < n_open; i++) {
-		char hostpart[128], *colon;
+		char hostpart[128], *colon, *pend;
 		struct sw_prefix a;
 		long port;
 
@@ -191,9 +201,9 @@ canaries:
 			return -EINVAL;
 		}
 		*colon = '\0';
-		port = strtol(colon + 1, NULL, 10);
+		port = strtol(colon + 1, &pend, 10);
 		if (sw_prefix_parse(hostpart, &a, NULL) || a.len != sw_family_addrlen(a.family) * 8 ||
-		    port < 1 || port > 65535) {
+		    port < 1 || port > 65535 || *pend || pend == colon + 1) {
 			snprintf(err, errlen, "bad --expect-open '%s' (use an address and a port)",
 				 expect_open[i]);
 			return -EINVAL;

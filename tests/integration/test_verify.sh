@@ -22,6 +22,7 @@ register_test verify_05_blocked_log  "event=blocked lines with the exact fields;
 register_test verify_06_receipt      "receipt: held with daemon+rules+verify; not held after an unrepaired drift; digests follow the config"
 register_test verify_07_metrics      "metrics textfile parses; sandwall_up 1/0; drift_events_total counts a tamper"
 register_test verify_08_ll_gateway   "a link-local IPv6 default gateway does not make verify fail (or error)"
+register_test verify_09_many_runs    "verify keeps finding a free probe address run after run (70 runs)"
 
 V_SANDWALLD=${SANDWALLD:-$SWT_ROOT/build/sandwalld}
 V_TIMEOUT=${V_TIMEOUT:-400}  # ms a verify probe waits (blocked targets time out)
@@ -530,5 +531,33 @@ _verify_08() {
 	v_verify "link-local v6 gateway, from the bridges" 0
 	rows=$(grep -F -- "$ll" "$SW_OUT" | sort -u)
 	[ -z "$rows" ] || info "rows for $ll: $(tr -s ' ' <<<"$rows")"
+	return 0
+}
+
+# ---------------------------------------------------------------- 9
+# Each default-mode run takes a fresh address on the bridge (top down,
+# skipping addresses in the neighbour table). The host learns each probe
+# address from its ARP request and keeps it (STALE; not garbage-collected
+# while the table is under gc_thresh1), so the candidates must not run out
+# after a few dozen runs.
+verify_09_many_runs() { v_run _verify_09; }
+_verify_09() {
+	local i rc errs=0 first="" last=""
+	V_CONF=$(v_conf many guard.interfaces=docker0)
+	V_UNDO+=("ip -n '$H' neigh flush dev docker0")
+	apply_ok "$V_CONF" || return 1
+	for i in $(seq 1 70); do
+		v_sw -c "$V_CONF" verify --timeout 10
+		rc=$SW_RC
+		last=$(sed -n 's/^probing from bridge docker0 as //p' "$SW_OUT")
+		[ -n "$first" ] || first=$last
+		if [ $rc -eq 2 ]; then
+			errs=$((errs + 1))
+			[ $errs = 1 ] && { bad "run $i: verify exit 2"; show "$SW_ERR" 3; }
+		fi
+	done
+	[ $errs = 0 ] && ok "70 runs, none failed to set up (probe address $first ... $last)" ||
+		bad "$errs of 70 runs could not probe (first address $first, last $last)"
+	info "docker0 neighbour entries now: $(ip -n "$H" neigh show dev docker0 | wc -l)"
 	return 0
 }
