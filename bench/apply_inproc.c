@@ -1,20 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* apply_inproc: the in-process cost of `sandwall apply`, without process
- * start, dynamic linking, config parsing or the host-state read.
+/* apply_inproc: the in-process cost of applying the ruleset, without
+ * process start, dynamic linking, config parsing or the host-state read.
  *
  *   apply_inproc CONF RUNS
  *
- * Loads CONF, builds the desired model once (sw_desired), then measures
- * with CLOCK_MONOTONIC:
- *   fresh     RUNS x: [sw_nl_open + sw_apply] -> until the last ACK is read;
- *             then sw_nl_close() timed on its own (the table existed, so the
- *             apply replaced objects: the close waits for the kernel's
- *             deferred cleanup).
- *   daemon    one socket opened once, RUNS x sw_apply (what a long-lived
- *             daemon pays for a full repair).
- *   first     RUNS x: remove the table (own socket, untimed), then
- *             [open + apply] and close() timed, with no existing table:
- *             the close() has nothing to wait for.
+ * Loads CONF and builds the desired model once (sw_desired). Then, RUNS
+ * rounds, each measuring with CLOCK_MONOTONIC (microseconds):
+ *
+ *   create_fresh   table removed first (own socket, untimed, closed, so no
+ *                  deferred cleanup is pending); then [sw_nl_open + sw_apply]
+ *                  until the last ACK: observe (finds no table) + one
+ *                  add-only create batch.
+ *   create_close   the sw_nl_close() that follows it.
+ *   rewrite_fresh  table present and identical; [sw_nl_open + sw_apply]:
+ *                  observe + full in-place rewrite (every chain flushed and
+ *                  refilled, every set flushed and refilled; no table delete).
+ *   rewrite_close  the sw_nl_close() that follows it.
+ *   noop_fresh     [sw_nl_open + sw_reconcile] on an identical table:
+ *                  observe + diff, nothing sent (what `sandwall apply` does
+ *                  when the kernel matches, minus process and host read).
+ *   noop_close     the sw_nl_close() that follows it.
+ *   create_long    the same create on one socket opened once before the
+ *                  loop (table removed first through another socket).
+ *   rewrite_long   the same rewrite on that long-lived socket.
+ *   noop_long      the same no-op on that long-lived socket.
+ *
  * Prints one line per series: name n median p90 min max (microseconds).
  * Built by bench/apply into build/; not part of the product. */
 #include <errno.h>
@@ -24,6 +34,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "diff.h"
 #include "hoststate.h"
 #include "model.h"
 #include "nl.h"
@@ -69,6 +80,14 @@ static void die(const char *what, int rc, const char *err)
 	exit(2);
 }
 
+static void open_nl(struct sw_nl *nl)
+{
+	int rc = sw_nl_open(nl);
+
+	if (rc)
+		die("sw_nl_open", rc, NULL);
+}
+
 static void apply_once(struct sw_nl *nl)
 {
 	char err[SW_ERRLEN] = "";
@@ -78,6 +97,22 @@ static void apply_once(struct sw_nl *nl)
 		die("sw_apply", rc, err);
 }
 
+static void noop_once(struct sw_nl *nl)
+{
+	char err[SW_ERRLEN] = "";
+	struct sw_diff d;
+	bool repaired = false;
+	int rc = sw_reconcile(nl, &want, &d, &repaired, err, sizeof(err));
+
+	if (rc)
+		die("sw_reconcile", rc, err);
+	if (repaired || d.n)
+		die("sw_reconcile", -EINVAL, "the table differed: not a no-op");
+	sw_diff_free(&d);
+}
+
+/* Delete the table through a socket of its own, then close it: the close
+ * waits for the kernel's deferred cleanup, so nothing is pending after. */
 static void remove_table(void)
 {
 	char err[SW_ERRLEN] = "";
@@ -85,18 +120,23 @@ static void remove_table(void)
 	bool absent;
 	int rc;
 
-	if ((rc = sw_nl_open(&nl)))
-		die("sw_nl_open", rc, NULL);
+	open_nl(&nl);
 	if ((rc = sw_remove(&nl, want.table, &absent, err, sizeof(err))))
 		die("sw_remove", rc, err);
 	sw_nl_close(&nl);
 }
 
+enum { CF, CC, RF, RC, NF, NC, CL, RL, NL, NSERIES };
+static const char *const names[NSERIES] = {
+	"create_fresh", "create_close", "rewrite_fresh", "rewrite_close",
+	"noop_fresh", "noop_close", "create_long", "rewrite_long", "noop_long",
+};
+
 int main(int argc, char **argv)
 {
 	char err[SW_ERRLEN] = "";
-	double *a, *c, *d, *fa, *fc, t0, t1, t2;
-	struct sw_nl nl;
+	double *v[NSERIES], t0, t1, t2;
+	struct sw_nl nl, lnl;
 	int n, rc;
 
 	if (argc != 3 || (n = atoi(argv[2])) < 1) {
@@ -107,67 +147,73 @@ int main(int argc, char **argv)
 		die("config", rc, err);
 	if ((rc = sw_desired(&cfg, &host, &want, err, sizeof(err))))
 		die("sw_desired", rc, err);
-	a = calloc(n, sizeof(*a));
-	c = calloc(n, sizeof(*c));
-	d = calloc(n, sizeof(*d));
-	fa = calloc(n, sizeof(*fa));
-	fc = calloc(n, sizeof(*fc));
-	if (!a || !c || !d || !fa || !fc)
-		die("calloc", -ENOMEM, NULL);
+	for (int k = 0; k < NSERIES; k++)
+		if (!(v[k] = calloc(n, sizeof(double))))
+			die("calloc", -ENOMEM, NULL);
 
-	/* warm-up: make sure the table exists, so every timed apply replaces */
-	if ((rc = sw_nl_open(&nl)))
-		die("sw_nl_open", rc, NULL);
+	/* warm-up (not recorded): one of each */
+	remove_table();
+	open_nl(&nl);
 	apply_once(&nl);
+	apply_once(&nl);
+	noop_once(&nl);
 	sw_nl_close(&nl);
 
+	open_nl(&lnl);          /* the long-lived socket */
 	for (int i = 0; i < n; i++) {
-		/* fresh socket per apply, replacing the existing table */
-		t0 = now_us();
-		if ((rc = sw_nl_open(&nl)))
-			die("sw_nl_open", rc, NULL);
-		apply_once(&nl);
-		t1 = now_us();
-		sw_nl_close(&nl);
-		t2 = now_us();
-		a[i] = t1 - t0;
-		c[i] = t2 - t1;
-
-		/* first apply: no table before it */
+		/* fresh socket, create from empty */
 		remove_table();
 		t0 = now_us();
-		if ((rc = sw_nl_open(&nl)))
-			die("sw_nl_open", rc, NULL);
+		open_nl(&nl);
 		apply_once(&nl);
 		t1 = now_us();
 		sw_nl_close(&nl);
 		t2 = now_us();
-		fa[i] = t1 - t0;
-		fc[i] = t2 - t1;
-	}
+		v[CF][i] = t1 - t0;
+		v[CC][i] = t2 - t1;
 
-	/* long-lived socket: open once, apply (replace) n times */
-	if ((rc = sw_nl_open(&nl)))
-		die("sw_nl_open", rc, NULL);
-	for (int i = 0; i < n; i++) {
+		/* fresh socket, in-place rewrite of the identical table */
 		t0 = now_us();
+		open_nl(&nl);
 		apply_once(&nl);
-		d[i] = now_us() - t0;
-	}
-	sw_nl_close(&nl);
+		t1 = now_us();
+		sw_nl_close(&nl);
+		t2 = now_us();
+		v[RF][i] = t1 - t0;
+		v[RC][i] = t2 - t1;
 
-	printf("# microseconds; table inet %s: %zu chains, %zu rules, %zu sets\n", want.table,
-	       want.n_chains, want.n_rules, want.n_sets);
-	report("replace_apply", a, n);   /* open .. last ACK, table existed */
-	report("replace_close", c, n);   /* close() after a replacing apply */
-	report("first_apply", fa, n);    /* open .. last ACK, no table before */
-	report("first_close", fc, n);    /* close() after a first apply */
-	report("daemon_apply", d, n);    /* long-lived socket, replace */
+		/* fresh socket, no-op (observe + diff) */
+		t0 = now_us();
+		open_nl(&nl);
+		noop_once(&nl);
+		t1 = now_us();
+		sw_nl_close(&nl);
+		t2 = now_us();
+		v[NF][i] = t1 - t0;
+		v[NC][i] = t2 - t1;
+
+		/* long-lived socket: create (table removed through another
+		 * socket, whose close flushes the pending cleanup), rewrite,
+		 * no-op */
+		remove_table();
+		t0 = now_us();
+		apply_once(&lnl);
+		v[CL][i] = now_us() - t0;
+		t0 = now_us();
+		apply_once(&lnl);
+		v[RL][i] = now_us() - t0;
+		t0 = now_us();
+		noop_once(&lnl);
+		v[NL][i] = now_us() - t0;
+	}
+	sw_nl_close(&lnl);
+
+	printf("# microseconds; table inet %s: %zu chains, %zu rules, %zu sets, %zu counters\n",
+	       want.table, want.n_chains, want.n_rules, want.n_sets, want.n_counters);
+	for (int k = 0; k < NSERIES; k++) {
+		report(names[k], v[k], n);
+		free(v[k]);
+	}
 	sw_model_free(&want);
-	free(a);
-	free(c);
-	free(d);
-	free(fa);
-	free(fc);
 	return 0;
 }

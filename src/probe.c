@@ -99,7 +99,18 @@ int sw_probe_run(struct sw_probe *p, size_t n, unsigned timeout_ms)
 		r = poll(pfd, n, (int)(timeout_ms - el));
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
+		if (r < 0) {
+			/* no answer could be waited for: that proves nothing */
+			for (size_t i = 0; i < n; i++)
+				if (pfd[i].fd >= 0) {
+					p[i].result = SW_PROBE_ERROR;
+					p[i].err = errno;
+					close(pfd[i].fd);
+					pfd[i].fd = -1;
+				}
+			break;
+		}
+		if (r == 0)
 			break;
 		for (size_t i = 0; i < n; i++) {
 			int soerr = 0;

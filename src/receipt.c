@@ -71,7 +71,7 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 	char cfg_sha[65] = "", rules_sha[65] = "", err[SW_ERRLEN], vpath[SW_PATH_MAX + 16];
 	char reply[SW_CONTROL_REPMAX], when[32], *cfgtext, *rules = NULL, *journal, *vjson;
 	size_t len, rlen = 0, jlen = 0, vlen = 0, drifts = 0, unrepaired = 0, events = 0;
-	long long first = -1, vtime = -1;
+	long long first = -1, vtime = -1, last_stop = -1;
 	bool daemon, held, vpassed = false;
 	struct sw_model have;
 	struct sw_diff d = { 0 };
@@ -124,6 +124,8 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 			unrepaired = 0;         /* a later repair settles earlier failures */
 		} else if (jis(l, "event", "repair-failed")) {
 			unrepaired++;
+		} else if (jis(l, "event", "stop") || jis(l, "event", "removed")) {
+			last_stop = jnum(l, "unix");    /* a gap in the watch */
 		}
 		l = nl ? nl + 1 : NULL;
 	}
@@ -134,7 +136,8 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 		vtime = jnum(vjson, "time");
 		vpassed = strstr(vjson, "],\"passed\":true}") != NULL;
 	}
-	held = have.has_table && d.n == 0 && !unrepaired && vjson && vpassed;
+	/* a verify from before the daemon last stopped says nothing about now */
+	held = have.has_table && d.n == 0 && !unrepaired && vjson && vpassed && vtime >= last_stop;
 
 	if (in->json) {
 		printf("{\"host\":");
@@ -178,7 +181,8 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 		}
 		printf("]},\"verify\":");
 		if (vjson)
-			printf("{\"time\":%lld,\"passed\":%s}", vtime, vpassed ? "true" : "false");
+			printf("{\"time\":%lld,\"passed\":%s,\"stale\":%s}", vtime,
+			       vpassed ? "true" : "false", vtime < last_stop ? "true" : "false");
 		else
 			printf("null");
 		printf(",\"verdict\":\"%s\"}\n", held ? "held" : "not held");
@@ -214,7 +218,8 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 		printf("\ndrift events      %zu (%zu unrepaired) in %zu journal events\n", drifts,
 		       unrepaired, events);
 		if (vjson)
-			printf("last verify       %s at %lld\n", vpassed ? "passed" : "FAILED", vtime);
+			printf("last verify       %s at %lld%s\n", vpassed ? "passed" : "FAILED", vtime,
+			       vtime < last_stop ? " (before the daemon last stopped: stale)" : "");
 		else
 			printf("last verify       none (run sandwall verify)\n");
 		printf("verdict           %s\n", held ? "HELD" : "NOT HELD");

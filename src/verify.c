@@ -208,6 +208,13 @@ canaries:
 				 expect_open[i]);
 			return -EINVAL;
 		}
+		for (size_t j = 0; j < v->n; j++)
+			if (v->t[j].must_block && sw_prefix_equal(&v->t[j].probe.addr, &a) &&
+			    v->t[j].probe.port == port) {
+				snprintf(err, errlen, "--expect-open '%s' is a %s target that must be blocked",
+					 expect_open[i], v->t[j].category);
+				return -EINVAL;
+			}
 		if (v->n >= SW_VERIFY_MAX)
 			return -ENOSPC;
 		memset(&v->t[v->n], 0, sizeof(v->t[0]));
@@ -228,7 +235,8 @@ bool sw_verify_passed(const struct sw_verify *v)
 		const struct sw_probe *p = &v->t[i].probe;
 
 		/* an attempt that could not be made proves nothing */
-		if (v->t[i].must_block ? sw_probe_reachable(p) || p->result == SW_PROBE_ERROR
+		if (v->t[i].must_block ? sw_probe_reachable(p) || p->result == SW_PROBE_ERROR ||
+					 p->result == SW_PROBE_PENDING
 				       : !sw_probe_reachable(p))
 			return false;
 	}

@@ -291,6 +291,8 @@ mkconf() {
 		[allow.dns]=auto [allow.host_ports]="" [allow.destinations]=""
 		[log.blocked]=yes
 		[nft.table]=sandwall
+		# never the host's /run/sandwall: journal (and verify.json) per test
+		[daemon.journal]="$SWT_TMP/$name.events.jsonl"
 	)
 	for kv in "$@"; do v[${kv%%=*}]=${kv#*=}; done
 	{

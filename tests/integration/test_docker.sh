@@ -199,7 +199,7 @@ dockerd_start() {
 	DOCKERD_LOG="$DK_DIR/dockerd.$DOCKERD_N.log"
 	rm -f "$DK_DIR/dockerd.pid"
 	# ip netns exec execs the wrapper, which execs dockerd: $! is dockerd
-	SWT_HOST_PID=$$ ip netns exec "$DK" "$DK_HELPERS/dockerd-ns.sh" \
+	SWT_HOST_PID=$$ SWT_RUN_DIR="$DK_DIR/run" ip netns exec "$DK" "$DK_HELPERS/dockerd-ns.sh" \
 		--data-root "$DK_DIR/data" --exec-root "$DK_DIR/exec" --pidfile "$DK_DIR/dockerd.pid" \
 		-H "unix://$DK_SOCK" --cgroup-parent "/$DK_CG" --config-file "$DK_DIR/daemon.json" \
 		--iptables=true --live-restore --storage-driver overlay2 >"$DOCKERD_LOG" 2>&1 &
@@ -270,7 +270,7 @@ dk_need() {
 _dk_up() {
 	local TOPO_ERR=0 a i saved
 	_dk_t() { "$@" || { echo "docker setup: failed: $*" >&2; TOPO_ERR=1; }; }
-	mkdir -p "$DK_DIR/data" "$DK_DIR/exec" "$DK_DIR/cli" || return 1
+	mkdir -p "$DK_DIR/data" "$DK_DIR/exec" "$DK_DIR/cli" "$DK_DIR/run" || return 1
 	echo '{}' >"$DK_DIR/daemon.json"
 	# --- namespaces and the uplink
 	_dk_t _mk_ns "$DK"; _dk_t _mk_ns "$DKC"
@@ -325,7 +325,9 @@ _dk_up() {
 	echo "dockerd up (pid $DOCKERD_PID, $(dk version -f 'server {{.Server.Version}}, client {{.Client.Version}}' 2>/dev/null)), data root $DK_DIR/data"
 	# --- the image, and one container as a smoke test
 	if ! "$DK_HELPERS/mkimage.sh" "$DK_DIR/rootfs.tar"; then _dk_skip "cannot build the busybox image (docker/mkimage.sh)"; return 1; fi
-	if ! dk import -q "$DK_DIR/rootfs.tar" "$DK_IMG" >/dev/null; then _dk_skip "docker import failed"; return 1; fi
+	if ! dk import "$DK_DIR/rootfs.tar" "$DK_IMG" >"$DK_DIR/import.out" 2>&1; then
+		_dk_skip "docker import failed: $(head -c 300 "$DK_DIR/import.out" | tr '\n' ' ')"; return 1
+	fi
 	rm -f "$DK_DIR/rootfs.tar"
 	if ! dk run --rm --init "$DK_IMG" true >"$DK_DIR/smoke.out" 2>&1; then
 		_dk_skip "a container does not start here: $(head -c 400 "$DK_DIR/smoke.out" | tr '\n' ' ')"
@@ -347,7 +349,7 @@ _dk_pids() {
 	for f in /proc/[0-9]*/cmdline; do
 		p=${f#/proc/}; p=${p%/cmdline}
 		[ "$p" = $$ ] && continue
-		tr '\0' ' ' <"$f" 2>/dev/null | grep -qF -- "$DK_DIR/" && echo "$p"
+		{ tr '\0' ' ' <"$f"; } 2>/dev/null | grep -qF -- "$DK_DIR/" && echo "$p"
 	done
 	for mp in $(_dk_cgroup_mounts); do
 		[ -d "$mp/$DK_CG" ] && find "$mp/$DK_CG" -name cgroup.procs -exec cat {} + 2>/dev/null
@@ -377,7 +379,7 @@ dk_down() {
 	# whatever is left (containerd, shims, containers, docker-proxy): by pid
 	for sig in TERM KILL; do
 		pids=$(_dk_pids | sort -un)
-		for p in $pids; do _dk_alive "$p" && [ "$p" != $$ ] && { echo "SIG$sig leftover pid $p ($(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-100))"; kill -"$sig" "$p" 2>/dev/null; }; done
+		for p in $pids; do _dk_alive "$p" && [ "$p" != $$ ] && { echo "SIG$sig leftover pid $p ($({ tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null | cut -c1-100))"; kill -"$sig" "$p" 2>/dev/null; }; done
 		for i in $(seq 1 40); do
 			m=0; for p in $pids; do _dk_alive "$p" && m=1; done
 			[ $m = 0 ] && break; sleep 0.05
@@ -585,13 +587,13 @@ echo done >/tmp/done'
 # dk_loop_result CONTAINER LABEL: stop the loop, assert nothing forbidden answered
 dk_loop_result() {
 	local c=$1 label=$2 n got net gaps
-	dk exec "$c" touch /tmp/stop >/dev/null 2>&1
+	dk exec "$c" touch /tmp/stop >/dev/null 2>&1 || { bad "[$label] $c: docker exec failed (container not running?)"; return; }
 	sleep 1.2
 	n=$(dk exec "$c" cat /tmp/n 2>/dev/null)
-	got=$(dk exec "$c" sh -c 'cat /tmp/got 2>/dev/null' | wc -l)
-	net=$(dk exec "$c" sh -c 'cat /tmp/net 2>/dev/null' | wc -l)
+	got=$(dk exec "$c" sh -c 'cat /tmp/got 2>/dev/null' 2>/dev/null | wc -l)
+	net=$(dk exec "$c" sh -c 'cat /tmp/net 2>/dev/null' 2>/dev/null | wc -l)
 	# the longest run of rounds in which the internet never answered
-	gaps=$(dk exec "$c" sh -c 'sort -n /tmp/net 2>/dev/null' | awk 'NR > 1 && $1 - p > m { m = $1 - p } { p = $1 } END { print m + 0 }')
+	gaps=$(dk exec "$c" sh -c 'sort -n /tmp/net 2>/dev/null' 2>/dev/null | awk 'NR > 1 && $1 - p > m { m = $1 - p } { p = $1 } END { print m + 0 }')
 	if [ "${n:-0}" -lt 20 ]; then bad "[$label] the probe loop ran only ${n:-0} rounds"; return; fi
 	if [ "$got" -eq 0 ]; then ok "[$label] $((n * 3)) attempts at metadata/host/LAN during the churn and restart: none answered"
 	else bad "[$label] $got forbidden attempt(s) ANSWERED: $(dk exec "$c" head -n 5 /tmp/got | tr '\n' ' ')"; fi
@@ -627,10 +629,18 @@ docker_05_churn() {
 	[ $fails = 0 ] && ok "10 cycles in $((SECONDS - t0)) s: each new bridge blocked metadata and passed the internet"
 	info "restart dockerd (TERM, --live-restore keeps the containers)"
 	t0=$SECONDS
+	local c pids_before=() pid_after
+	for c in swt-c0 swt-c1 swt-web swt-web1; do pids_before+=("$(dk inspect -f '{{.State.Pid}}' "$c" 2>/dev/null)"); done
 	dockerd_stop
-	if nsx "$DK" iptables -t nat -S >/dev/null 2>&1; then :; fi
 	if dockerd_start; then ok "dockerd restarted in $((SECONDS - t0)) s (pid $DOCKERD_PID)"
 	else bad "dockerd did not come back"; tail -n 15 "$DOCKERD_LOG" | show - 15; DK_STATE=fail; DK_REASON="dockerd did not restart"; return 1; fi
+	i=0
+	for c in swt-c0 swt-c1 swt-web swt-web1; do
+		pid_after=$(dk inspect -f '{{if .State.Running}}{{.State.Pid}}{{end}}' "$c" 2>/dev/null)
+		if [ -n "$pid_after" ] && [ "$pid_after" = "${pids_before[i]}" ]; then ok "$c kept running through the restart (pid $pid_after)"
+		else bad "$c did not survive the restart (pid ${pids_before[i]} before, '${pid_after}' after); dockerd log: $(grep -iE 'level=(error|warning)' "$DOCKERD_LOG" | tail -n 2 | tr '\n' ' ' | cut -c1-300)"; fi
+		i=$((i + 1))
+	done
 	sleep 1    # the loops keep probing after the restart too
 	dk_loop_result swt-c0 docker0
 	dk_loop_result swt-c1 "$(dk_bridge_of swtnet)"
@@ -680,8 +690,9 @@ docker_06_ipv6() {
 docker_99_cleanup() {
 	case $DK_STATE in
 	none) info "skip: no docker test ran in this run"; return $SKIP ;;
-	skip) info "skip: $DK_REASON"; dk_down >/dev/null; return $SKIP ;;
 	down) info "skip: already cleaned up"; return $SKIP ;;
+	skip) [ -n "$DK_DIR" ] || { info "skip: $DK_REASON"; return $SKIP; }
+	      info "the engine was skipped ($DK_REASON); verifying the cleanup of what setup started" ;;
 	esac
 	local cpid p left mp m d=$DK_DIR
 	cpid=$(cat "$DK_DIR/exec/containerd/containerd.pid" 2>/dev/null)
@@ -690,11 +701,11 @@ docker_99_cleanup() {
 	info "stopping: containers, dockerd (pid $DOCKERD_PID), containerd (pid ${cpid:-?}), sandwalld (pid $DKD_PID), servers"
 	dk_down | show - 20
 	left=""
-	for p in $before $cpid; do _dk_alive "$p" && left+=" $p($(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-60))"; done
+	for p in $before $cpid; do _dk_alive "$p" && left+=" $p($({ tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null | cut -c1-60))"; done
 	if [ -z "$left" ]; then ok "no process of the engine left (dockerd, containerd, shims, containers, sandwalld)"
 	else bad "processes left:$left"; fi
 	for p in $(pidof dockerd containerd 2>/dev/null); do
-		tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qF -- "$d/" && bad "a dockerd/containerd of this run is still running: pid $p"
+		{ tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null | grep -qF -- "$d/" && bad "a dockerd/containerd of this run is still running: pid $p"
 	done
 	if [ -z "$(findmnt -rn -o TARGET | grep -F -- "$d")" ]; then ok "no mounts under $d"
 	else bad "mounts left under $d: $(findmnt -rn -o TARGET | grep -F -- "$d" | tr '\n' ' ')"; fi

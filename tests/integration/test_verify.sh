@@ -535,11 +535,11 @@ _verify_08() {
 }
 
 # ---------------------------------------------------------------- 9
-# Each default-mode run takes a fresh address on the bridge (top down,
-# skipping addresses in the neighbour table). The host learns each probe
-# address from its ARP request and keeps it (STALE; not garbage-collected
-# while the table is under gc_thresh1), so the candidates must not run out
-# after a few dozen runs.
+# Each default-mode run takes a free address on the bridge (top down, at
+# most 64 candidates, skipping addresses in the bridge's neighbour table).
+# The host learns each probe address from its ARP request; a regression
+# guard that leftover entries never exhaust the candidates over many runs
+# (today the entries do not pile up: two alternate).
 verify_09_many_runs() { v_run _verify_09; }
 _verify_09() {
 	local i rc errs=0 first="" last=""

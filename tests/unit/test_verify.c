@@ -429,8 +429,10 @@ static void test_expect_open_parsed_and_last(void **state)
 {
 	static struct sw_host h;
 	static const uint16_t ports[] = { 22 };
-	char *open[] = { (char *)"10.0.0.1:80", (char *)"[2001:db8::1]:443", (char *)"203.0.113.10:8080",
+	char *open[] = { (char *)"10.0.0.1:443", (char *)"[2001:db8::1]:443", (char *)"203.0.113.10:8080",
 			 (char *)"[::ffff:1.2.3.4]:1" };
+	char *conflict[] = { (char *)"10.0.0.1:80" };
+	char err[256] = "";
 	size_t n;
 
 	(void)state;
@@ -439,13 +441,12 @@ static void test_expect_open_parsed_and_last(void **state)
 	n = V.n;
 	plan_ok("", &h, ports, 1, open, 4, &V);
 	assert_int_equal(V.n, n + 4);
-	/* the must-block part is unchanged; canaries come last, in order,
-	 * even when the address is also a must-block target (10.0.0.1:80) */
+	/* the must-block part is unchanged; canaries come last, in order */
 	for (size_t i = 0; i < n; i++)
 		assert_true(V.t[i].must_block);
 	{
 		static const char *const a[] = { "10.0.0.1", "2001:db8::1", "203.0.113.10", "::ffff:1.2.3.4" };
-		static const uint16_t p[] = { 80, 443, 8080, 1 };
+		static const uint16_t p[] = { 443, 443, 8080, 1 };
 
 		for (size_t i = 0; i < 4; i++) {
 			const struct sw_verify_target *t = &V.t[n + i];
@@ -459,6 +460,10 @@ static void test_expect_open_parsed_and_last(void **state)
 	}
 	assert_int_equal(V.t[n + 1].probe.addr.family, AF_INET6);
 	assert_int_equal(V.t[n + 1].probe.addr.len, 128);
+	/* a canary that is also a must-block target can never pass: refused */
+	assert_int_equal(sw_verify_plan(&(struct sw_config){ 0 }, &h, ports, 1, conflict, 1, &V,
+					err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "--expect-open '10.0.0.1:80' is a gateways target that must be blocked");
 }
 
 static void expect_bad(const char *arg, const char *hint)

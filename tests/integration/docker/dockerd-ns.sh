@@ -6,13 +6,14 @@
 # whose /sys is a fresh sysfs without the cgroup mounts. This wrapper mounts
 # the cgroup hierarchies again, exactly as the host has them (tmpfs + v1
 # controllers + cgroup2, or a pure cgroup2 mount), so that dockerd and runc
-# find them, and puts a private tmpfs on /run; then it execs dockerd.
+# find them, and puts a private /run in place; then it execs dockerd.
 # Nothing is mounted in the host's mount namespace: the wrapper refuses to
 # run there (or in the host's network namespace).
 #
 # SWT_HOST_PID: a process in the host's namespaces (the test runner; default
 # 1). Its mount and network namespaces are the ones never to touch, and its
 # /proc/PID/mounts tells how the cgroup hierarchies are mounted.
+# SWT_RUN_DIR: see /run below.
 set -u
 
 die() { echo "dockerd-ns.sh: $*" >&2; exit 2; }
@@ -40,8 +41,15 @@ if ! mountpoint -q /sys/fs/cgroup; then
 fi
 
 # A private /run: dockerd and containerd create /run/docker/plugins and
-# /run/containerd/s (shim sockets) whatever --exec-root says; keep them in
-# this mount namespace, where they vanish with the last process.
-mount -t tmpfs -o mode=0755,nosuid,nodev swt-run /run || die "mount tmpfs /run"
+# /run/containerd/s (the shims' sockets) whatever --exec-root says. With
+# SWT_RUN_DIR (a directory of the test), that directory is bind-mounted on
+# /run, so that a restarted dockerd (a new mount namespace) finds the shims
+# of the containers that --live-restore kept; without it, a tmpfs.
+if [ -n "${SWT_RUN_DIR:-}" ]; then
+	[ -d "$SWT_RUN_DIR" ] || die "SWT_RUN_DIR $SWT_RUN_DIR is not a directory"
+	mount --bind "$SWT_RUN_DIR" /run || die "mount --bind $SWT_RUN_DIR /run"
+else
+	mount -t tmpfs -o mode=0755,nosuid,nodev swt-run /run || die "mount tmpfs /run"
+fi
 
 exec dockerd "$@"
