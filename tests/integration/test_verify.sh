@@ -296,8 +296,10 @@ _verify_04() {
 	v_verify "v6 canary up (c1)" 0 --netns "/run/netns/$C1" --expect-open "[2001:db8::10]:80"
 	# a closed port answers RST: reachable, so the canary still holds
 	v_verify "canary on a closed port (RST = reachable)" 0 --netns "/run/netns/$C1" --expect-open 203.0.113.10:81
-	# a canary that is blocked (a metadata address) fails
-	v_verify "canary that the rules block" 1 --netns "/run/netns/$C1" --expect-open 169.254.169.254:80
+	# a canary that the rules block (metadata on another port) fails
+	v_verify "canary that the rules block" 1 --netns "/run/netns/$C1" --expect-open 169.254.169.254:81
+	# a canary that is also a must-block target can never hold: refused up front
+	v_verify "canary that is a must-block target" 2 --netns "/run/netns/$C1" --expect-open 169.254.169.254:80
 	# the internet host goes away (its address leaves the cloud): the canary times out
 	ip -n "$CL" addr del 203.0.113.10/32 dev lo || { bad "could not take 203.0.113.10 away"; return 1; }
 	V_UNDO+=("ip -n '$CL' addr add 203.0.113.10/32 dev lo")
