@@ -174,6 +174,9 @@ static int reconcile(struct sw_daemon *d, const char *why, const char *change, u
 		return 0;
 	}
 	sw_diff_summary(&diff, summary, sizeof(summary));
+	/* key="value" lines: no double quotes inside a value */
+	for (char *q = summary; (q = strchr(q, '"')); )
+		*q = '\'';
 	bool drift = !strcmp(why, "drift") || !strcmp(why, "resync");
 
 	if (drift)
@@ -216,8 +219,9 @@ static int reconcile(struct sw_daemon *d, const char *why, const char *change, u
 		if (!drift)
 			sw_alert(&d->alert, LOG_INFO,
 				 "event=%s table=inet/%s changes=%zu first=\"%s\" applied_us=%lld",
-				 !strcmp(why, "update") ? "sets-updated" : "applied", d->cfg.table,
-				 diff.n, diff.n ? diff.items[0].desc : "table", (long long)us);
+				 !strcmp(why, "update") ? "sets-updated" : !strcmp(why, "retry") ?
+				 "repaired-after-retry" : "applied", d->cfg.table,
+				 diff.n, summary, (long long)us);
 		else
 			sw_alert(&d->alert, LOG_WARNING,
 				 "event=drift table=inet/%s change=\"%s\" pid=%u comm=%s found_by=%s "
@@ -335,6 +339,9 @@ static void ensure_owned(struct sw_daemon *d);
 
 static void full_resync(struct sw_daemon *d, const char *why)
 {
+	/* after a failed repair, the retry is no new drift */
+	if (d->retry)
+		why = "retry";
 	d->resyncs++;
 	host_update(d, why);
 	ensure_owned(d);
@@ -441,8 +448,9 @@ static void handle_rt(struct sw_daemon *d)
 			 d->ev.enobufs, d->ev.rt_rcvbuf);
 	else if (rc < 0)
 		sw_err("rtnetlink events: %s", strerror(-rc));
+	/* a kernel difference found here is drift unless the host moved */
 	if (changed || rc < 0)
-		host_update(d, "update");
+		host_update(d, "resync");
 }
 
 static int reload(struct sw_daemon *d, char *msg, size_t len)

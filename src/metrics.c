@@ -43,7 +43,7 @@ int sw_metrics_render(const struct sw_metrics *m, char *buf, size_t len)
 	PUT("# HELP sandwall_repair_failures_total Repairs that failed or did not read back as intended.\n"
 	    "# TYPE sandwall_repair_failures_total counter\nsandwall_repair_failures_total %llu\n",
 	    (unsigned long long)m->repair_failures);
-	PUT("# HELP sandwall_repair_latency_seconds Time from the event to the read-back of the last repair.\n"
+	PUT("# HELP sandwall_repair_latency_seconds Time from the event to the commit (ACK) of the last repair batch.\n"
 	    "# TYPE sandwall_repair_latency_seconds gauge\nsandwall_repair_latency_seconds %.6f\n",
 	    m->last_repair_seconds);
 	PUT("# HELP sandwall_last_drift_timestamp_seconds When the last drift was seen (0: never).\n"

@@ -54,6 +54,7 @@ DK_CTL=""
 DKD_PID=""                         # sandwalld
 DKD_LOG=""
 DOCKERD_PID=""
+DK_HOLDER=""                       # holds dockerd's mount namespace (docker/dockerd-ns.sh hold)
 DOCKERD_N=0
 DOCKERD_LOG=""
 DK_SRV_PIDS=()                     # suite-level servers (not killed by reset_state)
@@ -198,8 +199,8 @@ dockerd_start() {
 	DOCKERD_N=$((DOCKERD_N + 1))
 	DOCKERD_LOG="$DK_DIR/dockerd.$DOCKERD_N.log"
 	rm -f "$DK_DIR/dockerd.pid"
-	# ip netns exec execs the wrapper, which execs dockerd: $! is dockerd
-	SWT_HOST_PID=$$ SWT_RUN_DIR="$DK_DIR/run" ip netns exec "$DK" "$DK_HELPERS/dockerd-ns.sh" \
+	# nsenter execs dockerd in the holder's network and mount namespaces: $! is dockerd
+	nsenter -t "$DK_HOLDER" -m -n -- dockerd \
 		--data-root "$DK_DIR/data" --exec-root "$DK_DIR/exec" --pidfile "$DK_DIR/dockerd.pid" \
 		-H "unix://$DK_SOCK" --cgroup-parent "/$DK_CG" --config-file "$DK_DIR/daemon.json" \
 		--iptables=true --live-restore --storage-driver overlay2 >"$DOCKERD_LOG" 2>&1 &
@@ -270,7 +271,7 @@ dk_need() {
 _dk_up() {
 	local TOPO_ERR=0 a i saved
 	_dk_t() { "$@" || { echo "docker setup: failed: $*" >&2; TOPO_ERR=1; }; }
-	mkdir -p "$DK_DIR/data" "$DK_DIR/exec" "$DK_DIR/cli" "$DK_DIR/run" || return 1
+	mkdir -p "$DK_DIR/data" "$DK_DIR/exec" "$DK_DIR/cli" || return 1
 	echo '{}' >"$DK_DIR/daemon.json"
 	# --- namespaces and the uplink
 	_dk_t _mk_ns "$DK"; _dk_t _mk_ns "$DKC"
@@ -316,6 +317,21 @@ _dk_up() {
 		DK_REASON="sandwalld did not start in $DK"; cat "$DKD_LOG"; return 1
 	fi
 	echo "sandwalld (pid $DKD_PID): $(grep -m1 'event=start' "$DKD_LOG" | sed -e 's/^sandwalld: //' -e "s|$SWT_TMP/||")"
+	# --- the mount namespace dockerd runs in (kept by a sleeping holder, so that
+	# a restarted dockerd finds what --live-restore kept)
+	SWT_HOST_PID=$$ ip netns exec "$DK" "$DK_HELPERS/dockerd-ns.sh" hold "$DK_DIR/holder.pid" \
+		>"$DK_DIR/holder.log" 2>&1 &
+	DK_HOLDER=$!
+	for i in $(seq 1 100); do
+		[ -s "$DK_DIR/holder.pid" ] && break
+		kill -0 "$DK_HOLDER" 2>/dev/null || break
+		sleep 0.05
+	done
+	if [ ! -s "$DK_DIR/holder.pid" ]; then
+		_dk_skip "cannot prepare a mount namespace for dockerd (cgroup mounts): $(head -c 300 "$DK_DIR/holder.log" | tr '\n' ' ')"
+		return 1
+	fi
+	echo "mount namespace for dockerd held by pid $DK_HOLDER ($(nsenter -t "$DK_HOLDER" -m findmnt -rn -o FSTYPE /sys/fs/cgroup) on /sys/fs/cgroup, $(nsenter -t "$DK_HOLDER" -m findmnt -rn -o FSTYPE -R /sys/fs/cgroup | grep -c cgroup) cgroup hierarchies)"
 	# --- dockerd
 	if ! dockerd_start; then
 		_dk_skip "dockerd ($(dockerd --version 2>/dev/null)) does not start in a network namespace here; its log: $(grep -E 'level=(error|fatal)|failed' "$DOCKERD_LOG" | tail -n 2 | tr '\n' ' ')"
@@ -344,6 +360,7 @@ _dk_up() {
 _dk_pids() {
 	local p f mp
 	[ -n "$DOCKERD_PID" ] && echo "$DOCKERD_PID"
+	[ -n "$DK_HOLDER" ] && echo "$DK_HOLDER"
 	[ -s "$DK_DIR/dockerd.pid" ] && cat "$DK_DIR/dockerd.pid"
 	[ -s "$DK_DIR/exec/containerd/containerd.pid" ] && cat "$DK_DIR/exec/containerd/containerd.pid"
 	for f in /proc/[0-9]*/cmdline; do
@@ -371,6 +388,7 @@ dk_down() {
 		echo "removed $(echo $ids | wc -w) container(s)"
 	fi
 	dockerd_stop
+	if [ -n "$DK_HOLDER" ]; then kill -TERM "$DK_HOLDER" 2>/dev/null; wait "$DK_HOLDER" 2>/dev/null; fi
 	if dk_sandwalld_alive; then kill -TERM "$DKD_PID" 2>/dev/null; fi
 	for i in $(seq 1 50); do dk_sandwalld_alive || break; sleep 0.05; done
 	[ -n "$DKD_PID" ] && wait "$DKD_PID" 2>/dev/null
@@ -379,7 +397,7 @@ dk_down() {
 	# whatever is left (containerd, shims, containers, docker-proxy): by pid
 	for sig in TERM KILL; do
 		pids=$(_dk_pids | sort -un)
-		for p in $pids; do _dk_alive "$p" && [ "$p" != $$ ] && { echo "SIG$sig leftover pid $p ($({ tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null | cut -c1-100))"; kill -"$sig" "$p" 2>/dev/null; }; done
+		for p in $pids; do _dk_alive "$p" && [ "$p" != $$ ] && { echo "SIG$sig pid $p ($({ tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null | cut -c1-100))"; kill -"$sig" "$p" 2>/dev/null; }; done
 		for i in $(seq 1 40); do
 			m=0; for p in $pids; do _dk_alive "$p" && m=1; done
 			[ $m = 0 ] && break; sleep 0.05
@@ -587,7 +605,11 @@ echo done >/tmp/done'
 # dk_loop_result CONTAINER LABEL: stop the loop, assert nothing forbidden answered
 dk_loop_result() {
 	local c=$1 label=$2 n got net gaps
-	dk exec "$c" touch /tmp/stop >/dev/null 2>&1 || { bad "[$label] $c: docker exec failed (container not running?)"; return; }
+	if ! dk_q exec "$c" touch /tmp/stop; then
+		bad "[$label] docker exec $c failed after the restart: $(head -c 300 "$DK_DIR/cli.out" | tr '\n' ' ')"
+		grep -iE 'level=(error|warn)' "$DOCKERD_LOG" | tail -n 5 | cut -c1-300 | show - 5
+		return
+	fi
 	sleep 1.2
 	n=$(dk exec "$c" cat /tmp/n 2>/dev/null)
 	got=$(dk exec "$c" sh -c 'cat /tmp/got 2>/dev/null' 2>/dev/null | wc -l)
@@ -698,7 +720,7 @@ docker_99_cleanup() {
 	cpid=$(cat "$DK_DIR/exec/containerd/containerd.pid" 2>/dev/null)
 	local before
 	before=$(_dk_pids | sort -un | tr '\n' ' ')
-	info "stopping: containers, dockerd (pid $DOCKERD_PID), containerd (pid ${cpid:-?}), sandwalld (pid $DKD_PID), servers"
+	info "stopping: containers, dockerd (pid $DOCKERD_PID), containerd (pid ${cpid:-?}), mount-namespace holder (pid $DK_HOLDER), sandwalld (pid $DKD_PID), servers"
 	dk_down | show - 20
 	left=""
 	for p in $before $cpid; do _dk_alive "$p" && left+=" $p($({ tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null | cut -c1-60))"; done

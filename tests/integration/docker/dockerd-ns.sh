@@ -1,14 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# dockerd-ns.sh DOCKERD-ARGS...: start dockerd for the integration tests.
+# dockerd-ns.sh: the mount namespace dockerd runs in, for the integration tests.
 #
-# Run it through `ip netns exec NS`: that gives a private mount namespace
-# whose /sys is a fresh sysfs without the cgroup mounts. This wrapper mounts
-# the cgroup hierarchies again, exactly as the host has them (tmpfs + v1
-# controllers + cgroup2, or a pure cgroup2 mount), so that dockerd and runc
-# find them, and puts a private /run in place; then it execs dockerd.
-# Nothing is mounted in the host's mount namespace: the wrapper refuses to
-# run there (or in the host's network namespace).
+#   ip netns exec NS dockerd-ns.sh hold READYFILE
+#       set the namespace up, write READYFILE, then sleep (exec) for ever: the
+#       sleeping process keeps the mount namespace; start dockerd in it, and
+#       again after a restart, with `nsenter -t PID -m -n dockerd ...`, so a
+#       restarted dockerd finds the container network namespaces and shims
+#       that --live-restore kept (their bind mounts live in this namespace).
+#   ip netns exec NS dockerd-ns.sh [--] DOCKERD-ARGS...
+#       set the namespace up and exec dockerd (one-shot).
+#
+# `ip netns exec` gives a private mount namespace whose /sys is a fresh sysfs
+# without the cgroup mounts. This script mounts the cgroup hierarchies again,
+# exactly as the host has them (tmpfs + v1 controllers + cgroup2, or a pure
+# cgroup2 mount), so that dockerd and runc find them, and puts a private /run
+# in place. Nothing is mounted in the host's mount namespace: the script
+# refuses to run there (or in the host's network namespace).
 #
 # SWT_HOST_PID: a process in the host's namespaces (the test runner; default
 # 1). Its mount and network namespaces are the ones never to touch, and its
@@ -42,9 +50,8 @@ fi
 
 # A private /run: dockerd and containerd create /run/docker/plugins and
 # /run/containerd/s (the shims' sockets) whatever --exec-root says. With
-# SWT_RUN_DIR (a directory of the test), that directory is bind-mounted on
-# /run, so that a restarted dockerd (a new mount namespace) finds the shims
-# of the containers that --live-restore kept; without it, a tmpfs.
+# SWT_RUN_DIR (a directory of the test) that directory is bind-mounted on
+# /run, so the test can look at it; without it, a tmpfs.
 if [ -n "${SWT_RUN_DIR:-}" ]; then
 	[ -d "$SWT_RUN_DIR" ] || die "SWT_RUN_DIR $SWT_RUN_DIR is not a directory"
 	mount --bind "$SWT_RUN_DIR" /run || die "mount --bind $SWT_RUN_DIR /run"
@@ -52,4 +59,10 @@ else
 	mount -t tmpfs -o mode=0755,nosuid,nodev swt-run /run || die "mount tmpfs /run"
 fi
 
+if [ "${1:-}" = hold ]; then
+	[ -n "${2:-}" ] || die "usage: dockerd-ns.sh hold READYFILE"
+	echo "$$" >"$2" || die "cannot write $2"
+	exec sleep infinity
+fi
+[ "${1:-}" = -- ] && shift
 exec dockerd "$@"
