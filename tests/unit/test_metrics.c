@@ -136,7 +136,7 @@ static const char golden[] =
 	"# HELP sandwall_repair_failures_total Repairs that failed or did not read back as intended.\n"
 	"# TYPE sandwall_repair_failures_total counter\n"
 	"sandwall_repair_failures_total 1\n"
-	"# HELP sandwall_repair_latency_seconds Time from the event to the read-back of the last repair.\n"
+	"# HELP sandwall_repair_latency_seconds Time from the event to the commit (ACK) of the last repair batch.\n"
 	"# TYPE sandwall_repair_latency_seconds gauge\n"
 	"sandwall_repair_latency_seconds 0.000310\n"
 	"# HELP sandwall_last_drift_timestamp_seconds When the last drift was seen (0: never).\n"
