@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# shellcheck shell=bash disable=SC2086
+# shellcheck shell=bash disable=SC2086,SC2016
 # Docker suite (issue 5): sandwalld guarding a real Docker engine, with real
 # traffic from real containers. Namespaces that look like Docker are not
 # Docker: Docker rewrites its own iptables-nft rules, restarts, creates and
@@ -34,6 +34,7 @@ register_test docker_03_new_networks "networks created while sandwalld runs are 
 register_test docker_04_published    "published ports stay reachable from outside and from the Docker host"
 register_test docker_05_churn        "dockerd restart and 10 network rm/create cycles: protection never lapses"
 register_test docker_06_ipv6         "an IPv6 network: fd00:ec2::254, v6 gateway/LAN/host blocked; v6 internet open"
+register_test docker_07_verify       "sandwall verify (throwaway probes on Docker's bridges, and --pid of a container) and receipt hold"
 register_test docker_99_cleanup      "after the suite: no dockerd/containerd, mounts, namespaces, cgroups, sockets"
 
 DK_SANDWALLD=${SANDWALLD:-$SWT_ROOT/build/sandwalld}
@@ -130,6 +131,16 @@ dk_probe() {
 		*)        bad "dk_probe: bad spec $s" ;;
 		esac
 	done
+}
+
+# dk_dns CONTAINER LABEL: busybox nslookup (its own resolver) of a *.test name
+# through the container's resolv.conf must give 203.0.113.10
+dk_dns() {
+	local c=$1 label=$2 out ns
+	ns=$(dk exec "$c" sh -c 'sed -n "s/^nameserver //p" /etc/resolv.conf | head -n 1' 2>/dev/null)
+	out=$(dk exec "$c" timeout 5 nslookup -type=a internet.test 2>&1)
+	if printf '%s\n' "$out" | grep -q 'Address:* *203\.0\.113\.10'; then ok "[$label] $c resolves internet.test via $ns"
+	else bad "[$label] $c: nslookup internet.test via $ns failed: $(printf '%s' "$out" | tr '\n' ' ' | cut -c1-200)"; fi
 }
 
 # dk_first_second NETWORK LABEL: a fresh container on NETWORK probes metadata
@@ -296,12 +307,17 @@ _dk_up() {
 	mkdir -p "/etc/netns/$DK" && printf 'nameserver 10.0.0.1\n' >"/etc/netns/$DK/resolv.conf" || return 1
 	# --- servers: every address of DKC on :80, the Docker host on :9090
 	saved=("${SWT_TEST_PIDS[@]}")
-	start_srv "$DKC" tcp :: 80 || { DK_REASON="server in $DKC did not start"; return 1; }
+	start_srv "$DKC" tcp :: 80 53 || { DK_REASON="server in $DKC did not start"; return 1; }
 	start_srv "$DK" tcp :: 9090 || { DK_REASON="server in $DK did not start"; return 1; }
 	for a in "${SWT_TEST_PIDS[@]}"; do
 		[[ " ${saved[*]} " == *" $a "* ]] || DK_SRV_PIDS+=("$a")
 	done
 	SWT_TEST_PIDS=("${saved[@]}")     # suite-level: reset_state must not kill them
+	# the resolver named in the Docker host's resolv.conf: *.test -> the internet host
+	nsx "$DKC" "$PY" "$DK_HELPERS/dns.py" 10.0.0.1 203.0.113.10 --ready "$DK_DIR/dns.ready" >>"$SWT_TMP/srv.log" 2>&1 &
+	DK_SRV_PIDS+=("$!"); SWT_PIDS+=("$!")
+	for i in $(seq 1 100); do [ -s "$DK_DIR/dns.ready" ] && break; sleep 0.05; done
+	[ -s "$DK_DIR/dns.ready" ] || { DK_REASON="the DNS responder in $DKC did not start"; tail -n 5 "$SWT_TMP/srv.log"; return 1; }
 	nsx "$DK" curl -s -o /dev/null -m 2 "$K_META" || { DK_REASON="the Docker namespace cannot reach $K_META"; return 1; }
 	# --- sandwalld first (boot order: the guard is up before the runtime)
 	dk_conf yes
@@ -424,7 +440,7 @@ dk_down() {
 		[[ " $DK_RUN_PRE " == *" $m "* ]] && continue
 		[ -d "/run/$m" ] && { echo "/run/$m was created by this run: removing"; find "/run/$m" -depth -type d -empty -delete; }
 	done
-	[ -n "$(findmnt -rn -o TARGET | grep -F -- "$DK_DIR")" ] || rm -rf "${DK_DIR:?}"
+	findmnt -rn -o TARGET | grep -qF -- "$DK_DIR" || rm -rf "${DK_DIR:?}"
 	DK_STATE=down; DK_REASON="the engine was stopped (docker_99_cleanup ran)"
 	return 0
 }
@@ -463,6 +479,8 @@ docker_01_engine() {
 	if dk_sw check; then ok "sandwall check 0 with Docker's rules and docker0 in place"
 	else bad "sandwall check $SW_RC after dockerd started"; show "$SW_OUT" 10; show "$SW_ERR" 5; fi
 	if grep -q 'event=start.*mode=owner' "$DKD_LOG"; then info "sandwalld owns the table (owner+persist)"; fi
+	if grep -qx 'sandwall_up 1' "$DK_DIR/metrics.prom" 2>/dev/null; then ok "metrics textfile in \$TMP: sandwall_up 1"
+	else bad "no 'sandwall_up 1' in $DK_DIR/metrics.prom"; fi
 	dk_box swt-c0 || return 1
 	info "baseline: the table removed through the daemon, a container reaches everything"
 	if dk_sw remove; then ok "sandwall remove (through the daemon) -> 0"
@@ -478,7 +496,7 @@ docker_01_engine() {
 
 # ---------------------------------------------------------------- 2
 docker_02_bridges() {
-	local rc br c0 c1 gw1 n0
+	local rc br c0 c1 gw1 n0 peer
 	dk_need; rc=$?; [ $rc -eq 0 ] || return $rc
 	n0=$(wc -l <"$DKD_LOG")
 	dk network inspect swtnet >/dev/null 2>&1 || dk_q network create swtnet || { bad "docker network create swtnet"; show "$DK_DIR/cli.out"; return 1; }
@@ -492,10 +510,18 @@ docker_02_bridges() {
 	info "swt-c0 $c0 on docker0, swt-c1 $c1 on $br (gateway $gw1)"
 	dk_box swt-peer || return 1
 	dk exec -d swt-peer httpd -p 80 -h /www >/dev/null 2>&1
+	peer=$(dk_ip swt-peer)
 	dk_probe swt-c0 block:$K_META block:$K_META2 block:$K_GW block:$K_LAN block:http://172.17.0.1:9090/ \
-		block:http://$gw1:9090/ block:$K_HOST_UP reach:$K_NET reach:http://$(dk_ip swt-peer)/
+		block:http://$gw1:9090/ block:$K_HOST_UP reach:$K_NET reach:"http://$peer/"
 	dk_probe swt-c1 block:$K_META block:$K_META2 block:$K_GW block:$K_LAN block:http://$gw1:9090/ \
 		block:http://172.17.0.1:9090/ block:$K_HOST_UP reach:$K_NET
+	# DNS keeps working ([allow] dns = auto: the Docker host's resolver 10.0.0.1,
+	# a blocked gateway otherwise): directly from the default bridge, and through
+	# Docker's embedded DNS (127.0.0.11, forwarded from the container's
+	# namespace) on the user network; tcp/53 to it is open, tcp/80 is not
+	dk_dns swt-c0 "docker0, resolv.conf 10.0.0.1"
+	dk_dns swt-c1 "$br, embedded DNS 127.0.0.11"
+	dk_probe swt-c0 reach:http://10.0.0.1:53/ block:http://10.0.0.1/
 	# the daemon saw the packets (NFLOG) and says which container tried
 	sleep 0.3
 	local l
@@ -633,15 +659,16 @@ docker_05_churn() {
 	dk exec -d swt-c1 sh -c "$DK_LOOP" >/dev/null || bad "cannot start the probe loop in swt-c1"
 	n0=$(wc -l <"$DKD_LOG")
 	t0=$SECONDS
-	info "10 cycles: network create (br-* or a custom name), a container probes from it, network rm"
+	info "10 cycles: network create (br-* or the custom name swtchn), a container probes from it, network rm"
 	for i in $(seq 1 10); do
 		net=swtchurn$i
-		if [ $((i % 2)) = 0 ]; then dk_q network create -o com.docker.network.bridge.name=chn$i "$net"
+		# even cycles: the same custom name each time (a new ifindex for an old name)
+		if [ $((i % 2)) = 0 ]; then dk_q network create -o com.docker.network.bridge.name=swtchn "$net"
 		else dk_q network create "$net"; fi || { bad "cycle $i: network create failed"; show "$DK_DIR/cli.out" 3; fails=$((fails + 1)); continue; }
 		br=$(dk_bridge_of "$net")
 		out=$(dk run --rm --init --network "$net" "$DK_IMG" sh -c '
 			timeout 1 wget -q -O /dev/null http://169.254.169.254/ >/dev/null 2>&1; m=$?
-			timeout 1 wget -q -O /dev/null http://203.0.113.10/ >/dev/null 2>&1; echo "meta=$m net=$?"' 2>&1)
+			timeout 2 wget -q -O /dev/null http://203.0.113.10/ >/dev/null 2>&1; echo "meta=$m net=$?"' 2>&1)
 		case $out in
 		"meta=143 net=0") ;;
 		*) bad "cycle $i ($br): expected meta=143 (timed out) net=0, got: $out"; fails=$((fails + 1)) ;;
@@ -703,8 +730,41 @@ docker_06_ipv6() {
 	dk_probe swt-v6 block:$K_META6 block:$K_GW6 block:$K_LAN6 block:$K_HOST_UP6 \
 		block:"http://[fd00:d0c::1]:9090/" reach:$K_NET6 block:$K_META reach:$K_NET
 	if dk_sw check; then ok "sandwall check 0"; else bad "sandwall check $SW_RC"; show "$SW_OUT" 10; fi
+	# sandwall verify from this container's namespace: the IPv6 targets too
+	local pid
+	pid=$(dk inspect -f '{{.State.Pid}}' swt-v6)
+	if dk_sw verify --pid "$pid" --expect-open "[2001:db8::10]:80" --expect-open 203.0.113.10:80 --timeout 1500; then
+		ok "sandwall verify --pid (swt-v6) -> 0"
+	else bad "sandwall verify --pid $pid (swt-v6) -> $SW_RC"; show "$SW_OUT" 40; show "$SW_ERR" 5; fi
+	if grep -qE '^metadata +\[fd00:ec2::254\]:80 +blocked' "$SW_OUT"; then ok "verify --pid probed [fd00:ec2::254]:80: blocked"
+	else bad "verify --pid did not report [fd00:ec2::254]:80 blocked: $(grep 'fd00:ec2::254' "$SW_OUT" | tr -s ' ')"; fi
+	if grep -qE '^host +\[fd00:10::2\]:9090 +blocked' "$SW_OUT"; then ok "verify --pid probed [fd00:10::2]:9090: blocked"
+	else bad "verify --pid did not report [fd00:10::2]:9090 blocked: $(grep 'fd00:10::2\]' "$SW_OUT" | tr -s ' ' | tr '\n' ' ')"; fi
 	dk rm -f swt-v6 >/dev/null 2>&1
 	dk_q network rm swtv6 || bad "docker network rm swtv6"
+	dk_end
+}
+
+# ---------------------------------------------------------------- 7
+docker_07_verify() {
+	local rc pid
+	dk_need; rc=$?; [ $rc -eq 0 ] || return $rc
+	dk_web || return 1
+	dk_box swt-c0 || return 1
+	dk_box swt-c1 --network swtnet || return 1
+	# from a throwaway namespace on every guarded bridge (docker0, br-*) with
+	# Docker's FORWARD/NAT rules and docker-proxy listening on 8080/8081
+	if dk_sw verify --expect-open 203.0.113.10:80 --timeout 1500; then ok "sandwall verify (throwaway namespaces on Docker's bridges) -> 0"
+	else bad "sandwall verify -> $SW_RC"; show "$SW_OUT" 30; show "$SW_ERR" 5; fi
+	grep -E '^probing from|HELD|NOT HELD|FAIL|reachable' "$SW_OUT" | show - 12
+	# from a real container's namespace
+	pid=$(dk inspect -f '{{.State.Pid}}' swt-c1)
+	if dk_sw verify --pid "$pid" --expect-open 203.0.113.10:80 --timeout 1500; then ok "sandwall verify --pid (swt-c1, pid $pid) -> 0"
+	else bad "sandwall verify --pid $pid (swt-c1) -> $SW_RC"; show "$SW_OUT" 30; show "$SW_ERR" 5; fi
+	if [ -s "$DK_DIR/verify.json" ]; then ok "verify.json recorded beside the journal in \$TMP"
+	else bad "no $DK_DIR/verify.json"; fi
+	if dk_sw receipt; then ok "sandwall receipt -> 0 ($(grep -m1 -i 'verdict' "$SW_OUT" | tr -s ' '))"
+	else bad "sandwall receipt -> $SW_RC"; show "$SW_OUT" 30; show "$SW_ERR" 5; fi
 	dk_end
 }
 
@@ -729,7 +789,7 @@ docker_99_cleanup() {
 	for p in $(pidof dockerd containerd 2>/dev/null); do
 		{ tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null | grep -qF -- "$d/" && bad "a dockerd/containerd of this run is still running: pid $p"
 	done
-	if [ -z "$(findmnt -rn -o TARGET | grep -F -- "$d")" ]; then ok "no mounts under $d"
+	if ! findmnt -rn -o TARGET | grep -qF -- "$d"; then ok "no mounts under $d"
 	else bad "mounts left under $d: $(findmnt -rn -o TARGET | grep -F -- "$d" | tr '\n' ' ')"; fi
 	if [ ! -e "$d" ]; then ok "data root, exec root and socket removed ($d)"; else bad "$d still exists"; fi
 	if ip netns list | awk '{print $1}' | grep -qxE -- "$DK|$DKC"; then bad "namespaces left: $DK $DKC"
