@@ -186,7 +186,9 @@ topo_up() {
 start_srv() {
 	local ns=$1; shift
 	local ready="$SWT_TMP/ready.$RANDOM.$RANDOM" i pid
-	nsx "$ns" "$PY" "$SRV" "$@" --ready "$ready" >>"$SWT_TMP/srv.log" 2>&1 &
+	# not through the nsx function: a backgrounded function is a subshell,
+	# and $! must be the server itself (ip netns exec execs it)
+	ip netns exec "$ns" "$PY" "$SRV" "$@" --ready "$ready" >>"$SWT_TMP/srv.log" 2>&1 &
 	pid=$!
 	SWT_PIDS+=("$pid")
 	SWT_TEST_PIDS+=("$pid")
