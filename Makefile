@@ -61,15 +61,9 @@ $(B)/sandwalld: $(B)/sandwalld.o $(B)/libsandwall.a
 $(B)/tests/%: tests/unit/%.c $(B)/libsandwall.a $(wildcard tests/unit/*.h) | $(B)
 	$(CC) $(CFLAGS) -Wno-missing-prototypes -Itests/unit -o $@ $< $(B)/libsandwall.a $(LDLIBS) -lcmocka
 
-# Install what building and testing need (Debian/Ubuntu).
+# Install what building and testing need (Debian/Ubuntu); starts no service.
 deps:
-	@if [ "$$(id -u)" != 0 ]; then echo "make deps: run as root (sudo make ...)" >&2; exit 2; fi
-	apt-get update
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-	  build-essential pkg-config libnftnl-dev libmnl-dev libinih-dev libcmocka-dev \
-	  nftables iproute2 curl python3 procps kmod \
-	  debhelper dpkg-dev fakeroot lintian mandoc python3-yaml rpm bash-completion \
-	  docker.io busybox-static iptables
+	sh packaging/install-deps.sh
 
 unit: $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail

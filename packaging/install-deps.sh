@@ -1,0 +1,38 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Install what sandwall needs to build and test (Debian/Ubuntu), for
+# `make deps`. Installing packages must not change this machine's network:
+# services the packages ship (docker.io's dockerd) are not started
+# (policy-rc.d answers 101 while apt runs), and Docker is only installed
+# from Debian when no other Docker engine package is installed (docker-ce,
+# moby-engine and containerd.io would conflict with docker.io).
+set -eu
+
+if [ "$(id -u)" != 0 ]; then
+	echo "make deps: run as root (sudo make ...)" >&2
+	exit 2
+fi
+
+BUILD="build-essential pkg-config libnftnl-dev libmnl-dev libinih-dev libcmocka-dev"
+TEST="nftables iproute2 curl python3 procps kmod"
+PACKAGING="debhelper dpkg-dev fakeroot lintian mandoc python3-yaml rpm bash-completion"
+DOCKER="busybox-static iptables"
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+if ! installed docker-ce && ! installed moby-engine && ! installed containerd.io; then
+	DOCKER="$DOCKER docker.io"
+fi
+
+policy=/usr/sbin/policy-rc.d
+ours=""
+if [ ! -e "$policy" ]; then
+	printf '#!/bin/sh\n# sandwall make deps: start no service while installing\nexit 101\n' >"$policy"
+	chmod 0755 "$policy"
+	ours=1
+fi
+cleanup() { if [ -n "$ours" ]; then rm -f "$policy"; fi; }
+trap cleanup EXIT INT TERM
+
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+# shellcheck disable=SC2086
+apt-get install -y --no-install-recommends $BUILD $TEST $PACKAGING $DOCKER
