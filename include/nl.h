@@ -14,7 +14,7 @@
 struct nlmsghdr;
 struct mnl_socket;
 
-#define SW_NL_RCVBUF      (256 * 1024)
+#define SW_NL_RCVBUF      (64 * 1024)     /* a dump datagram is at most 32 KiB */
 #define SW_NL_ERRMSG      256
 
 struct sw_nl_ops {

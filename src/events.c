@@ -15,7 +15,7 @@
 
 #include "events.h"
 
-#define EV_BUF (256 * 1024)
+#define EV_BUF (64 * 1024)     /* event datagrams are a few KiB */
 
 /* What a message does to our table, most severe first. */
 static const struct {
