@@ -280,8 +280,14 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 			printf("null,");
 		} else {
 			for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
+				const char *val = reply_field(reply, keys[k], v, sizeof(v));
+
 				printf("%s\"%s\":", k ? "," : "{", keys[k]);
-				sw_json_str(stdout, reply_field(reply, keys[k], v, sizeof(v)));
+				/* counters and ids as numbers, the rest as strings */
+				if (*val && strspn(val, "0123456789") == strlen(val))
+					printf("%s", val);
+				else
+					sw_json_str(stdout, val);
 			}
 			printf("},");
 		}
