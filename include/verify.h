@@ -25,7 +25,7 @@ struct sw_verify_target {
 struct sw_verify {
 	struct sw_verify_target t[SW_VERIFY_MAX];
 	size_t n;
-	char from[128];             /* "bridge docker0 as 172.17.255.254", "pid 123" */
+	char from[192];             /* "bridge docker0 as 172.17.255.254/16 and fd00::fffd/64", "pid 123" */
 };
 
 /* Listening TCP ports of the current namespace (/proc/net/tcp, tcp6). */

@@ -307,33 +307,45 @@ static int probe_in(int nsfd, int homefd, struct sw_verify *v, unsigned timeout_
 	return rc;
 }
 
-/* A free address in the bridge's subnet: from the top down, not the
- * host's, not in the neighbour table. */
-static int free_addr(const struct sw_host *h, const struct sw_link *br, struct sw_prefix *out,
-		     struct sw_prefix *gw)
+/* A free address in the bridge's subnet of this family: from the top
+ * down, not the host's, not in the neighbour table. */
+static int free_addr(const struct sw_host *h, const struct sw_link *br, int family,
+		     struct sw_prefix *out, struct sw_prefix *gw)
 {
+	size_t alen = sw_family_addrlen(family);
+
 	for (size_t i = 0; i < h->n_addrs; i++) {
 		const struct sw_addr *a = &h->addrs[i];
-		uint32_t net, host_bits, cand;
+		struct sw_prefix net;
 
-		if (a->ifindex != br->ifindex || a->local.family != AF_INET || a->local.len > 29)
+		/* room for candidates; no IPv6 link-local (it needs a scope) */
+		if (a->ifindex != br->ifindex || a->local.family != family ||
+		    a->local.len > alen * 8 - 3 || (family == AF_INET6 && a->local.addr[0] == 0xfe &&
+						     (a->local.addr[1] & 0xc0) == 0x80))
 			continue;
 		*gw = a->local;
-		gw->len = 32;
-		memcpy(&net, a->local.addr, 4);
-		net = ntohl(net);
-		host_bits = (a->local.len == 0) ? 0xffffffffu : (1u << (32 - a->local.len)) - 1;
-		net &= ~host_bits;
-		for (cand = host_bits - 2; cand > 1 && host_bits - cand < 64; cand--) {
-			uint32_t be = htonl(net | cand);
-			struct sw_prefix c = { .family = AF_INET, .len = 32 };
+		gw->len = (uint8_t)(alen * 8);
+		net = a->local;
+		sw_prefix_mask(&net);
+		for (unsigned k = 2; k < 64; k++) {
+			struct sw_prefix c = net;
+			uint8_t first[16];
 			bool mine = false;
 			int used = 0;
+			uint32_t low;
 
-			memcpy(c.addr, &be, 4);
+			/* the last address of the subnet, minus k (stays inside:
+			 * the subnet has at least 8 addresses) */
+			sw_prefix_range(&net, first, c.addr);
+			memcpy(&low, c.addr + alen - 4, 4);
+			low = htonl(ntohl(low) - k);
+			memcpy(c.addr + alen - 4, &low, 4);
+			c.len = (uint8_t)(alen * 8);
+			if (!sw_prefix_contains(&net, &c))
+				break;
 			for (size_t j = 0; j < h->n_addrs && !mine; j++)
-				mine = h->addrs[j].local.family == AF_INET &&
-				       !memcmp(h->addrs[j].local.addr, c.addr, 4);
+				mine = h->addrs[j].local.family == family &&
+				       !memcmp(h->addrs[j].local.addr, c.addr, alen);
 			if (mine || sw_rt_neigh_used(br->ifindex, &c, &used) || used)
 				continue;
 			*out = c;
@@ -349,11 +361,14 @@ static int probe_bridge(const struct sw_host *h, const struct sw_link *br, int h
 			struct sw_verify *v, unsigned timeout_ms)
 {
 	char hname[16], cname[16], a[SW_ADDR_STRLEN];
-	struct sw_prefix addr, gw;
+	struct sw_prefix addr, gw, addr6, gw6;
+	bool v6;
 	int nsfd = -1, rc;
 
-	if ((rc = free_addr(h, br, &addr, &gw)))
+	if ((rc = free_addr(h, br, AF_INET, &addr, &gw)))
 		return rc;
+	/* IPv6 too where the bridge has a global or ULA subnet */
+	v6 = free_addr(h, br, AF_INET6, &addr6, &gw6) == 0;
 	snprintf(hname, sizeof(hname), "swv%uh", (unsigned)getpid() % 1000000);
 	snprintf(cname, sizeof(cname), "swv%uc", (unsigned)getpid() % 1000000);
 	/* a new, anonymous namespace: gone when nsfd is closed */
@@ -380,6 +395,10 @@ static int probe_bridge(const struct sw_host *h, const struct sw_link *br, int h
 				rc = sw_rt_addr_add(cname, &addr);
 			if (!rc)
 				rc = sw_rt_default_route(cname, &gw);
+			if (!rc && v6)
+				rc = sw_rt_addr_add(cname, &addr6);
+			if (!rc && v6)
+				rc = sw_rt_default_route(cname, &gw6);
 			if (setns(homefd, CLONE_NEWNET) < 0) {
 				sw_err("cannot return to the host network namespace: %s", strerror(errno));
 				exit(2);
@@ -388,7 +407,14 @@ static int probe_bridge(const struct sw_host *h, const struct sw_link *br, int h
 	}
 	if (!rc) {
 		sw_prefix_format(&addr, a, sizeof(a));
-		snprintf(v->from, sizeof(v->from), "bridge %s as %s", br->name, a);
+		if (v6) {
+			char a6[SW_ADDR_STRLEN];
+
+			sw_prefix_format(&addr6, a6, sizeof(a6));
+			snprintf(v->from, sizeof(v->from), "bridge %s as %s and %s", br->name, a, a6);
+		} else {
+			snprintf(v->from, sizeof(v->from), "bridge %s as %s", br->name, a);
+		}
 		/* let the bridge port leave its learning state */
 		usleep(50 * 1000);
 		rc = probe_in(nsfd, homefd, v, timeout_ms);
