@@ -43,6 +43,8 @@ struct sw_daemon {
 	struct sw_blocked_slot blocked[SW_BLOCKED_SLOTS];
 	uint64_t blocked_seen;
 	struct sw_journal journal;      /* drift events for `sandwall receipt` */
+	struct sw_host host_prev;       /* scratch: the host before an update */
+	struct sw_config cfg_prev;      /* scratch: the config before a reload */
 	int64_t last_repair_us;
 	int epfd, sigfd, tfd, wdfd, ctlfd;
 	uint32_t own_flags;             /* NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST or 0 */

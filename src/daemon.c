@@ -309,19 +309,19 @@ static void host_changes(struct sw_daemon *d, const struct sw_host *old, const s
 /* Links, addresses or routes moved: rebuild the desired sets. */
 static void host_update(struct sw_daemon *d, const char *why)
 {
-	static struct sw_host old;
+	struct sw_host *old = &d->host_prev;
 	struct sw_model m;
 	struct sw_diff diff;
 	int64_t t0 = now_us();
 
-	old = d->host;
+	*old = d->host;
 	if (build_want(d, &m)) {
-		d->host = old;
+		d->host = *old;
 		d->retry = true;
 		arm_resync(d);
 		return;
 	}
-	host_changes(d, &old, &d->host);
+	host_changes(d, old, &d->host);
 	/* a different desired model means the host moved (or the resolvers
 	 * changed): updating the sets is no drift */
 	if (sw_diff(&m, &d->want, &diff) == 0) {
@@ -455,27 +455,27 @@ static void handle_rt(struct sw_daemon *d)
 
 static int reload(struct sw_daemon *d, char *msg, size_t len)
 {
-	static struct sw_config old;
+	struct sw_config *old = &d->cfg_prev;
 	char err[SW_ERRLEN], oldtable[SW_TABLE_MAXLEN];
 	struct sw_model m;
 	int rc;
 
-	old = d->cfg;
+	*old = d->cfg;
 	rc = sw_config_load(d->config_path, &d->cfg, err, sizeof(err));
 	if (rc) {
-		d->cfg = old;
+		d->cfg = *old;
 		sw_alert(&d->alert, LOG_ERR, "event=reload-failed error=\"%s\" action=kept-rules", err);
 		snprintf(msg, len, "%s", err);
 		return rc;
 	}
 	if ((rc = build_want(d, &m))) {
-		d->cfg = old;
+		d->cfg = *old;
 		snprintf(msg, len, "cannot build the ruleset");
 		return rc;
 	}
-	if (d->cfg.log_facility != old.log_facility)
+	if (d->cfg.log_facility != old->log_facility)
 		sw_log_init("sandwalld", d->foreground, true, d->cfg.log_facility);
-	snprintf(oldtable, sizeof(oldtable), "%s", old.table);
+	snprintf(oldtable, sizeof(oldtable), "%s", old->table);
 	sw_model_free(&d->want);
 	d->want = m;
 	d->paused = false;

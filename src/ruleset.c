@@ -41,14 +41,13 @@ struct ivals {
 	size_t klen;
 };
 
-static int ival_cmp_len;
-
-static int ival_cmp(const void *a, const void *b)
+static int ival_cmp(const void *a, const void *b, void *arg)
 {
 	const struct ival *x = a, *y = b;
-	int r = memcmp(x->lo, y->lo, (size_t)ival_cmp_len);
+	size_t len = *(const size_t *)arg;
+	int r = memcmp(x->lo, y->lo, len);
 
-	return r ? r : memcmp(y->hi, x->hi, (size_t)ival_cmp_len);
+	return r ? r : memcmp(y->hi, x->hi, len);
 }
 
 static int ivals_add_prefix(struct ivals *iv, const struct sw_prefix *p)
@@ -66,8 +65,7 @@ static void ivals_merge(struct ivals *iv, bool adjacent)
 {
 	size_t out = 0;
 
-	ival_cmp_len = (int)iv->klen;
-	qsort(iv->v, iv->n, sizeof(iv->v[0]), ival_cmp);
+	qsort_r(iv->v, iv->n, sizeof(iv->v[0]), ival_cmp, &iv->klen);
 	for (size_t i = 0; i < iv->n; i++) {
 		struct ival *last = out ? &iv->v[out - 1] : NULL;
 		uint8_t next[16];
@@ -192,11 +190,17 @@ static struct sw_set *new_concat_set(struct sw_model *m, const char *name, uint3
 	return s;
 }
 
+/* Scratch space for one build (too large for the stack). */
+struct work {
+	struct ivals a, b;
+	struct sw_prefix p[MAX_ENTRIES];
+};
+
 /* set <name>4 { type ipv4_addr; flags interval; } and <name>6 likewise */
-static int addr_sets(struct sw_model *m, const char *base,
+static int addr_sets(struct sw_model *m, struct work *w, const char *base,
 		     const struct sw_prefix *p, size_t n)
 {
-	static struct ivals iv4, iv6;
+	struct ivals *iv4 = &w->a, *iv6 = &w->b;
 	char name[SW_NAME_MAX];
 	struct sw_set *s4, *s6;
 	int err;
@@ -207,32 +211,32 @@ static int addr_sets(struct sw_model *m, const char *base,
 	s6 = new_set(m, name, SW_TYPE_IP6ADDR, 16, NFT_SET_INTERVAL, "ipv6_addr");
 	if (!s4 || !s6)
 		return -ENOSPC;
-	iv4.n = iv6.n = 0;
-	iv4.klen = 4;
-	iv6.klen = 16;
+	iv4->n = iv6->n = 0;
+	iv4->klen = 4;
+	iv6->klen = 16;
 	for (size_t i = 0; i < n; i++) {
-		err = ivals_add_prefix(p[i].family == AF_INET ? &iv4 : &iv6, &p[i]);
+		err = ivals_add_prefix(p[i].family == AF_INET ? iv4 : iv6, &p[i]);
 		if (err)
 			return err;
 	}
-	if ((err = set_fill_intervals(s4, &iv4, AF_INET, true)))
+	if ((err = set_fill_intervals(s4, iv4, AF_INET, true)))
 		return err;
-	return set_fill_intervals(s6, &iv6, AF_INET6, true);
+	return set_fill_intervals(s6, iv6, AF_INET6, true);
 }
 
 /* set guard_ifaces { type ifname; flags interval; elements = { "docker0", "br-*" } } */
-static int ifname_set(struct sw_model *m, const struct sw_config *cfg,
+static int ifname_set(struct sw_model *m, struct work *w, const struct sw_config *cfg,
 		      const struct sw_host *host)
 {
-	static struct ivals iv;
+	struct ivals *iv = &w->a;
 	struct sw_set *s;
 	int err;
 
 	s = new_set(m, "guard_ifaces", SW_TYPE_IFNAME, SW_IFNAMSIZ, NFT_SET_INTERVAL, "ifname");
 	if (!s)
 		return -ENOSPC;
-	iv.n = 0;
-	iv.klen = SW_IFNAMSIZ;
+	iv->n = 0;
+	iv->klen = SW_IFNAMSIZ;
 	for (size_t i = 0; i <= cfg->n_patterns + (host ? host->n_links : 0); i++) {
 		const char *name;
 		size_t len;
@@ -244,33 +248,33 @@ static int ifname_set(struct sw_model *m, const struct sw_config *cfg,
 			name = host->links[i - cfg->n_patterns].name;
 		else
 			continue;
-		if (iv.n >= MAX_ENTRIES)
+		if (iv->n >= MAX_ENTRIES)
 			return -ENOSPC;
 		len = strnlen(name, SW_IFNAMSIZ - 1);
-		memset(&iv.v[iv.n], 0, sizeof(iv.v[0]));
+		memset(&iv->v[iv->n], 0, sizeof(iv->v[0]));
 		if (len && name[len - 1] == '*') {
-			memcpy(iv.v[iv.n].lo, name, len - 1);
-			memcpy(iv.v[iv.n].hi, name, len - 1);
-			memset(iv.v[iv.n].hi + len - 1, 0xff, SW_IFNAMSIZ - (len - 1));
+			memcpy(iv->v[iv->n].lo, name, len - 1);
+			memcpy(iv->v[iv->n].hi, name, len - 1);
+			memset(iv->v[iv->n].hi + len - 1, 0xff, SW_IFNAMSIZ - (len - 1));
 		} else {
-			memcpy(iv.v[iv.n].lo, name, len);
-			memcpy(iv.v[iv.n].hi, name, len);
+			memcpy(iv->v[iv->n].lo, name, len);
+			memcpy(iv->v[iv->n].hi, name, len);
 		}
-		iv.n++;
+		iv->n++;
 	}
 	/* names are merged only when one covers another: a merged range of
 	 * unrelated names could not be written back as nft text */
-	if ((err = set_fill_intervals(s, &iv, 0, false)))
+	if ((err = set_fill_intervals(s, iv, 0, false)))
 		return err;
-	for (size_t i = 0; i < iv.n; i++) {
+	for (size_t i = 0; i < iv->n; i++) {
 		char text[SW_IFNAMSIZ + 4];
-		const uint8_t *hi = iv.v[i].hi;
-		size_t l = strnlen((const char *)iv.v[i].lo, SW_IFNAMSIZ);
+		const uint8_t *hi = iv->v[i].hi;
+		size_t l = strnlen((const char *)iv->v[i].lo, SW_IFNAMSIZ);
 
 		if (l < SW_IFNAMSIZ && hi[l] == 0xff)
-			snprintf(text, sizeof(text), "\"%.*s*\"", (int)l, (const char *)iv.v[i].lo);
+			snprintf(text, sizeof(text), "\"%.*s*\"", (int)l, (const char *)iv->v[i].lo);
 		else
-			snprintf(text, sizeof(text), "\"%.*s\"", (int)l, (const char *)iv.v[i].lo);
+			snprintf(text, sizeof(text), "\"%.*s\"", (int)l, (const char *)iv->v[i].lo);
 		if ((err = sw_set_add_text(s, text)))
 			return err;
 	}
@@ -816,39 +820,43 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 		     struct sw_model *m, char *err, size_t errlen)
 {
-	static struct sw_prefix p[MAX_ENTRIES];
+	struct work *w = calloc(1, sizeof(*w));
+	struct sw_prefix *p = w ? w->p : NULL;
 	size_t n;
 	int rc;
 
 	sw_model_init(m, cfg->table);
 	m->has_table = true;
-
-	if ((rc = ifname_set(m, cfg, host)))
+	if (!w) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	if ((rc = ifname_set(m, w, cfg, host)))
 		goto fail;
 
 	/* metadata: the compiled-in list */
 	n = 0;
 	if (cfg->block[SW_CAT_METADATA] && (rc = sw_endpoints_metadata(p, MAX_ENTRIES, &n)))
 		goto fail;
-	if ((rc = addr_sets(m, "metadata", p, n)))
+	if ((rc = addr_sets(m, w, "metadata", p, n)))
 		goto fail;
 
 	/* link_local: 169.254.0.0/16, fe80::/10 */
 	n = 0;
 	for (size_t i = 0; cfg->block[SW_CAT_LINK_LOCAL] && i < 2; i++)
 		sw_prefix_parse(link_local[i], &p[n++], NULL);
-	if ((rc = addr_sets(m, "link_local", p, n)))
+	if ((rc = addr_sets(m, w, "link_local", p, n)))
 		goto fail;
 
 	/* gateways: default-route next hops */
 	n = 0;
 	for (size_t i = 0; host && cfg->block[SW_CAT_GATEWAYS] && i < host->n_gateways; i++)
 		p[n++] = host->gateways[i].addr;
-	if ((rc = addr_sets(m, "gateways", p, n)))
+	if ((rc = addr_sets(m, w, "gateways", p, n)))
 		goto fail;
 
 	/* destinations: from the config */
-	if ((rc = addr_sets(m, "destinations", cfg->destinations, cfg->n_destinations)))
+	if ((rc = addr_sets(m, w, "destinations", cfg->destinations, cfg->n_destinations)))
 		goto fail;
 
 	/* own: subnets of guarded interfaces (container-to-container stays) */
@@ -862,7 +870,7 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 		sw_prefix_mask(&q);
 		p[n++] = q;
 	}
-	if ((rc = addr_sets(m, "own", p, n)))
+	if ((rc = addr_sets(m, w, "own", p, n)))
 		goto fail;
 
 	/* lan: subnets connected to the other interfaces */
@@ -878,14 +886,14 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 		sw_prefix_mask(&q);
 		p[n++] = q;
 	}
-	if ((rc = addr_sets(m, "lan", p, n)))
+	if ((rc = addr_sets(m, w, "lan", p, n)))
 		goto fail;
 
 	/* private: RFC 1918, CGNAT, ULA */
 	n = 0;
 	for (size_t i = 0; cfg->block[SW_CAT_PRIVATE] && i < sizeof(rfc_private) / sizeof(*rfc_private); i++)
 		sw_prefix_parse(rfc_private[i], &p[n++], NULL);
-	if ((rc = addr_sets(m, "private", p, n)))
+	if ((rc = addr_sets(m, w, "private", p, n)))
 		goto fail;
 
 	if ((rc = allow_sets(m, cfg, host)))
@@ -895,8 +903,10 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 	/* the compare walks sorted element lists on both sides */
 	for (size_t i = 0; i < m->n_sets; i++)
 		sw_set_sort(&m->sets[i]);
+	free(w);
 	return 0;
 fail:
+	free(w);
 	snprintf(err, errlen, "cannot build the ruleset: %s", strerror(-rc));
 	sw_model_free(m);
 	return rc;
