@@ -185,6 +185,15 @@ static int build_update(struct sw_batch *b, struct sw_nl *nl, const void *arg)
 	return sw_encode_update(b, nl, u->want, u->have, u->all);
 }
 
+/* Adopt an orphaned persistent table and fix it in the same batch. */
+static int build_adopt_update(struct sw_batch *b, struct sw_nl *nl, const void *arg)
+{
+	const struct update *u = arg;
+	int err = sw_encode_table_flags(b, nl, u->want->table, u->want->table_flags);
+
+	return err ? err : sw_encode_update(b, nl, u->want, u->have, u->all);
+}
+
 #define OWN_FLAGS (NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST)
 
 /* The batch that makes the kernel hold want, given what it holds. */
@@ -199,9 +208,17 @@ static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct 
 		only_elems = d->items[j].set && sw_model_find_set(want, d->items[j].set);
 	if (!have->has_table)
 		return send_once(nl, have->genid, build_create, want);
-	/* ownership flags cannot change on a live table: replace it */
-	if ((have->table_flags & OWN_FLAGS) != (want->table_flags & OWN_FLAGS))
+	/* ownership flags cannot change on a live table: replace it, but
+	 * only to take ownership; without it, fix the table in place and
+	 * leave its flags (e.g. persist, left by a stopped daemon) alone */
+	if ((want->table_flags & OWN_FLAGS) &&
+	    (have->table_flags & OWN_FLAGS) != (want->table_flags & OWN_FLAGS)) {
+		/* an orphan with the same persist flag can be adopted in place */
+		if ((have->table_flags & OWN_FLAGS) == NFT_TABLE_F_PERSIST &&
+		    (want->table_flags & NFT_TABLE_F_PERSIST))
+			return send_once(nl, have->genid, build_adopt_update, &u);
 		return send_once(nl, have->genid, build_replace, want);
+	}
 	if (only_elems)
 		return send_once(nl, have->genid, build_refill, &r);
 	return send_once(nl, have->genid, build_update, &u);
