@@ -6,13 +6,14 @@
 #include <stdint.h>
 
 struct sw_alert {
+	const char *name;        /* "events", "blocked": named in event=suppressed */
 	unsigned per_sec;
 	int64_t window;          /* monotonic second of the current window */
 	unsigned sent;
 	unsigned suppressed;
 };
 
-void sw_alert_init(struct sw_alert *a, unsigned per_sec);
+void sw_alert_init(struct sw_alert *a, unsigned per_sec, const char *name);
 void sw_alert(struct sw_alert *a, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Report what was suppressed once its window is over. */

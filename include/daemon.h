@@ -39,6 +39,8 @@ struct sw_daemon {
 	struct sw_nl nl;                /* long-lived: it owns the table */
 	struct sw_events ev;
 	struct sw_alert alert;
+	struct sw_alert alert_blocked;  /* its own budget: a container's probing
+					 * must not crowd out drift alerts */
 	struct sw_nflog nflog;          /* blocked attempts (when [log] blocked) */
 	struct sw_blocked_slot blocked[SW_BLOCKED_SLOTS];
 	uint64_t blocked_seen;

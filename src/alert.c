@@ -15,8 +15,9 @@ static int64_t now_sec(void)
 	return ts.tv_sec;
 }
 
-void sw_alert_init(struct sw_alert *a, unsigned per_sec)
+void sw_alert_init(struct sw_alert *a, unsigned per_sec, const char *name)
 {
+	a->name = name;
 	a->per_sec = per_sec ? per_sec : 1;
 	a->window = now_sec();
 	a->sent = a->suppressed = 0;
@@ -29,8 +30,8 @@ void sw_alert_flush(struct sw_alert *a)
 	if (now == a->window)
 		return;
 	if (a->suppressed)
-		sw_log(LOG_WARNING, "event=suppressed count=%u seconds=%lld", a->suppressed,
-		       (long long)(now - a->window));
+		sw_log(LOG_WARNING, "event=suppressed lines=%s count=%u seconds=%lld", a->name,
+		       a->suppressed, (long long)(now - a->window));
 	a->window = now;
 	a->sent = a->suppressed = 0;
 }

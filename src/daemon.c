@@ -404,7 +404,7 @@ static void on_blocked(const struct sw_blocked *b, void *data)
 	slot->last_us = now;
 	slot->suppressed = 0;
 	sw_blocked_format(b, what, sizeof(what));
-	sw_alert(&d->alert, LOG_WARNING, "event=blocked category=%s %s iif=%s%s", b->category,
+	sw_alert(&d->alert_blocked, LOG_WARNING, "event=blocked category=%s %s iif=%s%s", b->category,
 		 what, l ? l->name : "?", sup);
 }
 
@@ -618,7 +618,8 @@ static int setup(struct sw_daemon *d)
 		sw_err("%s", err);
 		return rc;
 	}
-	sw_alert_init(&d->alert, ALERTS_PER_SEC);
+	sw_alert_init(&d->alert, ALERTS_PER_SEC, "events");
+	sw_alert_init(&d->alert_blocked, ALERTS_PER_SEC, "blocked");
 	if (d->cfg.journal_path[0] && (rc = sw_journal_open(&d->journal, d->cfg.journal_path)))
 		sw_warn("cannot read the journal %s: %s", d->cfg.journal_path, strerror(-rc));
 	/* subscribe before the first dump, so no change falls in between */
@@ -765,6 +766,7 @@ int sw_daemon_run(struct sw_daemon *d)
 			}
 		}
 		sw_alert_flush(&d->alert);
+		sw_alert_flush(&d->alert_blocked);
 	}
 	sw_notify("STOPPING=1");
 	sw_alert(&d->alert, LOG_NOTICE, "event=stop table=inet/%s rules=left-in-place", d->cfg.table);
