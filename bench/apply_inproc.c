@@ -132,10 +132,25 @@ static const char *const names[NSERIES] = {
 	"noop_fresh", "noop_close", "create_long", "rewrite_long", "noop_long",
 };
 
+/* Open a socket, run op, close it: the span to the last ACK and the close. */
+static void on_fresh_socket(void (*op)(struct sw_nl *), double *span, double *close_us)
+{
+	struct sw_nl nl;
+	double t0 = now_us(), t1, t2;
+
+	open_nl(&nl);
+	op(&nl);
+	t1 = now_us();
+	sw_nl_close(&nl);
+	t2 = now_us();
+	*span = t1 - t0;
+	*close_us = t2 - t1;
+}
+
 int main(int argc, char **argv)
 {
 	char err[SW_ERRLEN] = "";
-	double *v[NSERIES], t0, t1, t2;
+	double *v[NSERIES], t0;
 	struct sw_nl nl, lnl;
 	int n, rc;
 
@@ -163,34 +178,13 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		/* fresh socket, create from empty */
 		remove_table();
-		t0 = now_us();
-		open_nl(&nl);
-		apply_once(&nl);
-		t1 = now_us();
-		sw_nl_close(&nl);
-		t2 = now_us();
-		v[CF][i] = t1 - t0;
-		v[CC][i] = t2 - t1;
+		on_fresh_socket(apply_once, &v[CF][i], &v[CC][i]);
 
 		/* fresh socket, in-place rewrite of the identical table */
-		t0 = now_us();
-		open_nl(&nl);
-		apply_once(&nl);
-		t1 = now_us();
-		sw_nl_close(&nl);
-		t2 = now_us();
-		v[RF][i] = t1 - t0;
-		v[RC][i] = t2 - t1;
+		on_fresh_socket(apply_once, &v[RF][i], &v[RC][i]);
 
 		/* fresh socket, no-op (observe + diff) */
-		t0 = now_us();
-		open_nl(&nl);
-		noop_once(&nl);
-		t1 = now_us();
-		sw_nl_close(&nl);
-		t2 = now_us();
-		v[NF][i] = t1 - t0;
-		v[NC][i] = t2 - t1;
+		on_fresh_socket(noop_once, &v[NF][i], &v[NC][i]);
 
 		/* long-lived socket: create (table removed through another
 		 * socket, whose close flushes the pending cleanup), rewrite,

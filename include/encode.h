@@ -8,8 +8,8 @@
 /* The whole table, replacing whatever is there, in one batch:
  *   add table; delete table; add table; counters, sets, elements, chains, rules.
  * Only for changing the ownership flags (they cannot change on a live
- * table): tests showed a rare packet passing while the hooks are swapped,
- * so everything else uses sw_encode_update. */
+ * table): flood tests during development showed a rare packet passing
+ * while the hooks are swapped, so everything else uses sw_encode_update. */
 int sw_encode_replace(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m);
 /* Fix the table in place, in one batch, from what is there (have): flush
  * the chains whose rules differ (and any chain not ours), delete what is

@@ -18,6 +18,7 @@ struct mnl_socket;
 /* One nf_tables transaction as seen on the event group. */
 struct sw_nft_txn {
 	bool touched;              /* a message named our table */
+	bool table_deleted;        /* one of them deleted it */
 	unsigned n_changes;        /* messages about our table */
 	int worst;                 /* rank of the most severe change seen */
 	char change[64];           /* "delete table", "add rule", ... */

@@ -11,6 +11,9 @@
  * m->has_table is false. Returns 0 or -errno. */
 int sw_observe(struct sw_nl *nl, const char *table, struct sw_model *m);
 
+/* The generation, the table (flags) and its named counters, without sets
+ * and rules (status, receipt, metrics). */
+int sw_observe_counters(struct sw_nl *nl, const char *table, struct sw_model *m);
 /* Only the table: is it there, and its flags (owner, persist, dormant). */
 int sw_observe_table(struct sw_nl *nl, const char *table, bool *present, uint32_t *flags);
 

@@ -104,7 +104,8 @@ static void write_metrics(struct sw_daemon *d, bool up)
 
 	if (!d->cfg.metrics_path[0])
 		return;
-	if (sw_observe(&d->nl, d->cfg.table, &have) == 0) {
+	/* the table and its counters only: no set or rule dumps */
+	if (sw_observe_counters(&d->nl, d->cfg.table, &have) == 0) {
 		for (int c = 0; c < SW_CAT_COUNT; c++) {
 			int i = sw_model_find_counter(&have, sw_category_name(c));
 
@@ -307,11 +308,16 @@ static void host_changes(struct sw_daemon *d, const struct sw_host *old, const s
 }
 
 /* Links, addresses or routes moved: rebuild the desired sets. */
-static void host_update(struct sw_daemon *d, const char *why)
+/* Rebuild the desired model from the host. With only_if_changed (a link,
+ * address or route event), the kernel is compared only when the desired
+ * sets moved: kernel drift comes in as nftables events, and the resync
+ * timer is the backstop, so a bridge port changing state costs no dump. */
+static void host_update(struct sw_daemon *d, const char *why, bool only_if_changed)
 {
 	struct sw_host *old = &d->host_prev;
 	struct sw_model m;
 	struct sw_diff diff;
+	bool changed = true;
 	int64_t t0 = now_us();
 
 	*old = d->host;
@@ -325,13 +331,17 @@ static void host_update(struct sw_daemon *d, const char *why)
 	/* a different desired model means the host moved (or the resolvers
 	 * changed): updating the sets is no drift */
 	if (sw_diff(&m, &d->want, &diff) == 0) {
-		if (diff.n)
-			why = "update";
+		changed = diff.n > 0;
 		sw_diff_free(&diff);
 	}
 	sw_model_free(&d->want);
 	d->want = m;
-	d->updates++;
+	if (!changed && only_if_changed)
+		return;
+	if (changed) {
+		why = "update";
+		d->updates++;
+	}
 	reconcile(d, why, NULL, 0, NULL, t0, 0);
 }
 
@@ -343,7 +353,7 @@ static void full_resync(struct sw_daemon *d, const char *why)
 	if (d->retry)
 		why = "retry";
 	d->resyncs++;
-	host_update(d, why);
+	host_update(d, why, false);
 	ensure_owned(d);
 }
 
@@ -373,7 +383,7 @@ static void handle_nft(struct sw_daemon *d)
 	}
 	if (dr.seen)
 		reconcile(d, "drift", dr.txn.change, dr.txn.pid, dr.txn.comm, t0,
-			  !strcmp(dr.txn.change, "delete table") && dr.n == 1 ? dr.txn.genid : 0);
+			  dr.txn.table_deleted && dr.n == 1 ? dr.txn.genid : 0);
 }
 
 /* event=blocked, at most one line a second per source and destination */
@@ -448,9 +458,9 @@ static void handle_rt(struct sw_daemon *d)
 			 d->ev.enobufs, d->ev.rt_rcvbuf);
 	else if (rc < 0)
 		sw_err("rtnetlink events: %s", strerror(-rc));
-	/* a kernel difference found here is drift unless the host moved */
+	/* lost events: compare the kernel too, as on the resync timer */
 	if (changed || rc < 0)
-		host_update(d, "resync");
+		host_update(d, "resync", rc >= 0);
 }
 
 static int reload(struct sw_daemon *d, char *msg, size_t len)

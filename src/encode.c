@@ -408,21 +408,9 @@ int sw_encode_update(struct sw_batch *b, struct sw_nl *nl, const struct sw_model
 int sw_encode_set_refill(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m,
 			 const struct sw_set *s)
 {
-	struct nftnl_set *ns = set_obj(m->table, s, 0);
-	struct nlmsghdr *nlh;
+	int err = flush_set_msg(b, nl, m->table, s);
 
-	if (!ns)
-		return -ENOMEM;
-	/* flush set inet <table> <set>: DELSETELEM without elements */
-	nlh = msg(b, NFT_MSG_DELSETELEM, 0);
-	if (nlh) {
-		nftnl_set_elems_nlmsg_build_payload(nlh, ns);
-		sw_batch_commit(b, nl, nlh);
-	}
-	nftnl_set_free(ns);
-	if (!nlh)
-		return b->err;
-	return elems_msg(b, nl, m->table, s, 0);
+	return err ? err : elems_msg(b, nl, m->table, s, 0);
 }
 
 int sw_encode_delete(struct sw_batch *b, struct sw_nl *nl, const char *table)

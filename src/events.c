@@ -110,6 +110,7 @@ void sw_events_parse_nft(const void *buf, size_t len, const char *table,
 			snprintf(cur->change, sizeof(cur->change), "%s", kinds[rank].what);
 		}
 		cur->touched = true;
+		cur->table_deleted |= type == NFT_MSG_DELTABLE;
 		cur->n_changes++;
 	}
 }

@@ -24,16 +24,16 @@ int sw_metrics_render(const struct sw_metrics *m, char *buf, size_t len)
 	    "# TYPE sandwall_up gauge\nsandwall_up %d\n", m->up ? 1 : 0);
 	PUT("# HELP sandwall_owner 1 while the table is owned by sandwalld (others get EPERM).\n"
 	    "# TYPE sandwall_owner gauge\nsandwall_owner %d\n", m->owner ? 1 : 0);
-	PUT("# HELP sandwall_blocked_packets_total Packets dropped, per block category.\n"
-	    "# TYPE sandwall_blocked_packets_total counter\n");
-	for (int c = 0; c < SW_CAT_COUNT; c++)
-		PUT("sandwall_blocked_packets_total{category=\"%s\"} %llu\n", sw_category_name(c),
-		    (unsigned long long)m->pkts[c]);
-	PUT("# HELP sandwall_blocked_bytes_total Bytes dropped, per block category.\n"
-	    "# TYPE sandwall_blocked_bytes_total counter\n");
-	for (int c = 0; c < SW_CAT_COUNT; c++)
-		PUT("sandwall_blocked_bytes_total{category=\"%s\"} %llu\n", sw_category_name(c),
-		    (unsigned long long)m->bytes[c]);
+	for (int unit = 0; unit < 2; unit++) {
+		const char *what = unit ? "bytes" : "packets";
+		const uint64_t *v = unit ? m->bytes : m->pkts;
+
+		PUT("# HELP sandwall_blocked_%s_total %s dropped, per block category.\n"
+		    "# TYPE sandwall_blocked_%s_total counter\n", what, unit ? "Bytes" : "Packets", what);
+		for (int c = 0; c < SW_CAT_COUNT; c++)
+			PUT("sandwall_blocked_%s_total{category=\"%s\"} %llu\n", what,
+			    sw_category_name(c), (unsigned long long)v[c]);
+	}
 	PUT("# HELP sandwall_drift_events_total Changes to the table by other processes.\n"
 	    "# TYPE sandwall_drift_events_total counter\nsandwall_drift_events_total %llu\n",
 	    (unsigned long long)m->drifts);

@@ -285,6 +285,25 @@ int sw_observe_table(struct sw_nl *nl, const char *table, bool *present, uint32_
 	return err == -ENOENT ? 0 : err;
 }
 
+int sw_observe_counters(struct sw_nl *nl, const char *table, struct sw_model *m)
+{
+	int err;
+
+	sw_model_init(m, table);
+	if ((err = sw_nl_getgen(nl, &m->genid)))
+		return err;
+	err = get(nl, m, NFT_MSG_GETTABLE, false, NULL, sw_decode_table);
+	if (err == -ENOENT)
+		return 0;
+	if (!err)
+		err = get(nl, m, NFT_MSG_GETOBJ, true, NULL, sw_decode_obj);
+	if (err) {
+		sw_model_free(m);
+		sw_model_init(m, table);
+	}
+	return err;
+}
+
 int sw_observe(struct sw_nl *nl, const char *table, struct sw_model *m)
 {
 	int err = -EAGAIN;

@@ -102,7 +102,7 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 		sw_err("%s", err);
 		return 2;
 	}
-	if ((rc = sw_observe(in->nl, cfg->table, &have))) {
+	if ((rc = sw_observe_counters(in->nl, cfg->table, &have))) {
 		sw_diff_free(&d);
 		sw_err("cannot read the ruleset: %s", strerror(-rc));
 		return 2;

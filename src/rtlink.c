@@ -167,6 +167,20 @@ int sw_rt_default_route(const char *name, const struct sw_prefix *gw)
 	return talk(nlh, NULL, NULL);
 }
 
+int sw_rt_neigh_del(int ifindex, const struct sw_prefix *addr)
+{
+	char buf[512] = { 0 };
+	struct nlmsghdr *nlh = req(buf, RTM_DELNEIGH, 0);
+	struct ndmsg *nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
+	int rc;
+
+	nd->ndm_family = (uint8_t)addr->family;
+	nd->ndm_ifindex = ifindex;
+	mnl_attr_put(nlh, NDA_DST, sw_family_addrlen(addr->family), addr->addr);
+	rc = talk(nlh, NULL, NULL);
+	return rc == -ENOENT ? 0 : rc;
+}
+
 int sw_rt_neigh_used(int ifindex, const struct sw_prefix *addr, int *used)
 {
 	char buf[512] = { 0 };

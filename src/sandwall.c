@@ -265,7 +265,7 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 
 	daemon = sw_control_call(o->control, "status", reply, sizeof(reply)) == 0 &&
 		 !strncmp(reply, "ok\n", 3);
-	if ((rc = sw_observe(nl, cfg->table, &have))) {
+	if ((rc = sw_observe_counters(nl, cfg->table, &have))) {
 		sw_err("cannot read the ruleset: %s", strerror(-rc));
 		return EXIT_ERR;
 	}

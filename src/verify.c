@@ -420,6 +420,11 @@ static int probe_bridge(const struct sw_host *h, const struct sw_link *br, int h
 		rc = probe_in(nsfd, homefd, v, timeout_ms);
 	}
 	sw_rt_link_del(hname);
+	/* the host learnt the probe's addresses on the bridge: forget them,
+	 * or they would look taken to the next run */
+	sw_rt_neigh_del(br->ifindex, &addr);
+	if (v6)
+		sw_rt_neigh_del(br->ifindex, &addr6);
 	close(nsfd);
 	return rc;
 }

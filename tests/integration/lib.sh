@@ -120,17 +120,7 @@ topo_build() {
 	_topo_t ip -n "$h" route add 169.254.169.254/32 via 10.0.0.1
 	_topo_t ip -n "$h" route add 169.254.169.253/32 via 10.0.0.1
 	_topo_t ip -n "$h" -6 route add default via fd00:10::1
-	_topo_t nsx "$h" nft -f - <<-'EOF'
-	table ip testnat {
-		chain postrouting {
-			type nat hook postrouting priority srcnat; policy accept;
-			ip saddr 172.16.0.0/12 oifname "eth0" masquerade
-		}
-		chain prerouting {
-			type nat hook prerouting priority dstnat; policy accept;
-		}
-	}
-	EOF
+	_topo_t testnat_restore "$h"
 	[ "$TOPO_ERR" = 0 ] || return 1
 	# --- the host's resolver (ip netns exec bind-mounts it over /etc/resolv.conf)
 	if [ ! -d /etc/netns ]; then mkdir -p /etc/netns && SWT_ETC_NETNS_CREATED=1; fi

@@ -81,6 +81,7 @@ static void test_delete_table_names_process(void **state)
 	assert_string_equal(s.last.comm, "nft");
 	assert_int_equal(s.last.genid, 77);
 	assert_int_equal(s.last.n_changes, 4);
+	assert_true(s.last.table_deleted);
 	/* the transaction state is reset after NEWGEN */
 	assert_false(cur.touched);
 }
@@ -118,6 +119,7 @@ static void test_transaction_spans_datagrams(void **state)
 	/* a rule change outranks an element change in the description */
 	assert_string_equal(s.last.change, "add rule");
 	assert_int_equal(s.last.n_changes, 2);
+	assert_false(s.last.table_deleted);
 	assert_string_equal(s.last.comm, "python3");
 }
 
