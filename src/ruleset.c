@@ -34,7 +34,9 @@
 #include "endpoints.h"
 #include "ruleset.h"
 
-#define MAX_ENTRIES 2048
+/* room for the compiled-in metadata list and the fixed ranges, on top of
+ * what the host and the config bring (those are sized at build time) */
+#define FIXED_ENTRIES 256
 
 /* ---- address intervals ------------------------------------------------ */
 
@@ -43,10 +45,26 @@ struct ival {
 };
 
 struct ivals {
-	struct ival v[MAX_ENTRIES];
-	size_t n;
+	struct ival *v;
+	size_t n, cap;
 	size_t klen;
 };
+
+/* Room for one more interval (the scratch space grows; no fixed limit). */
+static int ivals_grow(struct ivals *iv)
+{
+	struct ival *v;
+	size_t cap;
+
+	if (iv->n < iv->cap)
+		return 0;
+	cap = iv->cap ? iv->cap * 2 : 64;
+	if (!(v = reallocarray(iv->v, cap, sizeof(*v))))
+		return -ENOMEM;
+	iv->v = v;
+	iv->cap = cap;
+	return 0;
+}
 
 static int ival_cmp(const void *a, const void *b, void *arg)
 {
@@ -59,8 +77,10 @@ static int ival_cmp(const void *a, const void *b, void *arg)
 
 static int ivals_add_prefix(struct ivals *iv, const struct sw_prefix *p)
 {
-	if (iv->n >= MAX_ENTRIES)
-		return -ENOSPC;
+	int err = ivals_grow(iv);
+
+	if (err)
+		return err;
 	memset(&iv->v[iv->n], 0, sizeof(iv->v[0]));
 	sw_prefix_range(p, iv->v[iv->n].lo, iv->v[iv->n].hi);
 	iv->n++;
@@ -200,11 +220,22 @@ static struct sw_set *new_concat_set(struct sw_model *m, const char *name, uint3
 	return s;
 }
 
-/* Scratch space for one build (too large for the stack). */
+/* Scratch space for one build, sized for this host and config. */
 struct work {
 	struct ivals a, b;
-	struct sw_prefix p[MAX_ENTRIES];
+	struct sw_prefix *p;
+	size_t cap_p;
 };
+
+static void work_free(struct work *w)
+{
+	if (!w)
+		return;
+	free(w->a.v);
+	free(w->b.v);
+	free(w->p);
+	free(w);
+}
 
 /* set <name>4 { type ipv4_addr; flags interval; } and <name>6 likewise */
 static int addr_sets(struct sw_model *m, struct work *w, const char *base,
@@ -258,8 +289,8 @@ static int ifname_set(struct sw_model *m, struct work *w, const struct sw_config
 			name = host->links[i - cfg->n_patterns].name;
 		else
 			continue;
-		if (iv->n >= MAX_ENTRIES)
-			return -ENOSPC;
+		if ((err = ivals_grow(iv)))
+			return err;
 		len = strnlen(name, SW_IFNAMSIZ - 1);
 		memset(&iv->v[iv->n], 0, sizeof(iv->v[0]));
 		if (len && name[len - 1] == '*') {
@@ -839,6 +870,23 @@ static int input_rules(struct sw_model *m, struct rb *b)
 		e_lookup(b, NFT_REG_1, "host_ports");
 		e_verdict(b, NFT_RETURN, NULL);
 	});
+	/* icmpv6 type nd-router-solicit drop / icmpv6 type mld2-listener-report
+	 * drop: what every container's kernel sends when its interface comes
+	 * up (to ff02::2 and ff02::16, which a forwarding host joins). Blocked
+	 * like the rest, but not counted or logged: benign noise would bury
+	 * the attempts that matter. */
+	for (int i = 0; i < 2; i++) {
+		RULE(m, b, SW_CHAIN_GUARD_INPUT, i ? "input-mld" : "input-rs",
+		     i ? "icmpv6 type mld2-listener-report drop"
+		       : "icmpv6 type nd-router-solicit drop", {
+			e_nfproto(b, AF_INET6);
+			e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
+			e_cmp_u8(b, NFT_REG_1, IPPROTO_ICMPV6);
+			e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1, NFT_REG_1);
+			e_cmp_u8(b, NFT_REG_1, i ? 143 : 133);
+			e_verdict(b, NF_DROP, NULL);
+		});
+	}
 	/* goto block_host */
 	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-host", "goto block_host",
 	     e_verdict(b, NFT_GOTO, "block_host"));
@@ -987,13 +1035,19 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 		     struct sw_model *m, char *err, size_t errlen)
 {
 	struct work *w = calloc(1, sizeof(*w));
-	struct sw_prefix *p = w ? w->p : NULL;
+	struct sw_prefix *p = NULL;
 	size_t n;
 	int rc;
 
 	sw_model_init(m, cfg->table);
 	m->has_table = true;
-	if (!w) {
+	if (w) {
+		/* one prefix per address, gateway or config entry at most */
+		w->cap_p = FIXED_ENTRIES + cfg->n_destinations +
+			   (host ? host->n_addrs + host->n_gateways : 0);
+		p = w->p = calloc(w->cap_p, sizeof(*w->p));
+	}
+	if (!w || !p) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -1002,7 +1056,7 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 
 	/* metadata: the compiled-in list */
 	n = 0;
-	if (cfg->block[SW_CAT_METADATA] && (rc = sw_endpoints_metadata(p, MAX_ENTRIES, &n)))
+	if (cfg->block[SW_CAT_METADATA] && (rc = sw_endpoints_metadata(p, FIXED_ENTRIES, &n)))
 		goto fail;
 	if ((rc = addr_sets(m, w, "metadata", p, n)))
 		goto fail;
@@ -1027,7 +1081,7 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 
 	/* own: subnets of guarded interfaces (container-to-container stays) */
 	n = 0;
-	for (size_t i = 0; host && i < host->n_addrs && n < MAX_ENTRIES; i++) {
+	for (size_t i = 0; host && i < host->n_addrs; i++) {
 		const struct sw_link *l = sw_host_link(host, host->addrs[i].ifindex);
 		struct sw_prefix q = host->addrs[i].local;
 
@@ -1041,7 +1095,7 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 
 	/* lan: subnets connected to the other interfaces */
 	n = 0;
-	for (size_t i = 0; host && cfg->block[SW_CAT_LAN] && i < host->n_addrs && n < MAX_ENTRIES; i++) {
+	for (size_t i = 0; host && cfg->block[SW_CAT_LAN] && i < host->n_addrs; i++) {
 		const struct sw_link *l = sw_host_link(host, host->addrs[i].ifindex);
 		struct sw_prefix q = host->addrs[i].local;
 
@@ -1073,10 +1127,10 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 	/* the compare walks sorted element lists on both sides */
 	for (size_t i = 0; i < m->n_sets; i++)
 		sw_set_sort(&m->sets[i]);
-	free(w);
+	work_free(w);
 	return 0;
 fail:
-	free(w);
+	work_free(w);
 	snprintf(err, errlen, "cannot build the ruleset: %s", strerror(-rc));
 	sw_model_free(m);
 	return rc;

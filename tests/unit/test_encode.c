@@ -247,7 +247,7 @@ static void test_message_order(void **state)
 	assert_int_equal(counters, 8);
 	assert_int_equal(sets, 19);
 	assert_int_equal(chains, 12);
-	assert_int_equal(rules, 55);
+	assert_int_equal(rules, 57);
 }
 
 /* Every NEWRULE parses back to the model's canonical string and tag. */

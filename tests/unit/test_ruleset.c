@@ -301,7 +301,7 @@ static void test_host_no(void **state)
 	tk_build("", &m);
 	assert_non_null(rule(&m, "sandwall:host"));
 	assert_non_null(sw_model_find_chain(&m, "input"));
-	assert_int_equal(m.n_rules, 55);
+	assert_int_equal(m.n_rules, 57);
 	sw_model_free(&m);
 	tk_build("[block]\nhost = no\n", &m);
 	assert_null(rule(&m, "sandwall:host"));
@@ -417,7 +417,7 @@ static void test_log_no(void **state)
 	tk_build("[log]\nblocked = no\n", &m);
 	for (size_t i = 0; i < m.n_rules; i++)
 		assert_null(strstr(m.rules[i].tag, "-log"));
-	assert_int_equal(m.n_rules, 47);
+	assert_int_equal(m.n_rules, 49);
 	sw_model_free(&m);
 }
 
@@ -510,12 +510,14 @@ static void test_guard_order(void **state)
 	assert_int_equal(n, 1);
 	assert_string_equal(tags[0], "sandwall:guard-input");
 	n = chain_rules(&m, "guard_input", tags, 64);
-	assert_int_equal(n, 5);
+	assert_int_equal(n, 7);
 	assert_string_equal(tags[0], "sandwall:input-local");
 	assert_string_equal(tags[1], "sandwall:input-nd-solicit");
 	assert_string_equal(tags[2], "sandwall:input-nd-advert");
 	assert_string_equal(tags[3], "sandwall:input-host-ports");
-	assert_string_equal(tags[4], "sandwall:input-host");
+	assert_string_equal(tags[4], "sandwall:input-rs");
+	assert_string_equal(tags[5], "sandwall:input-mld");
+	assert_string_equal(tags[6], "sandwall:input-host");
 	/* every rule carries its object for the encoder */
 	for (size_t i = 0; i < m.n_rules; i++)
 		assert_non_null(m.rules[i].nl);
