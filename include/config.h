@@ -19,6 +19,7 @@
 #define SW_DEFAULT_JOURNAL  "/run/sandwall/events.jsonl"
 
 enum sw_category {
+	SW_CAT_SPOOFED,         /* forged source addresses: always on, no config key */
 	SW_CAT_METADATA,
 	SW_CAT_LINK_LOCAL,
 	SW_CAT_HOST,

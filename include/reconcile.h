@@ -12,6 +12,11 @@
 #include "nl.h"
 
 #define SW_APPLY_TRIES 5    /* bounded retry when the generation moves (ERESTART) */
+#define SW_TWIN_SUFFIX "_handover"  /* table inet <table>_handover: the blocks during a takeover */
+
+/* The name of the twin table that holds the blocks while <table> is
+ * replaced. -ENAMETOOLONG if it does not fit len. */
+int sw_twin_name(const char *table, char *buf, size_t len);
 
 /* Read the host (rtnetlink, resolvers) and build the desired model. */
 int sw_desired(const struct sw_config *cfg, struct sw_host *host, struct sw_model *m,

@@ -45,7 +45,7 @@ struct ctx {
 static const char *const sections[] = { "guard", "block", "allow", "log", "daemon", "nft" };
 
 static const char *const category_names[SW_CAT_COUNT] = {
-	[SW_CAT_METADATA] = "metadata", [SW_CAT_LINK_LOCAL] = "link_local",
+	[SW_CAT_SPOOFED] = "spoofed", [SW_CAT_METADATA] = "metadata", [SW_CAT_LINK_LOCAL] = "link_local",
 	[SW_CAT_HOST] = "host", [SW_CAT_GATEWAYS] = "gateways", [SW_CAT_LAN] = "lan",
 	[SW_CAT_PRIVATE] = "private", [SW_CAT_DESTINATIONS] = "destinations",
 };
