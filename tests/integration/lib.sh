@@ -430,7 +430,7 @@ atk_observer_up() {
 		chain pre {
 			type filter hook prerouting priority -140; policy accept;
 			meta l4proto { tcp, udp } ct direction reply ip saddr 172.16.0.0/12 add @p4 { ip saddr . th sport }
-			meta l4proto { tcp, udp } ct direction reply ip6 saddr fd00:17::/64 add @p6 { ip6 saddr . th sport }
+			meta l4proto { tcp, udp } ct direction reply ip6 saddr { fd00:17::/64, fe80::/10 } add @p6 { ip6 saddr . th sport }
 		}
 	}
 	EOF2

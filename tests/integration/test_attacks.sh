@@ -22,6 +22,7 @@ register_test attacks_06_legit        "legitimate traffic with the table, after 
 
 ATK_C4=172.17.0.2
 ATK_C6=fd00:17::2
+ATK_C1LL=""            # c1's fe80:: address on eth0 (set by attacks_02)
 ATK_ECHO_PORT=5007
 ATK_PORT=20000          # local ports of the priming attacks (unique in a run)
 SANDWALLD=${SANDWALLD:-$SWT_ROOT/build/sandwalld}
@@ -122,10 +123,16 @@ _atk_prime_check() {
 # _atk_prime LABEL MODE MAC4 MAC6 SPECS4 SPECS6: one priming round from c1
 # (v4 and v6 at once), then its assertions
 _atk_prime() {
-	local label=$1 mode=$2 mac4=$3 mac6=$4 s4=$5 s6=$6 p4 p6 o4="$SWT_TMP/prime4.out" o6="$SWT_TMP/prime6.out" n4 n6 pids=()
-	: >"$o4"; : >"$o6"
-	n4=$(wc -w <<<"$s4"); n6=$(wc -w <<<"$s6")
-	p4=$ATK_PORT; p6=$((ATK_PORT + n4)); ATK_PORT=$((ATK_PORT + n4 + n6))
+	local label=$1 mode=$2 mac4=$3 mac6=$4 s4=$5 s6=$6 sll=${7:-} p4 p6 pll pids=()
+	local o4="$SWT_TMP/prime4.out" o6="$SWT_TMP/prime6.out" oll="$SWT_TMP/primell.out" n4 n6 nll
+	: >"$o4"; : >"$o6"; : >"$oll"
+	n4=$(wc -w <<<"$s4"); n6=$(wc -w <<<"$s6"); nll=$(wc -w <<<"$sll")
+	p4=$ATK_PORT; p6=$((ATK_PORT + n4)); pll=$((p6 + n6)); ATK_PORT=$((pll + nll))
+	if [ -n "$sll" ]; then
+		# link-local: from c1's fe80:: address, in eth0's scope
+		nsx "$C1" "$PY" "$ATK" prime --iface eth0 --dmac "$mac6" --src "$ATK_C1LL%eth0" --port $pll --timeout 1.0 $sll >"$oll" 2>&1 &
+		pids+=($!)
+	fi
 	if [ -n "$s4" ]; then
 		nsx "$C1" "$PY" "$ATK" prime --iface eth0 --dmac "$mac4" --src $ATK_C4 --port $p4 --timeout 1.0 $s4 >"$o4" 2>&1 &
 		pids+=($!)
@@ -138,13 +145,14 @@ _atk_prime() {
 	sleep 0.1     # the receivers write what is still in flight
 	[ -n "$s4" ] && _atk_prime_check "$label" "$mode" $ATK_C4 "$o4"
 	[ -n "$s6" ] && _atk_prime_check "$label" "$mode" $ATK_C6 "$o6"
+	[ -n "$sll" ] && _atk_prime_check "$label" "$mode" "$ATK_C1LL" "$oll"
 	return 0
 }
 
 # _atk_variant LABEL RP BRNF MAC4 MAC6 SPECS4 SPECS6: set the host's
 # rp_filter and br_netfilter, attack without the table, then with it
 _atk_variant() {
-	local label=$1 rp=$2 brnf=$3 mac4=$4 mac6=$5 s4=$6 s6=$7 k conf n before
+	local label=$1 rp=$2 brnf=$3 mac4=$4 mac6=$5 s4=$6 s6=$7 sll=${8:-} k conf n before
 	label="$label rp_filter=$rp br_netfilter=$brnf"
 	info "variant: $label"
 	for k in all docker0 default; do atk_sysctl "$H" net.ipv4.conf.$k.rp_filter "$rp" || return 1; done
@@ -154,10 +162,10 @@ _atk_variant() {
 	fi
 	atk_no_table
 	before=$(_atk_nproofs)
-	_atk_prime "$label" open "$mac4" "$mac6" "$s4" "$s6"
+	_atk_prime "$label" open "$mac4" "$mac6" "$s4" "$s6" "$sll"
 	conf=$(mkconf default)
 	apply_ok "$conf" || return 1
-	_atk_prime "$label" table "$mac4" "$mac6" "$s4" "$s6"
+	_atk_prime "$label" table "$mac4" "$mac6" "$s4" "$s6" "$sll"
 	# the forged frames were dropped by sandwall, as spoofed
 	n=$(counter_packets spoofed)
 	if [ "$(_atk_nproofs)" -eq "$before" ]; then info "[$label] counter spoofed: ${n:-missing}"
@@ -212,23 +220,31 @@ _attacks_01() {
 	return 0
 }
 
+# _atk_ll NS DEV: the fe80:: address of DEV in NS
+_atk_ll() { ip -n "$1" -6 -o addr show dev "$2" scope link | awk '{print $4}' | cut -d/ -f1 | head -n 1; }
+
 attacks_02_prime_l2() { atk_run _attacks_02; }
 _attacks_02() {
+	local hll tll
 	_atk_setup_prime || return 1
+	# the host's own link-local address as the forged source (and target)
+	hll=$(_atk_ll "$H" docker0); ATK_C1LL=$(_atk_ll "$C1" eth0)
+	[ -n "$hll" ] && [ -n "$ATK_C1LL" ] || { bad "no link-local address on docker0 / c1's eth0"; return 1; }
+	tll="tcp:$hll:8080 udp:$hll:$ATK_ECHO_PORT"
 	if ! atk_have_brnf; then
 		# without br_netfilter a frame the host does not route never meets conntrack
 		info "br_netfilter not available: only the non-br_netfilter variant runs"
 		_atk_variant "broadcast MAC" 0 - ff:ff:ff:ff:ff:ff ff:ff:ff:ff:ff:ff "$ATK_T4" "$ATK_T6"
 		return 0
 	fi
-	_atk_variant "broadcast MAC" 1 1 ff:ff:ff:ff:ff:ff ff:ff:ff:ff:ff:ff "$ATK_T4" "$ATK_T6"
-	_atk_variant "multicast MAC" 1 1 01:00:5e:00:00:01 33:33:00:00:00:01 "$ATK_T4" "$ATK_T6"
-	_atk_variant "unknown unicast MAC" 1 1 02:00:5e:10:00:99 02:00:5e:10:00:99 "$ATK_T4" "$ATK_T6"
-	_atk_variant "broadcast MAC" 0 0 ff:ff:ff:ff:ff:ff ff:ff:ff:ff:ff:ff "$ATK_T4" "$ATK_T6"
+	_atk_variant "broadcast MAC" 1 1 ff:ff:ff:ff:ff:ff ff:ff:ff:ff:ff:ff "$ATK_T4" "$ATK_T6" "$tll"
+	_atk_variant "multicast MAC" 1 1 01:00:5e:00:00:01 33:33:00:00:00:01 "$ATK_T4" "$ATK_T6" "$tll"
+	_atk_variant "unknown unicast MAC" 1 1 02:00:5e:10:00:99 02:00:5e:10:00:99 "$ATK_T4" "$ATK_T6" "$tll"
+	_atk_variant "broadcast MAC" 0 0 ff:ff:ff:ff:ff:ff ff:ff:ff:ff:ff:ff "$ATK_T4" "$ATK_T6" "$tll"
 	# every target, host addresses included, is primable through the bridge
 	# path (no routing, no rp_filter, no martian check)
 	# shellcheck disable=SC2046
-	_atk_require_proofs $ATK_T4 $ATK_T6
+	_atk_require_proofs $ATK_T4 $ATK_T6 $tll
 	return 0
 }
 
