@@ -329,10 +329,12 @@ static int set_owner(struct ctx *c, const struct key *k, char *v)
 
 	if (!strcasecmp(v, "auto"))
 		c->cfg.owner = SW_OWNER_AUTO;
+	else if (!strcasecmp(v, "twin"))
+		c->cfg.owner = SW_OWNER_TWIN;
 	else if (parse_bool(v, &b) == 0)
 		c->cfg.owner = b ? SW_OWNER_YES : SW_OWNER_NO;
 	else
-		return fail(c, "bad value '%s' for [%s] %s (use auto, yes or no)", v, k->section, k->name);
+		return fail(c, "bad value '%s' for [%s] %s (use auto, yes, twin or no)", v, k->section, k->name);
 	return 1;
 }
 
