@@ -86,7 +86,7 @@ _atk_prime_check() {
 		spec=$(sed -n 's/^target=\([^ ]*\) .*/\1/p' <<<"$line")
 		lport=$(sed -n 's/.* lport=\([0-9]*\) .*/\1/p' <<<"$line")
 		res=${line##*result=}
-		[ -n "$spec" ] && [ -n "$lport" ] || continue
+		if [ -z "$spec" ] || [ -z "$lport" ]; then continue; fi
 		_atk_spec "$spec"
 		if [ "$A_PROTO" = icmp ]; then
 			# the container kernel's echo reply (id = lport) at the target
@@ -229,7 +229,7 @@ _attacks_02() {
 	_atk_setup_prime || return 1
 	# the host's own link-local address as the forged source (and target)
 	hll=$(_atk_ll "$H" docker0); ATK_C1LL=$(_atk_ll "$C1" eth0)
-	[ -n "$hll" ] && [ -n "$ATK_C1LL" ] || { bad "no link-local address on docker0 / c1's eth0"; return 1; }
+	if [ -z "$hll" ] || [ -z "$ATK_C1LL" ]; then bad "no link-local address on docker0 / c1's eth0"; return 1; fi
 	tll="tcp:$hll:8080 udp:$hll:$ATK_ECHO_PORT"
 	if ! atk_have_brnf; then
 		# without br_netfilter a frame the host does not route never meets conntrack
