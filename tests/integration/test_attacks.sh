@@ -19,6 +19,7 @@ register_test attacks_03_nd_tunnel    "ICMPv6 NS/NA with payload to metadata and
 register_test attacks_04_bcast_host   "broadcast/multicast to a host UDP echo; container-to-container broadcast stays open"
 register_test attacks_05_flood_ops    "UDP flood to metadata during apply --force, daemon takeover, reload, restart: 0 packets through"
 register_test attacks_06_legit        "legitimate traffic with the table, after the attacks: internet v4/v6, host<->container, DNAT, DNS"
+register_test attacks_07_rogue_ra     "a router advertisement from a container gives the host no default route via it"
 
 ATK_C4=172.17.0.2
 ATK_C6=fd00:17::2
@@ -325,6 +326,32 @@ _atk_bc() {
 	done
 }
 
+# _atk_bc_unspec MODE: the sources the anti-spoofing check lets through as
+# the kernel does (DHCP: 0.0.0.0 -> 255.255.255.255; DAD-like: :: -> ff02::1),
+# raw frames to the host's echo
+_atk_bc_unspec() {
+	local mode=$1 v src dst mac tag nh
+	for v in 4 6; do
+		if [ $v = 4 ]; then src=0.0.0.0 dst=255.255.255.255 mac=ff:ff:ff:ff:ff:ff
+		else src=:: dst=ff02::1 mac=33:33:00:00:00:01; fi
+		tag="unspec$v-$mode"
+		nsx "$C1" "$PY" "$ATK" rawudp --iface eth0 --dmac $mac --src $src --dst $dst --sport 68 \
+			--dport $ATK_ECHO_PORT --tag "$tag" >"$SWT_TMP/unspec.out" 2>&1 || { bad "attack.py rawudp failed"; show "$SWT_TMP/unspec.out"; }
+	done
+	sleep 0.3
+	for v in 4 6; do
+		tag="unspec$v-$mode"
+		nh=$(grep -cF -- "data=$tag" "$SWT_TMP/echo.host")
+		if [ "$mode" = open ]; then
+			if [ "$nh" -gt 0 ]; then ok "no table: an unspecified-source datagram (IPv$v) reached the host's echo"; ATK_PROOF[unspec$v]=1
+			else info "no table: the unspecified-source datagram (IPv$v) did not reach the host's echo: not a proof"; fi
+		else
+			if [ "$nh" -eq 0 ]; then ok "table: the unspecified-source datagram (IPv$v): 0 at the host's echo"
+			else bad "table: the unspecified-source datagram (IPv$v) GOT THROUGH to the host's echo ($nh)"; fi
+		fi
+	done
+}
+
 attacks_04_bcast_host() { atk_run _attacks_04; }
 _attacks_04() {
 	local n
@@ -332,13 +359,15 @@ _attacks_04() {
 	atk_echo "$C3" c3 $ATK_ECHO_PORT || return 1
 	atk_no_table
 	_atk_bc open
+	_atk_bc_unspec open
 	apply_ok "$(mkconf default)" || return 1
 	_atk_bc table
+	_atk_bc_unspec table
 	n=$(counter_packets host)
 	if [ -n "$n" ] && [ "$n" -gt 0 ]; then ok "counter host = $n packets"
 	else bad "counter host: expected > 0 packets, got '${n:-missing}'"; fi
 	# shellcheck disable=SC2046
-	_atk_require_proofs $ATK_BC_DSTS
+	_atk_require_proofs $ATK_BC_DSTS unspec4 unspec6
 	return 0
 }
 
@@ -515,5 +544,35 @@ _attacks_06() {
 	reach "$C1" http://169.254.169.253:53/
 	blocked "$C1" http://169.254.169.254/
 	udp_blocked "$C1" 169.254.169.253 54
+	return 0
+}
+
+# ------------------------------------------------------------------ rogue router advertisement
+# With accept_ra = 2 on the bridge (RAs accepted although the host forwards),
+# a container announcing itself as a router would become the host's default
+# IPv6 router: the host's own traffic, and what it forwards, would go to the
+# container.
+attacks_07_rogue_ra() { atk_run _attacks_07; }
+_atk_ra_routes() { ip -n "$H" -6 route show proto ra dev docker0 2>/dev/null | grep -c . ; }
+_attacks_07() {
+	local ll n
+	ll=$(_atk_ll "$C1" eth0)
+	[ -n "$ll" ] || { bad "no link-local address on c1's eth0"; return 1; }
+	atk_sysctl "$H" net.ipv6.conf.docker0.accept_ra 2 || return 1
+	ATK_UNDO+=("ip -n $H -6 route flush proto ra")
+	atk_no_table
+	nsx "$C1" "$PY" "$ATK" ra --iface eth0 --src "$ll" >"$SWT_TMP/ra.out" 2>&1 || { bad "attack.py ra failed"; show "$SWT_TMP/ra.out"; }
+	sleep 0.3
+	n=$(_atk_ra_routes)
+	if [ "$n" -gt 0 ]; then ok "no table: the host took c1 as its router: $(ip -n "$H" -6 route show proto ra dev docker0 | head -n 1)"
+	else bad "no table: the router advertisement had no effect: this attack proves nothing here"; fi
+	ip -n "$H" -6 route flush proto ra
+	apply_ok "$(mkconf default)" || return 1
+	nsx "$C1" "$PY" "$ATK" ra --iface eth0 --src "$ll" >"$SWT_TMP/ra.out" 2>&1 || { bad "attack.py ra failed"; show "$SWT_TMP/ra.out"; }
+	sleep 0.3
+	n=$(_atk_ra_routes)
+	if [ "$n" -eq 0 ]; then ok "table: no route via c1 learned from its router advertisement"
+	else bad "table: the host took c1 as its router: $(ip -n "$H" -6 route show proto ra dev docker0 | head -n 1)"; fi
+	info "counters: host $(counter_packets host), spoofed $(counter_packets spoofed)"
 	return 0
 }
