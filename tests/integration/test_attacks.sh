@@ -500,6 +500,11 @@ _attacks_05() {
 		sleep 0.2
 	done
 	_atk_phase "5 x SIGHUP reload"
+	# the CLI's apply while the daemon owns the table goes through its socket
+	for i in 1 2 3; do
+		sw --control "$ATK_D_CTL" -c "$conf" apply || bad "apply through the daemon #$i: exit $SW_RC"
+	done
+	_atk_phase "3 x sandwall apply through the daemon's control socket"
 
 	for i in 1 2; do
 		atk_d_stop TERM
