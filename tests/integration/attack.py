@@ -21,6 +21,8 @@
 #           target=icmp:T:0 lport=N result=sent   (a forged echo request from
 #           T: the container's kernel answers T by itself, id = N; only the
 #           receiver at T can tell whether that reply arrived)
+#       --hold FILE: then keep the UDP flows open until FILE exists and send
+#       on them again (3 tries): "later target=... lport=N result=echo|timeout"
 #   attack.py nd --iface IF --dmac MAC --src ADDR6 --type ns|na --hlim N --tag TAG DST...
 #       one ICMPv6 neighbour solicitation/advertisement per DST (target =
 #       DST) with TAG as payload (an unknown ND option), sent as raw frames.
@@ -202,7 +204,7 @@ def drop_all_filter(sock):
 
 
 def prime(args):
-    o, specs = opts(args, ("iface", "dmac", "src", "port", "timeout"))
+    o, specs = opts(args, ("iface", "dmac", "src", "port", "timeout", "hold"))
     iface, src, base = o["iface"], o["src"], int(o["port"])
     timeout = float(o.get("timeout", "1.0"))
     scope = 0
@@ -308,11 +310,39 @@ def prime(args):
                     j["res"] = "http200"
                 if not data:
                     j["state"] = "done"
+    for j in jobs + jobs_icmp:
+        print("target=%s lport=%d result=%s" % (j["spec"], j["lport"], j["res"]))
+    sys.stdout.flush()
+    if "hold" in o:
+        # keep the UDP flows, wait for the hold file, then talk again on them
+        end = time.monotonic() + 30
+        while not os.path.exists(o["hold"]) and time.monotonic() < end:
+            time.sleep(0.05)
+        for j in jobs:
+            if j["proto"] != "udp":
+                continue
+            j["res"] = "timeout"
+            try:
+                while True:
+                    j["sock"].recv(4096)     # what is still queued from phase 1
+            except OSError:
+                pass
+            for _ in range(3):
+                try:
+                    j["sock"].sendto(b"after-apply", j["t"])
+                except OSError:
+                    pass
+                r, _, _ = select.select([j["sock"]], [], [], 0.3)
+                if r:
+                    try:
+                        if j["sock"].recv(4096).startswith(b"echo:"):
+                            j["res"] = "echo"
+                            break
+                    except OSError:
+                        pass
+            print("later target=%s lport=%d result=%s" % (j["spec"], j["lport"], j["res"]))
     for j in jobs:
-        print("target=%s lport=%d result=%s" % (j["spec"], j["lport"], j["res"]))
         j["sock"].close()
-    for j in jobs_icmp:
-        print("target=%s lport=%d result=%s" % (j["spec"], j["lport"], j["res"]))
     sys.stdout.flush()
     return 0
 

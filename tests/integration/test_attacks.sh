@@ -20,6 +20,7 @@ register_test attacks_04_bcast_host   "broadcast/multicast to a host UDP echo; c
 register_test attacks_05_flood_ops    "UDP flood to metadata during apply --force, daemon takeover, reload, restart: 0 packets through"
 register_test attacks_06_legit        "legitimate traffic with the table, after the attacks: internet v4/v6, host<->container, DNAT, DNS"
 register_test attacks_07_rogue_ra     "a router advertisement from a container gives the host no default route via it"
+register_test attacks_08_primed_before "a flow primed while no table existed is cut when the table is applied"
 
 ATK_C4=172.17.0.2
 ATK_C6=fd00:17::2
@@ -579,5 +580,70 @@ _attacks_07() {
 	if [ "$n" -eq 0 ]; then ok "table: no route via c1 learned from its router advertisement"
 	else bad "table: the host took c1 as its router: $(ip -n "$H" -6 route show proto ra dev docker0 | head -n 1)"; fi
 	info "counters: host $(counter_packets host), spoofed $(counter_packets spoofed)"
+	return 0
+}
+
+# ------------------------------------------------------------------ primed before the table
+# The anti-spoofing rule stops new priming. A flow primed while there was no
+# sandwall table (sandwall installed on a running host, containers started
+# before sandwalld, a `sandwall remove`) is already in the host's conntrack
+# table: the container's packets on it are "established, reply direction".
+# Applying the table must cut it. UDP flows (the conntrack entry lives on
+# as long as traffic flows), routed and through the bridge.
+
+# _atk_rx_port LPORT: packets at the receivers from local port LPORT
+_atk_rx_port() { echo $(( $(atk_rx_n cloud "sport=$1 dst=") + $(atk_rx_n host "sport=$1 dst=") )); }
+
+# _atk_before LABEL MAC SRC SPECS...: prime and talk without the table, hold
+# the flows, apply, talk again on them
+_atk_before() {
+	local label=$1 mac=$2 src=$3; shift 3
+	local specs=$* out="$SWT_TMP/before.$ATK_PORT.out" hold="$SWT_TMP/before.$ATK_PORT.hold" pid i n line spec lport res
+	local -A n0=()
+	local base=$ATK_PORT
+	ATK_PORT=$((ATK_PORT + $#))
+	atk_no_table
+	nsx "$C1" "$PY" "$ATK" prime --iface eth0 --dmac "$mac" --src "$src" --port $base --timeout 1.0 \
+		--hold "$hold" $specs >"$out" 2>&1 &
+	pid=$!
+	for i in $(seq 1 100); do
+		[ "$(grep -c '^target=' "$out")" -ge $# ] && break
+		sleep 0.05
+	done
+	sleep 0.1
+	_atk_prime_check "$label" open "$src" "$out"
+	for ((i = 0; i < $#; i++)); do n0[$((base + i))]=$(_atk_rx_port $((base + i))); done
+	apply_ok "$(mkconf default)"
+	touch "$hold"
+	wait $pid
+	sleep 0.1
+	while read -r line; do
+		[[ $line == later* ]] || continue
+		spec=$(sed -n 's/^later target=\([^ ]*\) .*/\1/p' <<<"$line")
+		lport=$(sed -n 's/.* lport=\([0-9]*\) .*/\1/p' <<<"$line")
+		res=${line##*result=}
+		n=$(( $(_atk_rx_port "$lport") - ${n0[$lport]:-0} ))
+		if [ "$n" -eq 0 ] && [ "$res" = timeout ]; then
+			ok "[$label] table applied: $spec on the flow primed before: 0 packets at the target, no answer"
+		else
+			bad "[$label] table applied: $spec on the flow primed BEFORE the table GOT THROUGH: result $res, $n packet(s) at the target after the apply"
+			nsx "$H" grep -E "(sport|dport)=$lport " /proc/net/nf_conntrack 2>/dev/null | sed 's/^/conntrack: /' | show - 2
+		fi
+	done <"$out"
+	grep -q '^later ' "$out" || { bad "[$label] the attacker printed no second phase"; show "$out"; }
+}
+
+attacks_08_primed_before() { atk_run _attacks_08; }
+_attacks_08() {
+	local hmac
+	_atk_setup_prime || return 1
+	hmac=$(atk_hmac)
+	_atk_before "routed" "$hmac" $ATK_C4 udp:169.254.169.254:54 udp:10.0.0.50:54
+	_atk_before "routed" "$hmac" $ATK_C6 udp:fd00:ec2::254:54
+	if atk_have_brnf; then
+		atk_sysctl "$H" net.bridge.bridge-nf-call-iptables 1 || return 1
+		_atk_before "broadcast MAC" ff:ff:ff:ff:ff:ff $ATK_C4 "udp:172.17.0.1:$ATK_ECHO_PORT"
+	fi
+	_atk_require_proofs udp:169.254.169.254:54 udp:10.0.0.50:54 udp:fd00:ec2::254:54
 	return 0
 }
