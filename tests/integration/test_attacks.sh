@@ -33,14 +33,14 @@ SANDWALLD=${SANDWALLD:-$SWT_ROOT/build/sandwalld}
 # host: a bridge address, the uplink address, a UDP echo)
 ATK_T4="tcp:169.254.169.254:80 tcp:10.0.0.1:80 tcp:10.0.0.50:80 udp:169.254.169.254:54 tcp:172.17.0.1:8080 tcp:10.0.0.2:8080 udp:172.17.0.1:$ATK_ECHO_PORT"
 ATK_T6="tcp:fd00:ec2::254:80 tcp:fd00:10::50:80 udp:fd00:ec2::254:54 tcp:fd00:17::1:8080 udp:fd00:17::1:$ATK_ECHO_PORT"
-# v4 priming with a forged source that is one of the host's own addresses is
-# dropped by the host's routing as a martian source (accept_local = 0) when
-# the frame is routed; only the bridged (br_netfilter) path can prime them
 # a forged ICMP echo request "from" the target: the container's kernel itself
 # sends the echo reply to the target (routed path only: a flooded frame is
 # never delivered back to the port it came from)
 ATK_I4="icmp:169.254.169.254:0 icmp:10.0.0.50:0"
 ATK_I6="icmp:fd00:ec2::254:0 icmp:fd00:10::50:0 icmp:fd00:17::1:0"
+# v4 priming with a forged source that is one of the host's own addresses is
+# dropped by the host's routing as a martian source (accept_local = 0) when
+# the frame is routed; only the bridged (br_netfilter) path can prime them
 ATK_ROUTED_UNPRIMABLE="tcp:172.17.0.1:8080 tcp:10.0.0.2:8080 udp:172.17.0.1:$ATK_ECHO_PORT"
 
 declare -A ATK_PROOF=()
@@ -63,7 +63,16 @@ atk_run() {
 	return $rc
 }
 
-atk_no_table() { nsx "$H" nft delete table inet sandwall 2>/dev/null; table_exists && bad "table inet sandwall still there"; return 0; }
+# atk_no_table: no sandwall table (nor a twin a daemon left) in the host ns
+atk_no_table() {
+	local t
+	for t in $(hnft list tables 2>/dev/null | awk '$2 == "inet" && $3 ~ /^sandwall/ {print $3}'); do
+		hnft delete table inet "$t" 2>/dev/null
+	done
+	t=$(hnft list tables 2>/dev/null | awk '$2 == "inet" && $3 ~ /^sandwall/ {print $3}')
+	[ -z "$t" ] || bad "sandwall table(s) still there: $t"
+	return 0
+}
 
 atk_hmac() { ip -n "$H" -br link show docker0 | awk '{print $3}'; }
 
