@@ -28,10 +28,15 @@ static struct nlmsghdr *msg(struct sw_batch *b, uint16_t type, uint16_t flags)
 	return nftnl_nlmsg_build_hdr(p, type, NFPROTO_INET, flags, 0);
 }
 
-/* table inet <name> { [flags ...] } -- add (create, no EXCL) or delete */
+/* table inet <name> { [flags ...;] comment "sandwall/1" } -- add (create,
+ * no EXCL) or delete. Every table we add carries the marker, as nft's
+ * table comment (user data record 0, NUL-terminated): the kernel keeps
+ * it from the creation on and ignores it on a later add. */
 static int table_msg(struct sw_batch *b, struct sw_nl *nl, const char *name,
 		     uint16_t type, uint32_t flags, bool with_flags)
 {
+	uint8_t ud[2 + sizeof(SW_TABLE_MARKER)] = { 0 /* NFTNL_UDATA_TABLE_COMMENT */,
+						    sizeof(SW_TABLE_MARKER) };
 	struct nftnl_table *t = nftnl_table_alloc();
 	struct nlmsghdr *nlh;
 
@@ -41,6 +46,10 @@ static int table_msg(struct sw_batch *b, struct sw_nl *nl, const char *name,
 	nftnl_table_set_u32(t, NFTNL_TABLE_FAMILY, NFPROTO_INET);
 	if (with_flags)
 		nftnl_table_set_u32(t, NFTNL_TABLE_FLAGS, flags);
+	if (type == NFT_MSG_NEWTABLE) {
+		memcpy(ud + 2, SW_TABLE_MARKER, sizeof(SW_TABLE_MARKER));
+		nftnl_table_set_data(t, NFTNL_TABLE_USERDATA, ud, sizeof(ud));
+	}
 	nlh = msg(b, type, type == NFT_MSG_NEWTABLE ? NLM_F_CREATE : 0);
 	if (nlh) {
 		nftnl_table_nlmsg_build_payload(nlh, t);
