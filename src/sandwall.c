@@ -14,6 +14,7 @@
 #include "control.h"
 #include "diff.h"
 #include "export.h"
+#include "holes.h"
 #include "log.h"
 #include "model.h"
 #include "nl.h"
@@ -471,6 +472,13 @@ int main(int argc, char **argv)
 
 		if (sw_config_load(o.config, &cfg, err, sizeof(err))) {
 			sw_err("%s", err);
+			return EXIT_ERR;
+		}
+		/* a config that apply refuses removes nothing either */
+		if (!strcmp(cmd, "remove") &&
+		    ((rc = sw_host_read(&host)) || sw_config_check_host(&cfg, &host, err, sizeof(err)))) {
+			sw_err("%s%s", rc ? "cannot read the host's links, addresses and routes: " : "",
+			       rc ? strerror(-rc) : err);
 			return EXIT_ERR;
 		}
 		if (open_nl(&nl))

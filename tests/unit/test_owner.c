@@ -132,6 +132,9 @@ static void test_encode_marks(void **state)
 			if (nlh->nlmsg_type != MSG(NFT_MSG_NEWTABLE))
 				continue;
 			tables++;
+			/* create: EXCL, so a same-named table made meanwhile fails the batch */
+			if (kind == 0)
+				assert_true(nlh->nlmsg_flags & NLM_F_EXCL);
 			assert_non_null(t = nftnl_table_alloc());
 			assert_true(nftnl_table_nlmsg_parse(nlh, t) >= 0);
 			ud = nftnl_table_get_data(t, NFTNL_TABLE_USERDATA, &udlen);
