@@ -88,6 +88,7 @@ struct sw_config {
 	char journal_path[SW_PATH_MAX];          /* drift journal (JSON lines), "" = off */
 	/* [nft] */
 	char table[SW_TABLE_MAXLEN];             /* default "sandwall" */
+	unsigned table_line;                     /* 0: not in the file */
 };
 
 /* Fill every field with the documented default. */

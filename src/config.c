@@ -475,7 +475,7 @@ static const struct key keys[] = {
 	{ "daemon", "owner", set_owner, 0, false, 0 },
 	{ "daemon", "metrics", set_path, 0, false, 0 },
 	{ "daemon", "journal", set_path, 0, false, 0 },
-	{ "nft", "table", set_table, 0, false, 0 },
+	{ "nft", "table", set_table, 0, false, offsetof(struct sw_config, table_line) },
 };
 _Static_assert(sizeof(keys) / sizeof(keys[0]) <= sizeof(unsigned long) * 8, "seen bits");
 

@@ -52,6 +52,13 @@ _hs_same() {
 
 _hs_done() { hnft delete table inet filter 2>/dev/null; return 0; }
 
+# _hs_expect_key CONF DESC: stderr points at CONF:LINE: [nft] table = filter
+_hs_expect_key() {
+	if grep -qE "^sandwall: $1:[0-9]+: \[nft\] table = filter: table inet filter was not created" "$SW_ERR"
+	then ok "$2 names $(basename "$1"):LINE: [nft] table = filter"
+	else bad "$2: stderr lacks '$1:LINE: [nft] table = filter: ...'"; show "$SW_ERR"; fi
+}
+
 # _hs_expect_err PATTERN DESC: stderr of the last sw names it
 _hs_expect_err() {
 	if grep -qF -- "$1" "$SW_ERR"; then ok "$2: $(head -n1 "$SW_ERR" | cut -c1-160)"
@@ -65,12 +72,14 @@ hostile_01_foreign_apply() {
 	conf=$(mkconf foreign nft.table=filter)
 	expect_sw 2 "apply into another tool's table" -c "$conf" apply
 	_hs_expect_err "table inet filter was not created by sandwall" "apply refused"
+	_hs_expect_key "$conf" "apply"
 	_hs_expect_err "nft delete table inet filter" "the message says how to fix it"
 	_hs_same filter "after apply"
 	expect_sw 2 "apply --force into another tool's table" -c "$conf" apply --force
 	_hs_same filter "after apply --force"
 	expect_sw 2 "check against another tool's table" -c "$conf" check
 	_hs_expect_err "table inet filter was not created by sandwall" "check refused"
+	_hs_expect_key "$conf" "check"
 	_hs_same filter "after check"
 	# the foreign table still does its job: ssh open, the rest dropped
 	# (its input chain on the host), and our own table lives beside it
@@ -87,6 +96,7 @@ hostile_02_foreign_remove() {
 	conf=$(mkconf foreign_rm nft.table=filter)
 	expect_sw 2 "remove another tool's table" -c "$conf" remove
 	_hs_expect_err "sandwall never changes or deletes a table it did not create" "remove refused"
+	_hs_expect_key "$conf" "remove"
 	_hs_same filter "after remove"
 	# an empty table that is not ours is left alone, too
 	hnft add table inet empty
