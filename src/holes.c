@@ -96,13 +96,16 @@ size_t sw_allow_holes(const struct sw_config *cfg, const struct sw_host *host,
 		consider(&c, SW_CAT_GATEWAYS, &host->gateways[i].addr);
 	/* lan: subnets connected to the interfaces that are not guarded */
 	for (size_t i = 0; host && cfg->block[SW_CAT_LAN] && i < host->n_addrs; i++) {
-		const struct sw_link *l = sw_host_link(host, host->addrs[i].ifindex);
 		struct sw_prefix q = host->addrs[i].local;
+		const struct sw_link *l;
 
-		if (!l || sw_ruleset_guarded(cfg, l) || is_loopback(&q) || is_v6_linklocal(&q) ||
-		    q.len == sw_family_addrlen(q.family) * 8)
+		if (is_loopback(&q) || is_v6_linklocal(&q) || q.len == sw_family_addrlen(q.family) * 8)
 			continue;
 		sw_prefix_mask(&q);
+		/* the link lookup is a scan: only for a subnet that overlaps */
+		if (!sw_prefix_overlap(&a->dst, &q) ||
+		    !(l = sw_host_link(host, host->addrs[i].ifindex)) || sw_ruleset_guarded(cfg, l))
+			continue;
 		consider(&c, SW_CAT_LAN, &q);
 	}
 	if (cfg->block[SW_CAT_PRIVATE])
@@ -152,13 +155,16 @@ int sw_config_check_host(const struct sw_config *cfg, const struct sw_host *host
 	}
 	for (size_t i = 0; i < host->n_links; i++) {
 		const struct sw_link *l = &host->links[i];
-		bool dflt = false, by_pattern = pattern_match(cfg, l->name);
-		unsigned line = by_pattern ? cfg->interfaces_line : cfg->all_bridges_line;
+		bool dflt = false, by_pattern;
+		unsigned line;
 
 		for (size_t j = 0; j < host->n_gateways && !dflt; j++)
 			dflt = host->gateways[j].oif == l->ifindex;
+		/* the pattern match last: hosts have thousands of links */
 		if ((l->ifindex != LOOPBACK_IFINDEX && !dflt) || !sw_ruleset_guarded(cfg, l))
 			continue;
+		by_pattern = pattern_match(cfg, l->name);
+		line = by_pattern ? cfg->interfaces_line : cfg->all_bridges_line;
 		snprintf(p, sizeof(p), ":%u", line);
 		snprintf(err, errlen, "%s%s: [guard] %s guards %s, %s: guarding it would cut the "
 			 "host off (and lock its operator out); name only the container interfaces",
