@@ -10,6 +10,7 @@
  * least a header and at most what is left, and a step that cannot wrap.
  * sw_nl_recv_kernel() reads one datagram and drops those whose sender is
  * not the kernel (nl_pid != 0): any local process may unicast to our port. */
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -29,6 +30,16 @@ const struct nlmsghdr *sw_nlmsg_next(const void *buf, size_t len, size_t *off);
 static inline size_t sw_nlmsg_payload_len(const struct nlmsghdr *nlh)
 {
 	return (size_t)nlh->nlmsg_len - MNL_NLMSG_HDRLEN;
+}
+
+/* The error of an NLMSG_ERROR/NLMSG_DONE status as -errno: 0 stays 0, a
+ * kernel error -1..-4095 is kept, anything else (positive, INT_MIN, whose
+ * negation overflows) is -EPROTO. */
+static inline int sw_nlmsg_status(int32_t code)
+{
+	if (code == 0 || (code < 0 && code >= -4095))
+		return code;
+	return -EPROTO;
 }
 
 /* mnl_cb_run2() on the bounded walk: the same checks (portid and sequence

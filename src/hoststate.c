@@ -232,7 +232,7 @@ static int error_cb(const struct nlmsghdr *nlh, void *data)
 	}
 	if (e->error == 0)
 		return MNL_CB_STOP;
-	errno = e->error < 0 ? -e->error : e->error;
+	errno = -sw_nlmsg_status(e->error);
 	return MNL_CB_ERROR;
 }
 
@@ -245,7 +245,7 @@ static int done_cb(const struct nlmsghdr *nlh, void *data)
 	if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(e))
 		memcpy(&e, mnl_nlmsg_get_payload(nlh), sizeof(e));
 	if (e < 0) {
-		errno = -e;
+		errno = -sw_nlmsg_status(e);
 		return MNL_CB_ERROR;
 	}
 	return MNL_CB_STOP;

@@ -151,7 +151,7 @@ static int config(struct sw_nflog *l, uint8_t family, uint16_t attr, const void 
 
 				if (sw_nlmsg_payload_len(r) < sizeof(*e))
 					return -EBADMSG;
-				return e->error;
+				return sw_nlmsg_status(e->error);
 			}
 	}
 }

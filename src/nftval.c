@@ -539,7 +539,7 @@ static int check_list(const struct nlattr *a, uint16_t type,
 	int err;
 
 	while (off + NLA_HDRLEN <= len) {
-		const struct nlattr *k = (const struct nlattr *)(p + off);
+		const struct nlattr *k = (const struct nlattr *)(const void *)(p + off);
 
 		if (k->nla_len < NLA_HDRLEN || k->nla_len > len - off || atype(k) != type)
 			return -EBADMSG;
@@ -577,7 +577,7 @@ static int check_field(const struct nlattr *a, struct vctx *c)
 		return err;
 	/* libnftnl counts every FIELD_LEN, repeated ones too */
 	while (off + NLA_HDRLEN <= plen(a)) {
-		const struct nlattr *k = (const struct nlattr *)(p + off);
+		const struct nlattr *k = (const struct nlattr *)(const void *)(p + off);
 
 		if (atype(k) == NFTA_SET_FIELD_LEN && ++c->fields > CONCAT_MAX)
 			return -EBADMSG;
@@ -663,7 +663,7 @@ static int check_nest(const uint8_t *p, size_t len, const struct vnest *n,
 	int err;
 
 	while (off + NLA_HDRLEN <= len) {
-		const struct nlattr *a = (const struct nlattr *)(p + off);
+		const struct nlattr *a = (const struct nlattr *)(const void *)(p + off);
 		uint16_t t = atype(a);
 
 		if (a->nla_len < NLA_HDRLEN || a->nla_len > len - off)

@@ -133,7 +133,7 @@ static int error_code(const struct nlmsghdr *nlh)
 
 	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e)))
 		return -EBADMSG;
-	return e->error;
+	return sw_nlmsg_status(e->error);
 }
 
 /* Keep the kernel's extack text of an error we report. */

@@ -17,7 +17,7 @@ const struct nlmsghdr *sw_nlmsg_next(const void *buf, size_t len, size_t *off)
 	left = len - *off;
 	if (left < sizeof(struct nlmsghdr))
 		return NULL;
-	nlh = (const struct nlmsghdr *)((const uint8_t *)buf + *off);
+	nlh = (const struct nlmsghdr *)(const void *)((const uint8_t *)buf + *off);
 	if (nlh->nlmsg_len < sizeof(struct nlmsghdr) || nlh->nlmsg_len > left)
 		return NULL;
 	/* nlmsg_len <= left <= SIZE_MAX - 3 for any real buffer: no wrap */
@@ -35,8 +35,8 @@ static int error_default(const struct nlmsghdr *nlh)
 		errno = EBADMSG;
 		return MNL_CB_ERROR;
 	}
-	errno = e->error < 0 ? -e->error : e->error;
-	return e->error == 0 ? MNL_CB_STOP : MNL_CB_ERROR;
+	errno = -sw_nlmsg_status(e->error);
+	return errno == 0 ? MNL_CB_STOP : MNL_CB_ERROR;
 }
 
 int sw_nlmsg_run(const void *buf, size_t len, uint32_t seq, uint32_t portid,
