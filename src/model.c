@@ -264,6 +264,10 @@ static int expr_cb(struct nftnl_expr *e, void *data)
 	l = nftnl_expr_snprintf(tmp, sizeof(tmp), e, NFTNL_OUTPUT_DEFAULT, 0);
 	if (l < 0)
 		return -1;
+	/* libnftnl returns the length it wanted, not what fit: a hostile
+	 * rule (a long log prefix) prints past tmp */
+	if ((size_t)l >= sizeof(tmp))
+		l = (int)sizeof(tmp) - 1;
 	/* libnftnl prints "name args "; keep the "[ name args ]" form */
 	while (l > 0 && tmp[l - 1] == ' ')
 		tmp[--l] = '\0';

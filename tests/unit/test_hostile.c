@@ -427,6 +427,35 @@ static void test_nftnl_verdict_and_concat(void **state)
 	sw_model_free(&m);
 }
 
+/* a rule whose printed expression is longer than the print buffer: the
+ * printer returns the full length, which must not index the buffer */
+static void test_long_expression_text(void **state)
+{
+	static char prefix[3000];
+	struct sw_model m;
+	struct nlmsghdr *nlh;
+	struct nlattr *l, *e, *d;
+
+	(void)state;
+	memset(prefix, ' ', sizeof(prefix) - 1);
+	nlh = nft_msg(NFT_MSG_NEWRULE);
+	mnl_attr_put_strz(nlh, NFTA_RULE_TABLE, "sandwall");
+	mnl_attr_put_strz(nlh, NFTA_RULE_CHAIN, "guard");
+	l = mnl_attr_nest_start(nlh, NFTA_RULE_EXPRESSIONS);
+	e = mnl_attr_nest_start(nlh, NFTA_LIST_ELEM);
+	mnl_attr_put_strz(nlh, NFTA_EXPR_NAME, "log");
+	d = mnl_attr_nest_start(nlh, NFTA_EXPR_DATA);
+	mnl_attr_put_strz(nlh, NFTA_LOG_PREFIX, prefix);
+	mnl_attr_nest_end(nlh, d);
+	mnl_attr_nest_end(nlh, e);
+	mnl_attr_nest_end(nlh, l);
+	sw_model_init(&m, "sandwall");
+	assert_int_equal(sw_decode_rule(nlh, &m), 0);
+	assert_int_equal(m.n_rules, 1);
+	assert_true(strlen(m.rules[0].canon) < 2048);
+	sw_model_free(&m);
+}
+
 /* the validator accepts what the kernel sends: a table, a set with a
  * 2-field concatenation, a rule with a lookup and a jump */
 static void test_nftval_accepts_wellformed(void **state)
@@ -503,6 +532,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_nftnl_elem_attr_type, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nftnl_string_without_nul, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nftnl_verdict_and_concat, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_expression_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nftval_accepts_wellformed, setup, teardown),
 	};
 
