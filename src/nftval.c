@@ -26,6 +26,7 @@ enum vkind {
 	V_U8, V_U16, V_U32, V_U64,
 	V_STR,          /* at least one byte, NUL inside the attribute */
 	V_BIN,          /* any bytes (libnftnl copies the payload length) */
+	/* from here on: nests, empty or at least one attribute header long */
 	V_NEST,         /* attributes under the nest's own policy */
 	V_DATA,         /* a data register: NFTA_DATA_VALUE / NFTA_DATA_VERDICT */
 	V_VERDICT,      /* NFTA_VERDICT_CODE (+ NFTA_VERDICT_CHAIN for jump/goto) */
@@ -483,6 +484,13 @@ static const struct {
 static int check_nest(const uint8_t *p, size_t len, const struct vnest *n,
 		      const struct nlattr **tb, struct vctx *c);
 
+/* MNL_TYPE_NESTED as libnftnl validates it (exit(1) otherwise): empty,
+ * or room for at least one attribute header */
+static bool nest_len_ok(size_t l)
+{
+	return l == 0 || l >= NLA_HDRLEN;
+}
+
 static size_t plen(const struct nlattr *a)
 {
 	return a->nla_len - NLA_HDRLEN;
@@ -520,6 +528,8 @@ static int check_expr(const struct nlattr *a, struct vctx *c)
 	e = bsearch(pdata(tb[NFTA_EXPR_NAME]), exprs, ARRAY_SIZE(exprs), sizeof(exprs[0]),
 		    cmp_expr);
 	if (!e)
+		goto out;
+	if (tb[NFTA_EXPR_DATA] && !nest_len_ok(plen(tb[NFTA_EXPR_DATA])))
 		goto out;
 	err = 0;
 	if (tb[NFTA_EXPR_DATA])
@@ -608,6 +618,8 @@ static int check_attr(const struct nlattr *a, const struct vpol *p, struct vctx 
 {
 	size_t l = plen(a);
 
+	if (p->kind >= V_NEST && !nest_len_ok(l))
+		return -EBADMSG;
 	switch ((enum vkind)p->kind) {
 	case V_NONE:
 	case V_BIN:

@@ -285,6 +285,16 @@ static void test_nftnl_attr_size(void **state)
 	assert_false(m.has_table);
 	sw_model_free(&m);
 
+	/* a nest too short for an attribute header (MNL_TYPE_NESTED) */
+	nlh = nft_msg(NFT_MSG_NEWCHAIN);
+	mnl_attr_put_strz(nlh, NFTA_CHAIN_TABLE, "sandwall");
+	mnl_attr_put_strz(nlh, NFTA_CHAIN_NAME, "guard");
+	mnl_attr_put(nlh, NFTA_CHAIN_HOOK, sizeof(flags), &flags);
+	sw_model_init(&m, "sandwall");
+	assert_int_equal(sw_decode_chain(nlh, &m), -EBADMSG);
+	assert_int_equal(m.n_chains, 0);
+	sw_model_free(&m);
+
 	/* the same inside an expression: a 1-byte NFTA_META_KEY */
 	nlh = nft_msg(NFT_MSG_NEWRULE);
 	mnl_attr_put_strz(nlh, NFTA_RULE_TABLE, "sandwall");
