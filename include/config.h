@@ -19,6 +19,7 @@
 #define SW_DEFAULT_JOURNAL  "/run/sandwall/events.jsonl"
 
 enum sw_category {
+	SW_CAT_SPOOFED,         /* forged source addresses: always on, no config key */
 	SW_CAT_METADATA,
 	SW_CAT_LINK_LOCAL,
 	SW_CAT_HOST,
@@ -32,7 +33,10 @@ enum sw_category {
 const char *sw_category_name(enum sw_category c);
 
 enum sw_dns_mode { SW_DNS_AUTO, SW_DNS_NONE };
-enum sw_owner_mode { SW_OWNER_AUTO, SW_OWNER_YES, SW_OWNER_NO };
+/* [daemon] owner: auto = the strongest the kernel has (owner+persist, else
+ * twin, else watch); yes = owner even without persist; twin = force the
+ * owned twin next to an unowned table; no = watch only */
+enum sw_owner_mode { SW_OWNER_AUTO, SW_OWNER_YES, SW_OWNER_NO, SW_OWNER_TWIN };
 
 struct sw_port {            /* "tcp/53" */
 	uint8_t proto;      /* IPPROTO_TCP or IPPROTO_UDP */

@@ -50,7 +50,10 @@ struct sw_daemon {
 	int64_t last_repair_us;
 	int epfd, sigfd, tfd, wdfd, ctlfd;
 	uint32_t own_flags;             /* NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST or 0 */
-	const char *mode;               /* "owner+persist", "owner", "watch" */
+	const char *mode;               /* "owner+persist", "owner", "twin", "watch" */
+	bool twin;                      /* mode twin: table <table>_twin, owned by
+					 * our socket, holds the blocks while the
+					 * unowned table is tampered with */
 	bool paused;                    /* after `sandwall remove` */
 	bool stop;
 	time_t started;

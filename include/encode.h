@@ -22,6 +22,11 @@ int sw_encode_update(struct sw_batch *b, struct sw_nl *nl, const struct sw_model
 /* The whole table when it is known to be absent (nothing to delete, so
  * nothing for the kernel to clean up afterwards). */
 int sw_encode_create(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m);
+/* The model's contents in another table, `twin` (replaced if it exists),
+ * with these table flags: the same blocks held by a second table while
+ * the first one is replaced. */
+int sw_encode_twin(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m,
+		   const char *twin, uint32_t flags);
 /* Only the named set's contents: flush its elements, add the desired ones. */
 int sw_encode_set_refill(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m,
 			 const struct sw_set *s);

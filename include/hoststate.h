@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include "addr.h"
 
-#define SW_MAX_LINKS      512
-#define SW_MAX_ADDRS      1024
+#define SW_MAX_LINKS      16384   /* every container veth is a link: far above 10,000 */
+#define SW_MAX_ADDRS      32768
 #define SW_MAX_GATEWAYS   32
 #define SW_MAX_RESOLVERS  16
 

@@ -12,6 +12,15 @@
 #include "nl.h"
 
 #define SW_APPLY_TRIES 5    /* bounded retry when the generation moves (ERESTART) */
+#define SW_TWIN_SUFFIX "_twin"  /* table inet <table>_twin: a second table with the blocks */
+#define SW_TWIN_PRIO   (-140)   /* after the main table's -150: its counters and
+				 * logs see the drops first; still before DNAT */
+
+/* The name of the twin table that holds the blocks while <table> is
+ * replaced (takeover), or for as long as the daemon lives where the kernel
+ * has owner but no persist flag (mode twin). -ENAMETOOLONG if it does not
+ * fit len. */
+int sw_twin_name(const char *table, char *buf, size_t len);
 
 /* Read the host (rtnetlink, resolvers) and build the desired model. */
 int sw_desired(const struct sw_config *cfg, struct sw_host *host, struct sw_model *m,
@@ -25,6 +34,11 @@ int sw_set_table_flags(struct sw_nl *nl, const char *table, uint32_t flags,
 		       char *err, size_t errlen);
 /* Delete the table (absent is fine: *absent set). */
 int sw_remove(struct sw_nl *nl, const char *table, bool *absent, char *err, size_t errlen);
+
+/* The twin of the desired model: same blocks in table <table>_twin, base
+ * chains at SW_TWIN_PRIO, no log rules, with these table flags. */
+int sw_twin_build(const struct sw_config *cfg, const struct sw_host *host, uint32_t flags,
+		  struct sw_model *m, char *err, size_t errlen);
 
 /* Observe and diff. d is filled (empty = in sync). */
 int sw_check(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,

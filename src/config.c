@@ -45,7 +45,7 @@ struct ctx {
 static const char *const sections[] = { "guard", "block", "allow", "log", "daemon", "nft" };
 
 static const char *const category_names[SW_CAT_COUNT] = {
-	[SW_CAT_METADATA] = "metadata", [SW_CAT_LINK_LOCAL] = "link_local",
+	[SW_CAT_SPOOFED] = "spoofed", [SW_CAT_METADATA] = "metadata", [SW_CAT_LINK_LOCAL] = "link_local",
 	[SW_CAT_HOST] = "host", [SW_CAT_GATEWAYS] = "gateways", [SW_CAT_LAN] = "lan",
 	[SW_CAT_PRIVATE] = "private", [SW_CAT_DESTINATIONS] = "destinations",
 };
@@ -329,10 +329,12 @@ static int set_owner(struct ctx *c, const struct key *k, char *v)
 
 	if (!strcasecmp(v, "auto"))
 		c->cfg.owner = SW_OWNER_AUTO;
+	else if (!strcasecmp(v, "twin"))
+		c->cfg.owner = SW_OWNER_TWIN;
 	else if (parse_bool(v, &b) == 0)
 		c->cfg.owner = b ? SW_OWNER_YES : SW_OWNER_NO;
 	else
-		return fail(c, "bad value '%s' for [%s] %s (use auto, yes or no)", v, k->section, k->name);
+		return fail(c, "bad value '%s' for [%s] %s (use auto, yes, twin or no)", v, k->section, k->name);
 	return 1;
 }
 

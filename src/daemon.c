@@ -307,6 +307,9 @@ static void host_changes(struct sw_daemon *d, const struct sw_host *old, const s
 	}
 }
 
+static int twin_sync(struct sw_daemon *d);
+static void twin_remove(struct sw_daemon *d, const char *table);
+
 /* Links, addresses or routes moved: rebuild the desired sets. */
 /* Rebuild the desired model from the host. With only_if_changed (a link,
  * address or route event), the kernel is compared only when the desired
@@ -341,6 +344,7 @@ static void host_update(struct sw_daemon *d, const char *why, bool only_if_chang
 	if (changed) {
 		why = "update";
 		d->updates++;
+		twin_sync(d);
 	}
 	reconcile(d, why, NULL, 0, NULL, t0, 0);
 }
@@ -493,7 +497,9 @@ static int reload(struct sw_daemon *d, char *msg, size_t len)
 		bool absent;
 
 		sw_remove(&d->nl, oldtable, &absent, err, sizeof(err));
+		twin_remove(d, oldtable);
 	}
+	twin_sync(d);
 	rc = reconcile(d, "reload", "reload", (uint32_t)getpid(), "sandwalld", now_us(), 0);
 	ensure_owned(d);
 	nflog_setup(d);
@@ -521,6 +527,7 @@ static void handle_control(struct sw_daemon *d)
 
 		rc = sw_remove(&d->nl, d->cfg.table, &absent, err, sizeof(err));
 		if (!rc) {
+			twin_remove(d, d->cfg.table);
 			d->paused = true;
 			sw_alert(&d->alert, LOG_WARNING,
 				 "event=removed table=inet/%s action=paused-until-reload", d->cfg.table);
@@ -549,24 +556,80 @@ static void handle_control(struct sw_daemon *d)
 	sw_control_reply(cfd, rep);
 }
 
+/* Mode twin: bring table <table>_twin (owned by our socket: nobody else
+ * can change or delete it, `nft flush ruleset` skips it, and it dies with
+ * us) to the desired blocks. Only we change it, so this runs when the
+ * desired model moves, not on every drift. */
+static int twin_sync(struct sw_daemon *d)
+{
+	char err[SW_ERRLEN];
+	struct sw_model m;
+	struct sw_diff diff;
+	bool repaired;
+	int rc;
+
+	if (!d->twin || d->paused)
+		return 0;
+	rc = sw_twin_build(&d->cfg, &d->host, NFT_TABLE_F_OWNER, &m, err, sizeof(err));
+	if (!rc) {
+		rc = sw_reconcile(&d->nl, &m, &diff, &repaired, err, sizeof(err));
+		sw_diff_free(&diff);
+		sw_model_free(&m);
+	}
+	if (rc)
+		sw_alert(&d->alert, LOG_ERR, "event=twin-failed table=inet/%s" SW_TWIN_SUFFIX
+			 " error=\"%s\"", d->cfg.table, err);
+	return rc;
+}
+
+/* Delete our twin (after `sandwall remove`, or when the table is renamed). */
+static void twin_remove(struct sw_daemon *d, const char *table)
+{
+	char err[SW_ERRLEN], name[SW_NAME_MAX + sizeof(SW_TWIN_SUFFIX)];
+	bool absent;
+
+	if (d->twin && sw_twin_name(table, name, sizeof(name)) == 0 &&
+	    sw_remove(&d->nl, name, &absent, err, sizeof(err)))
+		sw_warn("%s", err);
+}
+
 /* Take the table: owner+persist where the kernel has them, adopting an
- * orphaned table; otherwise watch and repair only. */
+ * orphaned table; else (owner without persist, kernels before 6.9) an
+ * unowned table plus an owned twin; otherwise watch and repair only. */
 static int take_table(struct sw_daemon *d)
 {
 	char err[SW_ERRLEN];
 	struct sw_model have;
 	struct sw_diff diff;
+	/* the main table's flags per try; TWIN: flags 0 and an owned twin */
+	enum { TWIN = 1u << 31 };
 	uint32_t tries[3];
 	int n = 0, rc;
 
-	if (d->cfg.owner != SW_OWNER_NO)
+	if (d->cfg.owner == SW_OWNER_AUTO || d->cfg.owner == SW_OWNER_YES)
 		tries[n++] = NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST;
 	if (d->cfg.owner == SW_OWNER_YES)
 		tries[n++] = NFT_TABLE_F_OWNER;     /* asked for: even without persist */
+	if (d->cfg.owner == SW_OWNER_AUTO || d->cfg.owner == SW_OWNER_TWIN)
+		tries[n++] = TWIN;
 	if (d->cfg.owner != SW_OWNER_YES)
 		tries[n++] = 0;
 
 	for (int i = 0; i < n; i++) {
+		if (tries[i] == TWIN) {
+			d->own_flags = d->want.table_flags = 0;
+			d->mode = "twin";
+			d->twin = true;
+			if ((rc = sw_apply(&d->nl, &d->want, err, sizeof(err))))
+				break;
+			if ((rc = twin_sync(d)) == 0)
+				return 0;
+			/* the kernel has no owner flag: watch the table that is in */
+			d->twin = false;
+			d->mode = "watch";
+			sw_info("no owned twin table (%s): mode watch", strerror(-rc));
+			return 0;
+		}
 		d->own_flags = tries[i];
 		d->want.table_flags = tries[i];
 		d->mode = tries[i] == 0 ? "watch" : tries[i] & NFT_TABLE_F_PERSIST ? "owner+persist" : "owner";
@@ -594,6 +657,8 @@ static int take_table(struct sw_daemon *d)
 			break;
 		sw_info("the kernel refused table flags 0x%x: %s", tries[i], err);
 	}
+	if (n == 0 || rc == 0)
+		return rc;
 	sw_err("%s", err);
 	return rc;
 }

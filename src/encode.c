@@ -175,8 +175,10 @@ static int chain_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
 	return nlh ? 0 : b->err;
 }
 
-/* the rule's nft text is in the model (r->text) */
-static int rule_msg(struct sw_batch *b, struct sw_nl *nl, const struct sw_rule *r)
+/* the rule's nft text is in the model (r->text); as names another table
+ * (a twin) for this message only, NULL for the model's own table */
+static int rule_msg(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m,
+		    const struct sw_rule *r, const char *as)
 {
 	struct nlmsghdr *nlh;
 
@@ -185,28 +187,35 @@ static int rule_msg(struct sw_batch *b, struct sw_nl *nl, const struct sw_rule *
 	nlh = msg(b, NFT_MSG_NEWRULE, NLM_F_APPEND | NLM_F_CREATE);
 	if (!nlh)
 		return b->err;
+	if (as)
+		nftnl_rule_set_str(r->nl, NFTNL_RULE_TABLE, as);
 	nftnl_rule_nlmsg_build_payload(nlh, r->nl);
+	if (as)
+		nftnl_rule_set_str(r->nl, NFTNL_RULE_TABLE, m->table);
 	sw_batch_commit(b, nl, nlh);
 	return 0;
 }
 
-/* Everything inside the table: counters, sets and elements, chains, rules. */
-static int encode_contents(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m)
+/* Everything inside the table: counters, sets and elements, chains, rules
+ * (in table `table`: the model's own, or a twin's). */
+static int encode_contents(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m,
+			   const char *table)
 {
+	const char *as = strcmp(table, m->table) ? table : NULL;
 	int err;
 
 	for (size_t i = 0; i < m->n_counters; i++)
-		if ((err = counter_msg(b, nl, m->table, m->counters[i])))
+		if ((err = counter_msg(b, nl, table, m->counters[i])))
 			return err;
 	for (size_t i = 0; i < m->n_sets; i++)
-		if ((err = set_msg(b, nl, m->table, &m->sets[i], (uint32_t)i + 1)) ||
-		    (err = elems_msg(b, nl, m->table, &m->sets[i], (uint32_t)i + 1)))
+		if ((err = set_msg(b, nl, table, &m->sets[i], (uint32_t)i + 1)) ||
+		    (err = elems_msg(b, nl, table, &m->sets[i], (uint32_t)i + 1)))
 			return err;
 	for (size_t i = 0; i < m->n_chains; i++)
-		if ((err = chain_msg(b, nl, m->table, &m->chains[i])))
+		if ((err = chain_msg(b, nl, table, &m->chains[i])))
 			return err;
 	for (size_t i = 0; i < m->n_rules; i++)
-		if ((err = rule_msg(b, nl, &m->rules[i])))
+		if ((err = rule_msg(b, nl, m, &m->rules[i], as)))
 			return err;
 	return 0;
 }
@@ -221,7 +230,7 @@ int sw_encode_replace(struct sw_batch *b, struct sw_nl *nl, const struct sw_mode
 	    (err = table_msg(b, nl, m->table, NFT_MSG_DELTABLE, 0, false)) ||
 	    (err = table_msg(b, nl, m->table, NFT_MSG_NEWTABLE, m->table_flags, true)))
 		return err;
-	return encode_contents(b, nl, m);
+	return encode_contents(b, nl, m, m->table);
 }
 
 int sw_encode_create(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m)
@@ -231,7 +240,21 @@ int sw_encode_create(struct sw_batch *b, struct sw_nl *nl, const struct sw_model
 	/* add table with everything (it is known to be absent) */
 	if ((err = table_msg(b, nl, m->table, NFT_MSG_NEWTABLE, m->table_flags, true)))
 		return err;
-	return encode_contents(b, nl, m);
+	return encode_contents(b, nl, m, m->table);
+}
+
+int sw_encode_twin(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m,
+		   const char *twin, uint32_t flags)
+{
+	int err;
+
+	/* add table inet <twin>; delete table inet <twin>: a leftover goes;
+	 * table inet <twin> { flags <flags>; <the model's contents> } */
+	if ((err = table_msg(b, nl, twin, NFT_MSG_NEWTABLE, 0, false)) ||
+	    (err = table_msg(b, nl, twin, NFT_MSG_DELTABLE, 0, false)) ||
+	    (err = table_msg(b, nl, twin, NFT_MSG_NEWTABLE, flags, true)))
+		return err;
+	return encode_contents(b, nl, m, twin);
 }
 
 /* delete chain|set|counter <name> (emptied earlier in the same batch) */
@@ -400,7 +423,7 @@ int sw_encode_update(struct sw_batch *b, struct sw_nl *nl, const struct sw_model
 		const struct sw_chain *c = sw_model_find_chain(want, want->rules[i].chain);
 
 		if (c && redo[c - want->chains])
-			err = rule_msg(b, nl, &want->rules[i]);
+			err = rule_msg(b, nl, want, &want->rules[i], NULL);
 	}
 	return err;
 }

@@ -12,6 +12,7 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nf_tables.h>
+#include <limits.h>
 #include <libmnl/libmnl.h>
 #include <libnftnl/common.h>
 
@@ -22,11 +23,30 @@
 #define SOL_NETLINK 270
 #endif
 
+/* One batch is one sendmsg, and netlink refuses a message larger than
+ * the socket's send buffer (EMSGSIZE): grow it to the batch, as nft does
+ * (SO_SNDBUFFORCE as root, else up to wmem_max). */
+static void sock_fit(struct sw_nl *nl, size_t len)
+{
+	int fd = mnl_socket_get_fd(nl->sock), cur = 0, want;
+	socklen_t sl = sizeof(cur);
+
+	if (len > INT_MAX / 2)
+		return;
+	want = (int)len + 4096;
+	if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &cur, &sl) == 0 && cur / 2 >= want)
+		return;         /* the kernel reports twice what it was given */
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &want, sizeof(want)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &want, sizeof(want));
+}
+
 static ssize_t sock_send(void *ctx, const void *buf, size_t len)
 {
 	struct sw_nl *nl = ctx;
-	ssize_t n = mnl_socket_sendto(nl->sock, buf, len);
+	ssize_t n;
 
+	sock_fit(nl, len);
+	n = mnl_socket_sendto(nl->sock, buf, len);
 	return n < 0 ? -errno : n;
 }
 

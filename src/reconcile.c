@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* reconcile: desired vs kernel, and the batches that fix it. */
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdint.h>
@@ -196,6 +197,88 @@ static int build_adopt_update(struct sw_batch *b, struct sw_nl *nl, const void *
 
 #define OWN_FLAGS (NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST)
 
+int sw_twin_name(const char *table, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s" SW_TWIN_SUFFIX, table);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int sw_twin_build(const struct sw_config *cfg, const struct sw_host *host, uint32_t flags,
+		  struct sw_model *m, char *err, size_t errlen)
+{
+	struct sw_config *tc = malloc(sizeof(*tc));
+	int rc;
+
+	if (!tc) {
+		snprintf(err, errlen, "cannot build the twin table: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	*tc = *cfg;
+	tc->log_blocked = false;        /* the main table logs; no duplicates */
+	rc = sw_twin_name(cfg->table, tc->table, sizeof(tc->table));
+	if (rc)
+		snprintf(err, errlen, "cannot name the twin of table %s: %s", cfg->table,
+			 strerror(-rc));
+	else
+		rc = sw_ruleset_build(tc, host, m, err, errlen);
+	free(tc);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < m->n_chains; i++)
+		if (m->chains[i].base)
+			m->chains[i].prio = SW_TWIN_PRIO;
+	m->table_flags = flags;
+	return 0;
+}
+
+struct twin {
+	const struct sw_model *want;
+	char name[SW_NAME_MAX + sizeof(SW_TWIN_SUFFIX)];
+};
+
+static int build_twin(struct sw_batch *b, struct sw_nl *nl, const void *arg)
+{
+	const struct twin *t = arg;
+
+	/* owned by this socket: if we die half-way, the kernel removes it */
+	return sw_encode_twin(b, nl, t->want, t->name, NFT_TABLE_F_OWNER);
+}
+
+static int build_twin_delete(struct sw_batch *b, struct sw_nl *nl, const void *arg)
+{
+	return sw_encode_delete(b, nl, ((const struct twin *)arg)->name);
+}
+
+/* Replace the table (to take ownership) with no instant without the
+ * blocks. A batch that deletes and adds a table swaps the hooks at
+ * commit, and packets pass in between (flood tests saw it). So a twin
+ * table with the same blocks goes in first, in its own batch, the table
+ * is replaced, and the twin goes. Every step is a separate commit; at
+ * every instant at least one complete table is registered. */
+static int takeover(struct sw_nl *nl, const struct sw_model *want, uint32_t genid)
+{
+	struct twin t = { .want = want };
+	uint32_t gen;
+	int rc, rc2;
+	char err[128];
+
+	if ((rc = sw_twin_name(want->table, t.name, sizeof(t.name))))
+		return rc;
+	if ((rc = send_once(nl, genid, build_twin, &t)))
+		return rc;
+	/* stamped with the generation after the twin: a change by someone
+	 * else in between makes the kernel say ERESTART, and we start over */
+	rc = sw_nl_getgen(nl, &gen);
+	if (!rc)
+		rc = send_once(nl, gen, build_replace, want);
+	rc2 = send_with_retry(nl, build_twin_delete, &t, "cannot delete the handover table",
+			      err, sizeof(err));
+	if (rc2 && rc2 != -ENOENT)
+		sw_warn("%s", err);
+	return rc;
+}
+
 /* The batch that makes the kernel hold want, given what it holds. */
 static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct sw_model *have,
 		    const struct sw_diff *d, bool full)
@@ -217,7 +300,7 @@ static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct 
 		if ((have->table_flags & OWN_FLAGS) == NFT_TABLE_F_PERSIST &&
 		    (want->table_flags & NFT_TABLE_F_PERSIST))
 			return send_once(nl, have->genid, build_adopt_update, &u);
-		return send_once(nl, have->genid, build_replace, want);
+		return takeover(nl, want, have->genid);
 	}
 	if (only_elems)
 		return send_once(nl, have->genid, build_refill, &r);

@@ -3,8 +3,15 @@
  *
  *   chain prerouting   filter hook prerouting priority -150, policy accept
  *                      iifname @guard_ifaces jump guard
- *   chain guard        replies, ND, allow lists, then one rule per category
+ *   chain guard        anti-spoofing, replies, ND, allow lists, then one
+ *                      rule per category
+ *   chain input        filter hook input priority -150, policy accept
+ *                      iifname @guard_ifaces jump guard_input ([block] host)
+ *   chain guard_input  broadcast/multicast to the host -> block_host
  *   chain block_<cat>  counter name <cat>; [limit + log]; drop
+ *
+ * Every accept before the blocks is a door; docs/ruleset.md and
+ * docs/threat-model.md say why a forged packet cannot use each one.
  *
  * Chains and rules are fixed (they depend only on a few switches); all
  * that changes with the host lives in named sets. Each rule carries the
@@ -27,7 +34,9 @@
 #include "endpoints.h"
 #include "ruleset.h"
 
-#define MAX_ENTRIES 2048
+/* room for the compiled-in metadata list and the fixed ranges, on top of
+ * what the host and the config bring (those are sized at build time) */
+#define FIXED_ENTRIES 256
 
 /* ---- address intervals ------------------------------------------------ */
 
@@ -36,10 +45,26 @@ struct ival {
 };
 
 struct ivals {
-	struct ival v[MAX_ENTRIES];
-	size_t n;
+	struct ival *v;
+	size_t n, cap;
 	size_t klen;
 };
+
+/* Room for one more interval (the scratch space grows; no fixed limit). */
+static int ivals_grow(struct ivals *iv)
+{
+	struct ival *v;
+	size_t cap;
+
+	if (iv->n < iv->cap)
+		return 0;
+	cap = iv->cap ? iv->cap * 2 : 64;
+	if (!(v = reallocarray(iv->v, cap, sizeof(*v))))
+		return -ENOMEM;
+	iv->v = v;
+	iv->cap = cap;
+	return 0;
+}
 
 static int ival_cmp(const void *a, const void *b, void *arg)
 {
@@ -52,8 +77,10 @@ static int ival_cmp(const void *a, const void *b, void *arg)
 
 static int ivals_add_prefix(struct ivals *iv, const struct sw_prefix *p)
 {
-	if (iv->n >= MAX_ENTRIES)
-		return -ENOSPC;
+	int err = ivals_grow(iv);
+
+	if (err)
+		return err;
 	memset(&iv->v[iv->n], 0, sizeof(iv->v[0]));
 	sw_prefix_range(p, iv->v[iv->n].lo, iv->v[iv->n].hi);
 	iv->n++;
@@ -163,6 +190,9 @@ static int set_fill_intervals(struct sw_set *s, struct ivals *iv, int family,
 
 /* ---- sets ------------------------------------------------------------- */
 
+/* where IPv6 neighbour discovery may go besides the host's own addresses */
+static const char *const nd_dests[] = { "fe80::/10", "ff02::/16" };
+
 static struct sw_set *new_set(struct sw_model *m, const char *name, uint32_t type,
 			      uint32_t klen, uint32_t flags, const char *type_text)
 {
@@ -190,11 +220,22 @@ static struct sw_set *new_concat_set(struct sw_model *m, const char *name, uint3
 	return s;
 }
 
-/* Scratch space for one build (too large for the stack). */
+/* Scratch space for one build, sized for this host and config. */
 struct work {
 	struct ivals a, b;
-	struct sw_prefix p[MAX_ENTRIES];
+	struct sw_prefix *p;
+	size_t cap_p;
 };
+
+static void work_free(struct work *w)
+{
+	if (!w)
+		return;
+	free(w->a.v);
+	free(w->b.v);
+	free(w->p);
+	free(w);
+}
 
 /* set <name>4 { type ipv4_addr; flags interval; } and <name>6 likewise */
 static int addr_sets(struct sw_model *m, struct work *w, const char *base,
@@ -248,8 +289,8 @@ static int ifname_set(struct sw_model *m, struct work *w, const struct sw_config
 			name = host->links[i - cfg->n_patterns].name;
 		else
 			continue;
-		if (iv->n >= MAX_ENTRIES)
-			return -ENOSPC;
+		if ((err = ivals_grow(iv)))
+			return err;
 		len = strnlen(name, SW_IFNAMSIZ - 1);
 		memset(&iv->v[iv->n], 0, sizeof(iv->v[0]));
 		if (len && name[len - 1] == '*') {
@@ -412,6 +453,27 @@ static int allow_sets(struct sw_model *m, const struct sw_config *cfg,
 	return 0;
 }
 
+/* set nd6: link-local unicast and link-scope multicast, the only places
+ * (with the host's own addresses) that neighbour discovery may go to */
+static int nd_set(struct sw_model *m, struct work *w)
+{
+	struct ivals *iv = &w->b;
+	struct sw_set *s = new_set(m, "nd6", SW_TYPE_IP6ADDR, 16, NFT_SET_INTERVAL, "ipv6_addr");
+	struct sw_prefix p;
+	int err;
+
+	if (!s)
+		return -ENOSPC;
+	iv->n = 0;
+	iv->klen = 16;
+	for (size_t i = 0; i < sizeof(nd_dests) / sizeof(*nd_dests); i++) {
+		sw_prefix_parse(nd_dests[i], &p, NULL);
+		if ((err = ivals_add_prefix(iv, &p)))
+			return err;
+	}
+	return set_fill_intervals(s, iv, AF_INET6, true);
+}
+
 bool sw_ruleset_guarded(const struct sw_config *cfg, const struct sw_link *l)
 {
 	if (cfg->all_bridges && l->is_bridge)
@@ -440,6 +502,7 @@ static const char *const rfc_private[] = {
 	"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7",
 };
 static const char *const link_local[] = { "169.254.0.0/16", "fe80::/10" };
+
 
 /* ---- rules -------------------------------------------------------------- */
 
@@ -566,6 +629,64 @@ static void e_fib_local(struct rb *b)
 	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
 	add_expr(b, e);
 	e_cmp(b, NFT_REG_1, NFT_CMP_EQ, &local, sizeof(local));
+}
+
+#ifndef NFTA_FIB_F_PRESENT
+#define NFTA_FIB_F_PRESENT (1 << 5)
+#endif
+
+/* fib saddr . iif oif missing: no route back to the source through the
+ * interface the packet came in on (strict reverse-path check; a local
+ * source address also counts as missing) */
+static void e_fib_spoofed(struct rb *b)
+{
+	struct nftnl_expr *e = expr(b, "fib");
+	uint32_t missing = 0;     /* nft compares the whole register */
+
+	if (!e)
+		return;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS,
+			   NFTA_FIB_F_SADDR | NFTA_FIB_F_IIF | NFTA_FIB_F_PRESENT);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_OIF);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
+	add_expr(b, e);
+	e_cmp(b, NFT_REG_1, NFT_CMP_EQ, &missing, sizeof(missing));
+}
+
+/* ct state established */
+static void e_ct_established(struct rb *b)
+{
+	struct nftnl_expr *e = expr(b, "ct"), *bw;
+	uint32_t mask = 1u << 1 /* NF_CT_STATE_BIT(IP_CT_ESTABLISHED) */, zero = 0;
+
+	if (!e)
+		return;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_STATE);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
+	add_expr(b, e);
+	if (!(bw = expr(b, "bitwise")))
+		return;
+	nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
+	nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
+	nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_LEN, sizeof(mask));
+	nftnl_expr_set(bw, NFTNL_EXPR_BITWISE_MASK, &mask, sizeof(mask));
+	nftnl_expr_set(bw, NFTNL_EXPR_BITWISE_XOR, &zero, sizeof(zero));
+	add_expr(b, bw);
+	e_cmp(b, NFT_REG_1, NFT_CMP_NEQ, &zero, sizeof(zero));
+}
+
+/* icmpv6 type TYPE ip6 hoplimit 255: a neighbour discovery message as
+ * RFC 4861 requires it (never forwarded: the hop limit proves it is
+ * on-link) */
+static void e_nd(struct rb *b, uint8_t type)
+{
+	e_nfproto(b, AF_INET6);
+	e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
+	e_cmp_u8(b, NFT_REG_1, IPPROTO_ICMPV6);
+	e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1, NFT_REG_1);
+	e_cmp_u8(b, NFT_REG_1, type);
+	e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 7, 1, NFT_REG_1);
+	e_cmp_u8(b, NFT_REG_1, 255);
 }
 
 static int finish_rule(struct sw_model *m, struct rb *b, const char *chain,
@@ -698,6 +819,80 @@ static int block_chain(struct sw_model *m, struct rb *b, const struct sw_config 
 	return 0;
 }
 
+/* The host's own copy of broadcast and multicast: `fib daddr type local`
+ * in the guard chain does not match 255.255.255.255, a bridge's directed
+ * broadcast or 224.0.0.1/ff02::1, yet the host delivers them to every
+ * socket bound to 0.0.0.0 or ::. Container-to-container broadcast is
+ * bridged and never reaches this hook. Only with [block] host. */
+static int input_rules(struct sw_model *m, struct rb *b)
+{
+	struct sw_chain *c;
+
+	/* chain input { type filter hook input priority -150; policy accept; } */
+	if (!(c = sw_model_add_chain(m, SW_CHAIN_INPUT)))
+		return -ENOSPC;
+	c->base = true;
+	c->hook = NF_INET_LOCAL_IN;
+	c->prio = SW_HOOK_PRIO;
+	c->policy = NF_ACCEPT;
+	snprintf(c->type, sizeof(c->type), "filter");
+	/* chain guard_input { } */
+	if (!sw_model_add_chain(m, SW_CHAIN_GUARD_INPUT))
+		return -ENOSPC;
+
+	/* iifname @guard_ifaces jump guard_input */
+	RULE(m, b, SW_CHAIN_INPUT, "guard-input", "iifname @guard_ifaces jump guard_input", {
+		e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
+		e_lookup(b, NFT_REG_1, "guard_ifaces");
+		e_verdict(b, NFT_JUMP, SW_CHAIN_GUARD_INPUT);
+	});
+	/* fib daddr type local return: unicast to the host was judged in guard */
+	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-local", "fib daddr type local return", {
+		e_fib_local(b);
+		e_verdict(b, NFT_RETURN, NULL);
+	});
+	/* icmpv6 type nd-neighbor-solicit ip6 hoplimit 255 return (and advert):
+	 * the host's solicited-node multicast groups */
+	for (int i = 0; i < 2; i++) {
+		RULE(m, b, SW_CHAIN_GUARD_INPUT, i ? "input-nd-advert" : "input-nd-solicit",
+		     i ? "icmpv6 type nd-neighbor-advert ip6 hoplimit 255 return"
+		       : "icmpv6 type nd-neighbor-solicit ip6 hoplimit 255 return", {
+			e_nd(b, i ? 136 : 135);
+			e_verdict(b, NFT_RETURN, NULL);
+		});
+	}
+	/* meta l4proto . th dport @host_ports return: [allow] host_ports opens
+	 * broadcast too (DHCP: udp/67) */
+	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-host-ports",
+	     "meta l4proto . th dport @host_ports return", {
+		e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
+		e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG32_01);
+		e_lookup(b, NFT_REG_1, "host_ports");
+		e_verdict(b, NFT_RETURN, NULL);
+	});
+	/* icmpv6 type nd-router-solicit drop / icmpv6 type mld2-listener-report
+	 * drop: what every container's kernel sends when its interface comes
+	 * up (to ff02::2 and ff02::16, which a forwarding host joins). Blocked
+	 * like the rest, but not counted or logged: benign noise would bury
+	 * the attempts that matter. */
+	for (int i = 0; i < 2; i++) {
+		RULE(m, b, SW_CHAIN_GUARD_INPUT, i ? "input-mld" : "input-rs",
+		     i ? "icmpv6 type mld2-listener-report drop"
+		       : "icmpv6 type nd-router-solicit drop", {
+			e_nfproto(b, AF_INET6);
+			e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
+			e_cmp_u8(b, NFT_REG_1, IPPROTO_ICMPV6);
+			e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1, NFT_REG_1);
+			e_cmp_u8(b, NFT_REG_1, i ? 143 : 133);
+			e_verdict(b, NF_DROP, NULL);
+		});
+	}
+	/* goto block_host */
+	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-host", "goto block_host",
+	     e_verdict(b, NFT_GOTO, "block_host"));
+	return 0;
+}
+
 static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 {
 	struct rb rb = { 0 }, *b = &rb;
@@ -723,8 +918,16 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 		e_lookup(b, NFT_REG_1, "guard_ifaces");
 		e_verdict(b, NFT_JUMP, SW_CHAIN_GUARD);
 	});
-	/* ct direction reply accept: replies to connections others opened */
-	RULE(m, b, SW_CHAIN_GUARD, "replies", "ct direction reply accept", {
+	/* fib saddr . iif oif missing goto block_spoofed: first, before any
+	 * accept, so no forged source can create or use conntrack state */
+	RULE(m, b, SW_CHAIN_GUARD, "spoofed", "fib saddr . iif oif missing goto block_spoofed", {
+		e_fib_spoofed(b);
+		e_verdict(b, NFT_GOTO, "block_spoofed");
+	});
+	/* ct state established ct direction reply accept: replies to
+	 * connections others opened (related ICMP errors are not let through) */
+	RULE(m, b, SW_CHAIN_GUARD, "replies", "ct state established ct direction reply accept", {
+		e_ct_established(b);
 		struct nftnl_expr *e = expr(b, "ct");
 		if (e) {
 			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_DIRECTION);
@@ -734,18 +937,26 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 		e_cmp_u8(b, NFT_REG_1, 1 /* IP_CT_DIR_REPLY */);
 		e_verdict(b, NF_ACCEPT, NULL);
 	});
-	/* icmpv6 type nd-neighbor-solicit accept / nd-neighbor-advert accept */
-	for (int i = 0; i < 2; i++) {
-		uint8_t type = i ? 136 : 135;
+	/* icmpv6 type nd-neighbor-solicit ip6 hoplimit 255 ip6 daddr @nd6 accept
+	 * icmpv6 type nd-neighbor-solicit ip6 hoplimit 255 fib daddr type local accept
+	 * (and nd-neighbor-advert): ND only on-link and only to link-local,
+	 * link-scope multicast or the host itself */
+	for (int i = 0; i < 4; i++) {
+		static const struct { const char *id, *text; uint8_t type; bool local; } nd[] = {
+			{ "nd-solicit", "icmpv6 type nd-neighbor-solicit ip6 hoplimit 255 ip6 daddr @nd6 accept", 135, false },
+			{ "nd-advert", "icmpv6 type nd-neighbor-advert ip6 hoplimit 255 ip6 daddr @nd6 accept", 136, false },
+			{ "nd-solicit-host", "icmpv6 type nd-neighbor-solicit ip6 hoplimit 255 fib daddr type local accept", 135, true },
+			{ "nd-advert-host", "icmpv6 type nd-neighbor-advert ip6 hoplimit 255 fib daddr type local accept", 136, true },
+		};
 
-		RULE(m, b, SW_CHAIN_GUARD, i ? "nd-advert" : "nd-solicit",
-		     i ? "icmpv6 type nd-neighbor-advert accept"
-		       : "icmpv6 type nd-neighbor-solicit accept", {
-			e_nfproto(b, AF_INET6);
-			e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
-			e_cmp_u8(b, NFT_REG_1, IPPROTO_ICMPV6);
-			e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1, NFT_REG_1);
-			e_cmp_u8(b, NFT_REG_1, type);
+		RULE(m, b, SW_CHAIN_GUARD, nd[i].id, nd[i].text, {
+			e_nd(b, nd[i].type);
+			if (nd[i].local) {
+				e_fib_local(b);
+			} else {
+				e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 24, 16, NFT_REG_1);
+				e_lookup(b, NFT_REG_1, "nd6");
+			}
 			e_verdict(b, NF_ACCEPT, NULL);
 		});
 	}
@@ -804,6 +1015,9 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 	    (err = addr_rules(m, b, "private", NFT_GOTO, "block_private")))
 		return err;
 
+	if (cfg->block[SW_CAT_HOST] && (err = input_rules(m, b)))
+		return err;
+
 	for (int cat = 0; cat < SW_CAT_COUNT; cat++) {
 		snprintf(target, sizeof(target), "%s", sw_category_name(cat));
 		/* counter <cat> { } */
@@ -821,13 +1035,19 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 		     struct sw_model *m, char *err, size_t errlen)
 {
 	struct work *w = calloc(1, sizeof(*w));
-	struct sw_prefix *p = w ? w->p : NULL;
+	struct sw_prefix *p = NULL;
 	size_t n;
 	int rc;
 
 	sw_model_init(m, cfg->table);
 	m->has_table = true;
-	if (!w) {
+	if (w) {
+		/* one prefix per address, gateway or config entry at most */
+		w->cap_p = FIXED_ENTRIES + cfg->n_destinations +
+			   (host ? host->n_addrs + host->n_gateways : 0);
+		p = w->p = calloc(w->cap_p, sizeof(*w->p));
+	}
+	if (!w || !p) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -836,7 +1056,7 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 
 	/* metadata: the compiled-in list */
 	n = 0;
-	if (cfg->block[SW_CAT_METADATA] && (rc = sw_endpoints_metadata(p, MAX_ENTRIES, &n)))
+	if (cfg->block[SW_CAT_METADATA] && (rc = sw_endpoints_metadata(p, FIXED_ENTRIES, &n)))
 		goto fail;
 	if ((rc = addr_sets(m, w, "metadata", p, n)))
 		goto fail;
@@ -861,7 +1081,7 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 
 	/* own: subnets of guarded interfaces (container-to-container stays) */
 	n = 0;
-	for (size_t i = 0; host && i < host->n_addrs && n < MAX_ENTRIES; i++) {
+	for (size_t i = 0; host && i < host->n_addrs; i++) {
 		const struct sw_link *l = sw_host_link(host, host->addrs[i].ifindex);
 		struct sw_prefix q = host->addrs[i].local;
 
@@ -875,7 +1095,7 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 
 	/* lan: subnets connected to the other interfaces */
 	n = 0;
-	for (size_t i = 0; host && cfg->block[SW_CAT_LAN] && i < host->n_addrs && n < MAX_ENTRIES; i++) {
+	for (size_t i = 0; host && cfg->block[SW_CAT_LAN] && i < host->n_addrs; i++) {
 		const struct sw_link *l = sw_host_link(host, host->addrs[i].ifindex);
 		struct sw_prefix q = host->addrs[i].local;
 
@@ -896,6 +1116,10 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 	if ((rc = addr_sets(m, w, "private", p, n)))
 		goto fail;
 
+	/* set nd6 { type ipv6_addr; flags interval; elements = { fe80::/10, ff02::/16 } } */
+	if ((rc = nd_set(m, w)))
+		goto fail;
+
 	if ((rc = allow_sets(m, cfg, host)))
 		goto fail;
 	if ((rc = build_rules(m, cfg)))
@@ -903,10 +1127,10 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 	/* the compare walks sorted element lists on both sides */
 	for (size_t i = 0; i < m->n_sets; i++)
 		sw_set_sort(&m->sets[i]);
-	free(w);
+	work_free(w);
 	return 0;
 fail:
-	free(w);
+	work_free(w);
 	snprintf(err, errlen, "cannot build the ruleset: %s", strerror(-rc));
 	sw_model_free(m);
 	return rc;

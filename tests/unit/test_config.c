@@ -114,7 +114,7 @@ static void test_defaults(void **state)
 
 static void test_category_names(void **state)
 {
-	static const char *const want[] = { "metadata", "link_local", "host", "gateways",
+	static const char *const want[] = { "spoofed", "metadata", "link_local", "host", "gateways",
 					     "lan", "private", "destinations" };
 
 	assert_int_equal(sizeof(want) / sizeof(want[0]), SW_CAT_COUNT);

@@ -270,7 +270,7 @@ static void test_counter(void **state)
 	struct pair *p = *state;
 	int i = sw_model_find_counter(&p->have, "destinations");
 
-	assert_int_equal(i, 6);
+	assert_int_equal(i, 7);
 	p->have.n_counters--;
 	run(p);
 	assert_n(&p->d, 1);
@@ -391,14 +391,14 @@ static void test_print_and_summary(void **state)
 	assert_n(&p->d, 2);
 	out = print(&p->d, false);
 	assert_string_equal(out, "extra counter x\"y\n"
-			    "missing rule in chain guard: ct direction reply accept "
+			    "missing rule in chain guard: ct state established ct direction reply accept "
 			    "comment \"sandwall:replies\"\n");
 	free(out);
 	out = print(&p->d, true);
 	assert_string_equal(out,
 			    "[{\"kind\":\"extra\",\"object\":\"counter\",\"what\":\"counter x\\\"y\"},"
 			    "{\"kind\":\"missing\",\"object\":\"rule\",\"what\":\"rule in chain guard: "
-			    "ct direction reply accept comment \\\"sandwall:replies\\\"\"}]");
+			    "ct state established ct direction reply accept comment \\\"sandwall:replies\\\"\"}]");
 	free(out);
 	sw_diff_summary(&p->d, sum, sizeof(sum));
 	assert_string_equal(sum, "1 missing, 1 extra, 0 changed; first: extra counter x\"y");

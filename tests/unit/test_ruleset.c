@@ -18,11 +18,12 @@
 static const char *const golden_sets[] = {
 	"guard_ifaces", "metadata4", "metadata6", "link_local4", "link_local6",
 	"gateways4", "gateways6", "destinations4", "destinations6", "own4", "own6",
-	"lan4", "lan6", "private4", "private6", "allow4", "allow6", "host_ports",
+	"lan4", "lan6", "private4", "private6", "nd6", "allow4", "allow6", "host_ports",
 };
 
 static const char *const golden_guard_tags[] = {
-	"sandwall:replies", "sandwall:nd-solicit", "sandwall:nd-advert",
+	"sandwall:spoofed", "sandwall:replies", "sandwall:nd-solicit", "sandwall:nd-advert",
+	"sandwall:nd-solicit-host", "sandwall:nd-advert-host",
 	"sandwall:allow4", "sandwall:allow6", "sandwall:host_ports",
 	"sandwall:metadata4", "sandwall:metadata6",
 	"sandwall:link_local4", "sandwall:link_local6",
@@ -299,11 +300,16 @@ static void test_host_no(void **state)
 	(void)state;
 	tk_build("", &m);
 	assert_non_null(rule(&m, "sandwall:host"));
-	assert_int_equal(m.n_rules, 43);
+	assert_non_null(sw_model_find_chain(&m, "input"));
+	assert_int_equal(m.n_rules, 57);
 	sw_model_free(&m);
 	tk_build("[block]\nhost = no\n", &m);
 	assert_null(rule(&m, "sandwall:host"));
-	assert_int_equal(m.n_rules, 42);
+	/* no host block: no input chain for broadcast/multicast either */
+	assert_null(sw_model_find_chain(&m, "input"));
+	assert_null(sw_model_find_chain(&m, "guard_input"));
+	assert_null(rule(&m, "sandwall:input-host"));
+	assert_int_equal(m.n_rules, 48);
 	sw_model_free(&m);
 }
 
@@ -406,12 +412,12 @@ static void test_log_no(void **state)
 	tk_build("", &m);
 	for (size_t i = 0; i < m.n_rules; i++)
 		logs += strstr(m.rules[i].tag, "-log") != NULL;
-	assert_int_equal(logs, 7);
+	assert_int_equal(logs, 8);
 	sw_model_free(&m);
 	tk_build("[log]\nblocked = no\n", &m);
 	for (size_t i = 0; i < m.n_rules; i++)
 		assert_null(strstr(m.rules[i].tag, "-log"));
-	assert_int_equal(m.n_rules, 36);
+	assert_int_equal(m.n_rules, 49);
 	sw_model_free(&m);
 }
 
@@ -443,11 +449,13 @@ static void test_allow_and_host_ports(void **state)
 static void test_chains_and_counters(void **state)
 {
 	static const char *const chains[] = {
-		"prerouting", "guard", "block_metadata", "block_link_local", "block_host",
+		"prerouting", "guard", "input", "guard_input", "block_spoofed",
+		"block_metadata", "block_link_local", "block_host",
 		"block_gateways", "block_lan", "block_private", "block_destinations",
 	};
 	static const char *const counters[] = {
-		"metadata", "link_local", "host", "gateways", "lan", "private", "destinations",
+		"spoofed", "metadata", "link_local", "host", "gateways", "lan", "private",
+		"destinations",
 	};
 	struct sw_model m;
 	const struct sw_chain *c;
@@ -464,6 +472,12 @@ static void test_chains_and_counters(void **state)
 	assert_int_equal(c->policy, 1 /* NF_ACCEPT */);
 	assert_string_equal(c->type, "filter");
 	assert_false(sw_model_find_chain(&m, "guard")->base);
+	c = sw_model_find_chain(&m, "input");
+	assert_true(c->base);
+	assert_int_equal(c->hook, 1 /* NF_INET_LOCAL_IN */);
+	assert_int_equal(c->prio, -150);
+	assert_int_equal(c->policy, 1 /* NF_ACCEPT */);
+	assert_false(sw_model_find_chain(&m, "guard_input")->base);
 	assert_int_equal(m.n_counters, N(counters));
 	for (size_t i = 0; i < N(counters); i++)
 		assert_string_equal(m.counters[i], counters[i]);
@@ -490,6 +504,20 @@ static void test_guard_order(void **state)
 	assert_string_equal(tags[0], "sandwall:lan-count");
 	assert_string_equal(tags[1], "sandwall:lan-log");
 	assert_string_equal(tags[2], "sandwall:lan-drop");
+	/* the input hook: unicast was judged in guard; ND and host_ports
+	 * return; every other broadcast/multicast to the host is blocked */
+	n = chain_rules(&m, "input", tags, 64);
+	assert_int_equal(n, 1);
+	assert_string_equal(tags[0], "sandwall:guard-input");
+	n = chain_rules(&m, "guard_input", tags, 64);
+	assert_int_equal(n, 7);
+	assert_string_equal(tags[0], "sandwall:input-local");
+	assert_string_equal(tags[1], "sandwall:input-nd-solicit");
+	assert_string_equal(tags[2], "sandwall:input-nd-advert");
+	assert_string_equal(tags[3], "sandwall:input-host-ports");
+	assert_string_equal(tags[4], "sandwall:input-rs");
+	assert_string_equal(tags[5], "sandwall:input-mld");
+	assert_string_equal(tags[6], "sandwall:input-host");
 	/* every rule carries its object for the encoder */
 	for (size_t i = 0; i < m.n_rules; i++)
 		assert_non_null(m.rules[i].nl);
@@ -520,16 +548,40 @@ static void test_canon_golden(void **state)
 		    "[ meta load iifname => reg 1 ] [ lookup reg 1 set guard_ifaces 0x0 ] "
 		    "[ immediate reg 0 jump -> guard ]",
 		    "iifname @guard_ifaces jump guard comment \"sandwall:guard\"");
+	assert_rule(&m, "sandwall:spoofed", "guard",
+		    "[ fib saddr . iif oif present => reg 1 ] [ cmp eq reg 1 0x00000000 ] "
+		    "[ immediate reg 0 goto -> block_spoofed ]",
+		    "fib saddr . iif oif missing goto block_spoofed comment \"sandwall:spoofed\"");
 	assert_rule(&m, "sandwall:replies", "guard",
+		    "[ ct load state => reg 1 ] "
+		    "[ bitwise reg 1 = ( reg 1 & 0x00000002 ) ^ 0x00000000 ] "
+		    "[ cmp neq reg 1 0x00000000 ] "
 		    "[ ct load direction => reg 1 ] [ cmp eq reg 1 0x00000001 ] "
 		    "[ immediate reg 0 accept ]",
-		    "ct direction reply accept comment \"sandwall:replies\"");
+		    "ct state established ct direction reply accept comment \"sandwall:replies\"");
 	assert_rule(&m, "sandwall:nd-solicit", "guard",
 		    "[ meta load nfproto => reg 1 ] [ cmp eq reg 1 0x0000000a ] "
 		    "[ meta load l4proto => reg 1 ] [ cmp eq reg 1 0x0000003a ] "
 		    "[ payload load 1b @ transport header + 0 => reg 1 ] [ cmp eq reg 1 0x00000087 ] "
+		    "[ payload load 1b @ network header + 7 => reg 1 ] [ cmp eq reg 1 0x000000ff ] "
+		    "[ payload load 16b @ network header + 24 => reg 1 ] "
+		    "[ lookup reg 1 set nd6 0x0 ] [ immediate reg 0 accept ]",
+		    "icmpv6 type nd-neighbor-solicit ip6 hoplimit 255 ip6 daddr @nd6 accept "
+		    "comment \"sandwall:nd-solicit\"");
+	assert_rule(&m, "sandwall:nd-advert-host", "guard",
+		    "[ meta load nfproto => reg 1 ] [ cmp eq reg 1 0x0000000a ] "
+		    "[ meta load l4proto => reg 1 ] [ cmp eq reg 1 0x0000003a ] "
+		    "[ payload load 1b @ transport header + 0 => reg 1 ] [ cmp eq reg 1 0x00000088 ] "
+		    "[ payload load 1b @ network header + 7 => reg 1 ] [ cmp eq reg 1 0x000000ff ] "
+		    "[ fib daddr type => reg 1 ] [ cmp eq reg 1 0x00000002 ] "
 		    "[ immediate reg 0 accept ]",
-		    "icmpv6 type nd-neighbor-solicit accept comment \"sandwall:nd-solicit\"");
+		    "icmpv6 type nd-neighbor-advert ip6 hoplimit 255 fib daddr type local accept "
+		    "comment \"sandwall:nd-advert-host\"");
+	assert_rule(&m, "sandwall:input-host-ports", "guard_input",
+		    "[ meta load l4proto => reg 1 ] "
+		    "[ payload load 2b @ transport header + 2 => reg 9 ] "
+		    "[ lookup reg 1 set host_ports 0x0 ] [ immediate reg 0 return ]",
+		    "meta l4proto . th dport @host_ports return comment \"sandwall:input-host-ports\"");
 	assert_rule(&m, "sandwall:metadata4", "guard",
 		    "[ meta load nfproto => reg 1 ] [ cmp eq reg 1 0x00000002 ] "
 		    "[ payload load 4b @ network header + 16 => reg 1 ] "

@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+# Scale: capacity must never turn into an open boundary. 0.1.0 refused to
+# build any table on a host with more than 512 links (every container veth is
+# one), so a busy host had no filter at all.
+
+register_test scale_01_many_bridges "1,000 bridges (all_bridges): apply, check, export and the daemon work; the last bridge is guarded"
+
+SCALE_N=${SCALE_N:-1000}
+
+_scale_down() {
+	local i
+	for i in $(seq 1 "$SCALE_N"); do echo "link del sbx$i"; done >"$SWT_TMP/scale-del.txt"
+	ip -n "$H" -force -b "$SWT_TMP/scale-del.txt" >/dev/null 2>&1
+	ip -n "$H" link del vethc9 2>/dev/null
+	ip netns del "${SWT_PREFIX}c9" 2>/dev/null
+	return 0
+}
+
+scale_01_many_bridges() {
+	need_sandwall || return $?
+	local i conf links c9=${SWT_PREFIX}c9 last=sbx$SCALE_N pid
+	# bridges sbx1..N (names no pattern covers), each with its own /24 in
+	# 10.64.0.0/10, brought up; the last one in 172.30.0.0/24, which the
+	# topology's masquerade (172.16.0.0/12) takes to the internet
+	for i in $(seq 1 "$SCALE_N"); do
+		echo "link add sbx$i type bridge"
+		if [ "$i" -lt "$SCALE_N" ]; then
+			echo "addr add 10.$((64 + i / 250)).$((i % 250)).1/24 dev sbx$i"
+		else
+			echo "addr add 172.30.0.1/24 dev sbx$i"
+		fi
+		echo "link set sbx$i up"
+	done >"$SWT_TMP/scale-add.txt"
+	if ! ip -n "$H" -b "$SWT_TMP/scale-add.txt"; then
+		bad "could not create $SCALE_N bridges in the host namespace"; _scale_down; return 1
+	fi
+	links=$(ip -n "$H" -o link show | wc -l)
+	info "host namespace has $links links"
+	[ "$links" -gt 512 ] && ok "more than 512 links ($links)" || bad "only $links links"
+	# a container on the last bridge
+	_mk_ns "$c9" && _container "$H" "$c9" vethc9 "$last" 172.30.0.2/24 172.30.0.1 "" "" ||
+		{ bad "container on $last"; _scale_down; return 1; }
+	reach "$c9" http://203.0.113.10/
+	reach "$c9" http://169.254.169.254/
+
+	conf=$(mkconf scale guard.all_bridges=yes)
+	apply_ok "$conf" || { show "$SW_ERR"; _scale_down; return 1; }
+	expect_sw 0 "check with $links links" -c "$conf" check
+	expect_sw 0 "export with $links links" -c "$conf" export
+	if nsx "$H" nft -c -f "$SW_OUT" >/dev/null 2>"$SWT_TMP/scale-nftc.err"; then
+		ok "nft -c accepts the export"
+	else
+		bad "nft -c refuses the export"; show "$SWT_TMP/scale-nftc.err"
+	fi
+	if hnft list set inet sandwall guard_ifaces | grep -q "\"$last\""; then
+		ok "guard_ifaces holds $last"
+	else
+		bad "guard_ifaces lacks $last"
+	fi
+	blocked "$c9" http://169.254.169.254/
+	blocked "$c9" http://10.0.0.1/
+	reach "$c9" http://203.0.113.10/
+
+	# the daemon starts on this host and keeps the table
+	nsx "$H" timeout 20 "$SWT_ROOT/build/sandwalld" -c "$conf" -f >"$SWT_TMP/scale-d.log" 2>&1 &
+	pid=$!
+	for i in $(seq 1 100); do
+		grep -q 'event=start' "$SWT_TMP/scale-d.log" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if grep -q 'event=start' "$SWT_TMP/scale-d.log"; then
+		ok "sandwalld started with $links links"
+	else
+		bad "sandwalld did not start"; show "$SWT_TMP/scale-d.log"
+	fi
+	kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+	blocked "$c9" http://169.254.169.254/
+	_scale_down
+	return 0
+}
