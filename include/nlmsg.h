@@ -7,7 +7,8 @@
  * 2^31 or more passes, and the next step jumps ~4 GiB or, when alignment
  * wraps to 0, never moves. Every receive loop walks with sw_nlmsg_next()
  * instead: unsigned arithmetic, a header that fits, a length that is at
- * least a header and at most what is left, and a step that cannot wrap.
+ * least a header and, padded to 4 bytes, at most what is left (libmnl's
+ * attribute walk runs to the padded end), and a step that cannot wrap.
  * sw_nl_recv_kernel() reads one datagram and drops those whose sender is
  * not the kernel (nl_pid != 0): any local process may unicast to our port. */
 #include <errno.h>

@@ -20,9 +20,13 @@ const struct nlmsghdr *sw_nlmsg_next(const void *buf, size_t len, size_t *off)
 	nlh = (const struct nlmsghdr *)(const void *)((const uint8_t *)buf + *off);
 	if (nlh->nlmsg_len < sizeof(struct nlmsghdr) || nlh->nlmsg_len > left)
 		return NULL;
-	/* nlmsg_len <= left <= SIZE_MAX - 3 for any real buffer: no wrap */
+	/* nlmsg_len <= left: no wrap. The padded length must fit as well:
+	 * libmnl's attribute walk ends at the padded end of the message, and
+	 * the kernel always sends the padding. */
 	step = ((size_t)nlh->nlmsg_len + NLMSG_ALIGNTO - 1) & ~(size_t)(NLMSG_ALIGNTO - 1);
-	*off += step < left ? step : left;
+	if (step > left)
+		return NULL;
+	*off += step;
 	return nlh;
 }
 

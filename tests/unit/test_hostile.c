@@ -185,6 +185,30 @@ static void test_walk_oversized_len(void **state)
 	}
 }
 
+/* the last message's length is not padded and the datagram ends there:
+ * libmnl would walk its attributes up to the padded end, past the data */
+static void test_walk_unpadded_tail(void **state)
+{
+	const struct nlmsghdr *nlh;
+	struct nlmsghdr *m;
+	size_t off, seen = 0;
+
+	(void)state;
+	memset(buf, 0, 65536);
+	m = mnl_nlmsg_put_header(buf);
+	m->nlmsg_type = RTM_NEWROUTE;
+	mnl_nlmsg_put_extra_header(m, 28);
+	m->nlmsg_len = 46;
+	sw_nlmsg_for_each(nlh, buf, 46, off)
+		seen++;
+	assert_int_equal(seen, 0);
+	assert_int_equal(off, 0);
+	sw_nlmsg_for_each(nlh, buf, 48, off)
+		seen++;
+	assert_int_equal(seen, 1);
+	assert_int_equal(off, 48);
+}
+
 static void test_parsers_oversized_len(void **state)
 {
 	struct sw_blocked b[4];
@@ -535,6 +559,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_udata_comment, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_elems_without_set_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_walk_oversized_len, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_walk_unpadded_tail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parsers_oversized_len, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dump_oversized_len, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nftnl_attr_size, setup, teardown),
