@@ -15,6 +15,8 @@
 
 /* ---- writer ------------------------------------------------------------ */
 
+struct sw_jv;
+
 struct sw_jw {
 	char *buf;
 	size_t len, cap;
@@ -38,6 +40,8 @@ void sw_jw_i64(struct sw_jw *w, const char *key, int64_t v);
 void sw_jw_dbl(struct sw_jw *w, const char *key, double v);  /* %.6f; not finite: null */
 void sw_jw_bool(struct sw_jw *w, const char *key, bool v);
 void sw_jw_null(struct sw_jw *w, const char *key);
+/* A parsed value, written back (numbers as integers when they are). */
+void sw_jw_value(struct sw_jw *w, const char *key, const struct sw_jv *v);
 /* The document (NUL-terminated), or NULL after an error or while a
  * container is still open. */
 const char *sw_jw_text(const struct sw_jw *w);

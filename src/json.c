@@ -195,6 +195,31 @@ void sw_jw_null(struct sw_jw *w, const char *key)
 	puts_(w, "null");
 }
 
+void sw_jw_value(struct sw_jw *w, const char *key, const struct sw_jv *v)
+{
+	switch (v->type) {
+	case SW_JNULL: sw_jw_null(w, key); break;
+	case SW_JBOOL: sw_jw_bool(w, key, v->b); break;
+	case SW_JSTR: sw_jw_str(w, key, v->str); break;
+	case SW_JNUM:
+		if (v->num == (double)(int64_t)v->num)
+			sw_jw_i64(w, key, (int64_t)v->num);
+		else
+			sw_jw_dbl(w, key, v->num);
+		break;
+	case SW_JARR:
+	case SW_JOBJ:
+		if (v->type == SW_JOBJ)
+			sw_jw_obj(w, key);
+		else
+			sw_jw_arr(w, key);
+		for (size_t i = 0; i < v->n; i++)
+			sw_jw_value(w, v->type == SW_JOBJ ? v->keys[i] : NULL, &v->vals[i]);
+		sw_jw_end(w);
+		break;
+	}
+}
+
 const char *sw_jw_text(const struct sw_jw *w)
 {
 	return w->err || w->depth || !w->buf ? NULL : w->buf;

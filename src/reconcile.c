@@ -10,6 +10,7 @@
 
 #include "log.h"
 
+#include "conntrack.h"
 #include "encode.h"
 #include "observe.h"
 #include "reconcile.h"
@@ -173,6 +174,32 @@ static int build_create(struct sw_batch *b, struct sw_nl *nl, const void *arg)
 	return sw_encode_create(b, nl, arg);
 }
 
+/* The table was just (re)created: a flow a sandbox primed with a forged
+ * packet while there was none would still pass as "replies" (see
+ * conntrack.h). Forget every flow opened toward a sandbox. */
+static void forget_primed(struct sw_nl *nl, const struct sw_model *want)
+{
+	size_t n = 0;
+	int rc = sw_ct_forget_inbound(nl, want, &n);
+
+	if (rc)
+		sw_err("table inet %s is in place, but the connections opened toward the sandboxes "
+		       "before it could not be cleared: %s", want->table, strerror(-rc));
+	else if (n)
+		sw_info("forgot %zu connection(s) opened toward the sandboxes while table inet %s "
+			"was not in place", n, want->table);
+}
+
+/* create, then forget what came before */
+static int create(struct sw_nl *nl, uint32_t genid, const struct sw_model *want)
+{
+	int rc = send_once(nl, genid, build_create, want);
+
+	if (!rc)
+		forget_primed(nl, want);
+	return rc;
+}
+
 
 struct update {
 	const struct sw_model *want, *have;
@@ -290,7 +317,7 @@ static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct 
 	for (size_t j = 0; d && j < d->n && only_elems; j++)
 		only_elems = d->items[j].set && sw_model_find_set(want, d->items[j].set);
 	if (!have->has_table)
-		return send_once(nl, have->genid, build_create, want);
+		return create(nl, have->genid, want);
 	/* ownership flags cannot change on a live table: replace it, but
 	 * only to take ownership; without it, fix the table in place and
 	 * leave its flags (e.g. persist, left by a stopped daemon) alone */
@@ -346,7 +373,7 @@ int sw_reconcile_hint(struct sw_nl *nl, const struct sw_model *want, struct sw_h
 	 * ERESTART and the ordinary path below takes over */
 	if (hint && hint->table_deleted) {
 		t1 = t0;
-		rc = send_once(nl, hint->genid, build_create, want);
+		rc = create(nl, hint->genid, want);
 		if (rc == 0) {
 			d->n = 0;
 			goto committed;
