@@ -17,6 +17,15 @@
 #define SW_ERRLEN           512
 #define SW_PATH_MAX         256
 #define SW_DEFAULT_JOURNAL  "/run/sandwall/events.jsonl"
+#define SW_CONFIG_MAX       65536   /* bytes: a larger config file is refused */
+/* journal and metrics must be files below one of these directories, or
+ * below a directory /tmp/sandwall-NAME that belongs to the user running
+ * sandwall and that no one else may write (tests, trial runs). */
+#define SW_STATE_DIRS       { "/run/sandwall/", "/var/lib/sandwall/", "/var/log/sandwall/" }
+/* metrics may also go to node_exporter's textfile directories */
+#define SW_METRICS_DIRS     { "/var/lib/prometheus/node-exporter/", "/var/lib/node_exporter/", \
+			      "/var/lib/node-exporter/" }
+#define SW_TMP_STATE_PREFIX "/tmp/sandwall-"
 
 enum sw_category {
 	SW_CAT_SPOOFED,         /* forged source addresses: always on, no config key */
@@ -43,9 +52,11 @@ struct sw_port {            /* "tcp/53" */
 	uint16_t port;      /* host byte order, 1..65535 */
 };
 
-struct sw_allow {           /* "10.0.0.5 tcp/3128", "169.254.169.253/32 udp/53" */
+struct sw_allow {           /* "10.0.0.5 tcp/3128", "169.254.169.254 tcp/80 reopen" */
 	struct sw_prefix dst;
 	struct sw_port port;
+	bool reopen;            /* may reopen an enabled block category (holes.h) */
+	unsigned line;          /* where it was given, for messages */
 };
 
 struct sw_config {
@@ -54,6 +65,7 @@ struct sw_config {
 	char patterns[SW_MAX_PATTERNS][SW_IFNAMSIZ]; /* "docker0", "br-*" (only a trailing '*') */
 	size_t n_patterns;
 	bool all_bridges;
+	unsigned interfaces_line, all_bridges_line;  /* 0: not in the file */
 	/* [block]: block[c] for every category; SW_CAT_DESTINATIONS is on
 	 * exactly when the destinations list is non-empty. */
 	bool block[SW_CAT_COUNT];
@@ -76,6 +88,7 @@ struct sw_config {
 	char journal_path[SW_PATH_MAX];          /* drift journal (JSON lines), "" = off */
 	/* [nft] */
 	char table[SW_TABLE_MAXLEN];             /* default "sandwall" */
+	unsigned table_line;                     /* 0: not in the file */
 };
 
 /* Fill every field with the documented default. */
