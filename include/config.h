@@ -86,6 +86,8 @@ struct sw_sandbox {
 	enum sw_dns_mode dns;
 	struct sw_allow allows[SW_MAX_SBX_ALLOWS];
 	size_t n_allows;
+	uint32_t budget;                         /* new connections per source and window, 0: none */
+	uint32_t budget_unit;                    /* the window in seconds: 1, 60 or 3600 */
 	unsigned seen;                           /* keys given (bit per key) */
 };
 

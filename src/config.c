@@ -553,12 +553,37 @@ static void sandbox_open(struct ctx *c, const char *s, size_t n)
 	b->dns = SW_DNS_AUTO;
 }
 
-enum { SBX_INTERFACES, SBX_SOURCES, SBX_EGRESS, SBX_ALLOW, SBX_DNS, SBX_KEYS };
+enum { SBX_INTERFACES, SBX_SOURCES, SBX_EGRESS, SBX_ALLOW, SBX_DNS, SBX_BUDGET, SBX_KEYS };
 static const struct { const char *name; bool list; } sbx_keys[SBX_KEYS] = {
 	[SBX_INTERFACES] = { "interfaces", true }, [SBX_SOURCES] = { "sources", true },
 	[SBX_EGRESS] = { "egress", false }, [SBX_ALLOW] = { "allow", true },
-	[SBX_DNS] = { "dns", false },
+	[SBX_DNS] = { "dns", false }, [SBX_BUDGET] = { "budget", false },
 };
+
+/* budget = N/second|minute|hour, N 1..1000000 */
+static int sbx_budget(struct ctx *c, struct sw_sandbox *b, const char *v)
+{
+	static const struct { const char *unit; uint32_t seconds; } units[] = {
+		{ "second", 1 }, { "minute", 60 }, { "hour", 3600 },
+	};
+	const char *slash = strchr(v, '/');
+	unsigned long n;
+	char *end;
+
+	if (slash && slash > v && isdigit((unsigned char)*v)) {
+		errno = 0;
+		n = strtoul(v, &end, 10);
+		for (size_t i = 0; !errno && end == slash && n >= 1 && n <= 1000000 &&
+				   i < sizeof(units) / sizeof(*units); i++)
+			if (!strcasecmp(slash + 1, units[i].unit)) {
+				b->budget = (uint32_t)n;
+				b->budget_unit = units[i].seconds;
+				return 1;
+			}
+	}
+	return fail(c, "bad value '%s' for [sandbox %s] budget (use N/second, N/minute or N/hour, "
+		    "N 1..1000000: new connections per source address)", v, b->name);
+}
 
 static int sbx_pattern(struct ctx *c, struct sw_sandbox *b, const char *t)
 {
@@ -641,7 +666,7 @@ static int sandbox_key(struct ctx *c, const char *name, const char *value)
 		;
 	if (k == SBX_KEYS)
 		return c->cont ? 1 : fail(c, "unknown key '%s' in [sandbox %s] (interfaces, sources, "
-					  "egress, allow, dns)", name, b->name);
+					  "egress, allow, dns, budget)", name, b->name);
 	if (c->cont && !sbx_keys[k].list)
 		return fail(c, "continuation line for '%s' in [sandbox %s] (only lists may span lines)",
 			    name, b->name);
@@ -673,6 +698,8 @@ static int sandbox_key(struct ctx *c, const char *name, const char *value)
 			}
 		return fail(c, "bad value '%s' for [sandbox %s] egress (use open, none or allowlist)",
 			    v, b->name);
+	case SBX_BUDGET:
+		return sbx_budget(c, b, v);
 	case SBX_DNS:
 		if (!strcasecmp(v, "auto") || !strcasecmp(v, "none")) {
 			b->dns = !strcasecmp(v, "auto") ? SW_DNS_AUTO : SW_DNS_NONE;
