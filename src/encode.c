@@ -267,11 +267,11 @@ int sw_encode_twin(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *
 {
 	int err;
 
-	/* add table inet <twin>; delete table inet <twin>: a leftover goes;
-	 * table inet <twin> { flags <flags>; <the model's contents> } */
-	if ((err = table_msg(b, nl, twin, NFT_MSG_NEWTABLE, 0, false)) ||
-	    (err = table_msg(b, nl, twin, NFT_MSG_DELTABLE, 0, false)) ||
-	    (err = table_msg(b, nl, twin, NFT_MSG_NEWTABLE, flags, true)))
+	/* table inet <twin> { flags <flags>; <the model's contents> }, created
+	 * with EXCL: a table of that name that is there (someone else's) makes
+	 * the batch fail instead of being deleted or receiving our chains */
+	if ((err = table_msg_nl(b, nl, twin, NFT_MSG_NEWTABLE, flags, true,
+				NLM_F_CREATE | NLM_F_EXCL)))
 		return err;
 	return encode_contents(b, nl, m, twin);
 }

@@ -92,6 +92,8 @@ static void ivals_merge(struct ivals *iv, bool adjacent)
 {
 	size_t out = 0;
 
+	if (!iv->n)
+		return;
 	qsort_r(iv->v, iv->n, sizeof(iv->v[0]), ival_cmp, &iv->klen);
 	for (size_t i = 0; i < iv->n; i++) {
 		struct ival *last = out ? &iv->v[out - 1] : NULL;
