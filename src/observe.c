@@ -123,6 +123,10 @@ int sw_decode_set(const struct nlmsghdr *nlh, struct sw_model *m)
 	ss->key_type = nftnl_set_get_u32(s, NFTNL_SET_KEY_TYPE);
 	ss->key_len = nftnl_set_get_u32(s, NFTNL_SET_KEY_LEN);
 	ss->flags = nftnl_set_get_u32(s, NFTNL_SET_FLAGS);
+	if (nftnl_set_is_set(s, NFTNL_SET_TIMEOUT))
+		ss->timeout_ms = nftnl_set_get_u64(s, NFTNL_SET_TIMEOUT);
+	if (nftnl_set_is_set(s, NFTNL_SET_DESC_SIZE))
+		ss->size = nftnl_set_get_u32(s, NFTNL_SET_DESC_SIZE);
 	if (nftnl_set_is_set(s, NFTNL_SET_DESC_CONCAT)) {
 		uint32_t len = 0;
 		const uint8_t *f = nftnl_set_get_data(s, NFTNL_SET_DESC_CONCAT, &len);
@@ -288,7 +292,8 @@ static int observe_once(struct sw_nl *nl, struct sw_model *m)
 	    (err = get(nl, m, NFT_MSG_GETSET, true, NULL, sw_decode_set)))
 		return err;
 	for (size_t i = 0; i < m->n_sets; i++)
-		if ((err = get(nl, m, NFT_MSG_GETSETELEM, true, m->sets[i].name, sw_decode_elems)))
+		if (!sw_set_dynamic(&m->sets[i]) &&
+		    (err = get(nl, m, NFT_MSG_GETSETELEM, true, m->sets[i].name, sw_decode_elems)))
 			return err;
 	if ((err = get(nl, m, NFT_MSG_GETCHAIN, true, NULL, sw_decode_chain)) ||
 	    (err = get(nl, m, NFT_MSG_GETRULE, true, NULL, sw_decode_rule)))
