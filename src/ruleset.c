@@ -18,6 +18,7 @@
  * comment "sandwall:<id>" as userdata; handles are never relied on. */
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,8 +365,26 @@ static const char *proto_name(uint8_t p)
 	return p == IPPROTO_TCP ? "tcp" : "udp";
 }
 
+/* family, protocol, port, then address, the wider prefix first */
+static int cover_cmp(const void *a, const void *b)
+{
+	const struct sw_allow *x = a, *y = b;
+	int r;
+
+	if (x->dst.family != y->dst.family)
+		return x->dst.family < y->dst.family ? -1 : 1;
+	if (x->port.proto != y->port.proto)
+		return x->port.proto < y->port.proto ? -1 : 1;
+	if (x->port.port != y->port.port)
+		return x->port.port < y->port.port ? -1 : 1;
+	if ((r = memcmp(x->dst.addr, y->dst.addr, 16)))
+		return r;
+	return x->dst.len < y->dst.len ? -1 : x->dst.len > y->dst.len;
+}
+
 /* set <base>4 { type ipv4_addr . inet_proto . inet_service; flags interval; }
- * and <base>6 likewise, filled with the entries (which it sorts) */
+ * and <base>6 likewise, filled with the entries (which it sorts, and of
+ * which it drops the covered ones) */
 static int concat_sets(struct sw_model *m, const char *base, struct sw_allow *all, size_t n)
 {
 	static const uint8_t f4[] = { 4, 1, 2 }, f6[] = { 16, 1, 2 };
@@ -385,23 +404,32 @@ static int concat_sets(struct sw_model *m, const char *base, struct sw_allow *al
 			    "ipv6_addr . inet_proto . inet_service", f6, 3);
 	if (!s4 || !s6)
 		return -ENOSPC;
+	/* pipapo refuses overlaps: drop every entry another one covers. Prefixes
+	 * either nest or are disjoint, so in (family, protocol, port, address,
+	 * widest first) order a covered entry follows its cover: one sweep. */
+	if (n)
+		qsort(all, n, sizeof(all[0]), cover_cmp);
+	for (size_t i = 0, cover = SIZE_MAX; i < n; i++) {
+		if (cover != SIZE_MAX && all[cover].dst.family == all[i].dst.family &&
+		    all[cover].port.proto == all[i].port.proto &&
+		    all[cover].port.port == all[i].port.port &&
+		    sw_prefix_contains(&all[cover].dst, &all[i].dst))
+			all[i].dst.family = AF_UNSPEC;          /* covered: dropped below */
+		else
+			cover = i;
+	}
+	/* the order the kernel sorts keys in, for stable text */
 	if (n)
 		qsort(all, n, sizeof(all[0]), allow_cmp);
 	for (size_t i = 0; i < n; i++) {
 		uint8_t lo[16], hi[16];
 		struct sw_elem e;
 		char a[SW_ADDR_STRLEN], text[SW_ADDR_STRLEN + 16];
-		size_t alen = sw_family_addrlen(all[i].dst.family);
-		bool dup = false;
+		size_t alen;
 
-		/* pipapo refuses overlaps: drop an entry another one covers */
-		for (size_t j = 0; j < n && !dup; j++)
-			dup = j != i && all[j].port.proto == all[i].port.proto &&
-			      all[j].port.port == all[i].port.port &&
-			      sw_prefix_contains(&all[j].dst, &all[i].dst) &&
-			      (!sw_prefix_equal(&all[j].dst, &all[i].dst) || j < i);
-		if (dup)
+		if (all[i].dst.family == AF_UNSPEC)
 			continue;
+		alen = sw_family_addrlen(all[i].dst.family);
 		s = all[i].dst.family == AF_INET ? s4 : s6;
 		sw_prefix_range(&all[i].dst, lo, hi);
 		memset(&e, 0, sizeof(e));
@@ -437,17 +465,21 @@ static size_t add_resolvers(struct sw_allow *all, size_t n, const struct sw_host
 static int allow_sets(struct sw_model *m, const struct sw_config *cfg,
 		      const struct sw_host *host)
 {
-	struct sw_allow all[SW_MAX_ALLOWS + 2 * SW_MAX_RESOLVERS];
+	struct sw_allow *all = calloc(cfg->n_allows + 2 * SW_MAX_RESOLVERS, sizeof(*all));
 	static const uint8_t f4[] = { 4, 1, 2 };
 	size_t n = 0;
 	struct sw_set *s;
 	int err;
 
+	if (!all)
+		return -ENOMEM;
 	for (size_t i = 0; i < cfg->n_allows; i++)
 		all[n++] = cfg->allows[i];
 	if (cfg->dns == SW_DNS_AUTO)
 		n = add_resolvers(all, n, host);
-	if ((err = concat_sets(m, "allow", all, n)))
+	err = concat_sets(m, "allow", all, n);
+	free(all);
+	if (err)
 		return err;
 
 	/* set host_ports { type inet_proto . inet_service; } */
