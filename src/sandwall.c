@@ -39,6 +39,7 @@ struct opts {
 	const char *control;
 	bool json;
 	bool verbose;
+	bool no_attacks;
 };
 
 static void usage(FILE *f)
@@ -67,6 +68,7 @@ static void usage(FILE *f)
 		"      --netns PATH   verify: probe from that namespace (e.g. /run/netns/NAME)\n"
 		"      --expect-open HOST:PORT  verify: a canary that must stay reachable (repeatable)\n"
 		"      --timeout MS   verify: how long a probe waits (default 1000)\n"
+		"      --no-attacks   verify: TCP probes only (no priming, ND or broadcast attacks)\n"
 		"  -v, --verbose      more messages on stderr\n"
 		"      --control PATH the daemon's control socket (default " SW_CONTROL_PATH ")\n"
 		"  -h, --help         this text\n"
@@ -421,6 +423,7 @@ static int cmd_verify(const struct opts *o, const struct sw_config *cfg)
 	struct sw_verify_opts vo = {
 		.pid = o->pid, .netns = o->netns, .timeout_ms = o->timeout_ms,
 		.expect_open = o->expect_open, .n_open = o->n_open, .json = o->json,
+		.no_attacks = o->no_attacks,
 	};
 	char record[SW_PATH_MAX + 16] = "";
 	const char *slash = strrchr(cfg->journal_path, '/');
@@ -449,6 +452,7 @@ static const struct option longopts[] = {
 	{ "netns", required_argument, NULL, 'N' },
 	{ "expect-open", required_argument, NULL, 'E' },
 	{ "timeout", required_argument, NULL, 'T' },
+	{ "no-attacks", no_argument, NULL, 'A' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -466,6 +470,7 @@ static int parse_opts(int argc, char **argv, const char *optstring, struct opts 
 		case 'V': printf("sandwall " SW_VERSION "\n"); return 0;
 		case 'C': o->control = optarg; break;
 		case 'F': o->force = true; break;
+		case 'A': o->no_attacks = true; break;
 		case 'P': case 'N': case 'E': case 'T':
 			if (verify_opt(o, c, optarg))
 				return EXIT_ERR;
