@@ -15,7 +15,8 @@
  * with a stale generation gets ERESTART. Each commit bumps the
  * generation. Dumps (GETGEN, GETTABLE, GETOBJ, GETSET, GETSETELEM,
  * GETCHAIN, GETRULE, filtered by table and set) are answered from the
- * state, built with libnftnl; ctnetlink dumps are answered empty.
+ * state, built with libnftnl; ctnetlink dumps and deletes work on a list
+ * of conntrack entries (fn_ct_add).
  *
  * Faults: fail message N of the next batch, drop the answers to the Nth
  * request, ENOBUFS on the Nth recv, and a hook called before each request
@@ -145,6 +146,14 @@ struct fn_logged {
 
 enum fn_when { FN_BEFORE, FN_COMMIT };
 
+/* A conntrack entry (ctnetlink): addresses of both directions. */
+#define FN_CT 16
+struct fn_ct {
+	uint8_t family;                 /* AF_INET, AF_INET6 */
+	uint8_t osrc[16], odst[16];     /* CTA_TUPLE_ORIG */
+	uint8_t rsrc[16], rdst[16];     /* CTA_TUPLE_REPLY */
+};
+
 struct fn {
 	struct fn_state *s;
 	uint32_t genid;
@@ -160,6 +169,9 @@ struct fn {
 	struct fn_logged log[FN_LOG];   /* the last batch (committed or not) */
 	size_t n_log;
 	int last_batch_err;             /* first error of the last batch, 0 */
+	/* conntrack */
+	struct fn_ct ct[FN_CT];
+	size_t n_ct, n_ct_deleted;
 	/* faults */
 	int fail_index;                 /* next batch: this inner message fails (-1 off) */
 	int fail_err;
@@ -753,6 +765,91 @@ static inline void fn_answer_gen(struct fn *k, const struct nlmsghdr *req)
 	k->n_getgens++;
 }
 
+/* ---- ctnetlink ------------------------------------------------------------------- */
+
+static inline void fn_ct_tuple(struct nlmsghdr *nlh, uint16_t type, uint8_t family,
+			       const uint8_t *src, const uint8_t *dst)
+{
+	struct nlattr *t = mnl_attr_nest_start(nlh, type), *ip = mnl_attr_nest_start(nlh, CTA_TUPLE_IP);
+	size_t len = family == AF_INET ? 4 : 16;
+
+	mnl_attr_put(nlh, family == AF_INET ? CTA_IP_V4_SRC : CTA_IP_V6_SRC, len, src);
+	mnl_attr_put(nlh, family == AF_INET ? CTA_IP_V4_DST : CTA_IP_V6_DST, len, dst);
+	mnl_attr_nest_end(nlh, ip);
+	mnl_attr_nest_end(nlh, t);
+}
+
+/* conntrack -L: every entry as IPCTNL_MSG_CT_NEW */
+static inline void fn_ct_dump(struct fn *k, const struct nlmsghdr *req)
+{
+	k->n_ct_dumps++;
+	for (size_t i = 0; i < k->n_ct; i++) {
+		struct nlmsghdr *nlh = mnl_nlmsg_put_header(fn_room(k, false));
+		struct nfgenmsg *g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+
+		nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_NEW;
+		nlh->nlmsg_flags = NLM_F_MULTI;
+		nlh->nlmsg_seq = req->nlmsg_seq;
+		g->nfgen_family = k->ct[i].family;
+		g->version = NFNETLINK_V0;
+		fn_ct_tuple(nlh, CTA_TUPLE_ORIG, k->ct[i].family, k->ct[i].osrc, k->ct[i].odst);
+		fn_ct_tuple(nlh, CTA_TUPLE_REPLY, k->ct[i].family, k->ct[i].rsrc, k->ct[i].rdst);
+		fn_sent(k, nlh);
+	}
+	fn_done(k, req->nlmsg_seq);
+}
+
+/* conntrack -D by the original tuple: 0 or ENOENT */
+static inline int fn_ct_delete(struct fn *k, const struct nlmsghdr *req)
+{
+	const struct nlattr *orig = fn_attr(req, CTA_TUPLE_ORIG), *ip = NULL, *a;
+	const uint8_t *src = NULL, *dst = NULL;
+
+	if (!orig)
+		return -EINVAL;
+	mnl_attr_for_each_nested(a, orig) {
+		if (mnl_attr_get_type(a) == CTA_TUPLE_IP)
+			ip = a;
+	}
+	if (!ip)
+		return -EINVAL;
+	mnl_attr_for_each_nested(a, ip) {
+		uint16_t t = mnl_attr_get_type(a);
+
+		if (t == CTA_IP_V4_SRC || t == CTA_IP_V6_SRC)
+			src = mnl_attr_get_payload(a);
+		if (t == CTA_IP_V4_DST || t == CTA_IP_V6_DST)
+			dst = mnl_attr_get_payload(a);
+	}
+	for (size_t i = 0; src && dst && i < k->n_ct; i++) {
+		size_t len = k->ct[i].family == AF_INET ? 4 : 16;
+
+		if (!memcmp(k->ct[i].osrc, src, len) && !memcmp(k->ct[i].odst, dst, len)) {
+			FN_DEL(k->ct, k->n_ct, i);
+			k->n_ct_deleted++;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* A flow from osrc to odst (replies from rsrc to rdst), addresses as text. */
+static inline void fn_ct_add(struct fn *k, const char *osrc, const char *odst,
+			     const char *rsrc, const char *rdst)
+{
+	struct fn_ct *c;
+	int family = strchr(osrc, ':') ? AF_INET6 : AF_INET;
+
+	assert_true(k->n_ct < FN_CT);
+	c = &k->ct[k->n_ct++];
+	memset(c, 0, sizeof(*c));
+	c->family = (uint8_t)family;
+	assert_int_equal(inet_pton(family, osrc, c->osrc), 1);
+	assert_int_equal(inet_pton(family, odst, c->odst), 1);
+	assert_int_equal(inet_pton(family, rsrc, c->rsrc), 1);
+	assert_int_equal(inet_pton(family, rdst, c->rdst), 1);
+}
+
 /* ---- batches ----------------------------------------------------------------- */
 
 /* May portid change table t? */
@@ -1282,10 +1379,11 @@ static inline ssize_t fn_send(void *ctx, const void *buf, size_t len)
 		fn_answer_gen(k, nlh);
 	else if ((type >> 8) == NFNL_SUBSYS_NFTABLES)
 		fn_answer_get(k, nlh);
-	else if (type == ((NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_GET)) {
-		k->n_ct_dumps++;        /* no conntrack entries */
-		fn_done(k, nlh->nlmsg_seq);
-	} else
+	else if (type == ((NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_GET))
+		fn_ct_dump(k, nlh);
+	else if (type == ((NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_DELETE))
+		fn_err(k, nlh, nlh->nlmsg_seq, fn_ct_delete(k, nlh));
+	else
 		fn_err(k, nlh, nlh->nlmsg_seq, -EOPNOTSUPP);
 	if (k->drop_send && k->n_sends == k->drop_send) {
 		/* lost: throw away what this request got */

@@ -220,6 +220,32 @@ static void test_create_from_empty(void **state)
 	assert_int_equal(r->k.n_ct_dumps, 1);
 }
 
+/* Created: the flows opened toward a sandbox while there was no table are
+ * forgotten, the sandboxes' own flows stay; a refill forgets nothing. */
+static void test_create_forgets_primed_flows(void **state)
+{
+	struct rc *r = *state;
+
+	/* a flow toward a sandbox (published port, or primed by a forged packet) */
+	fn_ct_add(&r->k, "10.0.0.9", "172.17.0.2", "172.17.0.2", "10.0.0.9");
+	/* a flow the sandbox opened itself */
+	fn_ct_add(&r->k, "172.17.0.3", "1.1.1.1", "1.1.1.1", "172.17.0.3");
+	/* toward a sandbox over IPv6 link-local */
+	fn_ct_add(&r->k, "fe80::9", "fe80::2", "fe80::2", "fe80::9");
+	reconcile_ok(r);
+	assert_int_equal(r->k.n_ct_dumps, 1);
+	assert_int_equal(r->k.n_ct_deleted, 2);
+	assert_int_equal(r->k.n_ct, 1);
+	assert_int_equal(r->k.ct[0].family, AF_INET);
+	assert_int_equal(r->k.ct[0].osrc[3], 3);
+	/* a repair in place leaves conntrack alone */
+	fn_ct_add(&r->k, "10.0.0.9", "172.17.0.2", "172.17.0.2", "10.0.0.9");
+	fn_t_del_elem(&r->k, T, set_with_elems(&r->want, 1)->name, 0);
+	reconcile_ok(r);
+	assert_int_equal(r->k.n_ct_dumps, 1);
+	assert_int_equal(r->k.n_ct, 2);
+}
+
 static void test_noop_when_identical(void **state)
 {
 	struct rc *r = *state;
@@ -774,6 +800,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fake_roundtrip_and_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fake_sees_gap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_from_empty, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_create_forgets_primed_flows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_noop_when_identical, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_apply_again_keeps_counters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_element_drift_refills_that_set, setup, teardown),
