@@ -473,6 +473,36 @@ static void test_takeover_for_ownership(void **state)
 	assert_int_equal(fn_tab(r->k.s, T)->owner, FN_PORTID);
 }
 
+/* someone commits between the handover's batches: once, at the second */
+static void bump_at_second_batch(struct fn *k, enum fn_when when, uint16_t type, void *arg)
+{
+	int *n = arg;
+
+	if (when == FN_BEFORE && type == NFNL_MSG_BATCH_BEGIN && ++*n == 2)
+		k->genid++;
+}
+
+/* The replace is refused (ERESTART): the handover goes anyway, the whole
+ * takeover is redone, and no commit leaves the blocks out. */
+static void test_takeover_restarted(void **state)
+{
+	struct rc *r = *state;
+	size_t batches;
+	int n = 0;
+
+	apply(r);
+	fn_t_unmark(&r->k, T);
+	batches = r->k.n_batches;
+	r->k.hook = bump_at_second_batch;
+	r->k.hook_arg = &n;
+	reconcile_ok(r);
+	r->k.hook = NULL;
+	assert_int_equal(r->k.n_batches - batches, 6);  /* twin, (replace), drop; again */
+	assert_int_equal(r->k.gaps, 0);
+	assert_null(fn_table(r->k.s, T SW_HANDOVER_SUFFIX));
+	assert_true(fn_tab(r->k.s, T)->has_ud);
+}
+
 /* Someone else's table named <table>_handover: EXCL fails the takeover,
  * that table is neither deleted nor filled, ours stays as it was. */
 static void test_takeover_handover_name_taken(void **state)
@@ -627,6 +657,29 @@ static void test_hint_table_deleted(void **state)
 					   sizeof(r->err)), 0);
 	assert_int_equal(r->k.n_batches - batches, 2);  /* ERESTART, then create */
 	assert_in_sync(r);
+}
+
+/* The table was deleted and another tool made one of that name before the
+ * re-create: EXCL fails it, and the other table is refused, not filled. */
+static void test_hint_foreign_table_in_between(void **state)
+{
+	struct rc *r = *state;
+	struct sw_hint hint = { .table_deleted = true };
+	bool repaired;
+
+	apply(r);
+	fn_t_del_table(&r->k, T);
+	fn_t_add_table(&r->k, T, 0, false);
+	fn_t_add_chain(&r->k, T, "theirs");
+	hint.genid = r->k.genid;
+	sw_diff_free(&r->d);
+	assert_int_equal(sw_reconcile_hint(&r->nl, &r->want, &hint, &r->d, &repaired, r->err,
+					   sizeof(r->err)), -EEXIST);
+	assert_false(repaired);
+	assert_int_equal(r->k.last_batch_err, -EEXIST);
+	assert_int_equal(fn_table_use(r->k.s, T), 1);
+	assert_int_equal(fn_n_rules(r->k.s, T, NULL), 0);
+	assert_false(fn_tab(r->k.s, T)->has_ud);
 }
 
 static void test_remove(void **state)
@@ -812,12 +865,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_adopt_orphan_keeps_counters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_takeover_unmarked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_takeover_for_ownership, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_takeover_restarted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_takeover_handover_name_taken, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_foreign_table_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_unmarked_adopted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_readback_mismatch_is_eio, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hint_table_deleted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hint_foreign_table_in_between, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remove, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_owned_by_another, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_batch_changes_nothing, setup, teardown),
