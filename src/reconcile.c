@@ -403,6 +403,13 @@ static int takeover(struct sw_nl *nl, const struct sw_model *want, uint32_t geni
 	return rc;
 }
 
+/* What the kernel answers an element delta that does not fit what it
+ * holds (the fallback is a flush and refill). */
+static bool delta_refused(int rc)
+{
+	return rc == -ENOENT || rc == -EEXIST || rc == -ENOTEMPTY;
+}
+
 /* The batch that makes the kernel hold want, given what it holds. */
 static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct sw_model *have,
 		    const struct sw_diff *d, bool full)
@@ -441,17 +448,18 @@ static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct 
 		return takeover(nl, want, have->genid);
 	}
 	/* element deltas first; if the kernel refuses one (an element that
-	 * is not where the dump said), flush and refill, as a new batch */
+	 * is not where the dump said: ENOENT, EEXIST, an interval overlap),
+	 * flush and refill, as a new batch */
 	if (only_elems) {
 		rc = send_once(nl, have->genid, build_refill, &r);
-		if (rc && rc != -ERESTART) {
+		if (delta_refused(rc)) {
 			r.flush = true;
 			rc = send_once(nl, have->genid, build_refill, &r);
 		}
 		return rc;
 	}
 	rc = send_once(nl, have->genid, build_update, &u);
-	if (rc && rc != -ERESTART && !full) {
+	if (delta_refused(rc) && !full) {
 		u.all = true;
 		rc = send_once(nl, have->genid, build_update, &u);
 	}

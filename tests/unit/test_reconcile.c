@@ -287,10 +287,30 @@ static void test_element_drift_refills_that_set(void **state)
 	apply(r);
 	fn_t_del_elem(&r->k, T, s->name, 1);
 	reconcile_ok(r);
-	/* flush set + add element, of that set only */
+	/* an element delta, of that set only: the missing element comes
+	 * back, nothing is flushed */
 	assert_batch_only(&r->k, s->name, NFT_MSG_DELSETELEM, NFT_MSG_NEWSETELEM);
-	assert_int_equal(fn_count(&r->k, NFT_MSG_DELSETELEM, s->name), 1);
-	assert_true(fn_count(&r->k, NFT_MSG_NEWSETELEM, s->name) >= 1);
+	assert_int_equal(fn_count(&r->k, NFT_MSG_DELSETELEM, s->name), 0);
+	assert_int_equal(fn_count(&r->k, NFT_MSG_NEWSETELEM, s->name), 1);
+	assert_int_equal(fn_n_elems(r->k.s, fn_st(r->k.s, T, s->name)), s->n_elems);
+}
+
+/* The kernel refuses the delta (its elements were not what the dump said):
+ * the repair falls back to a flush and refill of that set, and holds. */
+static void test_refused_delta_falls_back(void **state)
+{
+	struct rc *r = *state;
+	const struct sw_set *s = set_with_elems(&r->want, 2);
+	size_t batches;
+
+	apply(r);
+	fn_t_del_elem(&r->k, T, s->name, 1);
+	batches = r->k.n_batches;
+	r->k.fail_index = 0;
+	r->k.fail_err = -ENOENT;
+	reconcile_ok(r);
+	assert_int_equal(r->k.n_batches, batches + 2);  /* the delta, then the refill */
+	assert_int_equal(fn_count(&r->k, NFT_MSG_DELSETELEM, s->name), 1);     /* the flush */
 	assert_int_equal(fn_n_elems(r->k.s, fn_st(r->k.s, T, s->name)), s->n_elems);
 }
 
@@ -857,6 +877,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_noop_when_identical, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_apply_again_keeps_counters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_element_drift_refills_that_set, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused_delta_falls_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rule_changed_refills_that_chain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flushed_base_chain_refilled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_chain_set_counter, setup, teardown),
