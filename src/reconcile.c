@@ -378,6 +378,23 @@ static int build_twin_delete(struct sw_batch *b, struct sw_nl *nl, const void *a
  * table with the same blocks goes in first, in its own batch, the table
  * is replaced, and the twin goes. Every step is a separate commit; at
  * every instant at least one complete table is registered. */
+/* An empty table <table>_handover with these flags, made and deleted at
+ * once: does the kernel take the flags? Asked before any batch that would
+ * delete our table, because on some kernels (6.1) even a refused batch
+ * that deletes a base chain lets packets through while it is undone. An
+ * empty table hooks nothing. */
+static int build_probe(struct sw_batch *b, struct sw_nl *nl, const void *arg)
+{
+	const struct twin *t = arg;
+	struct sw_model empty;
+	int err;
+
+	sw_model_init(&empty, t->name);
+	err = sw_encode_twin(b, nl, &empty, t->name, t->want->table_flags);
+	sw_model_free(&empty);
+	return err;
+}
+
 static int takeover(struct sw_nl *nl, const struct sw_model *want, uint32_t genid)
 {
 	struct twin t = { .want = want };
@@ -389,6 +406,14 @@ static int takeover(struct sw_nl *nl, const struct sw_model *want, uint32_t geni
 	if (snprintf(t.name, sizeof(t.name), "%s" SW_HANDOVER_SUFFIX, want->table) >=
 	    (int)sizeof(t.name))
 		return -ENAMETOOLONG;
+	if (want->table_flags) {
+		if ((rc = send_with_retry(nl, build_probe, &t, "probe", err, sizeof(err))))
+			return rc;      /* the flags are refused: our table is untouched */
+		if ((rc = send_with_retry(nl, build_twin_delete, &t, "probe", err, sizeof(err))))
+			return rc;
+		if ((rc = sw_nl_getgen(nl, &genid)))
+			return rc;
+	}
 	if ((rc = send_once(nl, genid, build_twin, &t)))
 		return rc;
 	/* stamped with the generation after the twin: a change by someone
