@@ -30,7 +30,7 @@ BINS      := $(B)/sandwall $(if $(wildcard src/sandwalld.c),$(B)/sandwalld)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps run check unit integration asan clean install uninstall bench
+.PHONY: all deps run check unit integration asan clean install uninstall bench check-kernels
 all: $(BINS)
 
 $(B):
@@ -71,11 +71,18 @@ unit: $(UNIT_BIN)
 integration: $(BINS)
 	tests/integration/run.sh
 
-# The README's test command: dependencies, build, unit and integration tests.
+# Debian 12's cloud kernels (tests/kernels/kernels.list) booted in QEMU (TCG),
+# a subset of the integration suites run inside each (docs/kernels.md).
+check-kernels: $(BINS)
+	tests/kernels/run.sh
+
+# The README's test command: dependencies, build, unit and integration tests,
+# then the subset on Debian 12's cloud kernels.
 check: deps
 	$(MAKE) all
 	$(MAKE) unit
 	$(MAKE) integration
+	$(MAKE) check-kernels
 
 # The README's main command: dependencies, build, apply the shipped config,
 # show status, then run the daemon in the foreground (Ctrl-C leaves the rules;
