@@ -17,6 +17,15 @@
 #define SW_ERRLEN           512
 #define SW_PATH_MAX         256
 #define SW_DEFAULT_JOURNAL  "/run/sandwall/events.jsonl"
+#define SW_CONFIG_MAX       65536   /* bytes: a larger config file is refused */
+/* journal and metrics must be files below one of these directories, or
+ * below a directory /tmp/sandwall-NAME that belongs to the user running
+ * sandwall and that no one else may write (tests, trial runs). */
+#define SW_STATE_DIRS       { "/run/sandwall/", "/var/lib/sandwall/", "/var/log/sandwall/" }
+/* metrics may also go to node_exporter's textfile directories */
+#define SW_METRICS_DIRS     { "/var/lib/prometheus/node-exporter/", "/var/lib/node_exporter/", \
+			      "/var/lib/node-exporter/" }
+#define SW_TMP_STATE_PREFIX "/tmp/sandwall-"
 
 enum sw_category {
 	SW_CAT_SPOOFED,         /* forged source addresses: always on, no config key */
@@ -33,16 +42,21 @@ enum sw_category {
 const char *sw_category_name(enum sw_category c);
 
 enum sw_dns_mode { SW_DNS_AUTO, SW_DNS_NONE };
-enum sw_owner_mode { SW_OWNER_AUTO, SW_OWNER_YES, SW_OWNER_NO };
+/* [daemon] owner: auto = the strongest the kernel has (owner+persist, else
+ * twin, else watch); yes = owner even without persist; twin = force the
+ * owned twin next to an unowned table; no = watch only */
+enum sw_owner_mode { SW_OWNER_AUTO, SW_OWNER_YES, SW_OWNER_NO, SW_OWNER_TWIN };
 
 struct sw_port {            /* "tcp/53" */
 	uint8_t proto;      /* IPPROTO_TCP or IPPROTO_UDP */
 	uint16_t port;      /* host byte order, 1..65535 */
 };
 
-struct sw_allow {           /* "10.0.0.5 tcp/3128", "169.254.169.253/32 udp/53" */
+struct sw_allow {           /* "10.0.0.5 tcp/3128", "169.254.169.254 tcp/80 reopen" */
 	struct sw_prefix dst;
 	struct sw_port port;
+	bool reopen;            /* may reopen an enabled block category (holes.h) */
+	unsigned line;          /* where it was given, for messages */
 };
 
 struct sw_config {
@@ -51,6 +65,7 @@ struct sw_config {
 	char patterns[SW_MAX_PATTERNS][SW_IFNAMSIZ]; /* "docker0", "br-*" (only a trailing '*') */
 	size_t n_patterns;
 	bool all_bridges;
+	unsigned interfaces_line, all_bridges_line;  /* 0: not in the file */
 	/* [block]: block[c] for every category; SW_CAT_DESTINATIONS is on
 	 * exactly when the destinations list is non-empty. */
 	bool block[SW_CAT_COUNT];
@@ -73,6 +88,7 @@ struct sw_config {
 	char journal_path[SW_PATH_MAX];          /* drift journal (JSON lines), "" = off */
 	/* [nft] */
 	char table[SW_TABLE_MAXLEN];             /* default "sandwall" */
+	unsigned table_line;                     /* 0: not in the file */
 };
 
 /* Fill every field with the documented default. */

@@ -13,18 +13,10 @@
 #include "events.h"
 #include "hoststate.h"
 #include "journal.h"
+#include "limiter.h"
 #include "model.h"
 #include "nflog.h"
 #include "nl.h"
-
-#define SW_BLOCKED_SLOTS 128
-
-/* Per source/destination rate limit of event=blocked lines. */
-struct sw_blocked_slot {
-	uint8_t key[36];            /* family, src, dst */
-	int64_t last_us;
-	unsigned suppressed;
-};
 
 
 struct sw_daemon {
@@ -42,7 +34,7 @@ struct sw_daemon {
 	struct sw_alert alert_blocked;  /* its own budget: a container's probing
 					 * must not crowd out drift alerts */
 	struct sw_nflog nflog;          /* blocked attempts (when [log] blocked) */
-	struct sw_blocked_slot blocked[SW_BLOCKED_SLOTS];
+	struct sw_limiter blocked;      /* event=blocked: one a second per src/dst */
 	uint64_t blocked_seen;
 	struct sw_journal journal;      /* drift events for `sandwall receipt` */
 	struct sw_host host_prev;       /* scratch: the host before an update */
@@ -50,7 +42,10 @@ struct sw_daemon {
 	int64_t last_repair_us;
 	int epfd, sigfd, tfd, wdfd, ctlfd;
 	uint32_t own_flags;             /* NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST or 0 */
-	const char *mode;               /* "owner+persist", "owner", "watch" */
+	const char *mode;               /* "owner+persist", "owner", "twin", "watch" */
+	bool twin;                      /* mode twin: table <table>_twin, owned by
+					 * our socket, holds the blocks while the
+					 * unowned table is tampered with */
 	bool paused;                    /* after `sandwall remove` */
 	bool stop;
 	time_t started;
@@ -58,6 +53,7 @@ struct sw_daemon {
 	char last_drift[256];
 	time_t last_drift_at;
 	bool retry;                     /* a repair failed: try again soon */
+	bool resync_soon;               /* events were lost: resync on the timer */
 };
 
 /* Load the config, take the table, run until TERM/INT. Returns the exit

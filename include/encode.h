@@ -7,9 +7,12 @@
 
 /* The whole table, replacing whatever is there, in one batch:
  *   add table; delete table; add table; counters, sets, elements, chains, rules.
- * Only for changing the ownership flags (they cannot change on a live
- * table): flood tests during development showed a rare packet passing
- * while the hooks are swapped, so everything else uses sw_encode_update. */
+ * Only for changing the ownership flags or adding the marker (neither
+ * can change on a live table): flood tests during development showed a
+ * rare packet passing while the hooks are swapped, so everything else
+ * uses sw_encode_update. Every table added carries the marker comment
+ * SW_TABLE_MARKER (model.h). The caller makes sure the table is ours
+ * (reconcile.c). */
 int sw_encode_replace(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m);
 /* Fix the table in place, in one batch, from what is there (have): flush
  * the chains whose rules differ (and any chain not ours), delete what is
@@ -20,7 +23,8 @@ int sw_encode_replace(struct sw_batch *b, struct sw_nl *nl, const struct sw_mode
 int sw_encode_update(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *want,
 		     const struct sw_model *have, bool all);
 /* The whole table when it is known to be absent (nothing to delete, so
- * nothing for the kernel to clean up afterwards). */
+ * nothing for the kernel to clean up afterwards); NLM_F_EXCL: a table of
+ * the same name made meanwhile fails the batch (EEXIST). */
 int sw_encode_create(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m);
 /* The model's contents in another table, `twin` (replaced if it exists),
  * with these table flags: the same blocks held by a second table while

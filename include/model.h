@@ -16,6 +16,10 @@
 #define SW_MAX_CHAINS   32
 #define SW_MAX_SETS     64
 #define SW_MAX_OBJS     32
+/* The table's user data (nft shows it as its comment): sandwall marks
+ * every table it creates with it and changes no table without it
+ * (reconcile.h). Same bytes as nft's `comment "sandwall/1"`. */
+#define SW_TABLE_MARKER "sandwall/1"
 
 struct nftnl_rule;
 
@@ -74,6 +78,8 @@ struct sw_model {
 	bool has_table;
 	char table[SW_NAME_MAX];
 	uint32_t table_flags;
+	bool table_unmarked;            /* observed only: no SW_TABLE_MARKER comment */
+	uint32_t table_use;             /* observed only: chains, sets, objects, flowtables */
 	uint32_t genid;                 /* observed only */
 	struct sw_chain chains[SW_MAX_CHAINS];
 	size_t n_chains;

@@ -12,11 +12,30 @@
 #include "nl.h"
 
 #define SW_APPLY_TRIES 5    /* bounded retry when the generation moves (ERESTART) */
-#define SW_TWIN_SUFFIX "_handover"  /* table inet <table>_handover: the blocks during a takeover */
+#define SW_TWIN_SUFFIX "_twin"  /* table inet <table>_twin: a second table with the blocks */
+#define SW_TWIN_PRIO   (-140)   /* after the main table's -150: its counters and
+				 * logs see the drops first; still before DNAT */
 
 /* The name of the twin table that holds the blocks while <table> is
- * replaced. -ENAMETOOLONG if it does not fit len. */
+ * replaced (takeover), or for as long as the daemon lives where the kernel
+ * has owner but no persist flag (mode twin). -ENAMETOOLONG if it does not
+ * fit len. */
 int sw_twin_name(const char *table, char *buf, size_t len);
+
+/* Whose is the table that was observed? sandwall changes and deletes
+ * only its own: check, apply, reconcile and remove return -EEXIST with
+ * a message for SW_TABLE_FOREIGN (and remove also for SW_TABLE_EMPTY). */
+enum sw_table_owner {
+	SW_TABLE_ABSENT,
+	SW_TABLE_OURS,          /* carries the SW_TABLE_MARKER comment */
+	SW_TABLE_OURS_UNMARKED, /* no marker, but only rules tagged "sandwall:" and
+				 * nothing the model does not see (an older sandwall's,
+				 * or restored without its comment): drift, the table
+				 * is replaced to mark it */
+	SW_TABLE_EMPTY,         /* no marker and nothing in it: adopted by apply */
+	SW_TABLE_FOREIGN,       /* anything else: another tool's */
+};
+enum sw_table_owner sw_table_owner(const struct sw_model *have);
 
 /* Read the host (rtnetlink, resolvers) and build the desired model. */
 int sw_desired(const struct sw_config *cfg, struct sw_host *host, struct sw_model *m,
@@ -25,11 +44,18 @@ int sw_desired(const struct sw_config *cfg, struct sw_host *host, struct sw_mode
 /* Replace the table with the desired model in one batch, retrying on
  * ERESTART. On failure err holds the reason (with the kernel's text). */
 int sw_apply(struct sw_nl *nl, const struct sw_model *want, char *err, size_t errlen);
-/* add table with these flags (ownership: adopt an orphaned table). */
+/* add table with these flags (ownership: adopt an orphaned table);
+ * refused (-EEXIST) unless the table is ours. */
 int sw_set_table_flags(struct sw_nl *nl, const char *table, uint32_t flags,
 		       char *err, size_t errlen);
-/* Delete the table (absent is fine: *absent set). */
+/* Delete the table if it is ours (absent is fine: *absent set); the
+ * delete is stamped with the generation in which it was seen to be ours. */
 int sw_remove(struct sw_nl *nl, const char *table, bool *absent, char *err, size_t errlen);
+
+/* The twin of the desired model: same blocks in table <table>_twin, base
+ * chains at SW_TWIN_PRIO, no log rules, with these table flags. */
+int sw_twin_build(const struct sw_config *cfg, const struct sw_host *host, uint32_t flags,
+		  struct sw_model *m, char *err, size_t errlen);
 
 /* Observe and diff. d is filled (empty = in sync). */
 int sw_check(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,

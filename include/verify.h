@@ -38,6 +38,10 @@ int sw_verify_plan(const struct sw_config *cfg, const struct sw_host *host,
 /* Did it hold? (every must-block target blocked, every canary open) */
 bool sw_verify_passed(const struct sw_verify *v);
 void sw_verify_print(const struct sw_verify *v, size_t n_runs, FILE *f, bool json);
+/* The [allow] entries marked `reopen` and the categories they reopen:
+ * text lines, or a JSON member "holes":[...], (with its comma). */
+void sw_verify_print_holes(const struct sw_config *cfg, const struct sw_host *host, FILE *f,
+			   bool json);
 
 struct sw_verify_opts {
 	pid_t pid;                  /* probe from /proc/PID/ns/net */

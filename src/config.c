@@ -19,10 +19,13 @@
 #include <strings.h>
 #include <syslog.h>
 #include <unistd.h>
+#include <fnmatch.h>
+#include <sys/stat.h>
 
 #include "config.h"
+#include "holes.h"
 
-#define MAX_FILE  (1 << 20)
+#define MAX_FILE  SW_CONFIG_MAX
 #define LINE_MAX_CHARS 197      /* inih's 200-byte buffer minus "\r\n\0" */
 
 struct ctx;
@@ -31,6 +34,7 @@ struct key {
 	int (*set)(struct ctx *c, const struct key *k, char *v);
 	size_t off;             /* bool keys: offset of the bool in sw_config */
 	bool list;              /* may continue on indented lines */
+	size_t line_off;        /* where to note the key's line (0: nowhere) */
 };
 
 struct ctx {
@@ -39,6 +43,7 @@ struct ctx {
 	int line, err_line;
 	bool cont, prev_key, had_section, stop;
 	unsigned long seen;     /* bit per keys[] entry */
+	int section_line[6];    /* per sections[]: where it was opened (0: not yet) */
 	char msg[SW_ERRLEN];
 };
 
@@ -176,6 +181,9 @@ static int set_patterns(struct ctx *c, const struct key *k, char *v)
 
 		if ((why = pattern_error(t)))
 			return fail(c, "bad interface pattern '%s' in [%s] %s: %s", t, k->section, k->name, why);
+		if (!fnmatch(t, "lo", 0))
+			return fail(c, "interface pattern '%s' in [%s] %s matches the loopback interface lo: "
+				    "guarding it would cut the host off from itself", t, k->section, k->name);
 		for (i = 0; i < cfg->n_patterns && strcmp(cfg->patterns[i], t); i++)
 			;
 		if (i < cfg->n_patterns)
@@ -186,6 +194,18 @@ static int set_patterns(struct ctx *c, const struct key *k, char *v)
 	}
 	return 1;
 }
+
+/* ::ffff:a.b.c.d never matches: packets carry the IPv4 address itself. */
+static bool v4_mapped(const struct sw_prefix *p)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	return p->family == AF_INET6 && p->len >= 96 && !memcmp(p->addr, mapped, sizeof(mapped));
+}
+
+#define V4_MAPPED(c, t, k) \
+	fail(c, "v4-mapped address '%s' in [%s] %s never matches (packets carry the IPv4 " \
+	     "address itself): write it as IPv4", t, (k)->section, (k)->name)
 
 static bool have_prefix(const struct sw_prefix *v, size_t n, const struct sw_prefix *p)
 {
@@ -205,6 +225,8 @@ static int set_dests(struct ctx *c, const struct key *k, char *v)
 	for (t = strtok_r(v, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
 		if (sw_prefix_parse(t, &p, &why) < 0)
 			return fail(c, "bad CIDR '%s' in [%s] %s: %s", t, k->section, k->name, why);
+		if (v4_mapped(&p))
+			return V4_MAPPED(c, t, k);
 		if (have_prefix(cfg->destinations, cfg->n_destinations, &p))
 			continue;
 		if (cfg->n_destinations == SW_MAX_DESTS)
@@ -238,27 +260,34 @@ static int set_host_ports(struct ctx *c, const struct key *k, char *v)
 	return 1;
 }
 
-/* "CIDR PROTO/PORT, CIDR PROTO/PORT"; empty entries are skipped. */
+/* "CIDR PROTO/PORT [reopen], CIDR PROTO/PORT [reopen]"; empty entries
+ * are skipped. Whether an entry needs `reopen` is checked at the end
+ * (check_holes), once every [block] key is known. */
 static int set_allows(struct ctx *c, const struct key *k, char *v)
 {
 	struct sw_config *cfg = &c->cfg;
 	char *save, *e;
 
 	for (e = strtok_r(v, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
-		char *s2, *a = strtok_r(e, " \t", &s2), *port, *extra;
-		struct sw_allow al;
+		char *s2, *a = strtok_r(e, " \t", &s2), *port, *word, *extra;
+		struct sw_allow al = { .line = (unsigned)c->line };
 		const char *why;
 		size_t i;
 
 		if (!a)
 			continue;
 		port = strtok_r(NULL, " \t", &s2);
+		word = strtok_r(NULL, " \t", &s2);
 		extra = strtok_r(NULL, " \t", &s2);
-		if (!port || extra)
-			return fail(c, "bad entry '%s%s%s' in [%s] %s (use CIDR PROTO/PORT, comma separated)",
-				    a, port ? " " : "", port ? port : "", k->section, k->name);
+		if (!port || extra || (word && strcasecmp(word, "reopen")))
+			return fail(c, "bad entry '%s%s%s%s%s' in [%s] %s (use CIDR PROTO/PORT [reopen], comma separated)",
+				    a, port ? " " : "", port ? port : "", word ? " " : "", word ? word : "",
+				    k->section, k->name);
+		al.reopen = word != NULL;
 		if (sw_prefix_parse(a, &al.dst, &why) < 0)
 			return fail(c, "bad CIDR '%s' in [%s] %s: %s", a, k->section, k->name, why);
+		if (v4_mapped(&al.dst))
+			return V4_MAPPED(c, a, k);
 		if (parse_port(port, &al.port) < 0)
 			return fail(c, "bad port '%s' in [%s] %s (use tcp/PORT or udp/PORT, PORT 1..65535)",
 				    port, k->section, k->name);
@@ -267,8 +296,10 @@ static int set_allows(struct ctx *c, const struct key *k, char *v)
 			    cfg->allows[i].port.proto == al.port.proto &&
 			    cfg->allows[i].port.port == al.port.port)
 				break;
-		if (i < cfg->n_allows)
+		if (i < cfg->n_allows) {
+			cfg->allows[i].reopen |= al.reopen;
 			continue;
+		}
 		if (cfg->n_allows == SW_MAX_ALLOWS)
 			return TOO_MANY(c, k, SW_MAX_ALLOWS);
 		cfg->allows[cfg->n_allows++] = al;
@@ -329,21 +360,81 @@ static int set_owner(struct ctx *c, const struct key *k, char *v)
 
 	if (!strcasecmp(v, "auto"))
 		c->cfg.owner = SW_OWNER_AUTO;
+	else if (!strcasecmp(v, "twin"))
+		c->cfg.owner = SW_OWNER_TWIN;
 	else if (parse_bool(v, &b) == 0)
 		c->cfg.owner = b ? SW_OWNER_YES : SW_OWNER_NO;
 	else
-		return fail(c, "bad value '%s' for [%s] %s (use auto, yes or no)", v, k->section, k->name);
+		return fail(c, "bad value '%s' for [%s] %s (use auto, yes, twin or no)", v, k->section, k->name);
 	return 1;
 }
 
-/* An absolute path, or empty for "off". */
+/* Is the directory /tmp/sandwall-NAME that path starts with a real
+ * directory of ours that no one else may write? */
+static bool tmp_dir_ok(const char *path)
+{
+	const char *slash = strchr(path + strlen(SW_TMP_STATE_PREFIX), '/');
+	char dir[SW_PATH_MAX];
+	struct stat st;
+
+	if (!slash || slash == path + strlen(SW_TMP_STATE_PREFIX))
+		return false;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+	       !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+static bool below(const char *path, const char *const *dirs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(path, dirs[i], strlen(dirs[i])))
+			return true;
+	return false;
+}
+
+/* Why a journal or metrics path is refused, or NULL. It names a file
+ * (no "", ".", ".." component, no trailing '/') below a state directory. */
+static const char *path_error(const char *v, bool metrics)
+{
+	static const char *const state[] = SW_STATE_DIRS, *const textfile[] = SW_METRICS_DIRS;
+	const char *s = v + 1;
+
+	if (v[0] != '/')
+		return "not an absolute path";
+	if (strlen(v) >= SW_PATH_MAX)
+		return "longer than 255 characters";
+	for (;;) {
+		const char *e = strchr(s, '/');
+		size_t l = e ? (size_t)(e - s) : strlen(s);
+
+		if (!l)
+			return e ? "an empty component ('//')" : "a directory, not a file (trailing '/')";
+		if ((l == 1 && s[0] == '.') || (l == 2 && s[0] == '.' && s[1] == '.'))
+			return "a '.' or '..' component";
+		if (!e)
+			break;
+		s = e + 1;
+	}
+	if (below(v, state, sizeof(state) / sizeof(*state)) ||
+	    (metrics && below(v, textfile, sizeof(textfile) / sizeof(*textfile))))
+		return NULL;
+	if (!strncmp(v, SW_TMP_STATE_PREFIX, strlen(SW_TMP_STATE_PREFIX)))
+		return tmp_dir_ok(v) ? NULL : "in a " SW_TMP_STATE_PREFIX "* directory that is not "
+		       "the user's own or that others may write";
+	return metrics ? "outside the sandwall state and node_exporter textfile directories" :
+	       "outside /run/sandwall, /var/lib/sandwall and /var/log/sandwall";
+}
+
+/* A file in a state directory, or empty for "off". */
 static int set_path(struct ctx *c, const struct key *k, char *v)
 {
-	char *dst = !strcmp(k->name, "metrics") ? c->cfg.metrics_path : c->cfg.journal_path;
+	bool metrics = !strcmp(k->name, "metrics");
+	char *dst = metrics ? c->cfg.metrics_path : c->cfg.journal_path;
+	const char *why;
 
-	if (*v && (v[0] != '/' || strlen(v) >= SW_PATH_MAX || strstr(v, "/../")))
-		return fail(c, "bad path '%s' for [%s] %s (absolute, at most %d characters, or empty for off)",
-			    v, k->section, k->name, SW_PATH_MAX - 1);
+	if (*v && (why = path_error(v, metrics)))
+		return fail(c, "bad path '%s' for [%s] %s: %s (see sandwall.conf(5); empty for off)",
+			    v, k->section, k->name, why);
 	snprintf(dst, SW_PATH_MAX, "%s", v);
 	return 1;
 }
@@ -362,28 +453,29 @@ static int set_table(struct ctx *c, const struct key *k, char *v)
 	return 1;
 }
 
-#define BOOL(sec, name, field) { sec, name, set_bool, offsetof(struct sw_config, field), false }
+#define BOOL(sec, name, field) { sec, name, set_bool, offsetof(struct sw_config, field), false, 0 }
 static const struct key keys[] = {
-	{ "guard", "interfaces", set_patterns, 0, true },
-	BOOL("guard", "all_bridges", all_bridges),
+	{ "guard", "interfaces", set_patterns, 0, true, offsetof(struct sw_config, interfaces_line) },
+	{ "guard", "all_bridges", set_bool, offsetof(struct sw_config, all_bridges), false,
+	  offsetof(struct sw_config, all_bridges_line) },
 	BOOL("block", "metadata", block[SW_CAT_METADATA]),
 	BOOL("block", "link_local", block[SW_CAT_LINK_LOCAL]),
 	BOOL("block", "host", block[SW_CAT_HOST]),
 	BOOL("block", "gateways", block[SW_CAT_GATEWAYS]),
 	BOOL("block", "lan", block[SW_CAT_LAN]),
 	BOOL("block", "private", block[SW_CAT_PRIVATE]),
-	{ "block", "destinations", set_dests, 0, true },
-	{ "allow", "dns", set_dns, 0, false },
-	{ "allow", "host_ports", set_host_ports, 0, true },
-	{ "allow", "destinations", set_allows, 0, true },
+	{ "block", "destinations", set_dests, 0, true, 0 },
+	{ "allow", "dns", set_dns, 0, false, 0 },
+	{ "allow", "host_ports", set_host_ports, 0, true, 0 },
+	{ "allow", "destinations", set_allows, 0, true, 0 },
 	BOOL("log", "blocked", log_blocked),
-	{ "log", "facility", set_facility, 0, false },
-	{ "log", "group", set_group, 0, false },
-	{ "daemon", "resync_interval", set_resync, 0, false },
-	{ "daemon", "owner", set_owner, 0, false },
-	{ "daemon", "metrics", set_path, 0, false },
-	{ "daemon", "journal", set_path, 0, false },
-	{ "nft", "table", set_table, 0, false },
+	{ "log", "facility", set_facility, 0, false, 0 },
+	{ "log", "group", set_group, 0, false, 0 },
+	{ "daemon", "resync_interval", set_resync, 0, false, 0 },
+	{ "daemon", "owner", set_owner, 0, false, 0 },
+	{ "daemon", "metrics", set_path, 0, false, 0 },
+	{ "daemon", "journal", set_path, 0, false, 0 },
+	{ "nft", "table", set_table, 0, false, offsetof(struct sw_config, table_line) },
 };
 _Static_assert(sizeof(keys) / sizeof(keys[0]) <= sizeof(unsigned long) * 8, "seen bits");
 
@@ -423,12 +515,17 @@ static void strip_comment(char *s)
 	*e = '\0';
 }
 
-static bool section_known(const char *s, size_t n)
+static int section_index(const char *s, size_t n)
 {
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
 		if (strlen(sections[i]) == n && !memcmp(sections[i], s, n))
-			return true;
-	return false;
+			return (int)i;
+	return -1;
+}
+
+static bool section_known(const char *s, size_t n)
+{
+	return section_index(s, n) >= 0;
 }
 
 /* Classify a line the way inih will, to track continuations and check
@@ -436,6 +533,7 @@ static bool section_known(const char *s, size_t n)
 static void classify(struct ctx *c, const char *line)
 {
 	const char *s = line, *e;
+	int i;
 
 	if (c->line == 1 && !strncmp(s, "\xEF\xBB\xBF", 3))
 		s += 3;
@@ -453,10 +551,16 @@ static void classify(struct ctx *c, const char *line)
 			return;         /* inih reports it */
 		c->prev_key = false;
 		c->had_section = true;
-		if (!section_known(s + 1, (size_t)(e - s - 1))) {
+		if ((i = section_index(s + 1, (size_t)(e - s - 1))) < 0) {
 			fail(c, "unknown section [%.*s]", (int)(e - s - 1), s + 1);
 			return;
 		}
+		if (c->section_line[i]) {
+			fail(c, "section [%s] repeated (first at line %d): give each section once",
+			     sections[i], c->section_line[i]);
+			return;
+		}
+		c->section_line[i] = c->line;
 		for (e++; isspace((unsigned char)*e); e++)
 			;
 		if (*e && *e != ';' && *e != '#')
@@ -517,6 +621,8 @@ static int handler(void *user, const char *section, const char *name, const char
 			return fail(c, "duplicate key '%s' in [%s]", name, section);
 		c->seen |= 1UL << i;
 		list_reset(&c->cfg, &keys[i]);
+		if (keys[i].line_off)
+			*(unsigned *)((char *)&c->cfg + keys[i].line_off) = (unsigned)c->line;
 	}
 	snprintf(v, sizeof(v), "%s", value);
 	strip_comment(v);
@@ -537,6 +643,35 @@ static int set_err(char *err, size_t errlen, int rc, const char *fmt, ...)
 	return rc;
 }
 
+/* The refusals that need the whole file: an empty [guard], and [allow]
+ * entries that reopen an enabled block category without saying so
+ * (those that need the host are checked by sw_config_check_host). */
+static int check_whole(struct ctx *c)
+{
+	const struct sw_config *cfg = &c->cfg;
+	struct sw_hole h[SW_MAX_HOLES];
+	char e[128], p[SW_ADDR_STRLEN];
+
+	if (!cfg->n_patterns && !cfg->all_bridges) {
+		c->line = (int)cfg->interfaces_line;
+		return fail(c, "[guard] interfaces is empty and all_bridges is off: nothing would be "
+			    "guarded (name the container interfaces, e.g. docker0 br-*)");
+	}
+	for (size_t i = 0; i < cfg->n_allows; i++) {
+		const struct sw_allow *a = &cfg->allows[i];
+
+		if (a->reopen || !sw_allow_holes(cfg, NULL, a, h, 1))
+			continue;
+		sw_allow_format(a, e, sizeof(e));
+		sw_prefix_format(&h[0].blocked, p, sizeof(p));
+		c->line = (int)a->line;
+		return fail(c, "[allow] destinations entry '%s' reopens %s (%s), which [block] closes; "
+			    "if that is intended, say so: '%s reopen'", e, sw_category_name(h[0].cat),
+			    p, e);
+	}
+	return 1;
+}
+
 int sw_config_parse_string(const char *text, const char *name,
 			   struct sw_config *cfg, char *err, size_t errlen)
 {
@@ -553,9 +688,18 @@ int sw_config_parse_string(const char *text, const char *name,
 		return set_err(err, errlen, -ENOMEM, "%s: %s", name, strerror(ENOMEM));
 	}
 	sw_config_defaults(&c->cfg);
+	snprintf(c->cfg.path, sizeof(c->cfg.path), "%s", name);
 	c->name = name;
 	c->pos = text ? text : "";
+	if (strnlen(c->pos, SW_CONFIG_MAX + 1) > SW_CONFIG_MAX) {
+		free(c);
+		sw_config_defaults(cfg);
+		return set_err(err, errlen, -EFBIG, "%s: larger than %d bytes, the limit for a config",
+			       name, SW_CONFIG_MAX);
+	}
 	ret = ini_parse_stream(reader, c, handler, c);
+	if (ret == 0 && !c->err_line)
+		check_whole(c);
 	if (c->err_line && (ret <= 0 || c->err_line <= ret))
 		rc = set_err(err, errlen, -EINVAL, "%s:%d: %s", name, c->err_line, c->msg);
 	else if (ret > 0)
@@ -592,11 +736,11 @@ static int read_file(const char *path, char **out, size_t *outlen)
 		return e;
 	}
 	for (;;) {
+		if (len > MAX_FILE) {
+			e = -EFBIG;
+			goto out;
+		}
 		if (len + 1 == cap) {
-			if (cap > MAX_FILE) {
-				e = -EFBIG;
-				goto out;
-			}
 			if (!(nb = realloc(buf, cap * 2))) {
 				e = -ENOMEM;
 				goto out;
@@ -633,6 +777,11 @@ int sw_config_load(const char *path, struct sw_config *cfg, char *err, size_t er
 	int rc, line = 1;
 
 	rc = read_file(path, &text, &len);
+	if (rc == -EFBIG) {
+		sw_config_defaults(cfg);
+		return set_err(err, errlen, rc, "%s: larger than %d bytes, the limit for a config",
+			       path, SW_CONFIG_MAX);
+	}
 	if (rc < 0) {
 		sw_config_defaults(cfg);
 		return set_err(err, errlen, rc, "%s: %s", path, strerror(-rc));

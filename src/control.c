@@ -98,6 +98,27 @@ int sw_control_reply(int cfd, const char *reply)
 	return err;
 }
 
+/* The peer must be root and guard this network namespace: a daemon of
+ * another namespace (a test's, a container host's) answering on the same
+ * path must not take this namespace's commands. -EPERM (not root) or
+ * -EXDEV (another namespace, or one that cannot be told). */
+static int same_daemon(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct stat mine, theirs;
+	char path[64];
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return -errno;
+	if (cred.uid != 0)
+		return -EPERM;
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)cred.pid);
+	if (cred.pid <= 0 || stat("/proc/self/ns/net", &mine) < 0 || stat(path, &theirs) < 0)
+		return -EXDEV;
+	return mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino ? 0 : -EXDEV;
+}
+
 int sw_control_call(const char *path, const char *req, char *reply, size_t replylen)
 {
 	struct sockaddr_un sa;
@@ -112,8 +133,13 @@ int sw_control_call(const char *path, const char *req, char *reply, size_t reply
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    send(fd, req, strlen(req), MSG_NOSIGNAL) < 0) {
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		err = -errno;
+		goto out;
+	}
+	if ((err = same_daemon(fd)))
+		goto out;
+	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0) {
 		err = -errno;
 		goto out;
 	}

@@ -21,17 +21,30 @@
 #include "control.h"
 #include "daemon.h"
 #include "diff.h"
-#include "diff.h"
 #include "journal.h"
 #include "log.h"
 #include "metrics.h"
 #include "notify.h"
 #include "observe.h"
+#include "owner.h"
+#include "report.h"
 #include "reconcile.h"
 #include "ruleset.h"
 
 #define ALERTS_PER_SEC   20
 #define RETRY_MS         100
+#define RESYNC_SOON_MS   5      /* lost events: one resync for a burst of ENOBUFS */
+
+/* The epoll slots, one per source (epoll_event.data.u32). */
+enum slot {
+	SLOT_NFT = 1,           /* nf_tables events: drift */
+	SLOT_RT,                /* rtnetlink events: the host moved */
+	SLOT_SIGNAL,            /* HUP reload, TERM/INT stop */
+	SLOT_RESYNC,            /* timer: full compare, retries, coalesced ENOBUFS */
+	SLOT_WATCHDOG,          /* systemd watchdog */
+	SLOT_CONTROL,           /* the CLI's control socket */
+	SLOT_NFLOG,             /* blocked attempts */
+};
 
 static int64_t now_us(void)
 {
@@ -55,78 +68,17 @@ static void arm_resync(struct sw_daemon *d)
 {
 	unsigned ms = d->cfg.resync_interval * 1000;
 
-	arm(d->tfd, d->retry ? RETRY_MS : ms, ms);
+	arm(d->tfd, d->resync_soon ? RESYNC_SOON_MS : d->retry ? RETRY_MS : ms, ms);
 }
 
-/* One JSON line in the journal: {"time":..,"event":..,"table":..,<extra>} */
-static void journal(struct sw_daemon *d, const char *event, const char *extra_fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void journal(struct sw_daemon *d, const char *event, const char *extra_fmt, ...)
+/* Events were lost (ENOBUFS): compare everything, once for the burst, on
+ * the timer (as conntrackd does), not once per overrun. */
+static void resync_soon(struct sw_daemon *d)
 {
-	char line[1536], extra[1024] = "", when[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	va_list ap;
-
-	if (!d->cfg.journal_path[0])
+	if (d->resync_soon)
 		return;
-	va_start(ap, extra_fmt);
-	vsnprintf(extra, sizeof(extra), extra_fmt, ap);
-	va_end(ap);
-	gmtime_r(&now, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	snprintf(line, sizeof(line), "{\"time\":\"%s\",\"unix\":%lld,\"event\":\"%s\","
-		 "\"table\":\"inet/%s\"%s%s}", when, (long long)now, event, d->cfg.table,
-		 extra[0] ? "," : "", extra);
-	if (sw_journal_add(&d->journal, line))
-		sw_debug("cannot write the journal %s", d->cfg.journal_path);
-}
-
-/* A string made safe for the journal's JSON (quotes and controls dropped). */
-static const char *js(const char *s, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	for (; s && *s && o + 1 < len; s++)
-		if (*s != '"' && *s != '\\' && (unsigned char)*s >= 0x20)
-			buf[o++] = *s;
-	buf[o] = '\0';
-	return buf;
-}
-
-/* The Prometheus textfile, from the kernel's counters and our own. */
-static void write_metrics(struct sw_daemon *d, bool up)
-{
-	struct sw_metrics m = { 0 };
-	struct sw_model have;
-	int rc;
-
-	if (!d->cfg.metrics_path[0])
-		return;
-	/* the table and its counters only: no set or rule dumps */
-	if (sw_observe_counters(&d->nl, d->cfg.table, &have) == 0) {
-		for (int c = 0; c < SW_CAT_COUNT; c++) {
-			int i = sw_model_find_counter(&have, sw_category_name(c));
-
-			if (i >= 0) {
-				m.pkts[c] = have.counter_pkts[i];
-				m.bytes[c] = have.counter_bytes[i];
-			}
-		}
-		m.up = up && have.has_table && !d->paused;
-		m.owner = have.has_table && (have.table_flags & NFT_TABLE_F_OWNER);
-		sw_model_free(&have);
-	}
-	m.drifts = d->drifts;
-	m.repairs = d->repairs;
-	m.repair_failures = d->repair_failures;
-	m.enobufs = d->ev.enobufs;
-	m.blocked_logged = d->blocked_seen;
-	m.last_repair_seconds = (double)d->last_repair_us / 1e6;
-	m.last_drift_time = d->last_drift_at;
-	if ((rc = sw_metrics_write(d->cfg.metrics_path, &m)))
-		sw_warn("cannot write metrics to %s: %s", d->cfg.metrics_path, strerror(-rc));
+	d->resync_soon = true;
+	arm_resync(d);
 }
 
 /* desired = f(config, host), with our ownership flags */
@@ -142,102 +94,64 @@ static int build_want(struct sw_daemon *d, struct sw_model *m)
 	return rc;
 }
 
-static void status_notify(struct sw_daemon *d)
-{
-	char s[256];
+/* A read-back that differs because the next tamper came in between is no
+ * failed repair: compare and repair again, this many times, before the
+ * CRIT line. */
+#define READBACK_TRIES 3
 
-	snprintf(s, sizeof(s), "STATUS=%s table inet %s, mode %s, %llu drift(s), %llu repair(s)",
-		 d->paused ? "paused:" : "guarding", d->cfg.table, d->mode,
-		 (unsigned long long)d->drifts, (unsigned long long)d->repairs);
-	sw_notify(s);
-}
-
-/* Compare with the kernel and repair; report as the caller says. */
-static int reconcile(struct sw_daemon *d, const char *why, const char *change, uint32_t pid,
+/* Compare with the kernel and repair; report what happened as one typed
+ * record. change/pid/comm name the culprit when an event did. */
+static int reconcile(struct sw_daemon *d, enum sw_cause cause, const char *change, uint32_t pid,
 		     const char *comm, int64_t t0, uint32_t deleted_genid)
 {
 	/* a deleted table is re-created without a dump first */
 	struct sw_hint hint = { .table_deleted = deleted_genid != 0, .genid = deleted_genid };
 	char err[SW_ERRLEN], summary[256];
-	struct sw_diff diff;
-	bool repaired = false;
-	int rc;
+	struct sw_repair r = { .cause = cause, .pid = pid, .comm = comm };
+	struct sw_diff diff = { 0 };
+	bool repaired = false, any = false;
+	int rc = -EIO;
 
 	if (d->paused)
 		return 0;
-	rc = sw_reconcile_hint(&d->nl, &d->want, &hint, &diff, &repaired, err, sizeof(err));
-	if (diff.n == 0 && !rc && !repaired) {
+	for (int i = 0; i < READBACK_TRIES && rc == -EIO; i++) {
+		if (i) {
+			sw_diff_free(&diff);
+			hint.table_deleted = false;
+		}
+		rc = sw_reconcile_hint(&d->nl, &d->want, &hint, &diff, &repaired, err, sizeof(err));
+		any |= repaired;
+		if (i == 0)
+			sw_diff_summary(&diff, summary, sizeof(summary));
+	}
+	if (!rc && !any) {
 		sw_diff_free(&diff);
 		if (d->retry) {
+			/* in sync again without us: the failure is settled */
 			d->retry = false;
 			arm_resync(d);
+			r.cause = SW_CAUSE_RETRY;
+			r.change = "in sync";
+			sw_report_repair(d, &r);
 		}
 		return 0;
 	}
-	sw_diff_summary(&diff, summary, sizeof(summary));
-	/* key="value" lines: no double quotes inside a value */
-	for (char *q = summary; (q = strchr(q, '"')); )
-		*q = '\'';
-	bool drift = !strcmp(why, "drift") || !strcmp(why, "resync");
-
-	if (drift)
-		d->drifts++;
+	r.change = change ? change : summary;
+	r.changes = diff.n;
+	r.failed = rc != 0;
+	r.error = rc ? err : NULL;
+	/* restored: the repair batch was committed; verified: read back */
+	r.restored_us = hint.committed_us ? hint.committed_us - t0 : 0;
+	r.verified_us = now_us() - t0;
 	if (rc) {
-		d->repair_failures++;
 		d->retry = true;
 		arm_resync(d);
-		sw_alert(&d->alert, LOG_CRIT,
-			 "event=repair-failed table=inet/%s cause=%s change=\"%s\" error=\"%s\"",
-			 d->cfg.table, why, change ? change : summary, err);
-		{
-			char a[256], b[256], c[64];
-
-			journal(d, "repair-failed", "\"cause\":\"%s\",\"change\":\"%s\",\"pid\":%u,"
-				"\"comm\":\"%s\",\"error\":\"%s\"", why,
-				js(change ? change : summary, a, sizeof(a)), pid,
-				js(comm, c, sizeof(c)), js(err, b, sizeof(b)));
-		}
-	} else {
-		/* restored: the repair batch was committed; verified: read back */
-		int64_t us = hint.committed_us - t0, vus = now_us() - t0;
-
-		d->repairs++;
-		d->last_repair_us = us;
-		if (drift) {
-			char a[256], c[64];
-
-			journal(d, "drift", "\"change\":\"%s\",\"pid\":%u,\"comm\":\"%s\","
-				"\"found_by\":\"%s\",\"restored_us\":%lld,\"verified_us\":%lld,"
-				"\"result\":\"repaired\"",
-				js(change ? change : summary, a, sizeof(a)), pid,
-				js(comm && *comm ? comm : "?", c, sizeof(c)), why, (long long)us,
-				(long long)vus);
-		}
-		if (d->retry) {
-			d->retry = false;
-			arm_resync(d);
-		}
-		if (!drift)
-			sw_alert(&d->alert, LOG_INFO,
-				 "event=%s table=inet/%s changes=%zu first=\"%s\" applied_us=%lld",
-				 !strcmp(why, "update") ? "sets-updated" : !strcmp(why, "retry") ?
-				 "repaired-after-retry" : "applied", d->cfg.table,
-				 diff.n, summary, (long long)us);
-		else
-			sw_alert(&d->alert, LOG_WARNING,
-				 "event=drift table=inet/%s change=\"%s\" pid=%u comm=%s found_by=%s "
-				 "restored_us=%lld verified_us=%lld",
-				 d->cfg.table, change ? change : summary, pid,
-				 comm && *comm ? comm : "?", why, (long long)us, (long long)vus);
+	} else if (d->retry) {
+		d->retry = false;
+		arm_resync(d);
 	}
-	if (drift) {
-		snprintf(d->last_drift, sizeof(d->last_drift), "%.180s by pid %u (%.31s)",
-			 change ? change : summary, pid, comm && *comm ? comm : "?");
-		d->last_drift_at = time(NULL);
-	}
+	sw_report_repair(d, &r);
 	sw_diff_free(&diff);
-	status_notify(d);
-	write_metrics(d, true);
 	return rc;
 }
 
@@ -312,7 +226,7 @@ static void host_changes(struct sw_daemon *d, const struct sw_host *old, const s
  * address or route event), the kernel is compared only when the desired
  * sets moved: kernel drift comes in as nftables events, and the resync
  * timer is the backstop, so a bridge port changing state costs no dump. */
-static void host_update(struct sw_daemon *d, const char *why, bool only_if_changed)
+static void host_update(struct sw_daemon *d, enum sw_cause cause, bool only_if_changed)
 {
 	struct sw_host *old = &d->host_prev;
 	struct sw_model m;
@@ -339,22 +253,21 @@ static void host_update(struct sw_daemon *d, const char *why, bool only_if_chang
 	if (!changed && only_if_changed)
 		return;
 	if (changed) {
-		why = "update";
+		cause = SW_CAUSE_UPDATE;
 		d->updates++;
+		sw_owner_twin_sync(d);
 	}
-	reconcile(d, why, NULL, 0, NULL, t0, 0);
+	reconcile(d, cause, NULL, 0, NULL, t0, 0);
 }
 
-static void ensure_owned(struct sw_daemon *d);
 
-static void full_resync(struct sw_daemon *d, const char *why)
+static void full_resync(struct sw_daemon *d)
 {
-	/* after a failed repair, the retry is no new drift */
-	if (d->retry)
-		why = "retry";
 	d->resyncs++;
-	host_update(d, why, false);
-	ensure_owned(d);
+	d->resync_soon = false;
+	/* after a failed repair, the retry is no new drift */
+	host_update(d, d->retry ? SW_CAUSE_RETRY : SW_CAUSE_RESYNC, false);
+	sw_owner_ensure(d);
 }
 
 static void handle_nft(struct sw_daemon *d)
@@ -367,22 +280,22 @@ static void handle_nft(struct sw_daemon *d)
 		sw_alert(&d->alert, LOG_WARNING,
 			 "event=enobufs source=nftables count=%u rcvbuf=%d action=resync",
 			 d->ev.enobufs, d->ev.nft_rcvbuf);
-		full_resync(d, "resync");
+		resync_soon(d);
 		return;
 	}
 	if (rc < 0) {
 		sw_err("nftables events: %s; resubscribing", strerror(-rc));
 		if (sw_events_reopen(&d->ev) == 0) {
 			epoll_ctl(d->epfd, EPOLL_CTL_ADD, sw_events_nft_fd(&d->ev),
-				  &(struct epoll_event){ .events = EPOLLIN, .data.u32 = 1 });
+				  &(struct epoll_event){ .events = EPOLLIN, .data.u32 = SLOT_NFT });
 			epoll_ctl(d->epfd, EPOLL_CTL_ADD, sw_events_rt_fd(&d->ev),
-				  &(struct epoll_event){ .events = EPOLLIN, .data.u32 = 2 });
+				  &(struct epoll_event){ .events = EPOLLIN, .data.u32 = SLOT_RT });
 		}
-		full_resync(d, "resync");
+		full_resync(d);
 		return;
 	}
 	if (dr.seen)
-		reconcile(d, "drift", dr.txn.change, dr.txn.pid, dr.txn.comm, t0,
+		reconcile(d, SW_CAUSE_DRIFT, dr.txn.change, dr.txn.pid, dr.txn.comm, t0,
 			  dr.txn.table_deleted && dr.n == 1 ? dr.txn.genid : 0);
 }
 
@@ -390,29 +303,19 @@ static void handle_nft(struct sw_daemon *d)
 static void on_blocked(const struct sw_blocked *b, void *data)
 {
 	struct sw_daemon *d = data;
-	struct sw_blocked_slot *slot;
-	uint8_t key[36] = { 0 };
-	uint32_t h = 2166136261u;
+	uint8_t key[SW_LIMITER_KEY] = { 0 };
 	char what[160], sup[32] = "";
 	const struct sw_link *l = sw_host_link(&d->host, (int)b->iif);
-	int64_t now = now_us();
+	long n;
 
 	d->blocked_seen++;
 	key[0] = (uint8_t)b->family;
 	memcpy(key + 2, b->src, 16);
 	memcpy(key + 18, b->dst, 16);
-	for (size_t i = 0; i < sizeof(key); i++)
-		h = (h ^ key[i]) * 16777619u;
-	slot = &d->blocked[h % SW_BLOCKED_SLOTS];
-	if (!memcmp(slot->key, key, sizeof(key)) && now - slot->last_us < 1000000) {
-		slot->suppressed++;
+	if ((n = sw_limiter_admit(&d->blocked, key, now_us(), 1000000)) < 0)
 		return;
-	}
-	if (!memcmp(slot->key, key, sizeof(key)) && slot->suppressed)
-		snprintf(sup, sizeof(sup), " suppressed=%u", slot->suppressed);
-	memcpy(slot->key, key, sizeof(key));
-	slot->last_us = now;
-	slot->suppressed = 0;
+	if (n > 0)
+		snprintf(sup, sizeof(sup), " suppressed=%ld", n);
 	sw_blocked_format(b, what, sizeof(what));
 	sw_alert(&d->alert_blocked, LOG_WARNING, "event=blocked category=%s %s iif=%s%s", b->category,
 		 what, l ? l->name : "?", sup);
@@ -444,7 +347,7 @@ static void nflog_setup(struct sw_daemon *d)
 		return;
 	}
 	epoll_ctl(d->epfd, EPOLL_CTL_ADD, sw_nflog_fd(&d->nflog),
-		  &(struct epoll_event){ .events = EPOLLIN, .data.u32 = 7 });
+		  &(struct epoll_event){ .events = EPOLLIN, .data.u32 = SLOT_NFLOG });
 }
 
 static void handle_rt(struct sw_daemon *d)
@@ -452,15 +355,18 @@ static void handle_rt(struct sw_daemon *d)
 	bool changed = false;
 	int rc = sw_events_read_rt(&d->ev, &changed);
 
-	if (rc == -ENOBUFS)
+	if (rc == -ENOBUFS) {
 		sw_alert(&d->alert, LOG_WARNING,
 			 "event=enobufs source=rtnetlink count=%u rcvbuf=%d action=resync",
 			 d->ev.enobufs, d->ev.rt_rcvbuf);
-	else if (rc < 0)
+		resync_soon(d);
+		return;
+	}
+	if (rc < 0)
 		sw_err("rtnetlink events: %s", strerror(-rc));
-	/* lost events: compare the kernel too, as on the resync timer */
+	/* a broken socket: compare the kernel too, as on the resync timer */
 	if (changed || rc < 0)
-		host_update(d, "resync", rc >= 0);
+		host_update(d, SW_CAUSE_RESYNC, rc >= 0);
 }
 
 static int reload(struct sw_daemon *d, char *msg, size_t len)
@@ -493,9 +399,11 @@ static int reload(struct sw_daemon *d, char *msg, size_t len)
 		bool absent;
 
 		sw_remove(&d->nl, oldtable, &absent, err, sizeof(err));
+		sw_owner_twin_remove(d, oldtable);
 	}
-	rc = reconcile(d, "reload", "reload", (uint32_t)getpid(), "sandwalld", now_us(), 0);
-	ensure_owned(d);
+	sw_owner_twin_sync(d);
+	rc = reconcile(d, SW_CAUSE_RELOAD, "reload", (uint32_t)getpid(), "sandwalld", now_us(), 0);
+	sw_owner_ensure(d);
 	nflog_setup(d);
 	sw_alert(&d->alert, LOG_NOTICE, "event=reload config=%s result=%s", d->config_path,
 		 rc ? "failed" : "ok");
@@ -521,12 +429,9 @@ static void handle_control(struct sw_daemon *d)
 
 		rc = sw_remove(&d->nl, d->cfg.table, &absent, err, sizeof(err));
 		if (!rc) {
+			sw_owner_twin_remove(d, d->cfg.table);
 			d->paused = true;
-			sw_alert(&d->alert, LOG_WARNING,
-				 "event=removed table=inet/%s action=paused-until-reload", d->cfg.table);
-			journal(d, "removed", "\"by\":\"sandwall remove\"");
-			write_metrics(d, false);
-			status_notify(d);
+			sw_report_removed(d);
 		}
 		snprintf(rep, sizeof(rep), "%s\nmessage=%s\n", rc ? "error" : "ok",
 			 rc ? err : "table removed; sandwalld paused until reload or restart");
@@ -547,71 +452,6 @@ static void handle_control(struct sw_daemon *d)
 		snprintf(rep, sizeof(rep), "error\nmessage=unknown request '%.32s'\n", req);
 	}
 	sw_control_reply(cfd, rep);
-}
-
-/* Take the table: owner+persist where the kernel has them, adopting an
- * orphaned table; otherwise watch and repair only. */
-static int take_table(struct sw_daemon *d)
-{
-	char err[SW_ERRLEN];
-	struct sw_model have;
-	struct sw_diff diff;
-	uint32_t tries[3];
-	int n = 0, rc;
-
-	if (d->cfg.owner != SW_OWNER_NO)
-		tries[n++] = NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST;
-	if (d->cfg.owner == SW_OWNER_YES)
-		tries[n++] = NFT_TABLE_F_OWNER;     /* asked for: even without persist */
-	if (d->cfg.owner != SW_OWNER_YES)
-		tries[n++] = 0;
-
-	for (int i = 0; i < n; i++) {
-		d->own_flags = tries[i];
-		d->want.table_flags = tries[i];
-		d->mode = tries[i] == 0 ? "watch" : tries[i] & NFT_TABLE_F_PERSIST ? "owner+persist" : "owner";
-		/* adopt an identical orphan without touching its counters */
-		if (tries[i] && sw_observe(&d->nl, d->cfg.table, &have) == 0) {
-			bool orphan = have.has_table && (have.table_flags & NFT_TABLE_F_PERSIST) &&
-				      !(have.table_flags & NFT_TABLE_F_OWNER);
-
-			if (orphan && sw_diff(&d->want, &have, &diff) == 0) {
-				if (diff.n == 0 &&
-				    sw_set_table_flags(&d->nl, d->cfg.table, tries[i], err, sizeof(err)) == 0) {
-					sw_diff_free(&diff);
-					sw_model_free(&have);
-					sw_info("adopted the existing table inet %s (mode %s)", d->cfg.table, d->mode);
-					return 0;
-				}
-				sw_diff_free(&diff);
-			}
-			sw_model_free(&have);
-		}
-		rc = sw_apply(&d->nl, &d->want, err, sizeof(err));
-		if (rc == 0)
-			return 0;
-		if (rc != -EOPNOTSUPP && rc != -EINVAL)
-			break;
-		sw_info("the kernel refused table flags 0x%x: %s", tries[i], err);
-	}
-	sw_err("%s", err);
-	return rc;
-}
-
-/* The table must stay ours: after `sandwall remove` + a direct apply, or
- * any other way it lost its owner, take it back. */
-static void ensure_owned(struct sw_daemon *d)
-{
-	bool present = false;
-	uint32_t flags = 0;
-
-	if (!d->own_flags || d->paused ||
-	    sw_observe_table(&d->nl, d->cfg.table, &present, &flags) || !present ||
-	    (flags & NFT_TABLE_F_OWNER))
-		return;
-	if (take_table(d) == 0)
-		sw_alert(&d->alert, LOG_NOTICE, "event=owner action=retaken table=inet/%s mode=%s",
-			 d->cfg.table, d->mode);
 }
 
 static int setup(struct sw_daemon *d)
@@ -643,7 +483,7 @@ static int setup(struct sw_daemon *d)
 	}
 	if ((rc = build_want(d, &d->want)))
 		return rc;
-	if ((rc = take_table(d)))
+	if ((rc = sw_owner_take(d)))
 		return rc;
 
 	sigemptyset(&mask);
@@ -672,8 +512,9 @@ static int setup(struct sw_daemon *d)
 			arm(d->wdfd, (unsigned)(wd / 2000), (unsigned)(wd / 2000));
 	}
 	struct { int fd; uint32_t id; } fds[] = {
-		{ sw_events_nft_fd(&d->ev), 1 }, { sw_events_rt_fd(&d->ev), 2 },
-		{ d->sigfd, 3 }, { d->tfd, 4 }, { d->wdfd, 5 }, { d->ctlfd, 6 },
+		{ sw_events_nft_fd(&d->ev), SLOT_NFT }, { sw_events_rt_fd(&d->ev), SLOT_RT },
+		{ d->sigfd, SLOT_SIGNAL }, { d->tfd, SLOT_RESYNC }, { d->wdfd, SLOT_WATCHDOG },
+		{ d->ctlfd, SLOT_CONTROL },
 	};
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		struct epoll_event e = { .events = EPOLLIN, .data.u32 = fds[i].id };
@@ -715,13 +556,8 @@ int sw_daemon_run(struct sw_daemon *d)
 		return 2;
 	}
 	rc = 0;
-	sw_alert(&d->alert, LOG_NOTICE,
-		 "event=start table=inet/%s mode=%s config=%s rules=%zu sets=%zu",
-		 d->cfg.table, d->mode, d->config_path, d->want.n_rules, d->want.n_sets);
 	sw_notify("READY=1");
-	status_notify(d);
-	journal(d, "start", "\"mode\":\"%s\",\"pid\":%d", d->mode, (int)getpid());
-	write_metrics(d, true);
+	sw_report_start(d);
 
 	while (!d->stop) {
 		struct epoll_event evs[8];
@@ -738,13 +574,13 @@ int sw_daemon_run(struct sw_daemon *d)
 			uint64_t ticks;
 
 			switch (evs[i].data.u32) {
-			case 1:
+			case SLOT_NFT:
 				handle_nft(d);
 				break;
-			case 2:
+			case SLOT_RT:
 				handle_rt(d);
 				break;
-			case 3: {
+			case SLOT_SIGNAL: {
 				struct signalfd_siginfo si;
 
 				while (read(d->sigfd, &si, sizeof(si)) == sizeof(si)) {
@@ -757,20 +593,20 @@ int sw_daemon_run(struct sw_daemon *d)
 				}
 				break;
 			}
-			case 4:
+			case SLOT_RESYNC:
 				if (read(d->tfd, &ticks, sizeof(ticks)) > 0) {
-					full_resync(d, "resync");
-					write_metrics(d, true);
+					full_resync(d);
+					sw_report_metrics(d, true);
 				}
 				break;
-			case 5:
+			case SLOT_WATCHDOG:
 				if (read(d->wdfd, &ticks, sizeof(ticks)) > 0)
 					sw_notify("WATCHDOG=1");
 				break;
-			case 6:
+			case SLOT_CONTROL:
 				handle_control(d);
 				break;
-			case 7:
+			case SLOT_NFLOG:
 				handle_nflog(d);
 				break;
 			}
@@ -779,9 +615,7 @@ int sw_daemon_run(struct sw_daemon *d)
 		sw_alert_flush(&d->alert_blocked);
 	}
 	sw_notify("STOPPING=1");
-	sw_alert(&d->alert, LOG_NOTICE, "event=stop table=inet/%s rules=left-in-place", d->cfg.table);
-	journal(d, "stop", "\"rules\":\"left-in-place\"");
-	write_metrics(d, false);
+	sw_report_stop(d);
 	teardown(d);
 	return rc;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* diff: compare two models object by object. Ownership flags are the
  * daemon's business and not compared; the dormant flag is (a dormant
- * table filters nothing). Rules are compared per chain, in order, by
+ * table filters nothing), and so is the table's marker. Rules are compared per chain, in order, by
  * their canonical expression string and tag; handles are ignored. */
 #include <errno.h>
 #include <stdarg.h>
@@ -230,6 +230,12 @@ int sw_diff(const struct sw_model *w, const struct sw_model *h, struct sw_diff *
 	memset(d, 0, sizeof(*d));
 	if (!h->has_table)
 		return add(d, SW_DIFF_MISSING, "table", "table inet %s", w->table);
+	/* the marker cannot be added to a live table: repaired by replacing
+	 * it (reconcile.c, which refuses a table that is not ours at all) */
+	if (h->table_unmarked && !w->table_unmarked)
+		if ((err = add(d, SW_DIFF_CHANGED, "table", "table inet %s (no comment \"%s\": not marked as sandwall's)",
+			       w->table, SW_TABLE_MARKER)))
+			return err;
 	if ((w->table_flags & NFT_TABLE_F_DORMANT) != (h->table_flags & NFT_TABLE_F_DORMANT))
 		if ((err = add(d, SW_DIFF_CHANGED, "table", "table inet %s (dormant flag)", w->table)))
 			return err;

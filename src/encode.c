@@ -28,10 +28,15 @@ static struct nlmsghdr *msg(struct sw_batch *b, uint16_t type, uint16_t flags)
 	return nftnl_nlmsg_build_hdr(p, type, NFPROTO_INET, flags, 0);
 }
 
-/* table inet <name> { [flags ...] } -- add (create, no EXCL) or delete */
-static int table_msg(struct sw_batch *b, struct sw_nl *nl, const char *name,
-		     uint16_t type, uint32_t flags, bool with_flags)
+/* table inet <name> { [flags ...;] comment "sandwall/1" } -- add (create,
+ * no EXCL) or delete. Every table we add carries the marker, as nft's
+ * table comment (user data record 0, NUL-terminated): the kernel keeps
+ * it from the creation on and ignores it on a later add. */
+static int table_msg_nl(struct sw_batch *b, struct sw_nl *nl, const char *name,
+			uint16_t type, uint32_t flags, bool with_flags, uint16_t nlflags)
 {
+	uint8_t ud[2 + sizeof(SW_TABLE_MARKER)] = { 0 /* NFTNL_UDATA_TABLE_COMMENT */,
+						    sizeof(SW_TABLE_MARKER) };
 	struct nftnl_table *t = nftnl_table_alloc();
 	struct nlmsghdr *nlh;
 
@@ -41,13 +46,24 @@ static int table_msg(struct sw_batch *b, struct sw_nl *nl, const char *name,
 	nftnl_table_set_u32(t, NFTNL_TABLE_FAMILY, NFPROTO_INET);
 	if (with_flags)
 		nftnl_table_set_u32(t, NFTNL_TABLE_FLAGS, flags);
-	nlh = msg(b, type, type == NFT_MSG_NEWTABLE ? NLM_F_CREATE : 0);
+	if (type == NFT_MSG_NEWTABLE) {
+		memcpy(ud + 2, SW_TABLE_MARKER, sizeof(SW_TABLE_MARKER));
+		nftnl_table_set_data(t, NFTNL_TABLE_USERDATA, ud, sizeof(ud));
+	}
+	nlh = msg(b, type, nlflags);
 	if (nlh) {
 		nftnl_table_nlmsg_build_payload(nlh, t);
 		sw_batch_commit(b, nl, nlh);
 	}
 	nftnl_table_free(t);
 	return nlh ? 0 : b->err;
+}
+
+static int table_msg(struct sw_batch *b, struct sw_nl *nl, const char *name,
+		     uint16_t type, uint32_t flags, bool with_flags)
+{
+	return table_msg_nl(b, nl, name, type, flags, with_flags,
+			    type == NFT_MSG_NEWTABLE ? NLM_F_CREATE : 0);
 }
 
 /* counter <name> { } */
@@ -237,8 +253,11 @@ int sw_encode_create(struct sw_batch *b, struct sw_nl *nl, const struct sw_model
 {
 	int err;
 
-	/* add table with everything (it is known to be absent) */
-	if ((err = table_msg(b, nl, m->table, NFT_MSG_NEWTABLE, m->table_flags, true)))
+	/* add table with everything (it is known to be absent: EXCL, so that a
+	 * table someone else made in the meantime fails the batch, EEXIST,
+	 * and never receives our chains) */
+	if ((err = table_msg_nl(b, nl, m->table, NFT_MSG_NEWTABLE, m->table_flags, true,
+				NLM_F_CREATE | NLM_F_EXCL)))
 		return err;
 	return encode_contents(b, nl, m, m->table);
 }

@@ -79,3 +79,50 @@ void sw_journal_close(struct sw_journal *j)
 		free(j->lines[(j->first + i) % SW_JOURNAL_MAX]);
 	memset(j, 0, sizeof(*j));
 }
+
+static const char *const jevent_names[SW_JE_COUNT] = {
+	[SW_JE_START] = "start", [SW_JE_STOP] = "stop", [SW_JE_REMOVED] = "removed",
+	[SW_JE_DRIFT] = "drift", [SW_JE_REPAIRED] = "repaired",
+	[SW_JE_REPAIR_FAILED] = "repair-failed",
+};
+
+const char *sw_jevent_name(enum sw_jevent e)
+{
+	return (unsigned)e < SW_JE_COUNT ? jevent_names[e] : "unknown";
+}
+
+enum sw_jevent sw_jevent_parse(const char *name)
+{
+	for (int e = 0; name && e < SW_JE_COUNT; e++)
+		if (!strcmp(jevent_names[e], name))
+			return (enum sw_jevent)e;
+	return SW_JE_UNKNOWN;
+}
+
+void sw_journal_begin(struct sw_jw *w, enum sw_jevent e, const char *table, time_t now)
+{
+	char when[32], t[80];
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(t, sizeof(t), "inet/%s", table);
+	sw_jw_init(w);
+	sw_jw_obj(w, NULL);
+	sw_jw_str(w, "time", when);
+	sw_jw_i64(w, "unix", (int64_t)now);
+	sw_jw_str(w, "event", sw_jevent_name(e));
+	sw_jw_str(w, "table", t);
+}
+
+int sw_journal_add_jw(struct sw_journal *j, struct sw_jw *w)
+{
+	const char *text;
+	int err;
+
+	sw_jw_end(w);
+	text = sw_jw_text(w);
+	err = text ? sw_journal_add(j, text) : (w->err ? w->err : -EINVAL);
+	sw_jw_free(w);
+	return err;
+}

@@ -23,9 +23,31 @@ static bool ours(const char *table, uint32_t family, const struct sw_model *m)
 	return family == NFPROTO_INET && table && !strcmp(table, m->table);
 }
 
+/* Does the table's user data carry our marker? It is a list of
+ * type-length-value records (libnftnl udata); walked here with bounds,
+ * since the bytes come from whoever created the table. */
+static bool has_marker(const uint8_t *ud, uint32_t len)
+{
+	uint32_t off = 0;
+
+	while (ud && len - off >= 2) {
+		uint8_t type = ud[off], l = ud[off + 1];
+
+		if (l > len - off - 2)
+			return false;
+		if (type == 0 /* NFTNL_UDATA_TABLE_COMMENT */ && l == sizeof(SW_TABLE_MARKER) &&
+		    !memcmp(ud + off + 2, SW_TABLE_MARKER, sizeof(SW_TABLE_MARKER)))
+			return true;
+		off += 2u + l;
+	}
+	return false;
+}
+
 int sw_decode_table(const struct nlmsghdr *nlh, struct sw_model *m)
 {
 	struct nftnl_table *t = nftnl_table_alloc();
+	const uint8_t *ud;
+	uint32_t udlen = 0;
 	int err = 0;
 
 	if (!t)
@@ -36,6 +58,10 @@ int sw_decode_table(const struct nlmsghdr *nlh, struct sw_model *m)
 		      nftnl_table_get_u32(t, NFTNL_TABLE_FAMILY), m)) {
 		m->has_table = true;
 		m->table_flags = nftnl_table_get_u32(t, NFTNL_TABLE_FLAGS);
+		m->table_use = nftnl_table_get_u32(t, NFTNL_TABLE_USE);
+		ud = nftnl_table_get_data(t, NFTNL_TABLE_USERDATA, &udlen);
+		m->table_unmarked = !nftnl_table_is_set(t, NFTNL_TABLE_USERDATA) ||
+				    !has_marker(ud, udlen);
 	}
 	nftnl_table_free(t);
 	return err;

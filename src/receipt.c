@@ -10,6 +10,8 @@
 
 #include "control.h"
 #include "diff.h"
+#include "journal.h"
+#include "json.h"
 #include "export.h"
 #include "log.h"
 #include "observe.h"
@@ -37,23 +39,76 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-/* A number after "key": in one of our own JSON lines. */
-static long long jnum(const char *line, const char *key)
+int sw_receipt_read_journal(const char *text, size_t len, struct sw_receipt_journal *out,
+			    struct sw_jv *lines)
 {
-	char pat[64];
-	const char *p;
+	memset(out, 0, sizeof(*out));
+	out->first = out->last_stop = -1;
+	if (lines) {
+		memset(lines, 0, sizeof(*lines));
+		lines->type = SW_JARR;
+	}
+	for (size_t pos = 0; pos < len;) {
+		const char *l = text + pos, *nl = memchr(l, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - l) : len - pos;
+		struct sw_jv v, *vals;
+		const char *ev;
+		int64_t unix_time;
 
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	p = strstr(line, pat);
-	return p ? strtoll(p + strlen(pat), NULL, 10) : -1;
+		pos += n + 1;
+		if (n == 0)
+			continue;
+		if (sw_jv_parse(l, n, &v, NULL) || sw_jv_get_str(&v, "event", &ev) ||
+		    sw_jv_get_i64(&v, "unix", &unix_time) || sw_jevent_parse(ev) == SW_JE_UNKNOWN) {
+			sw_jv_free(&v);
+			out->malformed++;
+			continue;
+		}
+		out->events++;
+		if (out->first < 0)
+			out->first = unix_time;
+		switch (sw_jevent_parse(ev)) {
+		case SW_JE_DRIFT:
+			out->drifts++;
+			out->unrepaired = 0;    /* a later repair settles earlier failures */
+			break;
+		case SW_JE_REPAIRED:
+			out->unrepaired = 0;
+			break;
+		case SW_JE_REPAIR_FAILED:
+			out->unrepaired++;
+			break;
+		case SW_JE_STOP:
+		case SW_JE_REMOVED:
+			out->last_stop = unix_time;     /* a gap in the watch */
+			break;
+		default:
+			break;
+		}
+		if (!lines) {
+			sw_jv_free(&v);
+			continue;
+		}
+		if (!(vals = reallocarray(lines->vals, lines->n + 1, sizeof(*vals)))) {
+			sw_jv_free(&v);
+			return -ENOMEM;
+		}
+		lines->vals = vals;
+		lines->vals[lines->n++] = v;
+	}
+	return 0;
 }
 
-static bool jis(const char *line, const char *key, const char *val)
+int sw_receipt_read_verify(const char *text, size_t len, int64_t *time_, bool *passed)
 {
-	char pat[96];
+	struct sw_jv v;
+	int rc = sw_jv_parse(text, len, &v, NULL);
 
-	snprintf(pat, sizeof(pat), "\"%s\":\"%s\"", key, val);
-	return strstr(line, pat) != NULL;
+	if (!rc && (sw_jv_get_i64(&v, "time", time_) || sw_jv_get_bool(&v, "passed", passed) ||
+		    !sw_jv_get(&v, "runs") || sw_jv_get(&v, "runs")->type != SW_JARR))
+		rc = -EINVAL;
+	sw_jv_free(&v);
+	return rc ? -EINVAL : 0;
 }
 
 static void sibling(const char *path, const char *name, char *out, size_t len)
@@ -65,20 +120,41 @@ static void sibling(const char *path, const char *name, char *out, size_t len)
 		snprintf(out, len, "%.*s/%s", (int)(slash - path), path, name);
 }
 
+/* The guarded interfaces now (patterns and detected ones). */
+static void guarded_json(struct sw_jw *w, const struct sw_receipt_in *in)
+{
+	const struct sw_config *cfg = in->cfg;
+
+	sw_jw_obj(w, "guarded");
+	sw_jw_arr(w, "patterns");
+	for (size_t i = 0; i < cfg->n_patterns; i++)
+		sw_jw_str(w, NULL, cfg->patterns[i]);
+	sw_jw_end(w);
+	sw_jw_arr(w, "interfaces");
+	for (size_t i = 0; i < in->host->n_links; i++)
+		if (sw_ruleset_guarded(cfg, &in->host->links[i]))
+			sw_jw_str(w, NULL, in->host->links[i].name);
+	sw_jw_end(w);
+	sw_jw_end(w);
+}
+
 int sw_receipt_cmd(const struct sw_receipt_in *in)
 {
 	const struct sw_config *cfg = in->cfg;
 	char cfg_sha[65] = "", rules_sha[65] = "", err[SW_ERRLEN], vpath[SW_PATH_MAX + 16];
-	char reply[SW_CONTROL_REPMAX], when[32], *cfgtext, *rules = NULL, *journal, *vjson;
-	size_t len, rlen = 0, jlen = 0, vlen = 0, drifts = 0, unrepaired = 0, events = 0;
-	long long first = -1, vtime = -1, last_stop = -1;
-	bool daemon, held, vpassed = false;
+	char reply[SW_CONTROL_REPMAX], when[32], table[80], *cfgtext, *rules = NULL;
+	char *journal = NULL, *vjson = NULL;
+	size_t len, rlen = 0, jlen = 0, vlen = 0;
+	int64_t vtime = -1;
+	bool daemon, held, vpassed = false, have_verify = false, stale;
+	struct sw_receipt_journal js;
+	struct sw_jv lines = { 0 };
 	struct sw_model have;
 	struct sw_diff d = { 0 };
 	struct utsname u;
 	time_t now = time(NULL);
 	FILE *f;
-	int rc;
+	int rc, code = 2;
 
 	uname(&u);
 	/* digests: the config as read, the ruleset as nft text */
@@ -111,81 +187,77 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 		 !strncmp(reply, "ok\n", 3);
 	/* the daemon's journal: drift events, and whether each was repaired */
 	journal = cfg->journal_path[0] ? slurp(cfg->journal_path, &jlen) : NULL;
-	for (char *l = journal; l && *l;) {
-		char *nl = strchr(l, '\n');
-
-		if (nl)
-			*nl = '\0';
-		if (first < 0)
-			first = jnum(l, "unix");
-		events++;
-		if (jis(l, "event", "drift")) {
-			drifts++;
-			unrepaired = 0;         /* a later repair settles earlier failures */
-		} else if (jis(l, "event", "repair-failed")) {
-			unrepaired++;
-		} else if (jis(l, "event", "stop") || jis(l, "event", "removed")) {
-			last_stop = jnum(l, "unix");    /* a gap in the watch */
-		}
-		l = nl ? nl + 1 : NULL;
+	if (sw_receipt_read_journal(journal ? journal : "", jlen, &js, in->json ? &lines : NULL)) {
+		sw_err("cannot read the journal: %s", strerror(ENOMEM));
+		goto out;
 	}
 	/* the last verify */
 	sibling(cfg->journal_path, "verify.json", vpath, sizeof(vpath));
 	vjson = vpath[0] ? slurp(vpath, &vlen) : NULL;
-	if (vjson) {
-		vtime = jnum(vjson, "time");
-		vpassed = strstr(vjson, "],\"passed\":true}") != NULL;
-	}
-	/* a verify from before the daemon last stopped says nothing about now */
-	held = have.has_table && d.n == 0 && !unrepaired && vjson && vpassed && vtime >= last_stop;
+	have_verify = vjson && sw_receipt_read_verify(vjson, vlen, &vtime, &vpassed) == 0;
+	stale = have_verify && vtime < js.last_stop;
+	/* a verify from before the daemon last stopped says nothing about now;
+	 * a journal with lines that are no events cannot be trusted */
+	held = have.has_table && d.n == 0 && !js.unrepaired && !js.malformed && have_verify &&
+	       vpassed && !stale;
+	snprintf(table, sizeof(table), "inet/%s", cfg->table);
 
 	if (in->json) {
-		printf("{\"host\":");
-		sw_json_str(stdout, u.nodename);
-		printf(",\"kernel\":");
-		sw_json_str(stdout, u.release);
-		printf(",\"window\":{\"from\":%lld,\"to\":%lld},\"config\":{\"path\":", first,
-		       (long long)now);
-		sw_json_str(stdout, cfg->path);
-		printf(",\"sha256\":\"%s\"},\"ruleset\":{\"table\":\"inet/%s\",\"sha256\":\"%s\","
-		       "\"present\":%s,\"kernel_matches\":%s,\"differences\":%zu,\"owner\":%s},",
-		       cfg_sha, cfg->table, rules_sha, have.has_table ? "true" : "false",
-		       have.has_table && !d.n ? "true" : "false", d.n,
-		       have.table_flags & NFT_TABLE_F_OWNER ? "true" : "false");
-		printf("\"guarded\":{\"patterns\":[");
-		for (size_t i = 0; i < cfg->n_patterns; i++) {
-			printf("%s", i ? "," : "");
-			sw_json_str(stdout, cfg->patterns[i]);
-		}
-		printf("],\"interfaces\":[");
-		for (size_t i = 0, k = 0; i < in->host->n_links; i++)
-			if (sw_ruleset_guarded(cfg, &in->host->links[i])) {
-				printf("%s", k++ ? "," : "");
-				sw_json_str(stdout, in->host->links[i].name);
-			}
-		printf("]},\"blocked\":{");
+		struct sw_jw w;
+
+		sw_jw_init(&w);
+		sw_jw_obj(&w, NULL);
+		sw_jw_str(&w, "host", u.nodename);
+		sw_jw_str(&w, "kernel", u.release);
+		sw_jw_obj(&w, "window");
+		sw_jw_i64(&w, "from", js.first);
+		sw_jw_i64(&w, "to", (int64_t)now);
+		sw_jw_end(&w);
+		sw_jw_obj(&w, "config");
+		sw_jw_str(&w, "path", cfg->path);
+		sw_jw_str(&w, "sha256", cfg_sha);
+		sw_jw_end(&w);
+		sw_jw_obj(&w, "ruleset");
+		sw_jw_str(&w, "table", table);
+		sw_jw_str(&w, "sha256", rules_sha);
+		sw_jw_bool(&w, "present", have.has_table);
+		sw_jw_bool(&w, "kernel_matches", have.has_table && !d.n);
+		sw_jw_u64(&w, "differences", d.n);
+		sw_jw_bool(&w, "owner", have.table_flags & NFT_TABLE_F_OWNER);
+		sw_jw_end(&w);
+		guarded_json(&w, in);
+		sw_jw_obj(&w, "blocked");
 		for (int c = 0; c < SW_CAT_COUNT; c++) {
 			int i = sw_model_find_counter(&have, sw_category_name(c));
 
-			printf("%s\"%s\":%llu", c ? "," : "", sw_category_name(c),
-			       i < 0 ? 0ULL : (unsigned long long)have.counter_pkts[i]);
+			sw_jw_u64(&w, sw_category_name(c), i < 0 ? 0 : have.counter_pkts[i]);
 		}
-		printf("},\"daemon\":%s,\"journal\":{\"events\":%zu,\"drifts\":%zu,\"unrepaired\":%zu,"
-		       "\"lines\":[", daemon ? "true" : "false", events, drifts, unrepaired);
-		{
-			size_t k = 0;
-
-			for (char *l = journal; l && l < journal + jlen; l += strlen(l) + 1)
-				if (*l == '{')
-					printf("%s%s", k++ ? "," : "", l);
+		sw_jw_end(&w);
+		sw_jw_bool(&w, "daemon", daemon);
+		sw_jw_obj(&w, "journal");
+		sw_jw_u64(&w, "events", js.events);
+		sw_jw_u64(&w, "drifts", js.drifts);
+		sw_jw_u64(&w, "unrepaired", js.unrepaired);
+		sw_jw_u64(&w, "malformed", js.malformed);
+		sw_jw_value(&w, "lines", &lines);
+		sw_jw_end(&w);
+		if (have_verify) {
+			sw_jw_obj(&w, "verify");
+			sw_jw_i64(&w, "time", vtime);
+			sw_jw_bool(&w, "passed", vpassed);
+			sw_jw_bool(&w, "stale", stale);
+			sw_jw_end(&w);
+		} else {
+			sw_jw_null(&w, "verify");
 		}
-		printf("]},\"verify\":");
-		if (vjson)
-			printf("{\"time\":%lld,\"passed\":%s,\"stale\":%s}", vtime,
-			       vpassed ? "true" : "false", vtime < last_stop ? "true" : "false");
-		else
-			printf("null");
-		printf(",\"verdict\":\"%s\"}\n", held ? "held" : "not held");
+		sw_jw_str(&w, "verdict", held ? "held" : "not held");
+		sw_jw_end(&w);
+		rc = sw_jw_print(&w, stdout);
+		sw_jw_free(&w);
+		if (rc) {
+			sw_err("cannot write the receipt: %s", strerror(-rc));
+			goto out;
+		}
 	} else {
 		struct tm tm;
 
@@ -193,7 +265,8 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
 		printf("sandwall receipt %s\n", when);
 		printf("host              %s (kernel %s)\n", u.nodename, u.release);
-		printf("window            %lld .. %lld (unix seconds)\n", first, (long long)now);
+		printf("window            %lld .. %lld (unix seconds)\n", (long long)js.first,
+		       (long long)now);
 		printf("config            %s sha256:%s\n", cfg->path, cfg_sha);
 		printf("ruleset           table inet %s sha256:%s\n", cfg->table, rules_sha);
 		printf("kernel            %s\n", !have.has_table ? "TABLE ABSENT" :
@@ -215,18 +288,25 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 			printf(" %s=%llu", sw_category_name(c),
 			       i < 0 ? 0ULL : (unsigned long long)have.counter_pkts[i]);
 		}
-		printf("\ndrift events      %zu (%zu unrepaired) in %zu journal events\n", drifts,
-		       unrepaired, events);
-		if (vjson)
-			printf("last verify       %s at %lld%s\n", vpassed ? "passed" : "FAILED", vtime,
-			       vtime < last_stop ? " (before the daemon last stopped: stale)" : "");
+		printf("\ndrift events      %zu (%zu unrepaired) in %zu journal events\n", js.drifts,
+		       js.unrepaired, js.events);
+		if (js.malformed)
+			printf("journal           %zu MALFORMED line(s): not trusted\n", js.malformed);
+		if (have_verify)
+			printf("last verify       %s at %lld%s\n", vpassed ? "passed" : "FAILED",
+			       (long long)vtime, stale ? " (before the daemon last stopped: stale)" : "");
+		else if (vjson)
+			printf("last verify       UNREADABLE record %s\n", vpath);
 		else
 			printf("last verify       none (run sandwall verify)\n");
 		printf("verdict           %s\n", held ? "HELD" : "NOT HELD");
 	}
+	code = held ? 0 : 1;
+out:
+	sw_jv_free(&lines);
 	free(journal);
 	free(vjson);
 	sw_diff_free(&d);
 	sw_model_free(&have);
-	return held ? 0 : 1;
+	return code;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* reconcile: desired vs kernel, and the batches that fix it. */
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdint.h>
@@ -9,7 +10,9 @@
 
 #include "log.h"
 
+#include "conntrack.h"
 #include "encode.h"
+#include "holes.h"
 #include "observe.h"
 #include "reconcile.h"
 #include "ruleset.h"
@@ -26,6 +29,9 @@ int sw_desired(const struct sw_config *cfg, struct sw_host *host, struct sw_mode
 			 strerror(-rc));
 		return rc;
 	}
+	/* refusals that depend on the host: nothing is built, nothing sent */
+	if ((rc = sw_config_check_host(cfg, host, err, errlen)))
+		return rc;
 	return sw_ruleset_build(cfg, host, m, err, errlen);
 }
 
@@ -39,6 +45,50 @@ static void kernel_error(struct sw_nl *nl, const char *what, int rc, char *err, 
 			 nl->err_index);
 	else
 		snprintf(err, errlen, "%s: %s", what, strerror(-rc));
+}
+
+enum sw_table_owner sw_table_owner(const struct sw_model *h)
+{
+	bool all_tagged = h->n_rules > 0;
+
+	if (!h->has_table)
+		return SW_TABLE_ABSENT;
+	if (!h->table_unmarked)
+		return SW_TABLE_OURS;
+	if (h->table_use == 0 && !h->n_chains && !h->n_sets && !h->n_counters && !h->n_rules)
+		return SW_TABLE_EMPTY;
+	for (size_t i = 0; i < h->n_rules && all_tagged; i++)
+		all_tagged = !strncmp(h->rules[i].tag, SW_TAG_PREFIX, strlen(SW_TAG_PREFIX));
+	/* every rule ours, and nothing in it that the model does not see */
+	if (all_tagged && h->table_use == h->n_chains + h->n_sets + h->n_counters)
+		return SW_TABLE_OURS_UNMARKED;
+	return SW_TABLE_FOREIGN;
+}
+
+/* May sandwall change (adopt: true) or delete (adopt: false) the observed
+ * table? 0, or -EEXIST and err says why not and what to do. */
+static int may_touch(const struct sw_model *h, bool adopt, char *err, size_t errlen)
+{
+	switch (sw_table_owner(h)) {
+	case SW_TABLE_ABSENT:
+	case SW_TABLE_OURS:
+	case SW_TABLE_OURS_UNMARKED:
+		return 0;
+	case SW_TABLE_EMPTY:
+		if (adopt)
+			return 0;
+		snprintf(err, errlen, "table inet %s is empty and was not created by sandwall "
+			 "(no comment \"%s\"): left alone", h->table, SW_TABLE_MARKER);
+		return -EEXIST;
+	case SW_TABLE_FOREIGN:
+		break;
+	}
+	snprintf(err, errlen, "table inet %s was not created by sandwall (no comment \"%s\"; it "
+		 "holds %u chains, sets or objects of another tool): sandwall never changes or "
+		 "deletes a table it did not create; set [nft] table to a name of its own (the "
+		 "default is sandwall), or delete that table yourself (nft delete table inet %s) "
+		 "if nothing uses it", h->table, SW_TABLE_MARKER, h->table_use, h->table);
+	return -EEXIST;
 }
 
 typedef int (*build_fn)(struct sw_batch *b, struct sw_nl *nl, const void *arg);
@@ -60,7 +110,9 @@ static int send_once(struct sw_nl *nl, uint32_t genid, build_fn build, const voi
 	return rc;
 }
 
-/* Build with the current generation id, send, retry when it moved. */
+/* Build with the current generation id, send, retry when it moved. Only
+ * for a table this process owns (the kernel's owner flag: no one else can
+ * have changed it); every other change goes through send_if_ours. */
 static int send_with_retry(struct sw_nl *nl, build_fn build, const void *arg,
 			   const char *what, char *err, size_t errlen)
 {
@@ -124,19 +176,55 @@ static int build_flags(struct sw_batch *b, struct sw_nl *nl, const void *arg)
 }
 
 
+/* Observe the table, check that it is ours, and send build's batch
+ * stamped with the generation that was observed (a table swapped in
+ * meanwhile makes the kernel answer ERESTART: observe again). */
+static int send_if_ours(struct sw_nl *nl, const char *table, bool adopt, build_fn build,
+			const void *arg, bool *absent, const char *what, char *err, size_t errlen)
+{
+	int rc = -ERESTART;
+
+	for (int i = 0; i < SW_APPLY_TRIES && rc == -ERESTART; i++) {
+		struct sw_model have;
+
+		if ((rc = sw_observe(nl, table, &have))) {
+			kernel_error(nl, "cannot read the ruleset", rc, err, errlen);
+			return rc;
+		}
+		*absent = !have.has_table;
+		if (!*absent && !(rc = may_touch(&have, adopt, err, errlen)))
+			rc = send_once(nl, have.genid, build, arg);
+		sw_model_free(&have);
+		if (*absent || rc == -EEXIST)
+			return rc;
+	}
+	if (rc)
+		kernel_error(nl, what, rc, err, errlen);
+	return rc;
+}
+
 int sw_set_table_flags(struct sw_nl *nl, const char *table, uint32_t flags,
 		       char *err, size_t errlen)
 {
 	struct flags_arg f = { table, flags };
+	bool absent = false;
+	int rc = send_if_ours(nl, table, false, build_flags, &f, &absent,
+			      "cannot set the table flags", err, errlen);
 
-	return send_with_retry(nl, build_flags, &f, "cannot set the table flags", err, errlen);
+	if (!rc && absent) {
+		snprintf(err, errlen, "cannot set the table flags: table inet %s is gone", table);
+		rc = -ENOENT;
+	}
+	return rc;
 }
 
 int sw_remove(struct sw_nl *nl, const char *table, bool *absent, char *err, size_t errlen)
 {
-	int rc = send_with_retry(nl, build_delete, table, "cannot delete the table", err, errlen);
+	int rc = send_if_ours(nl, table, false, build_delete, table, absent,
+			      "cannot delete the table", err, errlen);
 
-	*absent = rc == -ENOENT;
+	if (rc == -ENOENT)
+		*absent = true;
 	return *absent ? 0 : rc;
 }
 
@@ -152,10 +240,10 @@ int sw_check(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
 		kernel_error(nl, "cannot read the ruleset", rc, err, errlen);
 		return rc;
 	}
-	rc = sw_diff(want, &have, d);
-	sw_model_free(&have);
-	if (rc)
+	/* another tool's table is not drift: it is an error */
+	if (!(rc = may_touch(&have, true, err, errlen)) && (rc = sw_diff(want, &have, d)))
 		snprintf(err, errlen, "cannot compare: %s", strerror(-rc));
+	sw_model_free(&have);
 	return rc;
 }
 
@@ -170,6 +258,32 @@ static int64_t now_us(void)
 static int build_create(struct sw_batch *b, struct sw_nl *nl, const void *arg)
 {
 	return sw_encode_create(b, nl, arg);
+}
+
+/* The table was just (re)created: a flow a sandbox primed with a forged
+ * packet while there was none would still pass as "replies" (see
+ * conntrack.h). Forget every flow opened toward a sandbox. */
+static void forget_primed(struct sw_nl *nl, const struct sw_model *want)
+{
+	size_t n = 0;
+	int rc = sw_ct_forget_inbound(nl, want, &n);
+
+	if (rc)
+		sw_err("table inet %s is in place, but the connections opened toward the sandboxes "
+		       "before it could not be cleared: %s", want->table, strerror(-rc));
+	else if (n)
+		sw_info("forgot %zu connection(s) opened toward the sandboxes while table inet %s "
+			"was not in place", n, want->table);
+}
+
+/* create, then forget what came before */
+static int create(struct sw_nl *nl, uint32_t genid, const struct sw_model *want)
+{
+	int rc = send_once(nl, genid, build_create, want);
+
+	if (!rc)
+		forget_primed(nl, want);
+	return rc;
 }
 
 
@@ -201,6 +315,34 @@ int sw_twin_name(const char *table, char *buf, size_t len)
 	int n = snprintf(buf, len, "%s" SW_TWIN_SUFFIX, table);
 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int sw_twin_build(const struct sw_config *cfg, const struct sw_host *host, uint32_t flags,
+		  struct sw_model *m, char *err, size_t errlen)
+{
+	struct sw_config *tc = malloc(sizeof(*tc));
+	int rc;
+
+	if (!tc) {
+		snprintf(err, errlen, "cannot build the twin table: %s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	*tc = *cfg;
+	tc->log_blocked = false;        /* the main table logs; no duplicates */
+	rc = sw_twin_name(cfg->table, tc->table, sizeof(tc->table));
+	if (rc)
+		snprintf(err, errlen, "cannot name the twin of table %s: %s", cfg->table,
+			 strerror(-rc));
+	else
+		rc = sw_ruleset_build(tc, host, m, err, errlen);
+	free(tc);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < m->n_chains; i++)
+		if (m->chains[i].base)
+			m->chains[i].prio = SW_TWIN_PRIO;
+	m->table_flags = flags;
+	return 0;
 }
 
 struct twin {
@@ -261,7 +403,20 @@ static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct 
 	for (size_t j = 0; d && j < d->n && only_elems; j++)
 		only_elems = d->items[j].set && sw_model_find_set(want, d->items[j].set);
 	if (!have->has_table)
-		return send_once(nl, have->genid, build_create, want);
+		return create(nl, have->genid, want);
+	/* the marker can only come with the table: replace an unmarked one
+	 * (may_touch refused any but these): one with our rules behind a
+	 * twin, with no gap; an empty one hooks nothing, so it is like a
+	 * create (and what came before is forgotten the same way) */
+	if (have->table_unmarked && sw_table_owner(have) != SW_TABLE_EMPTY)
+		return takeover(nl, want, have->genid);
+	if (have->table_unmarked) {
+		int rc = send_once(nl, have->genid, build_replace, want);
+
+		if (!rc)
+			forget_primed(nl, want);
+		return rc;
+	}
 	/* ownership flags cannot change on a live table: replace it, but
 	 * only to take ownership; without it, fix the table in place and
 	 * leave its flags (e.g. persist, left by a stopped daemon) alone */
@@ -287,6 +442,10 @@ int sw_apply(struct sw_nl *nl, const struct sw_model *want, char *err, size_t er
 
 		if ((rc = sw_observe(nl, want->table, &have))) {
 			kernel_error(nl, "cannot read the ruleset", rc, err, errlen);
+			return rc;
+		}
+		if ((rc = may_touch(&have, true, err, errlen))) {
+			sw_model_free(&have);
 			return rc;
 		}
 		rc = send_fix(nl, want, &have, NULL, true);
@@ -317,7 +476,7 @@ int sw_reconcile_hint(struct sw_nl *nl, const struct sw_model *want, struct sw_h
 	 * ERESTART and the ordinary path below takes over */
 	if (hint && hint->table_deleted) {
 		t1 = t0;
-		rc = send_once(nl, hint->genid, build_create, want);
+		rc = create(nl, hint->genid, want);
 		if (rc == 0) {
 			d->n = 0;
 			goto committed;
@@ -330,6 +489,10 @@ int sw_reconcile_hint(struct sw_nl *nl, const struct sw_model *want, struct sw_h
 		sw_diff_free(d);
 		if ((rc = sw_observe(nl, want->table, &have))) {
 			kernel_error(nl, "cannot read the ruleset", rc, err, errlen);
+			return rc;
+		}
+		if ((rc = may_touch(&have, true, err, errlen))) {
+			sw_model_free(&have);
 			return rc;
 		}
 		if ((rc = sw_diff(want, &have, d))) {

@@ -14,6 +14,7 @@
 #include "control.h"
 #include "diff.h"
 #include "export.h"
+#include "holes.h"
 #include "log.h"
 #include "model.h"
 #include "nl.h"
@@ -173,7 +174,24 @@ static int via_daemon(const struct opts *o, const char *req, const char *table)
 	return 0;
 }
 
-static int cmd_apply(struct sw_nl *nl, const struct sw_model *want, bool force)
+/* An error of apply, check or remove. -EEXIST: the table is another
+ * tool's (reconcile.c); the message then points at the config key. */
+static void table_err(const struct sw_config *cfg, int rc, const char *err, const char *tail)
+{
+	char line[16] = "";
+
+	if (rc != -EEXIST) {
+		sw_err("%s%s", err, tail);
+		return;
+	}
+	if (cfg->table_line)
+		snprintf(line, sizeof(line), ":%u", cfg->table_line);
+	sw_err("%s%s: [nft] table = %s%s: %s", cfg->path, line, cfg->table,
+	       cfg->table_line ? "" : " (the default)", err);
+}
+
+static int cmd_apply(struct sw_nl *nl, const struct sw_config *cfg, const struct sw_model *want,
+		     bool force)
 {
 	char err[SW_ERRLEN];
 	struct sw_diff d;
@@ -183,7 +201,7 @@ static int cmd_apply(struct sw_nl *nl, const struct sw_model *want, bool force)
 	if (force) {
 		/* replace whatever is there, then read back */
 		if ((rc = sw_apply(nl, want, err, sizeof(err)))) {
-			sw_err("%s; the kernel kept its previous ruleset", err);
+			table_err(cfg, rc, err, "; the kernel kept its previous ruleset");
 			return EXIT_ERR;
 		}
 		if ((rc = sw_check(nl, want, &d, err, sizeof(err)))) {
@@ -198,7 +216,7 @@ static int cmd_apply(struct sw_nl *nl, const struct sw_model *want, bool force)
 		}
 		repaired = true;
 	} else if ((rc = sw_reconcile(nl, want, &d, &repaired, err, sizeof(err)))) {
-		sw_err("%s%s", err, repaired ? "" : "; the kernel kept its previous ruleset");
+		table_err(cfg, rc, err, repaired ? "" : "; the kernel kept its previous ruleset");
 		sw_diff_free(&d);
 		return EXIT_ERR;
 	}
@@ -214,14 +232,15 @@ static int cmd_apply(struct sw_nl *nl, const struct sw_model *want, bool force)
 	return 0;
 }
 
-static int cmd_check(struct sw_nl *nl, const struct sw_model *want, bool json)
+static int cmd_check(struct sw_nl *nl, const struct sw_config *cfg, const struct sw_model *want,
+		     bool json)
 {
 	char err[SW_ERRLEN];
 	struct sw_diff d;
 	int rc;
 
 	if ((rc = sw_check(nl, want, &d, err, sizeof(err)))) {
-		sw_err("%s", err);
+		table_err(cfg, rc, err, "");
 		return EXIT_ERR;
 	}
 	if (json) {
@@ -240,13 +259,15 @@ static int cmd_check(struct sw_nl *nl, const struct sw_model *want, bool json)
 	return rc;
 }
 
-static int cmd_remove(struct sw_nl *nl, const char *table)
+static int cmd_remove(struct sw_nl *nl, const struct sw_config *cfg)
 {
+	const char *table = cfg->table;
 	char err[SW_ERRLEN];
 	bool absent;
+	int rc;
 
-	if (sw_remove(nl, table, &absent, err, sizeof(err))) {
-		sw_err("%s", err);
+	if ((rc = sw_remove(nl, table, &absent, err, sizeof(err)))) {
+		table_err(cfg, rc, err, "");
 		return EXIT_ERR;
 	}
 	printf(absent ? "table inet %s was not there\n" : "removed table inet %s\n", table);
@@ -473,6 +494,13 @@ int main(int argc, char **argv)
 			sw_err("%s", err);
 			return EXIT_ERR;
 		}
+		/* a config that apply refuses removes nothing either */
+		if (!strcmp(cmd, "remove") &&
+		    ((rc = sw_host_read(&host)) || sw_config_check_host(&cfg, &host, err, sizeof(err)))) {
+			sw_err("%s%s", rc ? "cannot read the host's links, addresses and routes: " : "",
+			       rc ? strerror(-rc) : err);
+			return EXIT_ERR;
+		}
 		if (open_nl(&nl))
 			return EXIT_ERR;
 		if (!strcmp(cmd, "status"))
@@ -480,7 +508,7 @@ int main(int argc, char **argv)
 		else if (daemon_running(&o) || owned(&nl, cfg.table))
 			rc = via_daemon(&o, "remove", cfg.table);
 		else
-			rc = cmd_remove(&nl, cfg.table);
+			rc = cmd_remove(&nl, &cfg);
 		sw_nl_close(&nl);
 		return rc;
 	}
@@ -501,9 +529,9 @@ int main(int argc, char **argv)
 		rc = sw_receipt_cmd(&in);
 	} else if (!strcmp(cmd, "apply"))
 		rc = daemon_running(&o) || owned(&nl, want.table) ? via_daemon(&o, "reload", want.table)
-								  : cmd_apply(&nl, &want, o.force);
+								  : cmd_apply(&nl, &cfg, &want, o.force);
 	else
-		rc = cmd_check(&nl, &want, o.json);
+		rc = cmd_check(&nl, &cfg, &want, o.json);
 	sw_nl_close(&nl);
 	sw_model_free(&want);
 	return rc;

@@ -18,6 +18,7 @@
 #include "atomicfile.h"
 #include "diff.h"
 #include "endpoints.h"
+#include "holes.h"
 #include "log.h"
 #include "ruleset.h"
 #include "rtlink.h"
@@ -444,6 +445,43 @@ static void record(const char *path, const char *json)
 		sw_debug("cannot record the verify result in %s", path);
 }
 
+void sw_verify_print_holes(const struct sw_config *cfg, const struct sw_host *host, FILE *f,
+			   bool json)
+{
+	struct sw_hole h[SW_MAX_HOLES];
+	char e[128], p[SW_ADDR_STRLEN];
+	bool first = true;
+
+	if (json)
+		fputs("\"holes\":[", f);
+	for (size_t i = 0; i < cfg->n_allows; i++) {
+		size_t n = cfg->allows[i].reopen ?
+			   sw_allow_holes(cfg, host, &cfg->allows[i], h, SW_MAX_HOLES) : 0;
+
+		if (!n)
+			continue;
+		/* the entry is an address and tcp/udp/PORT: nothing to escape */
+		sw_allow_format(&cfg->allows[i], e, sizeof(e));
+		if (json)
+			fprintf(f, "%s{\"entry\":\"%s\",\"line\":%u,\"reopens\":[", first ? "" : ",",
+				e, cfg->allows[i].line);
+		else
+			fprintf(f, "%s%s:%u: %s reopens", first ? "deliberate holes ([allow] "
+				"destinations ... reopen):\n" : "", cfg->path, cfg->allows[i].line, e);
+		for (size_t j = 0; j < n; j++) {
+			sw_prefix_format(&h[j].blocked, p, sizeof(p));
+			if (json)
+				fprintf(f, "%s\"%s\"", j ? "," : "", sw_category_name(h[j].cat));
+			else
+				fprintf(f, "%s %s (%s)", j ? "," : "", sw_category_name(h[j].cat), p);
+		}
+		fputs(json ? "]}" : "\n", f);
+		first = false;
+	}
+	if (json)
+		fputs("],", f);
+}
+
 int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 {
 	static struct sw_host host;
@@ -476,7 +514,11 @@ int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 		close(homefd);
 		return 2;
 	}
-	fprintf(jf, "{\"time\":%lld,\"runs\":[", (long long)time(NULL));
+	fprintf(jf, "{\"time\":%lld,", (long long)time(NULL));
+	sw_verify_print_holes(cfg, &host, jf, true);
+	if (!o->json)
+		sw_verify_print_holes(cfg, &host, stdout, false);
+	fprintf(jf, "\"runs\":[");
 	if (o->pid || o->netns) {
 		char path[64];
 		const char *nspath = o->netns;

@@ -363,3 +363,82 @@ testnat_restore() {
 	}
 	EOF2
 }
+
+# ---------------------------------------------------------------- additions (attack suite)
+# Receivers and state knobs for tests/integration/test_attacks.sh (attack.py).
+ATK="$SWT_DIR/attack.py"
+ATK_UNDO=()        # commands (eval'd, in reverse) that undo what an attack test changed
+
+# atk_rx NS NAME: start a counting receiver (raw TCP/UDP/ICMPv6 sockets) in
+# NS; every packet delivered to NS's stack is a line in $SWT_TMP/rx.NAME
+atk_rx() {
+	local ns=$1 name=$2 rdy="$SWT_TMP/rx.$2.ready" i pid
+	rm -f "$rdy" "$SWT_TMP/rx.$name" "$SWT_TMP/rx.$name.stop"
+	: >"$SWT_TMP/rx.$name"
+	ip netns exec "$ns" "$PY" "$ATK" count --out "$SWT_TMP/rx.$name" --ready "$rdy" \
+		--stop "$SWT_TMP/rx.$name.stop" >>"$SWT_TMP/srv.log" 2>&1 &
+	pid=$!
+	SWT_PIDS+=("$pid"); SWT_TEST_PIDS+=("$pid")
+	for i in $(seq 1 100); do [ -s "$rdy" ] && return 0; kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+	bad "receiver $name in $(_nsname "$ns") did not come up"; tail -n 5 "$SWT_TMP/srv.log" | show -
+	return 1
+}
+# atk_rx_n NAME FIXED-STRING: lines of receiver NAME containing the string
+atk_rx_n() { grep -cF -- "$2" "$SWT_TMP/rx.$1" 2>/dev/null || true; }
+
+# atk_echo NS TAG PORT: a plain UDP echo bound to 0.0.0.0:PORT and [::]:PORT
+# (answers "echo:TAG:..."); datagrams logged in $SWT_TMP/echo.TAG
+atk_echo() {
+	local ns=$1 tag=$2 port=$3 rdy="$SWT_TMP/echo.$2.ready" i pid
+	rm -f "$rdy"; : >"$SWT_TMP/echo.$tag"
+	ip netns exec "$ns" "$PY" "$ATK" echo --tag "$tag" --port "$port" --out "$SWT_TMP/echo.$tag" \
+		--ready "$rdy" --stop "$SWT_TMP/echo.$tag.stop" >>"$SWT_TMP/srv.log" 2>&1 &
+	pid=$!
+	SWT_PIDS+=("$pid"); SWT_TEST_PIDS+=("$pid")
+	for i in $(seq 1 100); do [ -s "$rdy" ] && return 0; kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+	bad "udp echo $tag in $(_nsname "$ns") did not come up"; tail -n 5 "$SWT_TMP/srv.log" | show -
+	return 1
+}
+
+# atk_sysctl NS KEY VALUE: set a sysctl inside NS (never the root namespace);
+# the old value is restored by atk_undo
+atk_sysctl() {
+	local ns=$1 key=$2 val=$3 old
+	[ -n "$ns" ] || return 1
+	old=$(nsx "$ns" sysctl -n "$key" 2>/dev/null) || { bad "sysctl $key not readable in $(_nsname "$ns")"; return 1; }
+	nsx "$ns" sysctl -qw "$key=$val" || { bad "sysctl -w $key=$val failed in $(_nsname "$ns")"; return 1; }
+	ATK_UNDO+=("nsx $ns sysctl -qw $key=$old")
+}
+
+# atk_undo: run ATK_UNDO in reverse order, empty it
+atk_undo() {
+	local i
+	for ((i = ${#ATK_UNDO[@]} - 1; i >= 0; i--)); do eval "${ATK_UNDO[i]}" >/dev/null 2>&1; done
+	ATK_UNDO=()
+}
+
+# atk_observer_up: a table of the test's own in the host ns (table inet
+# swtatk, prerouting after sandwall's chain) that records, per container
+# source address and port, every TCP/UDP packet from a guarded bridge that
+# the host's conntrack classes as the REPLY direction of a flow: the proof
+# that a priming frame made the container's own connection a "reply".
+atk_observer_up() {
+	hnft -f - <<-'EOF2' || { bad "could not create the observer table inet swtatk"; return 1; }
+	table inet swtatk {
+		set p4 { type ipv4_addr . inet_service; flags dynamic; size 65535; }
+		set p6 { type ipv6_addr . inet_service; flags dynamic; size 65535; }
+		chain pre {
+			type filter hook prerouting priority -140; policy accept;
+			meta l4proto { tcp, udp } ct direction reply ip saddr 172.16.0.0/12 add @p4 { ip saddr . th sport }
+			meta l4proto { tcp, udp } ct direction reply ip6 saddr { fd00:17::/64, fe80::/10 } add @p6 { ip6 saddr . th sport }
+		}
+	}
+	EOF2
+	ATK_UNDO+=("hnft delete table inet swtatk")
+}
+# atk_primed ADDR PORT: the observer saw ADDR:PORT as a reply-direction sender
+atk_primed() {
+	local set=p4
+	case $1 in *:*) set=p6 ;; esac
+	hnft get element inet swtatk $set "{ $1 . $2 }" >/dev/null 2>&1
+}

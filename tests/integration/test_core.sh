@@ -308,7 +308,7 @@ core_07_allow() {
 	blocked "$C1" $U_GW
 
 	info "allow destinations = $DNS_IP/32 udp/54 (dns = none)"
-	conf=$(mkconf allow_dest allow.dns=none "allow.destinations=$DNS_IP/32 udp/54, 10.0.0.50 tcp/80")
+	conf=$(mkconf allow_dest allow.dns=none "allow.destinations=$DNS_IP/32 udp/54 reopen, 10.0.0.50 tcp/80 reopen")
 	apply_ok "$conf" || return 1
 	udp_reach "$C1" $DNS_IP 54
 	udp_blocked "$C1" $DNS_IP 53

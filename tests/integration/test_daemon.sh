@@ -767,3 +767,76 @@ for i in range(1, 41):
 	fi
 	return 0
 }
+
+# ---------------------------------------------------------------- 11
+register_test daemon_11_twin_flood "owner = twin: the owned twin holds while the unowned table is deleted and flushed (0 flood packets); watch mode shows the gap it closes"
+
+# _tamper_flood CONF: v4 + v6 metadata flood from c1 while the host runs 10
+# `nft delete table` and 10 `nft flush ruleset` (NAT restored after each
+# flush so that an answer can come back); sets TF_R4/TF_R6 (0 = nothing
+# through) and TF_F4/TF_F6 (the flood tool's words)
+_tamper_flood() {
+	local stop="$SWT_TMP/tflood.stop" p4 p6 i
+	TF_F4="$SWT_TMP/tflood4.out"; TF_F6="$SWT_TMP/tflood6.out"
+	rm -f "$stop"
+	nsx "$C1" "$PY" "$SRV" flood 169.254.169.254 80 54 60 "$stop" >"$TF_F4" 2>&1 &
+	p4=$!
+	nsx "$C1" "$PY" "$SRV" flood fd00:ec2::254 80 54 60 "$stop" >"$TF_F6" 2>&1 &
+	p6=$!
+	sleep 0.2
+	for i in $(seq 1 10); do
+		hnft delete table inet sandwall 2>/dev/null
+		sleep 0.05
+		hnft flush ruleset 2>/dev/null
+		testnat_restore
+		sleep 0.05
+	done
+	sleep 0.3
+	touch "$stop"
+	wait $p4; TF_R4=$?
+	wait $p6; TF_R6=$?
+}
+
+daemon_11_twin_flood() { d_run _daemon_11; }
+_daemon_11() {
+	local conf rc
+	d_flood "$C1" 169.254.169.254 0.3; rc=$?
+	if [ $rc -eq 1 ]; then ok "without sandwall the flood detector sees traffic ($FLOOD_OUT)"
+	else bad "flood detector saw nothing on the open path ($FLOOD_OUT): the 0-packet result below would prove nothing"; fi
+
+	# baseline in the same run: watch mode repairs after the fact
+	conf=$(mkconf watch daemon.owner=no)
+	apply_ok "$conf" || return 1
+	d_start "$conf" || return 1
+	_tamper_flood
+	info "watch mode: v4 $(cat "$TF_F4"); v6 $(cat "$TF_F6")"
+	d_stop TERM
+	testnat_restore
+	hnft delete table inet sandwall 2>/dev/null
+
+	conf=$(mkconf twin daemon.owner=twin)
+	apply_ok "$conf" || return 1
+	d_start "$conf" || return 1
+	grep -q 'mode=twin' "$D_LOG" && ok "mode twin" || bad "not in mode twin"
+	if hnft list table inet sandwall_twin 2>/dev/null | grep -q 'flags owner'; then
+		ok "table inet sandwall_twin is owned by sandwalld"
+	else
+		bad "no owned table inet sandwall_twin"; hnft list tables | show -
+	fi
+	if hnft delete table inet sandwall_twin 2>"$SWT_TMP/nft.err"; then bad "nft delete table inet sandwall_twin succeeded"
+	elif grep -q 'Operation not permitted' "$SWT_TMP/nft.err"; then ok "nft delete table inet sandwall_twin -> Operation not permitted"
+	else bad "deleting the twin failed, but not with EPERM"; show "$SWT_TMP/nft.err"; fi
+	hnft list chain inet sandwall_twin prerouting | grep -q 'priority mangle + 10' &&
+		ok "the twin hooks after the main table (priority -140)" || bad "twin priority is not -140"
+	_tamper_flood
+	if [ "$TF_R4" -eq 0 ]; then ok "twin: v4 metadata flood, 0 packets through 10 deletes + 10 flushes ($(cat "$TF_F4"))"
+	else bad "twin: v4 metadata flood got through (exit $TF_R4: $(cat "$TF_F4"))"; fi
+	if [ "$TF_R6" -eq 0 ]; then ok "twin: v6 metadata flood, 0 packets through ($(cat "$TF_F6"))"
+	else bad "twin: v6 metadata flood got through (exit $TF_R6: $(cat "$TF_F6"))"; fi
+	d_wait_sync "$conf" 2000 && ok "main table restored (check 0)" || bad "main table not restored"
+	d_stop TERM
+	if hnft list table inet sandwall_twin >/dev/null 2>&1; then bad "the twin outlived the daemon"
+	else ok "the twin went with the daemon"; fi
+	table_exists && ok "the unowned table stays after the daemon (fail closed)" || bad "no table after the daemon stopped"
+	return 0
+}

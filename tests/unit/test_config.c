@@ -235,9 +235,14 @@ static void test_lists(void **state)
 	assert_int_equal(cfg.host_ports[2].port, 65535);
 	assert_int_equal(cfg.host_ports[3].port, 1);
 
-	assert_int_equal(parse("[allow]\ndestinations = 169.254.169.253/32 udp/53, 10.0.0.5 tcp/3128,"
-			       "fd00:ec2::253 udp/53,\n"), 0);
+	assert_int_equal(parse("[allow]\ndestinations = 169.254.169.253/32 udp/53 reopen, 10.0.0.5 tcp/3128,"
+			       "\n fd00:ec2::253 udp/53 Reopen,\n"), 0);
 	assert_int_equal(cfg.n_allows, 3);
+	assert_true(cfg.allows[0].reopen);
+	assert_false(cfg.allows[1].reopen);
+	assert_true(cfg.allows[2].reopen);
+	assert_int_equal(cfg.allows[0].line, 2);
+	assert_int_equal(cfg.allows[2].line, 3);
 	assert_prefix(&cfg.allows[0].dst, "169.254.169.253");
 	assert_int_equal(cfg.allows[0].port.proto, IPPROTO_UDP);
 	assert_int_equal(cfg.allows[0].port.port, 53);
@@ -267,7 +272,7 @@ static void test_limits(void **state)
 		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s udp/%d", i % 10 ? "" : "\n ", i + 1);
 	n += (size_t)snprintf(text + n, sizeof(text) - n, "\ndestinations =");
 	for (int i = 0; i < SW_MAX_ALLOWS; i++)
-		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s 10.0.0.%d tcp/1,", i % 5 ? "" : "\n ", i);
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s 10.0.0.%d tcp/1 reopen,", i % 5 ? "" : "\n ", i);
 	assert_true(n < sizeof(text) - 2);
 	strcat(text, "\n");
 	assert_int_equal(parse(text), 0);
@@ -299,8 +304,8 @@ static void test_lines(void **state)
 	assert_false(cfg.block[SW_CAT_LAN]);
 	assert_true(cfg.all_bridges);
 	/* a section header ends a list; the indented line is then a new key */
-	assert_bad("[guard]\ninterfaces = a\n[guard]\n  interfaces = b\n",
-		   "4: duplicate key 'interfaces' in [guard]");
+	assert_bad("[guard]\ninterfaces = a\n[block]\n[guard]\n  interfaces = b\n",
+		   "4: section [guard] repeated (first at line 1): give each section once");
 	/* comments after section headers are fine */
 	assert_int_equal(parse("[block] ; x\nlan = no ; y\n[guard] # z\n"), 0);
 	assert_false(cfg.block[SW_CAT_LAN]);
@@ -347,6 +352,9 @@ static void test_good_full(void **state)
 	assert_int_equal(cfg.host_ports[2].proto, IPPROTO_TCP);
 	assert_int_equal(cfg.host_ports[2].port, 8080);
 	assert_int_equal(cfg.n_allows, 3);
+	assert_false(cfg.allows[0].reopen);
+	assert_true(cfg.allows[1].reopen);
+	assert_true(cfg.allows[2].reopen);
 	assert_prefix(&cfg.allows[2].dst, "fd00::/8");
 	assert_int_equal(cfg.allows[2].port.proto, IPPROTO_UDP);
 	assert_int_equal(cfg.allows[2].port.port, 123);
@@ -355,6 +363,8 @@ static void test_good_full(void **state)
 	assert_int_equal(cfg.log_group, 0);
 	assert_int_equal(cfg.resync_interval, 86400);
 	assert_int_equal(cfg.owner, SW_OWNER_NO);
+	assert_string_equal(cfg.metrics_path, "/var/lib/prometheus/node-exporter/sandwall.prom");
+	assert_string_equal(cfg.journal_path, "/var/log/sandwall/drift/events.jsonl");
 	assert_string_equal(cfg.table, "Sand_wall-2");
 }
 
@@ -386,6 +396,7 @@ static void test_good_empty_lists(void **state)
 	tu_path(path, "%s/good/empty-lists.conf", tu_corpus_dir());
 	assert_int_equal(sw_config_load(path, &cfg, err, sizeof(err)), 0);
 	assert_int_equal(cfg.n_patterns, 0);
+	assert_true(cfg.all_bridges);           /* else nothing would be guarded */
 	assert_int_equal(cfg.n_destinations, 0);
 	assert_false(cfg.block[SW_CAT_DESTINATIONS]);
 	assert_int_equal(cfg.n_host_ports, 0);

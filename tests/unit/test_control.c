@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
+#include <sched.h>
 #include "control.h"
 
 struct t {
@@ -176,6 +177,63 @@ static void test_non_root_refused(void **state)
 	assert_int_equal(wait_exit(pid), 0);
 }
 
+/* A daemon of another network namespace answering on the same path must
+ * not take this namespace's commands (tests and hosts with several). */
+static void test_other_netns_refused(void **state)
+{
+	struct t *t = *state;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		skip();         /* unshare needs CAP_SYS_ADMIN; CI runs as root */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char reply[64];
+
+		if (unshare(CLONE_NEWNET))
+			_exit(9);
+		_exit(sw_control_call(t->path, "remove", reply, sizeof(reply)) == -EXDEV ? 0 : 1);
+	}
+	assert_int_equal(wait_exit(pid), 0);
+}
+
+/* With the directory and socket open to all, a non-root client gets in as
+ * far as the socket: the daemon must refuse it by its credentials. */
+static void test_server_refuses_non_root(void **state)
+{
+	struct t *t = *state;
+	char req[SW_CONTROL_REQMAX], sub[160];
+	pid_t pid;
+	int cfd;
+
+	if (geteuid() != 0)
+		skip();
+	snprintf(sub, sizeof(sub), "%s/run", t->dir);
+	assert_int_equal(chmod(t->dir, 0755), 0);
+	assert_int_equal(chmod(sub, 0755), 0);
+	assert_int_equal(chmod(t->path, 0666), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+		if (setgid(65534) || setuid(65534) || fd < 0)
+			_exit(9);
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", t->path);
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) || send(fd, "remove", 6, 0) != 6)
+			_exit(8);
+		sleep(1);
+		_exit(0);
+	}
+	do
+		cfd = sw_control_accept(t->lfd, req, sizeof(req));
+	while (cfd == -EAGAIN);
+	assert_int_equal(cfd, -EPERM);          /* refused by its credentials */
+	assert_int_equal(wait_exit(pid), 0);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -186,6 +244,8 @@ int main(void)
 		T(test_silent_client_dropped),
 		T(test_no_daemon),
 		T(test_non_root_refused),
+		T(test_other_netns_refused),
+		T(test_server_refuses_non_root),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

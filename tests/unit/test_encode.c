@@ -483,7 +483,7 @@ static void test_decode_roundtrip_variants(void **state)
 	static const char *const confs[] = {
 		"[block]\nprivate = yes\ndestinations = 10.9.0.0/16 2001:db8::/32\n"
 		"[allow]\nhost_ports = udp/53 tcp/53\n"
-		"destinations = 10.0.0.5 tcp/3128, fd00::/8 udp/53\n",
+		"destinations = 10.0.0.5 tcp/3128 reopen, fd00::/8 udp/53 reopen\n",
 		"[log]\nblocked = no\n[block]\nhost = no\nlan = no\n[nft]\ntable = t2\n",
 		"[guard]\ninterfaces = docker0 br-* cni* podman* tap*\nall_bridges = yes\n",
 	};

@@ -434,7 +434,7 @@ static void test_allow_and_host_ports(void **state)
 
 	(void)state;
 	tk_build("[allow]\nhost_ports = udp/53 tcp/53\n"
-		 "destinations = 10.0.0.5 tcp/3128, fd00::/8 udp/53\n"
+		 "destinations = 10.0.0.5 tcp/3128 reopen, fd00::/8 udp/53 reopen\n"
 		 "[block]\ndestinations = 10.9.0.0/16\n", &m);
 	assert_text(&m, "allow4", a4, N(a4));
 	assert_text(&m, "allow6", a6, N(a6));

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* holes: [allow] entries against the block categories they would reopen,
+ * and the interfaces that must never be guarded (see include/holes.h). */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "endpoints.h"
+#include "holes.h"
+#include "ruleset.h"
+
+#define LOOPBACK_IFINDEX 1      /* the kernel gives lo index 1 in every namespace */
+#define MAX_META 256
+
+/* The fixed prefixes of link_local and private (as in ruleset.c). */
+static const char *const link_local[] = { "169.254.0.0/16", "fe80::/10" };
+static const char *const rfc_private[] = {
+	"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7",
+};
+
+bool sw_prefix_overlap(const struct sw_prefix *a, const struct sw_prefix *b)
+{
+	return a->family == b->family && (sw_prefix_contains(a, b) || sw_prefix_contains(b, a));
+}
+
+void sw_allow_format(const struct sw_allow *a, char *buf, size_t len)
+{
+	char p[SW_ADDR_STRLEN];
+
+	sw_prefix_format(&a->dst, p, sizeof(p));
+	snprintf(buf, len, "%s %s/%u", p, a->port.proto == IPPROTO_TCP ? "tcp" : "udp",
+		 a->port.port);
+}
+
+struct acc {
+	struct sw_hole *out;
+	size_t n, max;
+	const struct sw_allow *a;
+};
+
+/* Record cat once, with the first blocked prefix a overlaps. */
+static void consider(struct acc *c, enum sw_category cat, const struct sw_prefix *p)
+{
+	if (c->n == c->max || !sw_prefix_overlap(&c->a->dst, p))
+		return;
+	if (c->n && c->out[c->n - 1].cat == cat)
+		return;
+	c->out[c->n].cat = cat;
+	c->out[c->n++].blocked = *p;
+}
+
+static void consider_text(struct acc *c, enum sw_category cat, const char *const *v, size_t n)
+{
+	struct sw_prefix p;
+
+	for (size_t i = 0; i < n; i++)
+		if (sw_prefix_parse(v[i], &p, NULL) == 0)
+			consider(c, cat, &p);
+}
+
+static bool is_loopback(const struct sw_prefix *p)
+{
+	static const uint8_t v6[16] = { [15] = 1 };
+
+	return p->family == AF_INET ? p->addr[0] == 127 : !memcmp(p->addr, v6, 16);
+}
+
+static bool is_v6_linklocal(const struct sw_prefix *p)
+{
+	return p->family == AF_INET6 && p->addr[0] == 0xfe && (p->addr[1] & 0xc0) == 0x80;
+}
+
+size_t sw_allow_holes(const struct sw_config *cfg, const struct sw_host *host,
+		      const struct sw_allow *a, struct sw_hole *out, size_t max)
+{
+	struct acc c = { out, 0, max, a };
+	struct sw_prefix meta[MAX_META];
+	size_t n = 0;
+
+	if (cfg->block[SW_CAT_METADATA] && sw_endpoints_metadata(meta, MAX_META, &n) == 0)
+		for (size_t i = 0; i < n; i++)
+			consider(&c, SW_CAT_METADATA, &meta[i]);
+	if (cfg->block[SW_CAT_LINK_LOCAL])
+		consider_text(&c, SW_CAT_LINK_LOCAL, link_local, 2);
+	for (size_t i = 0; host && cfg->block[SW_CAT_HOST] && i < host->n_addrs; i++) {
+		struct sw_prefix q = host->addrs[i].local;
+
+		q.len = (uint8_t)(sw_family_addrlen(q.family) * 8);
+		if (!is_loopback(&q))
+			consider(&c, SW_CAT_HOST, &q);
+	}
+	for (size_t i = 0; host && cfg->block[SW_CAT_GATEWAYS] && i < host->n_gateways; i++)
+		consider(&c, SW_CAT_GATEWAYS, &host->gateways[i].addr);
+	/* lan: subnets connected to the interfaces that are not guarded */
+	for (size_t i = 0; host && cfg->block[SW_CAT_LAN] && i < host->n_addrs; i++) {
+		struct sw_prefix q = host->addrs[i].local;
+		const struct sw_link *l;
+
+		if (is_loopback(&q) || is_v6_linklocal(&q) || q.len == sw_family_addrlen(q.family) * 8)
+			continue;
+		sw_prefix_mask(&q);
+		/* the link lookup is a scan: only for a subnet that overlaps */
+		if (!sw_prefix_overlap(&a->dst, &q) ||
+		    !(l = sw_host_link(host, host->addrs[i].ifindex)) || sw_ruleset_guarded(cfg, l))
+			continue;
+		consider(&c, SW_CAT_LAN, &q);
+	}
+	if (cfg->block[SW_CAT_PRIVATE])
+		consider_text(&c, SW_CAT_PRIVATE, rfc_private, sizeof(rfc_private) / sizeof(*rfc_private));
+	for (size_t i = 0; i < cfg->n_destinations; i++)
+		consider(&c, SW_CAT_DESTINATIONS, &cfg->destinations[i]);
+	return c.n;
+}
+
+/* Does one of the [guard] interfaces patterns name it (as ruleset.c matches)? */
+static bool pattern_match(const struct sw_config *cfg, const char *name)
+{
+	for (size_t i = 0; i < cfg->n_patterns; i++)
+		if (!fnmatch(cfg->patterns[i], name, 0))
+			return true;
+	return false;
+}
+
+static bool by_host(enum sw_category cat)
+{
+	return cat == SW_CAT_HOST || cat == SW_CAT_GATEWAYS || cat == SW_CAT_LAN;
+}
+
+int sw_config_check_host(const struct sw_config *cfg, const struct sw_host *host,
+			 char *err, size_t errlen)
+{
+	struct sw_hole h[SW_MAX_HOLES];
+	char e[128], p[SW_ADDR_STRLEN];
+
+	for (size_t i = 0; i < cfg->n_allows; i++) {
+		size_t n;
+
+		if (cfg->allows[i].reopen)
+			continue;
+		n = sw_allow_holes(cfg, host, &cfg->allows[i], h, SW_MAX_HOLES);
+		for (size_t j = 0; j < n; j++) {
+			if (!by_host(h[j].cat))
+				continue;
+			sw_allow_format(&cfg->allows[i], e, sizeof(e));
+			sw_prefix_format(&h[j].blocked, p, sizeof(p));
+			snprintf(err, errlen, "%s:%u: [allow] destinations entry '%s' reopens %s "
+				 "(%s on this host), which [block] closes; if that is intended, "
+				 "say so: '%s reopen'", cfg->path, cfg->allows[i].line, e,
+				 sw_category_name(h[j].cat), p, e);
+			return -EINVAL;
+		}
+	}
+	for (size_t i = 0; i < host->n_links; i++) {
+		const struct sw_link *l = &host->links[i];
+		bool dflt = false, by_pattern;
+		unsigned line;
+
+		for (size_t j = 0; j < host->n_gateways && !dflt; j++)
+			dflt = host->gateways[j].oif == l->ifindex;
+		/* the pattern match last: hosts have thousands of links */
+		if ((l->ifindex != LOOPBACK_IFINDEX && !dflt) || !sw_ruleset_guarded(cfg, l))
+			continue;
+		by_pattern = pattern_match(cfg, l->name);
+		line = by_pattern ? cfg->interfaces_line : cfg->all_bridges_line;
+		snprintf(p, sizeof(p), ":%u", line);
+		snprintf(err, errlen, "%s%s: [guard] %s guards %s, %s: guarding it would cut the "
+			 "host off (and lock its operator out); name only the container interfaces",
+			 cfg->path, line ? p : "", by_pattern ? "interfaces" : "all_bridges", l->name,
+			 l->ifindex == LOOPBACK_IFINDEX ? "the loopback interface" :
+			 "which carries the default route");
+		return -EINVAL;
+	}
+	return 0;
+}

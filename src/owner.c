@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* owner: who holds the table (see include/owner.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+#include <linux/netfilter/nf_tables.h>
+
+#include "diff.h"
+#include "log.h"
+#include "observe.h"
+#include "owner.h"
+#include "reconcile.h"
+
+/* Mode twin: bring table <table>_twin (owned by our socket: nobody else
+ * can change or delete it, `nft flush ruleset` skips it, and it dies with
+ * us) to the desired blocks. Only we change it, so this runs when the
+ * desired model moves, not on every drift. */
+int sw_owner_twin_sync(struct sw_daemon *d)
+{
+	char err[SW_ERRLEN];
+	struct sw_model m;
+	struct sw_diff diff;
+	bool repaired;
+	int rc;
+
+	if (!d->twin || d->paused)
+		return 0;
+	rc = sw_twin_build(&d->cfg, &d->host, NFT_TABLE_F_OWNER, &m, err, sizeof(err));
+	if (!rc) {
+		rc = sw_reconcile(&d->nl, &m, &diff, &repaired, err, sizeof(err));
+		sw_diff_free(&diff);
+		sw_model_free(&m);
+	}
+	if (rc)
+		sw_alert(&d->alert, LOG_ERR, "event=twin-failed table=inet/%s" SW_TWIN_SUFFIX
+			 " error=\"%s\"", d->cfg.table, err);
+	return rc;
+}
+
+/* Delete our twin (after `sandwall remove`, or when the table is renamed). */
+void sw_owner_twin_remove(struct sw_daemon *d, const char *table)
+{
+	char err[SW_ERRLEN], name[SW_NAME_MAX + sizeof(SW_TWIN_SUFFIX)];
+	bool absent;
+
+	if (d->twin && sw_twin_name(table, name, sizeof(name)) == 0 &&
+	    sw_remove(&d->nl, name, &absent, err, sizeof(err)))
+		sw_warn("%s", err);
+}
+
+/* Take the table: owner+persist where the kernel has them, adopting an
+ * orphaned table; else (owner without persist, kernels before 6.9) an
+ * unowned table plus an owned twin; otherwise watch and repair only. */
+int sw_owner_take(struct sw_daemon *d)
+{
+	char err[SW_ERRLEN];
+	struct sw_model have;
+	struct sw_diff diff;
+	/* the main table's flags per try; TWIN: flags 0 and an owned twin */
+	enum { TWIN = 1u << 31 };
+	uint32_t tries[3];
+	int n = 0, rc;
+
+	if (d->cfg.owner == SW_OWNER_AUTO || d->cfg.owner == SW_OWNER_YES)
+		tries[n++] = NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST;
+	if (d->cfg.owner == SW_OWNER_YES)
+		tries[n++] = NFT_TABLE_F_OWNER;     /* asked for: even without persist */
+	if (d->cfg.owner == SW_OWNER_AUTO || d->cfg.owner == SW_OWNER_TWIN)
+		tries[n++] = TWIN;
+	if (d->cfg.owner != SW_OWNER_YES)
+		tries[n++] = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (tries[i] == TWIN) {
+			d->own_flags = d->want.table_flags = 0;
+			d->mode = "twin";
+			d->twin = true;
+			if ((rc = sw_apply(&d->nl, &d->want, err, sizeof(err))))
+				break;
+			if ((rc = sw_owner_twin_sync(d)) == 0)
+				return 0;
+			/* the kernel has no owner flag: watch the table that is in */
+			d->twin = false;
+			d->mode = "watch";
+			sw_info("no owned twin table (%s): mode watch", strerror(-rc));
+			return 0;
+		}
+		d->own_flags = tries[i];
+		d->want.table_flags = tries[i];
+		d->mode = tries[i] == 0 ? "watch" : tries[i] & NFT_TABLE_F_PERSIST ? "owner+persist" : "owner";
+		/* adopt an identical orphan without touching its counters */
+		if (tries[i] && sw_observe(&d->nl, d->cfg.table, &have) == 0) {
+			bool orphan = have.has_table && (have.table_flags & NFT_TABLE_F_PERSIST) &&
+				      !(have.table_flags & NFT_TABLE_F_OWNER);
+
+			if (orphan && sw_diff(&d->want, &have, &diff) == 0) {
+				if (diff.n == 0 &&
+				    sw_set_table_flags(&d->nl, d->cfg.table, tries[i], err, sizeof(err)) == 0) {
+					sw_diff_free(&diff);
+					sw_model_free(&have);
+					sw_info("adopted the existing table inet %s (mode %s)", d->cfg.table, d->mode);
+					return 0;
+				}
+				sw_diff_free(&diff);
+			}
+			sw_model_free(&have);
+		}
+		rc = sw_apply(&d->nl, &d->want, err, sizeof(err));
+		if (rc == 0)
+			return 0;
+		if (rc != -EOPNOTSUPP && rc != -EINVAL)
+			break;
+		sw_info("the kernel refused table flags 0x%x: %s", tries[i], err);
+	}
+	if (n == 0 || rc == 0)
+		return rc;
+	sw_err("%s", err);
+	return rc;
+}
+
+/* The table must stay ours: after `sandwall remove` + a direct apply, or
+ * any other way it lost its owner, take it back. */
+void sw_owner_ensure(struct sw_daemon *d)
+{
+	bool present = false;
+	uint32_t flags = 0;
+
+	if (!d->own_flags || d->paused ||
+	    sw_observe_table(&d->nl, d->cfg.table, &present, &flags) || !present ||
+	    (flags & NFT_TABLE_F_OWNER))
+		return;
+	if (sw_owner_take(d) == 0)
+		sw_alert(&d->alert, LOG_NOTICE, "event=owner action=retaken table=inet/%s mode=%s",
+			 d->cfg.table, d->mode);
+}
+

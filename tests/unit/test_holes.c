@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests for the refusals that keep a config from opening what it
+ * closes (holes.c) and from writing where it should not (config.c): an
+ * [allow] entry that overlaps host, gateways or lan without `reopen`, a
+ * guarded loopback or default-route interface, the /tmp/sandwall-*
+ * state directories, the size limit; and what `verify` lists as the
+ * deliberate holes. The host is hand-made (fake_kernel.h: tk_host). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fake_kernel.h"
+#include "holes.h"
+#include "receipt.h"
+#include "verify.h"
+
+static struct sw_config cfg;
+static struct sw_host host;
+static char err[SW_ERRLEN];
+
+static void conf(const char *text)
+{
+	if (sw_config_parse_string(text, "t.conf", &cfg, err, sizeof(err)))
+		fail_msg("config: %s", err);
+	tk_host(&host);
+}
+
+/* The host check refuses with exactly msg ("t.conf:LINE: ..."). */
+static void assert_host_bad(const char *text, const char *msg)
+{
+	conf(text);
+	memset(err, 0, sizeof(err));
+	assert_int_equal(sw_config_check_host(&cfg, &host, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, msg);
+}
+
+static void assert_host_ok(const char *text)
+{
+	conf(text);
+	if (sw_config_check_host(&cfg, &host, err, sizeof(err)))
+		fail_msg("refused: %s", err);
+}
+
+static void test_allow_host_categories(void **state)
+{
+	(void)state;
+	/* the default config on the test host is fine */
+	assert_host_ok("");
+	/* 10.0.0.0/24 is the LAN of eth0 (not guarded) */
+	assert_host_bad("[allow]\ndestinations = 10.0.0.5 tcp/3128\n",
+			"t.conf:2: [allow] destinations entry '10.0.0.5 tcp/3128' reopens lan "
+			"(10.0.0.0/24 on this host), which [block] closes; if that is intended, "
+			"say so: '10.0.0.5 tcp/3128 reopen'");
+	assert_host_ok("[allow]\ndestinations = 10.0.0.5 tcp/3128 reopen\n");
+	/* ... and not refused when lan is not blocked */
+	assert_host_ok("[block]\nlan = no\n[allow]\ndestinations = 10.0.0.5 tcp/3128\n");
+	/* the host's own address */
+	assert_host_bad("[allow]\ndestinations = 203.0.113.9 tcp/1,\n  10.0.0.2 tcp/22\n",
+			"t.conf:3: [allow] destinations entry '10.0.0.2 tcp/22' reopens host "
+			"(10.0.0.2 on this host), which [block] closes; if that is intended, "
+			"say so: '10.0.0.2 tcp/22 reopen'");
+	/* the gateway (lan is off, so gateways is the first category hit) */
+	assert_host_bad("[block]\nlan = no\n[allow]\ndestinations = fd00:10::1 udp/53\n",
+			"t.conf:4: [allow] destinations entry 'fd00:10::1 udp/53' reopens gateways "
+			"(fd00:10::1 on this host), which [block] closes; if that is intended, "
+			"say so: 'fd00:10::1 udp/53 reopen'");
+	/* the internet is no hole */
+	assert_host_ok("[allow]\ndestinations = 203.0.113.0/24 tcp/443, 2001:db8::/32 tcp/443\n");
+	/* a container on a guarded bridge is not lan (but the bridge address is the host) */
+	assert_host_ok("[allow]\ndestinations = 172.18.0.2 tcp/80\n");
+}
+
+static void test_holes_list(void **state)
+{
+	struct sw_hole h[SW_MAX_HOLES];
+	char text[256];
+	size_t n;
+
+	(void)state;
+	conf("[block]\nprivate = yes\ndestinations = 198.51.100.0/24\n"
+	     "[allow]\ndestinations = 0.0.0.0/0 tcp/443 reopen, 203.0.113.1 tcp/1\n");
+	n = sw_allow_holes(&cfg, &host, &cfg.allows[0], h, SW_MAX_HOLES);
+	/* every enabled category, once, in order */
+	assert_int_equal(n, 7);
+	assert_int_equal(h[0].cat, SW_CAT_METADATA);
+	assert_int_equal(h[1].cat, SW_CAT_LINK_LOCAL);
+	assert_int_equal(h[2].cat, SW_CAT_HOST);
+	assert_int_equal(h[3].cat, SW_CAT_GATEWAYS);
+	assert_int_equal(h[4].cat, SW_CAT_LAN);
+	assert_int_equal(h[5].cat, SW_CAT_PRIVATE);
+	assert_int_equal(h[6].cat, SW_CAT_DESTINATIONS);
+	/* without the host: only what does not depend on it */
+	assert_int_equal(sw_allow_holes(&cfg, NULL, &cfg.allows[0], h, SW_MAX_HOLES), 4);
+	assert_int_equal(sw_allow_holes(&cfg, &host, &cfg.allows[1], h, SW_MAX_HOLES), 0);
+	sw_allow_format(&cfg.allows[0], text, sizeof(text));
+	assert_string_equal(text, "0.0.0.0/0 tcp/443");
+}
+
+/* verify lists the entries marked `reopen`, as text and as JSON. */
+static void test_verify_lists_holes(void **state)
+{
+	char *out = NULL, doc[1024];
+	size_t len = 0;
+	int64_t t = 0;
+	bool passed = false;
+	FILE *f;
+
+	(void)state;
+	conf("[allow]\ndestinations = 169.254.169.254 tcp/80 reopen,\n"
+	     "  203.0.113.1 tcp/1 reopen, 10.0.0.5 tcp/3128 reopen\n");
+	assert_non_null(f = open_memstream(&out, &len));
+	sw_verify_print_holes(&cfg, &host, f, false);
+	fclose(f);
+	assert_string_equal(out, "deliberate holes ([allow] destinations ... reopen):\n"
+			    "t.conf:2: 169.254.169.254 tcp/80 reopens metadata (169.254.169.254), "
+			    "link_local (169.254.0.0/16)\n"
+			    "t.conf:3: 10.0.0.5 tcp/3128 reopens lan (10.0.0.0/24)\n");
+	free(out);
+	assert_non_null(f = open_memstream(&out, &len));
+	sw_verify_print_holes(&cfg, &host, f, true);
+	fclose(f);
+	assert_string_equal(out, "\"holes\":[{\"entry\":\"169.254.169.254 tcp/80\",\"line\":2,"
+			    "\"reopens\":[\"metadata\",\"link_local\"]},{\"entry\":\"10.0.0.5 tcp/3128\","
+			    "\"line\":3,\"reopens\":[\"lan\"]}],");
+	/* the record verify writes stays readable by receipt's strict reader */
+	snprintf(doc, sizeof(doc), "{\"time\":7,%s\"runs\":[],\"passed\":true}", out);
+	assert_int_equal(sw_receipt_read_verify(doc, strlen(doc), &t, &passed), 0);
+	assert_int_equal(t, 7);
+	assert_true(passed);
+	free(out);
+	/* none: nothing printed, an empty JSON list */
+	conf("");
+	assert_non_null(f = open_memstream(&out, &len));
+	sw_verify_print_holes(&cfg, &host, f, false);
+	sw_verify_print_holes(&cfg, &host, f, true);
+	fclose(f);
+	assert_string_equal(out, "\"holes\":[],");
+	free(out);
+}
+
+static void test_guard_host(void **state)
+{
+	(void)state;
+	/* eth0 carries the default routes */
+	assert_host_bad("[guard]\ninterfaces = docker0\n  e*\n",
+			"t.conf:2: [guard] interfaces guards eth0, which carries the default route: "
+			"guarding it would cut the host off (and lock its operator out); name only "
+			"the container interfaces");
+	/* a bridge that carries the default route, guarded by all_bridges */
+	conf("[guard]\ninterfaces = docker0\nall_bridges = yes\n");
+	tk_gateway(&host, "172.18.0.254", 4);
+	assert_int_equal(sw_config_check_host(&cfg, &host, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "t.conf:3: [guard] all_bridges guards br-0a1b2c3d4e5f, which carries "
+			    "the default route: guarding it would cut the host off (and lock its "
+			    "operator out); name only the container interfaces");
+	/* the loopback is ifindex 1, whatever its name */
+	conf("[guard]\ninterfaces = docker0 loop*\n");
+	snprintf(host.links[0].name, sizeof(host.links[0].name), "loopback");
+	assert_int_equal(sw_config_check_host(&cfg, &host, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "t.conf:2: [guard] interfaces guards loopback, the loopback interface: "
+			    "guarding it would cut the host off (and lock its operator out); name only "
+			    "the container interfaces");
+	/* the defaults (docker0 br-*) were not in the file: no line */
+	conf("");
+	tk_gateway(&host, "172.17.0.254", 3);
+	assert_int_equal(sw_config_check_host(&cfg, &host, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "t.conf: [guard] interfaces guards docker0, which carries the default "
+			    "route: guarding it would cut the host off (and lock its operator out); "
+			    "name only the container interfaces");
+	/* all_bridges on a host whose bridges carry no default route is fine */
+	assert_host_ok("[guard]\nall_bridges = yes\n");
+}
+
+/* /tmp/sandwall-NAME/...: only a real directory of ours that no one else
+ * may write. */
+static void test_tmp_state_dir(void **state)
+{
+	char dir[] = "/tmp/sandwall-unit.XXXXXX", link[64], text[256];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(text, sizeof(text), "[daemon]\njournal = %s/j.jsonl\nmetrics = %s/m.prom\n", dir, dir);
+	assert_int_equal(sw_config_parse_string(text, "t.conf", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(strncmp(cfg.journal_path, dir, strlen(dir)), 0);
+	/* group- or world-writable: refused */
+	assert_int_equal(chmod(dir, 0770), 0);
+	assert_int_equal(sw_config_parse_string(text, "t.conf", &cfg, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "t.conf:2: bad path"));
+	assert_int_equal(chmod(dir, 0703), 0);
+	assert_int_equal(sw_config_parse_string(text, "t.conf", &cfg, err, sizeof(err)), -EINVAL);
+	assert_int_equal(chmod(dir, 0700), 0);
+	/* a symlink to it is not it */
+	snprintf(link, sizeof(link), "%s-link", dir);
+	assert_int_equal(symlink(dir, link), 0);
+	snprintf(text, sizeof(text), "[daemon]\njournal = %s/j.jsonl\n", link);
+	assert_int_equal(sw_config_parse_string(text, "t.conf", &cfg, err, sizeof(err)), -EINVAL);
+	assert_int_equal(unlink(link), 0);
+	/* the directory itself is no file */
+	snprintf(text, sizeof(text), "[daemon]\njournal = %s\n", dir);
+	assert_int_equal(sw_config_parse_string(text, "t.conf", &cfg, err, sizeof(err)), -EINVAL);
+	assert_int_equal(rmdir(dir), 0);
+	/* gone: refused */
+	snprintf(text, sizeof(text), "[daemon]\njournal = %s/j.jsonl\n", dir);
+	assert_int_equal(sw_config_parse_string(text, "t.conf", &cfg, err, sizeof(err)), -EINVAL);
+}
+
+/* SW_CONFIG_MAX bytes parse; one more is refused, from a string and from a file. */
+static void test_size_limit(void **state)
+{
+	static char text[SW_CONFIG_MAX + 2];
+	char path[] = "/tmp/sandwall-unit-conf.XXXXXX";
+	int fd;
+
+	(void)state;
+	memset(text, '\n', SW_CONFIG_MAX);
+	memcpy(text, "[nft]\ntable = big\n", 18);
+	text[SW_CONFIG_MAX] = '\0';
+	assert_int_equal(sw_config_parse_string(text, "t.conf", &cfg, err, sizeof(err)), 0);
+	assert_string_equal(cfg.table, "big");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, SW_CONFIG_MAX), SW_CONFIG_MAX);
+	assert_int_equal(sw_config_load(path, &cfg, err, sizeof(err)), 0);
+	text[SW_CONFIG_MAX] = '\n';
+	text[SW_CONFIG_MAX + 1] = '\0';
+	assert_int_equal(sw_config_parse_string(text, "t.conf", &cfg, err, sizeof(err)), -EFBIG);
+	assert_string_equal(err, "t.conf: larger than 65536 bytes, the limit for a config");
+	assert_string_equal(cfg.table, "sandwall");     /* defaults */
+	assert_int_equal(write(fd, "\n", 1), 1);
+	close(fd);
+	assert_int_equal(sw_config_load(path, &cfg, err, sizeof(err)), -EFBIG);
+	assert_non_null(strstr(err, ": larger than 65536 bytes, the limit for a config"));
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_allow_host_categories),
+		cmocka_unit_test(test_holes_list),
+		cmocka_unit_test(test_verify_lists_holes),
+		cmocka_unit_test(test_guard_host),
+		cmocka_unit_test(test_tmp_state_dir),
+		cmocka_unit_test(test_size_limit),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
