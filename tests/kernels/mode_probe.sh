@@ -3,7 +3,7 @@
 # Runs inside a tests/kernels guest: start sandwalld with owner = auto in a
 # network namespace of its own and assert the mode it selects on this kernel.
 #
-#   mode_probe.sh SANDWALLD EXPECTED-MODE
+#   mode_probe.sh SANDWALLD EXPECTED-MODE   (owner+persist, owner, twin, watch)
 #
 # Prints PASS/FAIL lines in the format of tests/integration/run.sh and exits
 # 0 only when the event=start line says mode=EXPECTED-MODE and `sandwall
@@ -13,7 +13,8 @@ set -u
 export LC_ALL=C
 SANDWALLD=$1 want=$2
 SANDWALL=${SANDWALLD%d}
-ns=swk-mode-$$ tmp=$(mktemp -d /tmp/swk-mode.XXXXXX) pid="" fails=0
+# /tmp/sandwall-*: a directory sandwalld accepts for its journal
+ns=swk-mode-$$ tmp=$(mktemp -d /tmp/sandwall-mode.XXXXXX) pid="" fails=0
 ok()  { printf '    ok   %s\n' "$*"; }
 bad() { printf '    FAIL %s\n' "$*"; fails=$((fails + 1)); }
 cleanup() {
@@ -58,6 +59,7 @@ if [ -n "$line" ]; then
 	ip netns exec "$ns" "$SANDWALL" -c "$tmp/mode.conf" --control "$tmp/ctl" --json status >"$tmp/st.json" 2>"$tmp/st.err"
 	o=$(grep -o '"owner": *[a-z]*' "$tmp/st.json" | head -n1 | sed 's/.*: *//')
 	p=$(grep -o '"persist": *[a-z]*' "$tmp/st.json" | head -n1 | sed 's/.*: *//')
+	# twin: the main table is not owned; an owned twin holds the same blocks
 	case $want in
 	owner+persist) eo=true ep=true ;;
 	owner)         eo=true ep=false ;;
@@ -65,6 +67,16 @@ if [ -n "$line" ]; then
 	esac
 	if [ "$o" = "$eo" ] && [ "$p" = "$ep" ]; then ok "status --json: owner=$o persist=$p"
 	else bad "status --json: owner=$o persist=$p, expected owner=$eo persist=$ep"; fi
+	twin=absent
+	if ip netns exec "$ns" nft list table inet sandwall_twin >"$tmp/twin" 2>/dev/null; then
+		if grep -q 'flags owner' "$tmp/twin"; then twin=owned; else twin=unowned; fi
+	fi
+	if [ "$want" = twin ]; then
+		if [ $twin = owned ]; then ok "table inet sandwall_twin is there, owned"
+		else bad "mode twin: table inet sandwall_twin is $twin"; fi
+	elif [ $twin != absent ]; then
+		bad "mode $want: there is a table inet sandwall_twin ($twin)"
+	fi
 	if ip netns exec "$ns" nft delete table inet sandwall 2>/dev/null; then deleted=true; else deleted=false; fi
 	case $eo/$deleted in
 	false/true) ok "nft delete table allowed (not owned: the daemon repairs)" ;;
