@@ -26,9 +26,9 @@ int sw_encode_update(struct sw_batch *b, struct sw_nl *nl, const struct sw_model
  * nothing for the kernel to clean up afterwards); NLM_F_EXCL: a table of
  * the same name made meanwhile fails the batch (EEXIST). */
 int sw_encode_create(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m);
-/* The model's contents in another table, `twin` (replaced if it exists),
- * with these table flags: the same blocks held by a second table while
- * the first one is replaced. */
+/* The model's contents in another table, `twin` (which must not exist:
+ * EEXIST otherwise), with these table flags: the same blocks held by a
+ * second table while the first one is replaced. */
 int sw_encode_twin(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m,
 		   const char *twin, uint32_t flags);
 /* Only the named set's contents: flush its elements, add the desired ones. */

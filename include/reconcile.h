@@ -12,7 +12,8 @@
 #include "nl.h"
 
 #define SW_APPLY_TRIES 5    /* bounded retry when the generation moves (ERESTART) */
-#define SW_TWIN_SUFFIX "_twin"  /* table inet <table>_twin: a second table with the blocks */
+#define SW_TWIN_SUFFIX "_twin"  /* table inet <table>_twin: the owned twin (mode twin) */
+#define SW_HANDOVER_SUFFIX "_handover"  /* table inet <table>_handover: the blocks during a takeover */
 #define SW_TWIN_PRIO   (-140)   /* after the main table's -150: its counters and
 				 * logs see the drops first; still before DNAT */
 

@@ -60,7 +60,7 @@ int sw_owner_take(struct sw_daemon *d)
 	/* the main table's flags per try; TWIN: flags 0 and an owned twin */
 	enum { TWIN = 1u << 31 };
 	uint32_t tries[3];
-	int n = 0, rc;
+	int n = 0, rc = 0;
 
 	if (d->cfg.owner == SW_OWNER_AUTO || d->cfg.owner == SW_OWNER_YES)
 		tries[n++] = NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST;

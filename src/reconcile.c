@@ -347,7 +347,7 @@ int sw_twin_build(const struct sw_config *cfg, const struct sw_host *host, uint3
 
 struct twin {
 	const struct sw_model *want;
-	char name[SW_NAME_MAX + sizeof(SW_TWIN_SUFFIX)];
+	char name[SW_NAME_MAX + sizeof(SW_HANDOVER_SUFFIX)];
 };
 
 static int build_twin(struct sw_batch *b, struct sw_nl *nl, const void *arg)
@@ -376,8 +376,10 @@ static int takeover(struct sw_nl *nl, const struct sw_model *want, uint32_t geni
 	int rc, rc2;
 	char err[128];
 
-	if ((rc = sw_twin_name(want->table, t.name, sizeof(t.name))))
-		return rc;
+	/* not <table>_twin: in mode twin the long-lived twin stays meanwhile */
+	if (snprintf(t.name, sizeof(t.name), "%s" SW_HANDOVER_SUFFIX, want->table) >=
+	    (int)sizeof(t.name))
+		return -ENAMETOOLONG;
 	if ((rc = send_once(nl, genid, build_twin, &t)))
 		return rc;
 	/* stamped with the generation after the twin: a change by someone

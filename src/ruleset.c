@@ -18,6 +18,7 @@
  * comment "sandwall:<id>" as userdata; handles are never relied on. */
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@
 /* room for the compiled-in metadata list and the fixed ranges, on top of
  * what the host and the config bring (those are sized at build time) */
 #define FIXED_ENTRIES 256
+#define SW_BUDGET_SOURCES 65535  /* sources a budget tracks at once */
 
 /* ---- address intervals ------------------------------------------------ */
 
@@ -92,6 +94,8 @@ static void ivals_merge(struct ivals *iv, bool adjacent)
 {
 	size_t out = 0;
 
+	if (!iv->n)
+		return;
 	qsort_r(iv->v, iv->n, sizeof(iv->v[0]), ival_cmp, &iv->klen);
 	for (size_t i = 0; i < iv->n; i++) {
 		struct ival *last = out ? &iv->v[out - 1] : NULL;
@@ -361,56 +365,71 @@ static const char *proto_name(uint8_t p)
 	return p == IPPROTO_TCP ? "tcp" : "udp";
 }
 
-/* set allow4 { type ipv4_addr . inet_proto . inet_service; flags interval; } */
-static int allow_sets(struct sw_model *m, const struct sw_config *cfg,
-		      const struct sw_host *host)
+/* family, protocol, port, then address, the wider prefix first */
+static int cover_cmp(const void *a, const void *b)
 {
-	struct sw_allow all[SW_MAX_ALLOWS + 2 * SW_MAX_RESOLVERS];
-	size_t n = 0;
+	const struct sw_allow *x = a, *y = b;
+	int r;
+
+	if (x->dst.family != y->dst.family)
+		return x->dst.family < y->dst.family ? -1 : 1;
+	if (x->port.proto != y->port.proto)
+		return x->port.proto < y->port.proto ? -1 : 1;
+	if (x->port.port != y->port.port)
+		return x->port.port < y->port.port ? -1 : 1;
+	if ((r = memcmp(x->dst.addr, y->dst.addr, 16)))
+		return r;
+	return x->dst.len < y->dst.len ? -1 : x->dst.len > y->dst.len;
+}
+
+/* set <base>4 { type ipv4_addr . inet_proto . inet_service; flags interval; }
+ * and <base>6 likewise, filled with the entries (which it sorts, and of
+ * which it drops the covered ones) */
+static int concat_sets(struct sw_model *m, const char *base, struct sw_allow *all, size_t n)
+{
+	static const uint8_t f4[] = { 4, 1, 2 }, f6[] = { 16, 1, 2 };
+	char name[SW_NAME_MAX];
 	struct sw_set *s4, *s6, *s;
 	int err;
 
-	static const uint8_t f4[] = { 4, 1, 2 }, f6[] = { 16, 1, 2 };
-
-	s4 = new_concat_set(m, "allow4",
+	snprintf(name, sizeof(name), "%s4", base);
+	s4 = new_concat_set(m, name,
 			    (((SW_TYPE_IPADDR << SW_TYPE_BITS) | SW_TYPE_INET_PROTO) << SW_TYPE_BITS) |
 			    SW_TYPE_INET_SERVICE, 12, NFT_SET_INTERVAL | NFT_SET_CONCAT,
 			    "ipv4_addr . inet_proto . inet_service", f4, 3);
-	s6 = new_concat_set(m, "allow6",
+	snprintf(name, sizeof(name), "%s6", base);
+	s6 = new_concat_set(m, name,
 			    (((SW_TYPE_IP6ADDR << SW_TYPE_BITS) | SW_TYPE_INET_PROTO) << SW_TYPE_BITS) |
 			    SW_TYPE_INET_SERVICE, 24, NFT_SET_INTERVAL | NFT_SET_CONCAT,
 			    "ipv6_addr . inet_proto . inet_service", f6, 3);
 	if (!s4 || !s6)
 		return -ENOSPC;
-
-	for (size_t i = 0; i < cfg->n_allows; i++)
-		all[n++] = cfg->allows[i];
-	if (cfg->dns == SW_DNS_AUTO && host) {
-		for (size_t i = 0; i < host->n_resolvers; i++) {
-			all[n].dst = host->resolvers[i];
-			all[n].port.proto = IPPROTO_UDP;
-			all[n++].port.port = 53;
-			all[n].dst = host->resolvers[i];
-			all[n].port.proto = IPPROTO_TCP;
-			all[n++].port.port = 53;
-		}
+	/* pipapo refuses overlaps: drop every entry another one covers. Prefixes
+	 * either nest or are disjoint, so in (family, protocol, port, address,
+	 * widest first) order a covered entry follows its cover: one sweep. */
+	if (n)
+		qsort(all, n, sizeof(all[0]), cover_cmp);
+	for (size_t i = 0, cover = SIZE_MAX; i < n; i++) {
+		if (cover != SIZE_MAX && all[cover].dst.family == all[i].dst.family &&
+		    all[cover].port.proto == all[i].port.proto &&
+		    all[cover].port.port == all[i].port.port &&
+		    sw_prefix_contains(&all[cover].dst, &all[i].dst))
+			all[i].dst.family = AF_UNSPEC;          /* covered: dropped below */
+		else
+			cover = i;
 	}
-	qsort(all, n, sizeof(all[0]), allow_cmp);
+	/* the order the kernel sorts keys in, for stable text */
+	if (n)
+		qsort(all, n, sizeof(all[0]), allow_cmp);
 	for (size_t i = 0; i < n; i++) {
 		uint8_t lo[16], hi[16];
 		struct sw_elem e;
 		char a[SW_ADDR_STRLEN], text[SW_ADDR_STRLEN + 16];
-		size_t alen = sw_family_addrlen(all[i].dst.family);
-		bool dup = false;
+		size_t alen;
 
-		/* pipapo refuses overlaps: drop an entry another one covers */
-		for (size_t j = 0; j < n && !dup; j++)
-			dup = j != i && all[j].port.proto == all[i].port.proto &&
-			      all[j].port.port == all[i].port.port &&
-			      sw_prefix_contains(&all[j].dst, &all[i].dst) &&
-			      (!sw_prefix_equal(&all[j].dst, &all[i].dst) || j < i);
-		if (dup)
+		if (all[i].dst.family == AF_UNSPEC)
 			continue;
+		alen = sw_family_addrlen(all[i].dst.family);
 		s = all[i].dst.family == AF_INET ? s4 : s6;
 		sw_prefix_range(&all[i].dst, lo, hi);
 		memset(&e, 0, sizeof(e));
@@ -425,6 +444,43 @@ static int allow_sets(struct sw_model *m, const struct sw_config *cfg,
 		if ((err = sw_set_add_text(s, text)))
 			return err;
 	}
+	return 0;
+}
+
+/* udp and tcp port 53 of every resolver the host uses, appended to all */
+static size_t add_resolvers(struct sw_allow *all, size_t n, const struct sw_host *host)
+{
+	for (size_t i = 0; host && i < host->n_resolvers; i++) {
+		for (int p = 0; p < 2; p++) {
+			memset(&all[n], 0, sizeof(all[n]));
+			all[n].dst = host->resolvers[i];
+			all[n].port.proto = p ? IPPROTO_TCP : IPPROTO_UDP;
+			all[n++].port.port = 53;
+		}
+	}
+	return n;
+}
+
+/* set allow4 { type ipv4_addr . inet_proto . inet_service; flags interval; } */
+static int allow_sets(struct sw_model *m, const struct sw_config *cfg,
+		      const struct sw_host *host)
+{
+	struct sw_allow *all = calloc(cfg->n_allows + 2 * SW_MAX_RESOLVERS, sizeof(*all));
+	static const uint8_t f4[] = { 4, 1, 2 };
+	size_t n = 0;
+	struct sw_set *s;
+	int err;
+
+	if (!all)
+		return -ENOMEM;
+	for (size_t i = 0; i < cfg->n_allows; i++)
+		all[n++] = cfg->allows[i];
+	if (cfg->dns == SW_DNS_AUTO)
+		n = add_resolvers(all, n, host);
+	err = concat_sets(m, "allow", all, n);
+	free(all);
+	if (err)
+		return err;
 
 	/* set host_ports { type inet_proto . inet_service; } */
 	s = new_concat_set(m, "host_ports", (SW_TYPE_INET_PROTO << SW_TYPE_BITS) | SW_TYPE_INET_SERVICE,
@@ -472,6 +528,103 @@ static int nd_set(struct sw_model *m, struct work *w)
 			return err;
 	}
 	return set_fill_intervals(s, iv, AF_INET6, true);
+}
+
+/* set sbx_<name>_ifaces { type ifname; flags interval; } from patterns */
+static int pattern_set(struct sw_model *m, struct work *w, const char *name,
+		       const char (*patterns)[SW_IFNAMSIZ], size_t n)
+{
+	struct ivals *iv = &w->a;
+	struct sw_set *s = new_set(m, name, SW_TYPE_IFNAME, SW_IFNAMSIZ, NFT_SET_INTERVAL, "ifname");
+	int err;
+
+	if (!s)
+		return -ENOSPC;
+	iv->n = 0;
+	iv->klen = SW_IFNAMSIZ;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strnlen(patterns[i], SW_IFNAMSIZ - 1);
+		bool wild = len && patterns[i][len - 1] == '*';
+
+		if ((err = ivals_grow(iv)))
+			return err;
+		memset(&iv->v[iv->n], 0, sizeof(iv->v[0]));
+		memcpy(iv->v[iv->n].lo, patterns[i], wild ? len - 1 : len);
+		memcpy(iv->v[iv->n].hi, patterns[i], wild ? len - 1 : len);
+		if (wild)
+			memset(iv->v[iv->n].hi + len - 1, 0xff, SW_IFNAMSIZ - (len - 1));
+		iv->n++;
+	}
+	/* merged only where one covers another; the text from what is left */
+	if ((err = set_fill_intervals(s, iv, 0, false)))
+		return err;
+	for (size_t i = 0; i < iv->n; i++) {
+		char text[SW_IFNAMSIZ + 4];
+		size_t l = strnlen((const char *)iv->v[i].lo, SW_IFNAMSIZ);
+		bool wild = l < SW_IFNAMSIZ && iv->v[i].hi[l] == 0xff;
+
+		snprintf(text, sizeof(text), "\"%.*s%s\"", (int)l, (const char *)iv->v[i].lo,
+			 wild ? "*" : "");
+		if ((err = sw_set_add_text(s, text)))
+			return err;
+	}
+	return 0;
+}
+
+/* Per sandbox: sbx_<name>_ifaces, sbx_<name>_src4/6 (when it names
+ * them), sbx_<name>_allow4/6 (allowlist); and resolvers4/6 (udp and tcp 53
+ * of the host's resolvers) for the policies' DNS rules. */
+static int sandbox_sets(struct sw_model *m, struct work *w, const struct sw_config *cfg,
+			const struct sw_host *host)
+{
+	struct sw_allow res[2 * SW_MAX_RESOLVERS];
+	char name[SW_NAME_MAX];
+	int err;
+
+	if (!cfg->n_sandboxes)
+		return 0;
+	if ((err = concat_sets(m, "resolvers", res, add_resolvers(res, 0, host))))
+		return err;
+	for (size_t i = 0; i < cfg->n_sandboxes; i++) {
+		const struct sw_sandbox *x = &cfg->sandboxes[i];
+
+		if (x->n_patterns) {
+			snprintf(name, sizeof(name), "sbx_%s_ifaces", x->name);
+			if ((err = pattern_set(m, w, name, x->patterns, x->n_patterns)))
+				return err;
+		}
+		if (x->n_sources) {
+			snprintf(name, sizeof(name), "sbx_%s_src", x->name);
+			if ((err = addr_sets(m, w, name, x->sources, x->n_sources)))
+				return err;
+		}
+		for (int v6 = 0; x->budget && v6 < 2; v6++) {
+			/* set sbx_<name>_budget4 { type ipv4_addr; size 65535;
+			 *   flags dynamic,timeout; timeout <window>; } (and 6) */
+			struct sw_set *bs;
+
+			snprintf(name, sizeof(name), "sbx_%s_budget%c", x->name, v6 ? '6' : '4');
+			bs = new_set(m, name, v6 ? SW_TYPE_IP6ADDR : SW_TYPE_IPADDR, v6 ? 16 : 4,
+				     NFT_SET_EVAL | NFT_SET_TIMEOUT, v6 ? "ipv6_addr" : "ipv4_addr");
+			if (!bs)
+				return -ENOSPC;
+			bs->size = SW_BUDGET_SOURCES;
+			bs->timeout_ms = (uint64_t)x->budget_unit * 1000;
+		}
+		if (x->egress == SW_EGRESS_ALLOWLIST) {
+			struct sw_allow *a = malloc(sizeof(*a) * (x->n_allows ? x->n_allows : 1));
+
+			if (!a)
+				return -ENOMEM;
+			memcpy(a, x->allows, sizeof(*a) * x->n_allows);
+			snprintf(name, sizeof(name), "sbx_%s_allow", x->name);
+			err = concat_sets(m, name, a, x->n_allows);
+			free(a);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
 }
 
 bool sw_ruleset_guarded(const struct sw_config *cfg, const struct sw_link *l)
@@ -599,6 +752,18 @@ static void e_verdict(struct rb *b, int verdict, const char *chain)
 	add_expr(b, e);
 }
 
+static const char *verdict_word(int verdict)
+{
+	switch (verdict) {
+	case NF_ACCEPT: return "accept";
+	case NF_DROP: return "drop";
+	case NFT_RETURN: return "return";
+	case NFT_GOTO: return "goto";
+	case NFT_JUMP: return "jump";
+	default: return "?";
+	}
+}
+
 /* meta nfproto ipv4|ipv6 */
 static void e_nfproto(struct rb *b, int family)
 {
@@ -654,10 +819,23 @@ static void e_fib_spoofed(struct rb *b)
 }
 
 /* ct state established */
+static void e_ct_state(struct rb *b, uint32_t mask);
 static void e_ct_established(struct rb *b)
 {
+	e_ct_state(b, 1u << 1 /* NF_CT_STATE_BIT(IP_CT_ESTABLISHED) */);
+}
+
+/* ct state new */
+static void e_ct_new(struct rb *b)
+{
+	e_ct_state(b, 1u << 3 /* NF_CT_STATE_BIT(IP_CT_NEW) */);
+}
+
+/* ct state STATE: [ ct load state ] [ bitwise & mask ] [ cmp neq 0 ] */
+static void e_ct_state(struct rb *b, uint32_t mask)
+{
 	struct nftnl_expr *e = expr(b, "ct"), *bw;
-	uint32_t mask = 1u << 1 /* NF_CT_STATE_BIT(IP_CT_ESTABLISHED) */, zero = 0;
+	uint32_t zero = 0;
 
 	if (!e)
 		return;
@@ -764,10 +942,11 @@ static int addr_rules(struct sw_model *m, struct rb *b, const char *set,
 	return 0;
 }
 
+/* chain block_<cat>: its counter, [limit + log with prefix
+ * "sandwall:<logname> "], drop. cat names the chain and the counter. */
 static int block_chain(struct sw_model *m, struct rb *b, const struct sw_config *cfg,
-		       enum sw_category c)
+		       const char *cat, const char *logname)
 {
-	const char *cat = sw_category_name(c);
 	char chain[SW_NAME_MAX], id[SW_NAME_MAX], text[256], prefix[64];
 	struct sw_chain *ch;
 
@@ -789,7 +968,7 @@ static int block_chain(struct sw_model *m, struct rb *b, const struct sw_config 
 	});
 	if (cfg->log_blocked) {
 		/* limit rate 10/second burst 20 packets log prefix "sandwall:<cat> " group G */
-		snprintf(prefix, sizeof(prefix), SW_TAG_PREFIX "%s ", cat);
+		snprintf(prefix, sizeof(prefix), SW_TAG_PREFIX "%s ", logname);
 		snprintf(id, sizeof(id), "%s-log", cat);
 		snprintf(text, sizeof(text),
 			 "limit rate 10/second burst 20 packets log prefix \"%s\" group %u",
@@ -893,6 +1072,197 @@ static int input_rules(struct sw_model *m, struct rb *b)
 	return 0;
 }
 
+/* ip daddr . meta l4proto . th dport @<set>4 VERDICT [target] (and ip6,
+ * @<set>6); ids <id>4 and <id>6 */
+static int concat_rules(struct sw_model *m, struct rb *b, const char *chain, const char *id,
+			const char *set, int verdict, const char *target)
+{
+	for (int v6 = 0; v6 < 2; v6++) {
+		/* the registers nft picks: reg 9/10 after a v4 address, reg 2/13 after v6 */
+		uint32_t r2 = v6 ? NFT_REG_2 : NFT_REG32_01;
+		uint32_t r3 = v6 ? NFT_REG32_05 : NFT_REG32_02;
+		char rid[SW_NAME_MAX], sname[SW_NAME_MAX], text[256];
+
+		snprintf(rid, sizeof(rid), "%s%c", id, v6 ? '6' : '4');
+		snprintf(sname, sizeof(sname), "%s%c", set, v6 ? '6' : '4');
+		snprintf(text, sizeof(text), "%s daddr . meta l4proto . th dport @%s %s%s%s",
+			 v6 ? "ip6" : "ip", sname, verdict_word(verdict), target ? " " : "",
+			 target ? target : "");
+		RULE(m, b, chain, rid, text, {
+			struct nftnl_expr *e;
+			e_daddr(b, v6 ? AF_INET6 : AF_INET);
+			e_meta(b, NFT_META_L4PROTO, r2);
+			/* nft converts the 1-byte protocol for the concatenation */
+			e = expr(b, "byteorder");
+			if (e) {
+				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_SREG, r2);
+				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_DREG, r2);
+				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_OP, NFT_BYTEORDER_HTON);
+				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_LEN, 1);
+				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_SIZE, 2);
+				add_expr(b, e);
+			}
+			e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, r3);
+			e_lookup(b, NFT_REG_1, sname);
+			e_verdict(b, verdict, target);
+		});
+	}
+	return 0;
+}
+
+/* Per sandbox, in guard after neighbour discovery and before every accept:
+ *   iifname @sbx_<name>_ifaces jump sbx_<name>
+ *   ip saddr @sbx_<name>_src4 jump sbx_<name>   (ip6 likewise)
+ * A packet of several sandboxes meets every one of their policies. */
+static int sandbox_dispatch(struct sw_model *m, struct rb *b, const struct sw_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_sandboxes; i++) {
+		const struct sw_sandbox *x = &cfg->sandboxes[i];
+		char chain[SW_NAME_MAX], set[SW_NAME_MAX], id[SW_NAME_MAX], text[256];
+
+		snprintf(chain, sizeof(chain), "sbx_%s", x->name);
+		if (x->n_patterns) {
+			snprintf(set, sizeof(set), "sbx_%s_ifaces", x->name);
+			snprintf(id, sizeof(id), "sbx-%s-ifaces", x->name);
+			snprintf(text, sizeof(text), "iifname @%s jump %s", set, chain);
+			RULE(m, b, SW_CHAIN_GUARD, id, text, {
+				e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
+				e_lookup(b, NFT_REG_1, set);
+				e_verdict(b, NFT_JUMP, chain);
+			});
+		}
+		for (int v6 = 0; x->n_sources && v6 < 2; v6++) {
+			snprintf(set, sizeof(set), "sbx_%s_src%c", x->name, v6 ? '6' : '4');
+			snprintf(id, sizeof(id), "sbx-%s-src%c", x->name, v6 ? '6' : '4');
+			snprintf(text, sizeof(text), "%s saddr @%s jump %s", v6 ? "ip6" : "ip", set, chain);
+			RULE(m, b, SW_CHAIN_GUARD, id, text, {
+				e_nfproto(b, v6 ? AF_INET6 : AF_INET);
+				if (v6)
+					e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 8, 16, NFT_REG_1);
+				else
+					e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 12, 4, NFT_REG_1);
+				e_lookup(b, NFT_REG_1, set);
+				e_verdict(b, NFT_JUMP, chain);
+			});
+		}
+	}
+	return 0;
+}
+
+/* ct state new ip saddr update @set { limit rate over N/unit burst N } */
+static void e_budget(struct rb *b, const struct sw_sandbox *x, const char *set, int v6)
+{
+	struct nftnl_expr *d, *l;
+
+	e_ct_new(b);
+	e_nfproto(b, v6 ? AF_INET6 : AF_INET);
+	if (v6)
+		e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 8, 16, NFT_REG_1);
+	else
+		e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 12, 4, NFT_REG_1);
+	l = nftnl_expr_alloc("limit");
+	d = expr(b, "dynset");
+	if (!l || !d) {
+		b->err = -ENOMEM;
+		if (d)
+			nftnl_expr_free(d);
+		if (l)
+			nftnl_expr_free(l);
+		return;
+	}
+	nftnl_expr_set_u64(l, NFTNL_EXPR_LIMIT_RATE, x->budget);
+	nftnl_expr_set_u64(l, NFTNL_EXPR_LIMIT_UNIT, x->budget_unit);
+	nftnl_expr_set_u32(l, NFTNL_EXPR_LIMIT_BURST, x->budget);
+	nftnl_expr_set_u32(l, NFTNL_EXPR_LIMIT_TYPE, NFT_LIMIT_PKTS);
+	nftnl_expr_set_u32(l, NFTNL_EXPR_LIMIT_FLAGS, NFT_LIMIT_F_INV);
+	nftnl_expr_set_u32(d, NFTNL_EXPR_DYNSET_OP, NFT_DYNSET_OP_UPDATE);
+	nftnl_expr_set_u32(d, NFTNL_EXPR_DYNSET_SREG_KEY, NFT_REG_1);
+	nftnl_expr_set_str(d, NFTNL_EXPR_DYNSET_SET_NAME, set);
+	/* the set's own timeout; sent as 0 because the kernel echoes it */
+	nftnl_expr_set_u64(d, NFTNL_EXPR_DYNSET_TIMEOUT, 0);
+	nftnl_expr_set(d, NFTNL_EXPR_DYNSET_EXPR, l, 0);        /* the dynset owns it */
+	add_expr(b, d);
+}
+
+/* ct state new update @sbx_<name>_budget4 { ip saddr limit rate over
+ *   N/<unit> burst N packets } goto block_budget_<name>   (and ip6)
+ * A token bucket per source address: N new connections at once, N more per
+ * window; the element lives while the source keeps trying (update
+ * refreshes its timeout) and goes after a quiet window. */
+static int budget_rules(struct sw_model *m, struct rb *b, const struct sw_sandbox *x)
+{
+	static const char *const unit[] = { [1] = "second" };
+	const char *u = x->budget_unit == 1 ? unit[1] : x->budget_unit == 60 ? "minute" : "hour";
+	char chain[SW_NAME_MAX], block[SW_NAME_MAX];
+
+	snprintf(chain, sizeof(chain), "sbx_%s", x->name);
+	snprintf(block, sizeof(block), "block_budget_%s", x->name);
+	for (int v6 = 0; v6 < 2; v6++) {
+		char set[SW_NAME_MAX], id[SW_NAME_MAX], text[256];
+
+		snprintf(set, sizeof(set), "sbx_%s_budget%c", x->name, v6 ? '6' : '4');
+		snprintf(id, sizeof(id), "sbx-%s-budget%c", x->name, v6 ? '6' : '4');
+		snprintf(text, sizeof(text), "ct state new update @%s { %s saddr limit rate over "
+			 "%u/%s burst %u packets } goto %s", set, v6 ? "ip6" : "ip", x->budget, u,
+			 x->budget, block);
+		RULE(m, b, chain, id, text, {
+			e_budget(b, x, set, v6);
+			e_verdict(b, NFT_GOTO, block);
+		});
+	}
+	return 0;
+}
+
+/* chain sbx_<name>: the policy, which only drops or returns:
+ *   dns none:   ip daddr . meta l4proto . th dport @resolvers4 goto block_egress_<name>
+ *   not open:   [dns auto]  ip daddr . meta l4proto . th dport @resolvers4 return
+ *               [allowlist] ip daddr . meta l4proto . th dport @sbx_<name>_allow4 return
+ *               goto block_egress_<name>
+ * (and ip6). A returned packet goes on through every global block. */
+static int sandbox_chains(struct sw_model *m, struct rb *b, const struct sw_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_sandboxes; i++) {
+		const struct sw_sandbox *x = &cfg->sandboxes[i];
+		char chain[SW_NAME_MAX], block[SW_NAME_MAX], set[SW_NAME_MAX], id[SW_NAME_MAX];
+		int err;
+
+		snprintf(chain, sizeof(chain), "sbx_%s", x->name);
+		snprintf(block, sizeof(block), "block_egress_%s", x->name);
+		/* chain sbx_<name> { } */
+		if (!sw_model_add_chain(m, chain))
+			return -ENOSPC;
+		if (x->budget && (err = budget_rules(m, b, x)))
+			return err;
+		if (x->dns == SW_DNS_NONE) {
+			snprintf(id, sizeof(id), "sbx-%s-nodns", x->name);
+			if ((err = concat_rules(m, b, chain, id, "resolvers", NFT_GOTO, block)))
+				return err;
+		}
+		if (x->egress == SW_EGRESS_OPEN)
+			continue;
+		if (x->dns == SW_DNS_AUTO) {
+			snprintf(id, sizeof(id), "sbx-%s-dns", x->name);
+			if ((err = concat_rules(m, b, chain, id, "resolvers", NFT_RETURN, NULL)))
+				return err;
+		}
+		if (x->egress == SW_EGRESS_ALLOWLIST) {
+			snprintf(id, sizeof(id), "sbx-%s-allow", x->name);
+			snprintf(set, sizeof(set), "sbx_%s_allow", x->name);
+			if ((err = concat_rules(m, b, chain, id, set, NFT_RETURN, NULL)))
+				return err;
+		}
+		/* goto block_egress_<name> */
+		snprintf(id, sizeof(id), "sbx-%s-egress", x->name);
+		{
+			char text[SW_NAME_MAX + 8];
+
+			snprintf(text, sizeof(text), "goto %s", block);
+			RULE(m, b, chain, id, text, e_verdict(b, NFT_GOTO, block));
+		}
+	}
+	return 0;
+}
+
 static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 {
 	struct rb rb = { 0 }, *b = &rb;
@@ -960,33 +1330,13 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 			e_verdict(b, NF_ACCEPT, NULL);
 		});
 	}
+	/* the sandboxes' policies, before the first accept of a new flow:
+	 * they only drop or return */
+	if ((err = sandbox_dispatch(m, b, cfg)))
+		return err;
 	/* ip daddr . meta l4proto . th dport @allow4 accept (and ip6 / allow6) */
-	for (int v6 = 0; v6 < 2; v6++) {
-		/* the registers nft picks: reg 9/10 after a v4 address, reg 2/13 after v6 */
-		uint32_t r2 = v6 ? NFT_REG_2 : NFT_REG32_01;
-		uint32_t r3 = v6 ? NFT_REG32_05 : NFT_REG32_02;
-
-		RULE(m, b, SW_CHAIN_GUARD, v6 ? "allow6" : "allow4",
-		     v6 ? "ip6 daddr . meta l4proto . th dport @allow6 accept"
-			: "ip daddr . meta l4proto . th dport @allow4 accept", {
-			struct nftnl_expr *e;
-			e_daddr(b, v6 ? AF_INET6 : AF_INET);
-			e_meta(b, NFT_META_L4PROTO, r2);
-			/* nft converts the 1-byte protocol for the concatenation */
-			e = expr(b, "byteorder");
-			if (e) {
-				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_SREG, r2);
-				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_DREG, r2);
-				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_OP, NFT_BYTEORDER_HTON);
-				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_LEN, 1);
-				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_SIZE, 2);
-				add_expr(b, e);
-			}
-			e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, r3);
-			e_lookup(b, NFT_REG_1, v6 ? "allow6" : "allow4");
-			e_verdict(b, NF_ACCEPT, NULL);
-		});
-	}
+	if ((err = concat_rules(m, b, SW_CHAIN_GUARD, "allow", "allow", NF_ACCEPT, NULL)))
+		return err;
 	/* fib daddr type local meta l4proto . th dport @host_ports accept */
 	RULE(m, b, SW_CHAIN_GUARD, "host_ports",
 	     "fib daddr type local meta l4proto . th dport @host_ports accept", {
@@ -1023,7 +1373,29 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 		/* counter <cat> { } */
 		if ((err = sw_model_add_counter(m, target)))
 			return err;
-		if ((err = block_chain(m, b, cfg, cat)))
+		if ((err = block_chain(m, b, cfg, target, target)))
+			return err;
+	}
+	if ((err = sandbox_chains(m, b, cfg)))
+		return err;
+	/* per sandbox: counter egress_<name>; chain block_egress_<name>, logged
+	 * with the prefix "sandwall:egress:<name> " */
+	for (size_t i = 0; i < cfg->n_sandboxes; i++) {
+		char log[SW_NAME_MAX];
+
+		snprintf(target, sizeof(target), "egress_%s", cfg->sandboxes[i].name);
+		snprintf(log, sizeof(log), "egress:%s", cfg->sandboxes[i].name);
+		if ((err = sw_model_add_counter(m, target)) ||
+		    (err = block_chain(m, b, cfg, target, log)))
+			return err;
+		if (!cfg->sandboxes[i].budget)
+			continue;
+		/* counter budget_<name>; chain block_budget_<name>, logged as
+		 * "sandwall:budget:<name> " */
+		snprintf(target, sizeof(target), "budget_%s", cfg->sandboxes[i].name);
+		snprintf(log, sizeof(log), "budget:%s", cfg->sandboxes[i].name);
+		if ((err = sw_model_add_counter(m, target)) ||
+		    (err = block_chain(m, b, cfg, target, log)))
 			return err;
 	}
 	return 0;
@@ -1121,6 +1493,8 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 		goto fail;
 
 	if ((rc = allow_sets(m, cfg, host)))
+		goto fail;
+	if ((rc = sandbox_sets(m, w, cfg, host)))
 		goto fail;
 	if ((rc = build_rules(m, cfg)))
 		goto fail;
