@@ -76,7 +76,8 @@ integration: $(BINS)
 check-kernels: $(BINS)
 	tests/kernels/run.sh
 
-# The README's test command: dependencies, build, unit and integration tests,
+# The README's test command: dependencies, build, unit tests, fuzz smoke,
+# integration tests,
 # then the subset on Debian 12's cloud kernels.
 check: deps
 	$(MAKE) all
