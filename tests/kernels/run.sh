@@ -11,6 +11,8 @@
 #     -x COMMAND  run this bash command in each guest (cwd: the worktree's
 #                 copy) instead of the tests, e.g. to measure or debug
 #     ID          only these kernels (default: every `kernel` line)
+# Environment: SWK_CACHE (default build/kernels), SWK_LIST (another
+# kernels.list), SWK_CPU (qemu -cpu, default max).
 #
 # Per kernel: `apt-get download` its package into build/kernels/ (cached; a
 # package that cannot be had fails the run), extract it, build an initramfs
@@ -39,7 +41,7 @@ while [ $# -gt 0 ]; do
 	-k) keep=1; shift ;;
 	-t) limit=$2; shift 2 ;;
 	-x) cmd=$2; shift 2 ;;
-	-h|--help) sed -n '3,22p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,27p' "$0"; exit 0 ;;
 	--) shift; break ;;
 	-*) echo "unknown option $1" >&2; exit 2 ;;
 	*) break ;;
