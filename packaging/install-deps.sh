@@ -20,6 +20,9 @@ FUZZ="clang libclang-rt-dev"
 TEST="nftables iproute2 curl python3 procps kmod"
 PACKAGING="debhelper dpkg-dev fakeroot lintian mandoc python3-yaml rpm bash-completion"
 DOCKER="busybox-static iptables"
+# make check-kernels: boots Debian's cloud kernels (fetched at test time with
+# apt-get download) under TCG; the guest's userland is copied from this host
+KERNELS="qemu-system-x86 kmod busybox-static"
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 if ! installed docker-ce && ! installed moby-engine && ! installed containerd.io; then
 	DOCKER="$DOCKER docker.io"
@@ -38,4 +41,4 @@ trap cleanup EXIT INT TERM
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
 # shellcheck disable=SC2086
-apt-get install -y --no-install-recommends $BUILD $FUZZ $TEST $PACKAGING $DOCKER
+apt-get install -y --no-install-recommends $BUILD $FUZZ $TEST $PACKAGING $DOCKER $KERNELS
