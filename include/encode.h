@@ -20,8 +20,10 @@ int sw_encode_replace(struct sw_batch *b, struct sw_nl *nl, const struct sw_mode
  * differ, create what is missing, add the rules of the flushed chains.
  * all: rewrite every chain and set. The table and its hooks stay
  * registered throughout, and counters keep their counts. */
+#define SW_UPDATE_CHAINS     1u   /* rewrite every chain, not only those that differ */
+#define SW_UPDATE_FLUSH_SETS 2u   /* flush and refill the sets that differ (no deltas) */
 int sw_encode_update(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *want,
-		     const struct sw_model *have, bool all);
+		     const struct sw_model *have, unsigned how);
 /* The whole table when it is known to be absent (nothing to delete, so
  * nothing for the kernel to clean up afterwards); NLM_F_EXCL: a table of
  * the same name made meanwhile fails the batch (EEXIST). */

@@ -434,7 +434,7 @@ static bool elems_same(const struct sw_set *a, const struct sw_set *b)
 }
 
 int sw_encode_update(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *want,
-		     const struct sw_model *have, bool all)
+		     const struct sw_model *have, unsigned how)
 {
 	const char *t = want->table;
 	bool redo[SW_MAX_CHAINS] = { false };   /* want->chains[i] gets its rules again */
@@ -443,7 +443,7 @@ int sw_encode_update(struct sw_batch *b, struct sw_nl *nl, const struct sw_model
 	for (size_t i = 0; i < want->n_chains; i++) {
 		const struct sw_chain *h = sw_model_find_chain(have, want->chains[i].name);
 
-		redo[i] = all || !h || !chain_same(&want->chains[i], h) ||
+		redo[i] = (how & SW_UPDATE_CHAINS) || !h || !chain_same(&want->chains[i], h) ||
 			  !rules_same(want, have, want->chains[i].name);
 	}
 	/* table inet T: wake it if someone made it dormant (keeping the
@@ -486,9 +486,9 @@ int sw_encode_update(struct sw_batch *b, struct sw_nl *nl, const struct sw_model
 		bool keep = h && set_same(w, h);
 		uint32_t id = (uint32_t)i + 1;
 
-		if (keep && !all && elems_same(w, h))
+		if (keep && elems_same(w, h))
 			continue;
-		if (keep && !all) {     /* only what differs travels */
+		if (keep && !(how & SW_UPDATE_FLUSH_SETS)) {    /* only what differs travels */
 			err = sw_encode_set_delta(b, nl, t, w, h);
 			continue;
 		}
@@ -501,7 +501,8 @@ int sw_encode_update(struct sw_batch *b, struct sw_nl *nl, const struct sw_model
 		const struct sw_chain *h = sw_model_find_chain(have, want->chains[i].name);
 
 		if (!h || !chain_same(&want->chains[i], h) ||
-		    (want->chains[i].base && (all || h->policy != want->chains[i].policy)))
+		    (want->chains[i].base && ((how & SW_UPDATE_CHAINS) ||
+					      h->policy != want->chains[i].policy)))
 			err = chain_msg(b, nl, t, &want->chains[i]);
 	}
 	/* the rules of every chain that was flushed or created */

@@ -298,14 +298,14 @@ static int create(struct sw_nl *nl, uint32_t genid, const struct sw_model *want)
 
 struct update {
 	const struct sw_model *want, *have;
-	bool all;
+	unsigned how;           /* SW_UPDATE_CHAINS, SW_UPDATE_FLUSH_SETS */
 };
 
 static int build_update(struct sw_batch *b, struct sw_nl *nl, const void *arg)
 {
 	const struct update *u = arg;
 
-	return sw_encode_update(b, nl, u->want, u->have, u->all);
+	return sw_encode_update(b, nl, u->want, u->have, u->how);
 }
 
 /* Adopt an orphaned persistent table and fix it in the same batch. */
@@ -314,7 +314,7 @@ static int build_adopt_update(struct sw_batch *b, struct sw_nl *nl, const void *
 	const struct update *u = arg;
 	int err = sw_encode_table_flags(b, nl, u->want->table, u->want->table_flags);
 
-	return err ? err : sw_encode_update(b, nl, u->want, u->have, u->all);
+	return err ? err : sw_encode_update(b, nl, u->want, u->have, u->how);
 }
 
 #define OWN_FLAGS (NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST)
@@ -440,7 +440,10 @@ static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct 
 		    const struct sw_diff *d, bool full)
 {
 	struct refill r = { want, have, d, false };
-	struct update u = { want, have, full };
+	/* apply --force: every chain rewritten; sets still by deltas (a
+	 * flushed interval set is refilled in place, and on 6.1 and 6.12
+	 * under load a lookup meanwhile can miss: check-kernels saw it) */
+	struct update u = { want, have, full ? SW_UPDATE_CHAINS : 0 };
 	bool only_elems = !full && d && d->n > 0;
 	int rc;
 
@@ -484,8 +487,8 @@ static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct 
 		return rc;
 	}
 	rc = send_once(nl, have->genid, build_update, &u);
-	if (delta_refused(rc) && !full) {
-		u.all = true;
+	if (delta_refused(rc)) {
+		u.how |= SW_UPDATE_FLUSH_SETS;
 		rc = send_once(nl, have->genid, build_update, &u);
 	}
 	return rc;
