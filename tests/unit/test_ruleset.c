@@ -152,7 +152,13 @@ static void test_set_texts_defaults(void **state)
 	static const char *const own4[] = { "172.17.0.0-172.18.255.255" };
 	static const char *const gw4[] = { "10.0.0.1" };
 	static const char *const gw6[] = { "fd00:10::1" };
-	static const char *const ifs[] = { "\"br-*\"", "\"docker0\"" };
+	/* auto: the runtime names (cni-podman* is in cni*, lxcbr* in lxc*);
+	 * docker0 and br-0a1b2c3d4e5f, bridges, are in them */
+	static const char *const ifs[] = {
+		"\"br-*\"", "\"cali*\"", "\"cilium_*\"", "\"cni*\"", "\"docker0\"", "\"fc-*\"",
+		"\"flannel*\"", "\"incusbr*\"", "\"lxc*\"", "\"lxdbr*\"", "\"nerdctl*\"",
+		"\"podman*\"", "\"tap*\"", "\"virbr*\"", "\"vnet*\"",
+	};
 	static const char *const ll4[] = { "169.254.0.0/16" };
 	static const char *const ll6[] = { "fe80::/10" };
 	static const char *const allow4[] = { "169.254.169.253 . tcp . 53",
@@ -235,7 +241,7 @@ static void test_raw_intervals(void **state)
 	static const uint8_t allow_key[12] = { 169, 254, 169, 253, 6, 0, 0, 0, 0, 53, 0, 0 };
 
 	(void)state;
-	tk_build("", &m);
+	tk_build(TK_LEGACY_GUARD, &m);
 	assert_elems(&m, "link_local4", ll4, N(ll4));
 	s = set(&m, "link_local4");
 	assert_int_equal(s->elems[0].flags, NFT_SET_ELEM_INTERVAL_END);
@@ -348,21 +354,22 @@ static void test_all_bridges(void **state)
 	tk_link(&h, 7, "mybr", true);
 	tk_addr(&h, 7, "192.168.77.1/24");
 
-	tk_build_host("", &h, &m);
+	tk_build_host(TK_LEGACY_GUARD, &h, &m);
 	assert_text(&m, "guard_ifaces", ifs_no, N(ifs_no));
 	assert_text(&m, "lan4", lan_no, N(lan_no));
 	sw_model_free(&m);
 
-	tk_build_host("[guard]\nall_bridges = yes\n", &h, &m);
+	tk_build_host(TK_LEGACY_GUARD "all_bridges = yes\n", &h, &m);
 	assert_text(&m, "guard_ifaces", ifs_yes, N(ifs_yes));
 	assert_text(&m, "own4", own_yes, N(own_yes));
 	assert_text(&m, "lan4", lan_yes, N(lan_yes));
 	sw_model_free(&m);
 
-	assert_int_equal(sw_config_parse_string("[guard]\nall_bridges = yes\n", "t", &cfg, err,
+	assert_int_equal(sw_config_parse_string(TK_LEGACY_GUARD "all_bridges = yes\n", "t", &cfg, err,
 						sizeof(err)), 0);
 	assert_true(sw_ruleset_guarded(&cfg, &l));
-	assert_int_equal(sw_config_parse_string("", "t", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(sw_ruleset_guard_why(&cfg, &l), SW_GUARD_ALL_BRIDGES);
+	assert_int_equal(sw_config_parse_string(TK_LEGACY_GUARD, "t", &cfg, err, sizeof(err)), 0);
 	assert_false(sw_ruleset_guarded(&cfg, &l));
 	snprintf(l.name, sizeof(l.name), "br-xyz");
 	l.is_bridge = false;
