@@ -60,6 +60,36 @@ struct sw_allow {           /* "10.0.0.5 tcp/3128", "169.254.169.254 tcp/80 reop
 	unsigned line;          /* where it was given, for messages */
 };
 
+/* [sandbox NAME]: an isolation level for some sandbox networks, on top of
+ * the global blocks (a policy only takes access away). */
+#define SW_MAX_SANDBOXES      16
+#define SW_SANDBOX_NAMELEN    17        /* 1..16 of A-Z a-z 0-9 _ (chain names) */
+#define SW_MAX_SBX_PATTERNS   16
+#define SW_MAX_SBX_SOURCES    64
+#define SW_MAX_SBX_ALLOWS     256
+
+enum sw_egress {
+	SW_EGRESS_OPEN,         /* the global blocks only */
+	SW_EGRESS_NONE,         /* replies and (dns = auto) DNS to the resolvers only */
+	SW_EGRESS_ALLOWLIST,    /* replies, DNS, and what `allow` lists */
+	SW_EGRESS_COUNT
+};
+const char *sw_egress_name(enum sw_egress e);
+
+struct sw_sandbox {
+	char name[SW_SANDBOX_NAMELEN];
+	unsigned line;                           /* of its section header */
+	char patterns[SW_MAX_SBX_PATTERNS][SW_IFNAMSIZ]; /* interfaces = br-agents* ... */
+	size_t n_patterns;
+	struct sw_prefix sources[SW_MAX_SBX_SOURCES];    /* sources = 172.30.0.0/24 ... */
+	size_t n_sources;
+	enum sw_egress egress;
+	enum sw_dns_mode dns;
+	struct sw_allow allows[SW_MAX_SBX_ALLOWS];
+	size_t n_allows;
+	unsigned seen;                           /* keys given (bit per key) */
+};
+
 struct sw_config {
 	char path[4096];                         /* file it came from */
 	/* [guard] */
@@ -91,6 +121,9 @@ struct sw_config {
 	/* [nft] */
 	char table[SW_TABLE_MAXLEN];             /* default "sandwall" */
 	unsigned table_line;                     /* 0: not in the file */
+	/* [sandbox NAME] sections, in file order */
+	struct sw_sandbox sandboxes[SW_MAX_SANDBOXES];
+	size_t n_sandboxes;
 };
 
 /* Fill every field with the documented default. */

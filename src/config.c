@@ -496,6 +496,214 @@ static void list_reset(struct sw_config *cfg, const struct key *k)
 		cfg->n_allows = 0;
 }
 
+/* ---- [sandbox NAME] ------------------------------------------------------ */
+
+static const char *const egress_names[SW_EGRESS_COUNT] = {
+	[SW_EGRESS_OPEN] = "open", [SW_EGRESS_NONE] = "none", [SW_EGRESS_ALLOWLIST] = "allowlist",
+};
+
+const char *sw_egress_name(enum sw_egress e)
+{
+	return (unsigned)e < SW_EGRESS_COUNT ? egress_names[e] : "unknown";
+}
+
+#define SBX_WORD "sandbox"
+
+static void strip_comment(char *s);
+
+/* "sandbox NAME" (one or more blanks between) */
+static bool is_sandbox(const char *s, size_t n)
+{
+	return n > strlen(SBX_WORD) && !strncmp(s, SBX_WORD, strlen(SBX_WORD)) &&
+	       (s[strlen(SBX_WORD)] == ' ' || s[strlen(SBX_WORD)] == '\t');
+}
+
+/* A new [sandbox NAME] section from its header line. */
+static void sandbox_open(struct ctx *c, const char *s, size_t n)
+{
+	struct sw_config *cfg = &c->cfg;
+	struct sw_sandbox *b;
+	size_t i = strlen(SBX_WORD), len;
+	const char *name;
+
+	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	name = s + i;
+	len = n - i;
+	while (len && (name[len - 1] == ' ' || name[len - 1] == '\t'))
+		len--;
+	for (i = 0; i < len && (isalnum((unsigned char)name[i]) || name[i] == '_'); i++)
+		;
+	if (!len || len >= SW_SANDBOX_NAMELEN || i != len) {
+		fail(c, "bad sandbox name '%.*s' (1..%d of A-Z a-z 0-9 _)", (int)len, name,
+		     SW_SANDBOX_NAMELEN - 1);
+		return;
+	}
+	for (i = 0; i < cfg->n_sandboxes; i++)
+		if (strlen(cfg->sandboxes[i].name) == len && !memcmp(cfg->sandboxes[i].name, name, len)) {
+			fail(c, "section [sandbox %.*s] repeated (first at line %u): give each "
+			     "section once", (int)len, name, cfg->sandboxes[i].line);
+			return;
+		}
+	if (cfg->n_sandboxes == SW_MAX_SANDBOXES) {
+		fail(c, "too many [sandbox] sections (max %d)", SW_MAX_SANDBOXES);
+		return;
+	}
+	b = &cfg->sandboxes[cfg->n_sandboxes++];
+	memset(b, 0, sizeof(*b));
+	memcpy(b->name, name, len);
+	b->line = (unsigned)c->line;
+	b->egress = SW_EGRESS_OPEN;
+	b->dns = SW_DNS_AUTO;
+}
+
+enum { SBX_INTERFACES, SBX_SOURCES, SBX_EGRESS, SBX_ALLOW, SBX_DNS, SBX_KEYS };
+static const struct { const char *name; bool list; } sbx_keys[SBX_KEYS] = {
+	[SBX_INTERFACES] = { "interfaces", true }, [SBX_SOURCES] = { "sources", true },
+	[SBX_EGRESS] = { "egress", false }, [SBX_ALLOW] = { "allow", true },
+	[SBX_DNS] = { "dns", false },
+};
+
+static int sbx_pattern(struct ctx *c, struct sw_sandbox *b, const char *t)
+{
+	const char *why;
+
+	if ((why = pattern_error(t)))
+		return fail(c, "bad interface pattern '%s' in [sandbox %s] interfaces: %s", t,
+			    b->name, why);
+	for (size_t i = 0; i < b->n_patterns; i++)
+		if (!strcmp(b->patterns[i], t))
+			return 1;
+	if (b->n_patterns == SW_MAX_SBX_PATTERNS)
+		return fail(c, "too many entries in [sandbox %s] interfaces (max %d)", b->name,
+			    SW_MAX_SBX_PATTERNS);
+	strcpy(b->patterns[b->n_patterns++], t);
+	return 1;
+}
+
+static int sbx_source(struct ctx *c, struct sw_sandbox *b, const char *t)
+{
+	struct sw_prefix p;
+	const char *why;
+
+	if (sw_prefix_parse(t, &p, &why) < 0)
+		return fail(c, "bad CIDR '%s' in [sandbox %s] sources: %s", t, b->name, why);
+	if (v4_mapped(&p))
+		return fail(c, "'%s' in [sandbox %s] sources is an IPv4-mapped IPv6 address: "
+			    "write it as IPv4", t, b->name);
+	if (b->n_sources == SW_MAX_SBX_SOURCES)
+		return fail(c, "too many entries in [sandbox %s] sources (max %d)", b->name,
+			    SW_MAX_SBX_SOURCES);
+	b->sources[b->n_sources++] = p;
+	return 1;
+}
+
+/* "CIDR PROTO/PORT", comma separated (no reopen: a policy opens nothing) */
+static int sbx_allow(struct ctx *c, struct sw_sandbox *b, char *e)
+{
+	char *s2, *a = strtok_r(e, " \t", &s2), *port, *extra;
+	struct sw_allow al = { .line = (unsigned)c->line };
+	const char *why;
+
+	if (!a)
+		return 1;
+	port = strtok_r(NULL, " \t", &s2);
+	extra = strtok_r(NULL, " \t", &s2);
+	if (!port || extra)
+		return fail(c, "bad entry '%s%s%s' in [sandbox %s] allow (use CIDR PROTO/PORT, comma "
+			    "separated; a policy can only take access away, so there is no reopen)",
+			    a, port ? " " : "", port ? port : "", b->name);
+	if (sw_prefix_parse(a, &al.dst, &why) < 0)
+		return fail(c, "bad CIDR '%s' in [sandbox %s] allow: %s", a, b->name, why);
+	if (v4_mapped(&al.dst))
+		return fail(c, "'%s' in [sandbox %s] allow is an IPv4-mapped IPv6 address: write "
+			    "it as IPv4", a, b->name);
+	if (parse_port(port, &al.port) < 0)
+		return fail(c, "bad port '%s' in [sandbox %s] allow (use tcp/PORT or udp/PORT, "
+			    "PORT 1..65535)", port, b->name);
+	for (size_t i = 0; i < b->n_allows; i++)
+		if (sw_prefix_equal(&b->allows[i].dst, &al.dst) &&
+		    b->allows[i].port.proto == al.port.proto && b->allows[i].port.port == al.port.port)
+			return 1;
+	if (b->n_allows == SW_MAX_SBX_ALLOWS)
+		return fail(c, "too many entries in [sandbox %s] allow (max %d)", b->name,
+			    SW_MAX_SBX_ALLOWS);
+	b->allows[b->n_allows++] = al;
+	return 1;
+}
+
+static int sandbox_key(struct ctx *c, const char *name, const char *value)
+{
+	struct sw_sandbox *b;
+	char v[LINE_MAX_CHARS + 3], *save, *t;
+	int k, rc = 1;
+
+	if (!c->cfg.n_sandboxes)
+		return 1;       /* its header was refused */
+	b = &c->cfg.sandboxes[c->cfg.n_sandboxes - 1];
+	for (k = 0; k < SBX_KEYS && strcmp(sbx_keys[k].name, name); k++)
+		;
+	if (k == SBX_KEYS)
+		return c->cont ? 1 : fail(c, "unknown key '%s' in [sandbox %s] (interfaces, sources, "
+					  "egress, allow, dns)", name, b->name);
+	if (c->cont && !sbx_keys[k].list)
+		return fail(c, "continuation line for '%s' in [sandbox %s] (only lists may span lines)",
+			    name, b->name);
+	if (!c->cont) {
+		if (b->seen & (1u << k))
+			return fail(c, "duplicate key '%s' in [sandbox %s]", name, b->name);
+		b->seen |= 1u << k;
+	}
+	snprintf(v, sizeof(v), "%s", value);
+	strip_comment(v);
+	switch (k) {
+	case SBX_INTERFACES:
+		for (t = strtok_r(v, " \t", &save); t && rc == 1; t = strtok_r(NULL, " \t", &save))
+			rc = sbx_pattern(c, b, t);
+		return rc;
+	case SBX_SOURCES:
+		for (t = strtok_r(v, " \t,", &save); t && rc == 1; t = strtok_r(NULL, " \t,", &save))
+			rc = sbx_source(c, b, t);
+		return rc;
+	case SBX_ALLOW:
+		for (t = strtok_r(v, ",", &save); t && rc == 1; t = strtok_r(NULL, ",", &save))
+			rc = sbx_allow(c, b, t);
+		return rc;
+	case SBX_EGRESS:
+		for (int e = 0; e < SW_EGRESS_COUNT; e++)
+			if (!strcasecmp(v, egress_names[e])) {
+				b->egress = (enum sw_egress)e;
+				return 1;
+			}
+		return fail(c, "bad value '%s' for [sandbox %s] egress (use open, none or allowlist)",
+			    v, b->name);
+	case SBX_DNS:
+		if (!strcasecmp(v, "auto") || !strcasecmp(v, "none")) {
+			b->dns = !strcasecmp(v, "auto") ? SW_DNS_AUTO : SW_DNS_NONE;
+			return 1;
+		}
+		return fail(c, "bad value '%s' for [sandbox %s] dns (use auto or none)", v, b->name);
+	}
+	return 1;
+}
+
+/* What a sandbox section must say as a whole. */
+static int check_sandboxes(struct ctx *c)
+{
+	for (size_t i = 0; i < c->cfg.n_sandboxes; i++) {
+		const struct sw_sandbox *b = &c->cfg.sandboxes[i];
+
+		c->line = (int)b->line;
+		if (!b->n_patterns && !b->n_sources)
+			return fail(c, "[sandbox %s] names no interfaces and no sources: it would apply "
+				    "to nothing", b->name);
+		if (b->n_allows && b->egress != SW_EGRESS_ALLOWLIST)
+			return fail(c, "[sandbox %s] lists allow entries but egress is %s: allow is "
+				    "for egress = allowlist", b->name, sw_egress_name(b->egress));
+	}
+	return 1;
+}
+
 /* inih's find_chars_or_comment: first of chars, or a ';' after whitespace. */
 static const char *find_or_comment(const char *s, const char *chars)
 {
@@ -555,6 +763,14 @@ static void classify(struct ctx *c, const char *line)
 			return;         /* inih reports it */
 		c->prev_key = false;
 		c->had_section = true;
+		if (is_sandbox(s + 1, (size_t)(e - s - 1))) {
+			sandbox_open(c, s + 1, (size_t)(e - s - 1));
+			for (e++; isspace((unsigned char)*e); e++)
+				;
+			if (*e && *e != ';' && *e != '#')
+				fail(c, "syntax error");
+			return;
+		}
 		if ((i = section_index(s + 1, (size_t)(e - s - 1))) < 0) {
 			fail(c, "unknown section [%.*s]", (int)(e - s - 1), s + 1);
 			return;
@@ -611,6 +827,8 @@ static int handler(void *user, const char *section, const char *name, const char
 
 	if (!*section && !c->had_section)
 		return fail(c, "key '%s' outside any section", name);
+	if (is_sandbox(section, strlen(section)))
+		return sandbox_key(c, name, value);
 	if (!section_known(section, strlen(section)))
 		return 1;       /* reported at its header */
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -702,8 +920,8 @@ int sw_config_parse_string(const char *text, const char *name,
 			       name, SW_CONFIG_MAX);
 	}
 	ret = ini_parse_stream(reader, c, handler, c);
-	if (ret == 0 && !c->err_line)
-		check_whole(c);
+	if (ret == 0 && !c->err_line && check_whole(c) == 1)
+		check_sandboxes(c);
 	if (c->err_line && (ret <= 0 || c->err_line <= ret))
 		rc = set_err(err, errlen, -EINVAL, "%s:%d: %s", name, c->err_line, c->msg);
 	else if (ret > 0)

@@ -8,6 +8,7 @@
  * and reported with the pid and name the kernel gives in NEWGEN. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,7 +305,8 @@ static void on_blocked(const struct sw_blocked *b, void *data)
 {
 	struct sw_daemon *d = data;
 	uint8_t key[SW_LIMITER_KEY] = { 0 };
-	char what[160], sup[32] = "";
+	char what[160], sup[32] = "", sbx[48] = "";
+	const char *colon;
 	const struct sw_link *l = sw_host_link(&d->host, (int)b->iif);
 	long n;
 
@@ -317,8 +319,13 @@ static void on_blocked(const struct sw_blocked *b, void *data)
 	if (n > 0)
 		snprintf(sup, sizeof(sup), " suppressed=%ld", n);
 	sw_blocked_format(b, what, sizeof(what));
-	sw_alert(&d->alert_blocked, LOG_WARNING, "event=blocked category=%s %s iif=%s%s", b->category,
-		 what, l ? l->name : "?", sup);
+	/* a sandbox's policy logs as "egress:<name>" */
+	colon = strchr(b->category, ':');
+	if (colon)
+		snprintf(sbx, sizeof(sbx), " sandbox=%s", colon + 1);
+	sw_alert(&d->alert_blocked, LOG_WARNING, "event=blocked category=%.*s%s %s iif=%s%s",
+		 (int)(colon ? colon - b->category : (ptrdiff_t)strlen(b->category)), b->category,
+		 sbx, what, l ? l->name : "?", sup);
 }
 
 static void handle_nflog(struct sw_daemon *d)

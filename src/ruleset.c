@@ -465,41 +465,29 @@ static const char *proto_name(uint8_t p)
 	return p == IPPROTO_TCP ? "tcp" : "udp";
 }
 
-/* set allow4 { type ipv4_addr . inet_proto . inet_service; flags interval; } */
-static int allow_sets(struct sw_model *m, const struct sw_config *cfg,
-		      const struct sw_host *host)
+/* set <base>4 { type ipv4_addr . inet_proto . inet_service; flags interval; }
+ * and <base>6 likewise, filled with the entries (which it sorts) */
+static int concat_sets(struct sw_model *m, const char *base, struct sw_allow *all, size_t n)
 {
-	struct sw_allow all[SW_MAX_ALLOWS + 2 * SW_MAX_RESOLVERS];
-	size_t n = 0;
+	static const uint8_t f4[] = { 4, 1, 2 }, f6[] = { 16, 1, 2 };
+	char name[SW_NAME_MAX];
 	struct sw_set *s4, *s6, *s;
 	int err;
 
-	static const uint8_t f4[] = { 4, 1, 2 }, f6[] = { 16, 1, 2 };
-
-	s4 = new_concat_set(m, "allow4",
+	snprintf(name, sizeof(name), "%s4", base);
+	s4 = new_concat_set(m, name,
 			    (((SW_TYPE_IPADDR << SW_TYPE_BITS) | SW_TYPE_INET_PROTO) << SW_TYPE_BITS) |
 			    SW_TYPE_INET_SERVICE, 12, NFT_SET_INTERVAL | NFT_SET_CONCAT,
 			    "ipv4_addr . inet_proto . inet_service", f4, 3);
-	s6 = new_concat_set(m, "allow6",
+	snprintf(name, sizeof(name), "%s6", base);
+	s6 = new_concat_set(m, name,
 			    (((SW_TYPE_IP6ADDR << SW_TYPE_BITS) | SW_TYPE_INET_PROTO) << SW_TYPE_BITS) |
 			    SW_TYPE_INET_SERVICE, 24, NFT_SET_INTERVAL | NFT_SET_CONCAT,
 			    "ipv6_addr . inet_proto . inet_service", f6, 3);
 	if (!s4 || !s6)
 		return -ENOSPC;
-
-	for (size_t i = 0; i < cfg->n_allows; i++)
-		all[n++] = cfg->allows[i];
-	if (cfg->dns == SW_DNS_AUTO && host) {
-		for (size_t i = 0; i < host->n_resolvers; i++) {
-			all[n].dst = host->resolvers[i];
-			all[n].port.proto = IPPROTO_UDP;
-			all[n++].port.port = 53;
-			all[n].dst = host->resolvers[i];
-			all[n].port.proto = IPPROTO_TCP;
-			all[n++].port.port = 53;
-		}
-	}
-	qsort(all, n, sizeof(all[0]), allow_cmp);
+	if (n)
+		qsort(all, n, sizeof(all[0]), allow_cmp);
 	for (size_t i = 0; i < n; i++) {
 		uint8_t lo[16], hi[16];
 		struct sw_elem e;
@@ -529,6 +517,39 @@ static int allow_sets(struct sw_model *m, const struct sw_config *cfg,
 		if ((err = sw_set_add_text(s, text)))
 			return err;
 	}
+	return 0;
+}
+
+/* udp and tcp port 53 of every resolver the host uses, appended to all */
+static size_t add_resolvers(struct sw_allow *all, size_t n, const struct sw_host *host)
+{
+	for (size_t i = 0; host && i < host->n_resolvers; i++) {
+		for (int p = 0; p < 2; p++) {
+			memset(&all[n], 0, sizeof(all[n]));
+			all[n].dst = host->resolvers[i];
+			all[n].port.proto = p ? IPPROTO_TCP : IPPROTO_UDP;
+			all[n++].port.port = 53;
+		}
+	}
+	return n;
+}
+
+/* set allow4 { type ipv4_addr . inet_proto . inet_service; flags interval; } */
+static int allow_sets(struct sw_model *m, const struct sw_config *cfg,
+		      const struct sw_host *host)
+{
+	struct sw_allow all[SW_MAX_ALLOWS + 2 * SW_MAX_RESOLVERS];
+	static const uint8_t f4[] = { 4, 1, 2 };
+	size_t n = 0;
+	struct sw_set *s;
+	int err;
+
+	for (size_t i = 0; i < cfg->n_allows; i++)
+		all[n++] = cfg->allows[i];
+	if (cfg->dns == SW_DNS_AUTO)
+		n = add_resolvers(all, n, host);
+	if ((err = concat_sets(m, "allow", all, n)))
+		return err;
 
 	/* set host_ports { type inet_proto . inet_service; } */
 	s = new_concat_set(m, "host_ports", (SW_TYPE_INET_PROTO << SW_TYPE_BITS) | SW_TYPE_INET_SERVICE,
@@ -576,6 +597,90 @@ static int nd_set(struct sw_model *m, struct work *w)
 			return err;
 	}
 	return set_fill_intervals(s, iv, AF_INET6, true);
+}
+
+/* set sbx_<name>_ifaces { type ifname; flags interval; } from patterns */
+static int pattern_set(struct sw_model *m, struct work *w, const char *name,
+		       const char (*patterns)[SW_IFNAMSIZ], size_t n)
+{
+	struct ivals *iv = &w->a;
+	struct sw_set *s = new_set(m, name, SW_TYPE_IFNAME, SW_IFNAMSIZ, NFT_SET_INTERVAL, "ifname");
+	int err;
+
+	if (!s)
+		return -ENOSPC;
+	iv->n = 0;
+	iv->klen = SW_IFNAMSIZ;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strnlen(patterns[i], SW_IFNAMSIZ - 1);
+		bool wild = len && patterns[i][len - 1] == '*';
+
+		if ((err = ivals_grow(iv)))
+			return err;
+		memset(&iv->v[iv->n], 0, sizeof(iv->v[0]));
+		memcpy(iv->v[iv->n].lo, patterns[i], wild ? len - 1 : len);
+		memcpy(iv->v[iv->n].hi, patterns[i], wild ? len - 1 : len);
+		if (wild)
+			memset(iv->v[iv->n].hi + len - 1, 0xff, SW_IFNAMSIZ - (len - 1));
+		iv->n++;
+	}
+	/* merged only where one covers another; the text from what is left */
+	if ((err = set_fill_intervals(s, iv, 0, false)))
+		return err;
+	for (size_t i = 0; i < iv->n; i++) {
+		char text[SW_IFNAMSIZ + 4];
+		size_t l = strnlen((const char *)iv->v[i].lo, SW_IFNAMSIZ);
+		bool wild = l < SW_IFNAMSIZ && iv->v[i].hi[l] == 0xff;
+
+		snprintf(text, sizeof(text), "\"%.*s%s\"", (int)l, (const char *)iv->v[i].lo,
+			 wild ? "*" : "");
+		if ((err = sw_set_add_text(s, text)))
+			return err;
+	}
+	return 0;
+}
+
+/* Per sandbox: sbx_<name>_ifaces, sbx_<name>_src4/6 (when it names
+ * them), sbx_<name>_allow4/6 (allowlist); and resolvers4/6 (udp and tcp 53
+ * of the host's resolvers) for the policies' DNS rules. */
+static int sandbox_sets(struct sw_model *m, struct work *w, const struct sw_config *cfg,
+			const struct sw_host *host)
+{
+	struct sw_allow res[2 * SW_MAX_RESOLVERS];
+	char name[SW_NAME_MAX];
+	int err;
+
+	if (!cfg->n_sandboxes)
+		return 0;
+	if ((err = concat_sets(m, "resolvers", res, add_resolvers(res, 0, host))))
+		return err;
+	for (size_t i = 0; i < cfg->n_sandboxes; i++) {
+		const struct sw_sandbox *x = &cfg->sandboxes[i];
+
+		if (x->n_patterns) {
+			snprintf(name, sizeof(name), "sbx_%s_ifaces", x->name);
+			if ((err = pattern_set(m, w, name, x->patterns, x->n_patterns)))
+				return err;
+		}
+		if (x->n_sources) {
+			snprintf(name, sizeof(name), "sbx_%s_src", x->name);
+			if ((err = addr_sets(m, w, name, x->sources, x->n_sources)))
+				return err;
+		}
+		if (x->egress == SW_EGRESS_ALLOWLIST) {
+			struct sw_allow *a = malloc(sizeof(*a) * (x->n_allows ? x->n_allows : 1));
+
+			if (!a)
+				return -ENOMEM;
+			memcpy(a, x->allows, sizeof(*a) * x->n_allows);
+			snprintf(name, sizeof(name), "sbx_%s_allow", x->name);
+			err = concat_sets(m, name, a, x->n_allows);
+			free(a);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
 }
 
 static bool is_loopback(const struct sw_prefix *p)
@@ -691,6 +796,18 @@ static void e_verdict(struct rb *b, int verdict, const char *chain)
 	if (chain)
 		nftnl_expr_set_str(e, NFTNL_EXPR_IMM_CHAIN, chain);
 	add_expr(b, e);
+}
+
+static const char *verdict_word(int verdict)
+{
+	switch (verdict) {
+	case NF_ACCEPT: return "accept";
+	case NF_DROP: return "drop";
+	case NFT_RETURN: return "return";
+	case NFT_GOTO: return "goto";
+	case NFT_JUMP: return "jump";
+	default: return "?";
+	}
 }
 
 /* meta nfproto ipv4|ipv6 */
@@ -858,10 +975,11 @@ static int addr_rules(struct sw_model *m, struct rb *b, const char *set,
 	return 0;
 }
 
+/* chain block_<cat>: its counter, [limit + log with prefix
+ * "sandwall:<logname> "], drop. cat names the chain and the counter. */
 static int block_chain(struct sw_model *m, struct rb *b, const struct sw_config *cfg,
-		       enum sw_category c)
+		       const char *cat, const char *logname)
 {
-	const char *cat = sw_category_name(c);
 	char chain[SW_NAME_MAX], id[SW_NAME_MAX], text[256], prefix[64];
 	struct sw_chain *ch;
 
@@ -883,7 +1001,7 @@ static int block_chain(struct sw_model *m, struct rb *b, const struct sw_config 
 	});
 	if (cfg->log_blocked) {
 		/* limit rate 10/second burst 20 packets log prefix "sandwall:<cat> " group G */
-		snprintf(prefix, sizeof(prefix), SW_TAG_PREFIX "%s ", cat);
+		snprintf(prefix, sizeof(prefix), SW_TAG_PREFIX "%s ", logname);
 		snprintf(id, sizeof(id), "%s-log", cat);
 		snprintf(text, sizeof(text),
 			 "limit rate 10/second burst 20 packets log prefix \"%s\" group %u",
@@ -987,6 +1105,131 @@ static int input_rules(struct sw_model *m, struct rb *b)
 	return 0;
 }
 
+/* ip daddr . meta l4proto . th dport @<set>4 VERDICT [target] (and ip6,
+ * @<set>6); ids <id>4 and <id>6 */
+static int concat_rules(struct sw_model *m, struct rb *b, const char *chain, const char *id,
+			const char *set, int verdict, const char *target)
+{
+	for (int v6 = 0; v6 < 2; v6++) {
+		/* the registers nft picks: reg 9/10 after a v4 address, reg 2/13 after v6 */
+		uint32_t r2 = v6 ? NFT_REG_2 : NFT_REG32_01;
+		uint32_t r3 = v6 ? NFT_REG32_05 : NFT_REG32_02;
+		char rid[SW_NAME_MAX], sname[SW_NAME_MAX], text[256];
+
+		snprintf(rid, sizeof(rid), "%s%c", id, v6 ? '6' : '4');
+		snprintf(sname, sizeof(sname), "%s%c", set, v6 ? '6' : '4');
+		snprintf(text, sizeof(text), "%s daddr . meta l4proto . th dport @%s %s%s%s",
+			 v6 ? "ip6" : "ip", sname, verdict_word(verdict), target ? " " : "",
+			 target ? target : "");
+		RULE(m, b, chain, rid, text, {
+			struct nftnl_expr *e;
+			e_daddr(b, v6 ? AF_INET6 : AF_INET);
+			e_meta(b, NFT_META_L4PROTO, r2);
+			/* nft converts the 1-byte protocol for the concatenation */
+			e = expr(b, "byteorder");
+			if (e) {
+				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_SREG, r2);
+				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_DREG, r2);
+				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_OP, NFT_BYTEORDER_HTON);
+				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_LEN, 1);
+				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_SIZE, 2);
+				add_expr(b, e);
+			}
+			e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, r3);
+			e_lookup(b, NFT_REG_1, sname);
+			e_verdict(b, verdict, target);
+		});
+	}
+	return 0;
+}
+
+/* Per sandbox, in guard after neighbour discovery and before every accept:
+ *   iifname @sbx_<name>_ifaces jump sbx_<name>
+ *   ip saddr @sbx_<name>_src4 jump sbx_<name>   (ip6 likewise)
+ * A packet of several sandboxes meets every one of their policies. */
+static int sandbox_dispatch(struct sw_model *m, struct rb *b, const struct sw_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_sandboxes; i++) {
+		const struct sw_sandbox *x = &cfg->sandboxes[i];
+		char chain[SW_NAME_MAX], set[SW_NAME_MAX], id[SW_NAME_MAX], text[256];
+
+		snprintf(chain, sizeof(chain), "sbx_%s", x->name);
+		if (x->n_patterns) {
+			snprintf(set, sizeof(set), "sbx_%s_ifaces", x->name);
+			snprintf(id, sizeof(id), "sbx-%s-ifaces", x->name);
+			snprintf(text, sizeof(text), "iifname @%s jump %s", set, chain);
+			RULE(m, b, SW_CHAIN_GUARD, id, text, {
+				e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
+				e_lookup(b, NFT_REG_1, set);
+				e_verdict(b, NFT_JUMP, chain);
+			});
+		}
+		for (int v6 = 0; x->n_sources && v6 < 2; v6++) {
+			snprintf(set, sizeof(set), "sbx_%s_src%c", x->name, v6 ? '6' : '4');
+			snprintf(id, sizeof(id), "sbx-%s-src%c", x->name, v6 ? '6' : '4');
+			snprintf(text, sizeof(text), "%s saddr @%s jump %s", v6 ? "ip6" : "ip", set, chain);
+			RULE(m, b, SW_CHAIN_GUARD, id, text, {
+				e_nfproto(b, v6 ? AF_INET6 : AF_INET);
+				if (v6)
+					e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 8, 16, NFT_REG_1);
+				else
+					e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 12, 4, NFT_REG_1);
+				e_lookup(b, NFT_REG_1, set);
+				e_verdict(b, NFT_JUMP, chain);
+			});
+		}
+	}
+	return 0;
+}
+
+/* chain sbx_<name>: the policy, which only drops or returns:
+ *   dns none:   ip daddr . meta l4proto . th dport @resolvers4 goto block_egress_<name>
+ *   not open:   [dns auto]  ip daddr . meta l4proto . th dport @resolvers4 return
+ *               [allowlist] ip daddr . meta l4proto . th dport @sbx_<name>_allow4 return
+ *               goto block_egress_<name>
+ * (and ip6). A returned packet goes on through every global block. */
+static int sandbox_chains(struct sw_model *m, struct rb *b, const struct sw_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_sandboxes; i++) {
+		const struct sw_sandbox *x = &cfg->sandboxes[i];
+		char chain[SW_NAME_MAX], block[SW_NAME_MAX], set[SW_NAME_MAX], id[SW_NAME_MAX];
+		int err;
+
+		snprintf(chain, sizeof(chain), "sbx_%s", x->name);
+		snprintf(block, sizeof(block), "block_egress_%s", x->name);
+		/* chain sbx_<name> { } */
+		if (!sw_model_add_chain(m, chain))
+			return -ENOSPC;
+		if (x->dns == SW_DNS_NONE) {
+			snprintf(id, sizeof(id), "sbx-%s-nodns", x->name);
+			if ((err = concat_rules(m, b, chain, id, "resolvers", NFT_GOTO, block)))
+				return err;
+		}
+		if (x->egress == SW_EGRESS_OPEN)
+			continue;
+		if (x->dns == SW_DNS_AUTO) {
+			snprintf(id, sizeof(id), "sbx-%s-dns", x->name);
+			if ((err = concat_rules(m, b, chain, id, "resolvers", NFT_RETURN, NULL)))
+				return err;
+		}
+		if (x->egress == SW_EGRESS_ALLOWLIST) {
+			snprintf(id, sizeof(id), "sbx-%s-allow", x->name);
+			snprintf(set, sizeof(set), "sbx_%s_allow", x->name);
+			if ((err = concat_rules(m, b, chain, id, set, NFT_RETURN, NULL)))
+				return err;
+		}
+		/* goto block_egress_<name> */
+		snprintf(id, sizeof(id), "sbx-%s-egress", x->name);
+		{
+			char text[SW_NAME_MAX + 8];
+
+			snprintf(text, sizeof(text), "goto %s", block);
+			RULE(m, b, chain, id, text, e_verdict(b, NFT_GOTO, block));
+		}
+	}
+	return 0;
+}
+
 static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 {
 	struct rb rb = { 0 }, *b = &rb;
@@ -1054,33 +1297,13 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 			e_verdict(b, NF_ACCEPT, NULL);
 		});
 	}
+	/* the sandboxes' policies, before the first accept of a new flow:
+	 * they only drop or return */
+	if ((err = sandbox_dispatch(m, b, cfg)))
+		return err;
 	/* ip daddr . meta l4proto . th dport @allow4 accept (and ip6 / allow6) */
-	for (int v6 = 0; v6 < 2; v6++) {
-		/* the registers nft picks: reg 9/10 after a v4 address, reg 2/13 after v6 */
-		uint32_t r2 = v6 ? NFT_REG_2 : NFT_REG32_01;
-		uint32_t r3 = v6 ? NFT_REG32_05 : NFT_REG32_02;
-
-		RULE(m, b, SW_CHAIN_GUARD, v6 ? "allow6" : "allow4",
-		     v6 ? "ip6 daddr . meta l4proto . th dport @allow6 accept"
-			: "ip daddr . meta l4proto . th dport @allow4 accept", {
-			struct nftnl_expr *e;
-			e_daddr(b, v6 ? AF_INET6 : AF_INET);
-			e_meta(b, NFT_META_L4PROTO, r2);
-			/* nft converts the 1-byte protocol for the concatenation */
-			e = expr(b, "byteorder");
-			if (e) {
-				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_SREG, r2);
-				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_DREG, r2);
-				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_OP, NFT_BYTEORDER_HTON);
-				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_LEN, 1);
-				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_SIZE, 2);
-				add_expr(b, e);
-			}
-			e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, r3);
-			e_lookup(b, NFT_REG_1, v6 ? "allow6" : "allow4");
-			e_verdict(b, NF_ACCEPT, NULL);
-		});
-	}
+	if ((err = concat_rules(m, b, SW_CHAIN_GUARD, "allow", "allow", NF_ACCEPT, NULL)))
+		return err;
 	/* fib daddr type local meta l4proto . th dport @host_ports accept */
 	RULE(m, b, SW_CHAIN_GUARD, "host_ports",
 	     "fib daddr type local meta l4proto . th dport @host_ports accept", {
@@ -1117,7 +1340,20 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 		/* counter <cat> { } */
 		if ((err = sw_model_add_counter(m, target)))
 			return err;
-		if ((err = block_chain(m, b, cfg, cat)))
+		if ((err = block_chain(m, b, cfg, target, target)))
+			return err;
+	}
+	if ((err = sandbox_chains(m, b, cfg)))
+		return err;
+	/* per sandbox: counter egress_<name>; chain block_egress_<name>, logged
+	 * with the prefix "sandwall:egress:<name> " */
+	for (size_t i = 0; i < cfg->n_sandboxes; i++) {
+		char log[SW_NAME_MAX];
+
+		snprintf(target, sizeof(target), "egress_%s", cfg->sandboxes[i].name);
+		snprintf(log, sizeof(log), "egress:%s", cfg->sandboxes[i].name);
+		if ((err = sw_model_add_counter(m, target)) ||
+		    (err = block_chain(m, b, cfg, target, log)))
 			return err;
 	}
 	return 0;
@@ -1215,6 +1451,8 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 		goto fail;
 
 	if ((rc = allow_sets(m, cfg, host)))
+		goto fail;
+	if ((rc = sandbox_sets(m, w, cfg, host)))
 		goto fail;
 	if ((rc = build_rules(m, cfg)))
 		goto fail;

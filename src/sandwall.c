@@ -274,6 +274,19 @@ static int cmd_remove(struct sw_nl *nl, const struct sw_config *cfg)
 	return 0;
 }
 
+/* Packets and bytes a sandbox's policy dropped (counter egress_<name>). */
+static void sandbox_counter(const struct sw_model *have, const struct sw_sandbox *x,
+			    uint64_t *pk, uint64_t *by)
+{
+	char name[8 + SW_SANDBOX_NAMELEN];
+	int i;
+
+	snprintf(name, sizeof(name), "egress_%s", x->name);
+	i = sw_model_find_counter(have, name);
+	*pk = i < 0 ? 0 : have->counter_pkts[i];
+	*by = i < 0 ? 0 : have->counter_bytes[i];
+}
+
 static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struct opts *o)
 {
 	static const char *const keys[] = { "pid", "uptime", "mode", "paused", "drifts", "repairs",
@@ -321,7 +334,18 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 			       i < 0 ? 0ULL : (unsigned long long)have.counter_pkts[i],
 			       i < 0 ? 0ULL : (unsigned long long)have.counter_bytes[i]);
 		}
-		printf("}}\n");
+		printf("},\"sandboxes\":[");
+		for (size_t b = 0; b < cfg->n_sandboxes; b++) {
+			const struct sw_sandbox *x = &cfg->sandboxes[b];
+			uint64_t pk, by;
+
+			sandbox_counter(&have, x, &pk, &by);
+			printf("%s{\"name\":\"%s\",\"egress\":\"%s\",\"dns\":\"%s\",\"packets\":%llu,"
+			       "\"bytes\":%llu}", b ? "," : "", x->name, sw_egress_name(x->egress),
+			       x->dns == SW_DNS_AUTO ? "auto" : "none", (unsigned long long)pk,
+			       (unsigned long long)by);
+		}
+		printf("]}\n");
 	} else {
 		printf("table inet %s: %s (generation %u)%s%s\n", cfg->table,
 		       have.has_table ? "present" : "ABSENT", have.genid,
@@ -340,6 +364,16 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 			       cfg->block[c] ? "yes" : "no",
 			       i < 0 ? 0ULL : (unsigned long long)have.counter_pkts[i],
 			       i < 0 ? 0ULL : (unsigned long long)have.counter_bytes[i]);
+		}
+		for (size_t b = 0; b < cfg->n_sandboxes; b++) {
+			const struct sw_sandbox *x = &cfg->sandboxes[b];
+			char label[8 + SW_SANDBOX_NAMELEN];
+			uint64_t pk, by;
+
+			sandbox_counter(&have, x, &pk, &by);
+			snprintf(label, sizeof(label), "egress:%s", x->name);
+			printf("%-14s %-8s %12llu %14llu\n", label, sw_egress_name(x->egress),
+			       (unsigned long long)pk, (unsigned long long)by);
 		}
 	}
 	rc = have.has_table ? 0 : EXIT_DRIFT;

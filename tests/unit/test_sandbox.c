@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests for [sandbox NAME] policies: parsing, refusals, and the sets,
+ * chains and rules they add (the default ruleset stays as it was). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "fake_kernel.h"
+
+static void parse_ok(const char *text, struct sw_config *cfg)
+{
+	char err[SW_ERRLEN] = "";
+
+	if (sw_config_parse_string(text, "t.conf", cfg, err, sizeof(err)))
+		fail_msg("refused: %s", err);
+}
+
+static void parse_bad(const char *text, const char *want)
+{
+	static struct sw_config cfg;
+	char err[SW_ERRLEN] = "";
+
+	if (!sw_config_parse_string(text, "t.conf", &cfg, err, sizeof(err)))
+		fail_msg("accepted: %s", text);
+	if (!strstr(err, want))
+		fail_msg("message '%s' lacks '%s'", err, want);
+	assert_int_equal(cfg.n_sandboxes, 0);   /* defaults on failure */
+}
+
+static void test_parse(void **state)
+{
+	static struct sw_config cfg;
+
+	(void)state;
+	parse_ok("[sandbox agents]\ninterfaces = br-agents* docker0\negress = none\n"
+		 "[sandbox web]\nsources = 172.30.0.0/24, fd00:30::/64\negress = allowlist\n"
+		 "allow = 140.82.112.0/20 tcp/443,\n  10.9.0.5 udp/53\ndns = none\n", &cfg);
+	assert_int_equal(cfg.n_sandboxes, 2);
+	assert_string_equal(cfg.sandboxes[0].name, "agents");
+	assert_int_equal(cfg.sandboxes[0].egress, SW_EGRESS_NONE);
+	assert_int_equal(cfg.sandboxes[0].dns, SW_DNS_AUTO);
+	assert_int_equal(cfg.sandboxes[0].n_patterns, 2);
+	assert_string_equal(cfg.sandboxes[0].patterns[0], "br-agents*");
+	assert_int_equal(cfg.sandboxes[0].line, 1);
+	assert_string_equal(cfg.sandboxes[1].name, "web");
+	assert_int_equal(cfg.sandboxes[1].egress, SW_EGRESS_ALLOWLIST);
+	assert_int_equal(cfg.sandboxes[1].dns, SW_DNS_NONE);
+	assert_int_equal(cfg.sandboxes[1].n_sources, 2);
+	assert_int_equal(cfg.sandboxes[1].n_allows, 2);
+	assert_int_equal(cfg.sandboxes[1].allows[1].port.port, 53);
+	assert_string_equal(sw_egress_name(SW_EGRESS_ALLOWLIST), "allowlist");
+	assert_string_equal(sw_egress_name(SW_EGRESS_COUNT), "unknown");
+	/* blanks around the name are fine */
+	parse_ok("[sandbox   x_1 ]\ninterfaces = tap*\n", &cfg);
+	assert_string_equal(cfg.sandboxes[0].name, "x_1");
+	assert_int_equal(cfg.sandboxes[0].egress, SW_EGRESS_OPEN);
+}
+
+static void test_refusals(void **state)
+{
+	(void)state;
+	parse_bad("[sandbox]\ninterfaces = x\n", "t.conf:1: unknown section [sandbox]");
+	parse_bad("[sandbox a-b]\ninterfaces = x\n", "t.conf:1: bad sandbox name 'a-b'");
+	parse_bad("[sandbox abcdefghijklmnopq]\ninterfaces = x\n", "bad sandbox name");
+	parse_bad("[sandbox a]\ninterfaces = x\n[sandbox a]\ninterfaces = y\n",
+		  "t.conf:3: section [sandbox a] repeated (first at line 1)");
+	parse_bad("[sandbox a]\negress = none\n", "t.conf:1: [sandbox a] names no interfaces and no sources");
+	parse_bad("[sandbox a]\ninterfaces = x\nallow = 1.2.3.4 tcp/80\n",
+		  "t.conf:1: [sandbox a] lists allow entries but egress is open");
+	parse_bad("[sandbox a]\ninterfaces = x\negress = some\n",
+		  "t.conf:3: bad value 'some' for [sandbox a] egress");
+	parse_bad("[sandbox a]\ninterfaces = x\ndns = maybe\n", "t.conf:3: bad value 'maybe' for [sandbox a] dns");
+	parse_bad("[sandbox a]\ninterfaces = x\ncolour = red\n", "t.conf:3: unknown key 'colour' in [sandbox a]");
+	parse_bad("[sandbox a]\ninterfaces = x\negress = none\negress = open\n",
+		  "t.conf:4: duplicate key 'egress' in [sandbox a]");
+	parse_bad("[sandbox a]\ninterfaces = x\negress = allowlist\nallow = 1.2.3.4 tcp/80 reopen\n",
+		  "there is no reopen");
+	parse_bad("[sandbox a]\ninterfaces = x\negress = allowlist\nallow = 1.2.3.4/40 tcp/80\n",
+		  "bad CIDR '1.2.3.4/40'");
+	parse_bad("[sandbox a]\ninterfaces = x\negress = allowlist\nallow = 1.2.3.4 sctp/80\n",
+		  "bad port 'sctp/80'");
+	parse_bad("[sandbox a]\nsources = ::ffff:10.0.0.1\n", "IPv4-mapped");
+	parse_bad("[sandbox a]\ninterfaces = b*r\n", "bad interface pattern 'b*r'");
+}
+
+static const struct sw_rule *rule(const struct sw_model *m, const char *tag)
+{
+	for (size_t i = 0; i < m->n_rules; i++)
+		if (!strcmp(m->rules[i].tag, tag))
+			return &m->rules[i];
+	return NULL;
+}
+
+/* the rule's nft text and canonical expressions (fails when it is missing) */
+static const char *text_of(const struct sw_model *m, const char *tag, bool canon)
+{
+	const struct sw_rule *r = rule(m, tag);
+
+	if (!r) {
+		fail_msg("no rule %s", tag);
+		return "";
+	}
+	return canon ? r->canon : r->text;
+}
+
+static void test_ruleset(void **state)
+{
+	struct sw_model m, d;
+	size_t first_dispatch = 0, first_allow = 0;
+
+	(void)state;
+	tk_build("", &d);
+	tk_build("[sandbox agents]\ninterfaces = docker0\negress = none\n"
+		 "[sandbox web]\nsources = 172.30.0.0/24\negress = allowlist\n"
+		 "allow = 203.0.113.10 tcp/80\ndns = none\n", &m);
+	/* the default ruleset has none of it */
+	assert_null(sw_model_find_set(&d, "resolvers4"));
+	assert_null(rule(&d, "sandwall:sbx-agents-ifaces"));
+	/* sets, chains, counters */
+	assert_non_null(sw_model_find_set(&m, "resolvers4"));
+	assert_int_equal(sw_model_find_set(&m, "resolvers4")->n_text, 2);   /* udp and tcp 53 */
+	assert_non_null(sw_model_find_set(&m, "sbx_agents_ifaces"));
+	assert_non_null(sw_model_find_set(&m, "sbx_web_src4"));
+	assert_int_equal(sw_model_find_set(&m, "sbx_web_allow4")->n_text, 1);
+	assert_null(sw_model_find_set(&m, "sbx_agents_allow4"));
+	assert_non_null(sw_model_find_chain(&m, "sbx_agents"));
+	assert_non_null(sw_model_find_chain(&m, "block_egress_web"));
+	assert_true(sw_model_find_counter(&m, "egress_agents") >= 0);
+	/* the policies run before the first accept of a new flow */
+	for (size_t i = 0; i < m.n_rules; i++) {
+		if (!first_dispatch && !strcmp(m.rules[i].tag, "sandwall:sbx-agents-ifaces"))
+			first_dispatch = i;
+		if (!first_allow && !strcmp(m.rules[i].tag, "sandwall:allow4"))
+			first_allow = i;
+	}
+	assert_true(first_dispatch > 0 && first_dispatch < first_allow);
+	/* egress none with dns auto: DNS returns, the rest goes to its block */
+	assert_non_null(rule(&m, "sandwall:sbx-agents-dns4"));
+	assert_string_equal(text_of(&m, "sandwall:sbx-agents-egress", false),
+			    "goto block_egress_agents comment \"sandwall:sbx-agents-egress\"");
+	/* dns none: DNS to the resolvers is dropped first */
+	assert_string_equal(text_of(&m, "sandwall:sbx-web-nodns4", false),
+			    "ip daddr . meta l4proto . th dport @resolvers4 goto block_egress_web "
+			    "comment \"sandwall:sbx-web-nodns4\"");
+	assert_null(rule(&m, "sandwall:sbx-web-dns4"));
+	assert_string_equal(text_of(&m, "sandwall:sbx-web-src4", false),
+			    "ip saddr @sbx_web_src4 jump sbx_web comment \"sandwall:sbx-web-src4\"");
+	assert_string_equal(text_of(&m, "sandwall:sbx-web-src4", true),
+			    "[ meta load nfproto => reg 1 ] [ cmp eq reg 1 0x00000002 ] "
+			    "[ payload load 4b @ network header + 12 => reg 1 ] "
+			    "[ lookup reg 1 set sbx_web_src4 0x0 ] [ immediate reg 0 jump -> sbx_web ]");
+	/* logged as egress:<name> */
+	assert_non_null(strstr(text_of(&m, "sandwall:egress_web-log", false), "\"sandwall:egress:web \""));
+	sw_model_free(&m);
+	sw_model_free(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_ruleset),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
