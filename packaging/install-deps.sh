@@ -17,6 +17,9 @@ BUILD="build-essential pkg-config libnftnl-dev libmnl-dev libinih-dev libcmocka-
 TEST="nftables iproute2 curl python3 procps kmod"
 PACKAGING="debhelper dpkg-dev fakeroot lintian mandoc python3-yaml rpm bash-completion"
 DOCKER="busybox-static iptables"
+# other runtimes for tests/integration/test_runtimes.sh: rootful Podman with
+# its CNI bridge (Debian 12's podman 4.3 uses CNI); no service is started
+RUNTIMES="podman containernetworking-plugins"
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 if ! installed docker-ce && ! installed moby-engine && ! installed containerd.io; then
 	DOCKER="$DOCKER docker.io"
@@ -35,4 +38,4 @@ trap cleanup EXIT INT TERM
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
 # shellcheck disable=SC2086
-apt-get install -y --no-install-recommends $BUILD $TEST $PACKAGING $DOCKER
+apt-get install -y --no-install-recommends $BUILD $TEST $PACKAGING $DOCKER $RUNTIMES
