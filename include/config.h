@@ -11,14 +11,14 @@
 #define SW_IFNAMSIZ         16
 #define SW_GUARD_AUTO       "auto"  /* [guard] interfaces keyword: detect (ruleset.c) */
 #define SW_MAX_PATTERNS     64
-#define SW_MAX_DESTS        256
+#define SW_MAX_DESTS        16384
 #define SW_MAX_HOST_PORTS   64
-#define SW_MAX_ALLOWS       256
+#define SW_MAX_ALLOWS       16384
 #define SW_TABLE_MAXLEN     64
 #define SW_ERRLEN           512
 #define SW_PATH_MAX         256
 #define SW_DEFAULT_JOURNAL  "/run/sandwall/events.jsonl"
-#define SW_CONFIG_MAX       65536   /* bytes: a larger config file is refused */
+#define SW_CONFIG_MAX       (2 << 20) /* bytes: a larger config file is refused */
 /* journal and metrics must be files below one of these directories, or
  * below a directory /tmp/sandwall-NAME that belongs to the user running
  * sandwall and that no one else may write (tests, trial runs). */
@@ -87,6 +87,8 @@ struct sw_sandbox {
 	enum sw_dns_mode dns;
 	struct sw_allow allows[SW_MAX_SBX_ALLOWS];
 	size_t n_allows;
+	uint32_t budget;                         /* new connections per source and window, 0: none */
+	uint32_t budget_unit;                    /* the window in seconds: 1, 60 or 3600 */
 	unsigned seen;                           /* keys given (bit per key) */
 };
 

@@ -34,6 +34,8 @@ typedef void (*sw_nft_txn_cb)(const struct sw_nft_txn *txn, void *data);
  * table, calls cb. cur carries a transaction across datagrams. */
 void sw_events_parse_nft(const void *buf, size_t len, const char *table,
 			 struct sw_nft_txn *cur, sw_nft_txn_cb cb, void *data);
+/* Does an rtnetlink datagram change links, addresses or routes? */
+bool sw_events_parse_rt(const void *buf, size_t len);
 
 struct sw_events {
 	struct mnl_socket *nft;

@@ -91,4 +91,9 @@ void sw_host_classify(struct sw_host *h);
 const char *sw_link_kind_name(enum sw_link_kind k);
 const struct sw_link *sw_host_link(const struct sw_host *h, int ifindex);
 
+/* Feed one rtnetlink datagram (RTM_NEWLINK/NEWADDR/NEWROUTE replies, as a
+ * dump returns them) into h, adding to what is there: 0 or -errno. The
+ * dump path uses the same parsers; this entry exists for tests and fuzzing. */
+int sw_host_parse_rtnl(struct sw_host *h, const void *buf, size_t len);
+
 #endif

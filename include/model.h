@@ -46,7 +46,9 @@ struct sw_set {
 	char name[SW_NAME_MAX];
 	uint32_t key_type;              /* nft datatype id (for nft's display) */
 	uint32_t key_len;               /* bytes */
-	uint32_t flags;                 /* NFT_SET_INTERVAL, NFT_SET_CONCAT */
+	uint32_t flags;                 /* NFT_SET_INTERVAL, NFT_SET_CONCAT, NFT_SET_EVAL|TIMEOUT */
+	uint64_t timeout_ms;            /* default element timeout, 0: none */
+	uint32_t size;                  /* maximum elements, 0: unbounded */
 	uint8_t concat[4];              /* field lengths of a concatenation */
 	uint8_t n_concat;
 	const char *type_text;          /* "ipv4_addr . inet_proto . inet_service" */
@@ -103,6 +105,12 @@ int sw_model_add_rule(struct sw_model *m, const char *chain, const char *tag,
 		      const char *canon, const char *text, struct nftnl_rule *nl);
 
 struct sw_set *sw_model_find_set(const struct sw_model *m, const char *name);
+/* A set the packet path fills (flags dynamic): its elements are state,
+ * never compared, dumped or refilled. */
+static inline bool sw_set_dynamic(const struct sw_set *s)
+{
+	return s->flags & 0x20 /* NFT_SET_EVAL */;
+}
 struct sw_chain *sw_model_find_chain(const struct sw_model *m, const char *name);
 int sw_model_find_counter(const struct sw_model *m, const char *name);
 

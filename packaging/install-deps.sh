@@ -14,6 +14,9 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 BUILD="build-essential pkg-config libnftnl-dev libmnl-dev libinih-dev libcmocka-dev"
+# make fuzz: clang, and the libFuzzer runtime (a Recommends of clang that
+# --no-install-recommends would skip)
+FUZZ="clang libclang-rt-dev"
 TEST="nftables iproute2 curl python3 procps kmod"
 PACKAGING="debhelper dpkg-dev fakeroot lintian mandoc python3-yaml rpm bash-completion"
 DOCKER="busybox-static iptables"
@@ -38,4 +41,4 @@ trap cleanup EXIT INT TERM
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
 # shellcheck disable=SC2086
-apt-get install -y --no-install-recommends $BUILD $TEST $PACKAGING $DOCKER $RUNTIMES
+apt-get install -y --no-install-recommends $BUILD $FUZZ $TEST $PACKAGING $DOCKER $RUNTIMES

@@ -209,14 +209,6 @@ static bool v4_mapped(const struct sw_prefix *p)
 	fail(c, "v4-mapped address '%s' in [%s] %s never matches (packets carry the IPv4 " \
 	     "address itself): write it as IPv4", t, (k)->section, (k)->name)
 
-static bool have_prefix(const struct sw_prefix *v, size_t n, const struct sw_prefix *p)
-{
-	for (size_t i = 0; i < n; i++)
-		if (sw_prefix_equal(&v[i], p))
-			return true;
-	return false;
-}
-
 static int set_dests(struct ctx *c, const struct key *k, char *v)
 {
 	struct sw_config *cfg = &c->cfg;
@@ -229,8 +221,7 @@ static int set_dests(struct ctx *c, const struct key *k, char *v)
 			return fail(c, "bad CIDR '%s' in [%s] %s: %s", t, k->section, k->name, why);
 		if (v4_mapped(&p))
 			return V4_MAPPED(c, t, k);
-		if (have_prefix(cfg->destinations, cfg->n_destinations, &p))
-			continue;
+		/* duplicates go after the parse (dedup_lists): one sort, not n^2 */
 		if (cfg->n_destinations == SW_MAX_DESTS)
 			return TOO_MANY(c, k, SW_MAX_DESTS);
 		cfg->destinations[cfg->n_destinations++] = p;
@@ -274,7 +265,6 @@ static int set_allows(struct ctx *c, const struct key *k, char *v)
 		char *s2, *a = strtok_r(e, " \t", &s2), *port, *word, *extra;
 		struct sw_allow al = { .line = (unsigned)c->line };
 		const char *why;
-		size_t i;
 
 		if (!a)
 			continue;
@@ -293,15 +283,7 @@ static int set_allows(struct ctx *c, const struct key *k, char *v)
 		if (parse_port(port, &al.port) < 0)
 			return fail(c, "bad port '%s' in [%s] %s (use tcp/PORT or udp/PORT, PORT 1..65535)",
 				    port, k->section, k->name);
-		for (i = 0; i < cfg->n_allows; i++)
-			if (sw_prefix_equal(&cfg->allows[i].dst, &al.dst) &&
-			    cfg->allows[i].port.proto == al.port.proto &&
-			    cfg->allows[i].port.port == al.port.port)
-				break;
-		if (i < cfg->n_allows) {
-			cfg->allows[i].reopen |= al.reopen;
-			continue;
-		}
+		/* duplicates go after the parse (dedup_lists): one sort, not n^2 */
 		if (cfg->n_allows == SW_MAX_ALLOWS)
 			return TOO_MANY(c, k, SW_MAX_ALLOWS);
 		cfg->allows[cfg->n_allows++] = al;
@@ -557,12 +539,37 @@ static void sandbox_open(struct ctx *c, const char *s, size_t n)
 	b->dns = SW_DNS_AUTO;
 }
 
-enum { SBX_INTERFACES, SBX_SOURCES, SBX_EGRESS, SBX_ALLOW, SBX_DNS, SBX_KEYS };
+enum { SBX_INTERFACES, SBX_SOURCES, SBX_EGRESS, SBX_ALLOW, SBX_DNS, SBX_BUDGET, SBX_KEYS };
 static const struct { const char *name; bool list; } sbx_keys[SBX_KEYS] = {
 	[SBX_INTERFACES] = { "interfaces", true }, [SBX_SOURCES] = { "sources", true },
 	[SBX_EGRESS] = { "egress", false }, [SBX_ALLOW] = { "allow", true },
-	[SBX_DNS] = { "dns", false },
+	[SBX_DNS] = { "dns", false }, [SBX_BUDGET] = { "budget", false },
 };
+
+/* budget = N/second|minute|hour, N 1..1000000 */
+static int sbx_budget(struct ctx *c, struct sw_sandbox *b, const char *v)
+{
+	static const struct { const char *unit; uint32_t seconds; } units[] = {
+		{ "second", 1 }, { "minute", 60 }, { "hour", 3600 },
+	};
+	const char *slash = strchr(v, '/');
+	unsigned long n;
+	char *end;
+
+	if (slash && slash > v && isdigit((unsigned char)*v)) {
+		errno = 0;
+		n = strtoul(v, &end, 10);
+		for (size_t i = 0; !errno && end == slash && n >= 1 && n <= 1000000 &&
+				   i < sizeof(units) / sizeof(*units); i++)
+			if (!strcasecmp(slash + 1, units[i].unit)) {
+				b->budget = (uint32_t)n;
+				b->budget_unit = units[i].seconds;
+				return 1;
+			}
+	}
+	return fail(c, "bad value '%s' for [sandbox %s] budget (use N/second, N/minute or N/hour, "
+		    "N 1..1000000: new connections per source address)", v, b->name);
+}
 
 static int sbx_pattern(struct ctx *c, struct sw_sandbox *b, const char *t)
 {
@@ -645,7 +652,7 @@ static int sandbox_key(struct ctx *c, const char *name, const char *value)
 		;
 	if (k == SBX_KEYS)
 		return c->cont ? 1 : fail(c, "unknown key '%s' in [sandbox %s] (interfaces, sources, "
-					  "egress, allow, dns)", name, b->name);
+					  "egress, allow, dns, budget)", name, b->name);
 	if (c->cont && !sbx_keys[k].list)
 		return fail(c, "continuation line for '%s' in [sandbox %s] (only lists may span lines)",
 			    name, b->name);
@@ -677,6 +684,8 @@ static int sandbox_key(struct ctx *c, const char *name, const char *value)
 			}
 		return fail(c, "bad value '%s' for [sandbox %s] egress (use open, none or allowlist)",
 			    v, b->name);
+	case SBX_BUDGET:
+		return sbx_budget(c, b, v);
 	case SBX_DNS:
 		if (!strcasecmp(v, "auto") || !strcasecmp(v, "none")) {
 			b->dns = !strcasecmp(v, "auto") ? SW_DNS_AUTO : SW_DNS_NONE;
@@ -865,6 +874,100 @@ static int set_err(char *err, size_t errlen, int rc, const char *fmt, ...)
 	return rc;
 }
 
+static int prefix_order(const struct sw_prefix *x, const struct sw_prefix *y)
+{
+	int r;
+
+	if (x->family != y->family)
+		return x->family < y->family ? -1 : 1;
+	if ((r = memcmp(x->addr, y->addr, sizeof(x->addr))))
+		return r;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+/* Indices into a list, ordered by the entry and then by position: equal
+ * entries end up side by side, the first one given first. */
+static int dest_idx_cmp(const void *a, const void *b, void *arg)
+{
+	const struct sw_prefix *v = arg;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int r = prefix_order(&v[i], &v[j]);
+
+	return r ? r : i < j ? -1 : i > j;
+}
+
+static int allow_idx_cmp(const void *a, const void *b, void *arg)
+{
+	const struct sw_allow *v = arg;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int r = prefix_order(&v[i].dst, &v[j].dst);
+
+	if (r)
+		return r;
+	if (v[i].port.proto != v[j].port.proto)
+		return v[i].port.proto < v[j].port.proto ? -1 : 1;
+	if (v[i].port.port != v[j].port.port)
+		return v[i].port.port < v[j].port.port ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/* The long lists once each, in the order given: destinations, and allow
+ * entries (a repeated entry is "reopen" if any copy said so). One sort of
+ * indices, not a scan per entry. -ENOMEM leaves the lists as they are. */
+static int dedup_lists(struct sw_config *cfg)
+{
+	size_t n = cfg->n_destinations > cfg->n_allows ? cfg->n_destinations : cfg->n_allows;
+	size_t *idx = n > 1 ? malloc(n * sizeof(*idx)) : NULL, out;
+	bool *drop = n > 1 ? calloc(n, sizeof(*drop)) : NULL;
+
+	if (n > 1 && (!idx || !drop)) {
+		free(idx);
+		free(drop);
+		return -ENOMEM;
+	}
+	if (cfg->n_destinations > 1) {
+		for (size_t i = 0; i < cfg->n_destinations; i++)
+			idx[i] = i;
+		qsort_r(idx, cfg->n_destinations, sizeof(*idx), dest_idx_cmp, cfg->destinations);
+		for (size_t i = 1; i < cfg->n_destinations; i++)
+			drop[idx[i]] = !prefix_order(&cfg->destinations[idx[i - 1]],
+						     &cfg->destinations[idx[i]]);
+		out = 0;
+		for (size_t i = 0; i < cfg->n_destinations; i++)
+			if (!drop[i])
+				cfg->destinations[out++] = cfg->destinations[i];
+		cfg->n_destinations = out;
+		memset(drop, 0, n * sizeof(*drop));
+	}
+	if (cfg->n_allows > 1) {
+		struct sw_allow *v = cfg->allows;
+		size_t first = 0;
+
+		for (size_t i = 0; i < cfg->n_allows; i++)
+			idx[i] = i;
+		qsort_r(idx, cfg->n_allows, sizeof(*idx), allow_idx_cmp, v);
+		for (size_t i = 1; i < cfg->n_allows; i++) {
+			const struct sw_allow *p = &v[idx[i - 1]], *q = &v[idx[i]];
+
+			if (!prefix_order(&p->dst, &q->dst) && p->port.proto == q->port.proto &&
+			    p->port.port == q->port.port) {
+				drop[idx[i]] = true;
+				v[idx[first]].reopen |= q->reopen;
+			} else {
+				first = i;
+			}
+		}
+		out = 0;
+		for (size_t i = 0; i < cfg->n_allows; i++)
+			if (!drop[i])
+				v[out++] = v[i];
+		cfg->n_allows = out;
+	}
+	free(idx);
+	free(drop);
+	return 0;
+}
+
 /* The refusals that need the whole file: an empty [guard], and [allow]
  * entries that reopen an enabled block category without saying so
  * (those that need the host are checked by sw_config_check_host). */
@@ -874,6 +977,8 @@ static int check_whole(struct ctx *c)
 	struct sw_hole h[SW_MAX_HOLES];
 	char e[128], p[SW_ADDR_STRLEN];
 
+	if (dedup_lists(&c->cfg))
+		return fail(c, "%s", strerror(ENOMEM));
 	if (!cfg->n_patterns && !cfg->all_bridges && !cfg->auto_detect) {
 		c->line = (int)cfg->interfaces_line;
 		return fail(c, "[guard] interfaces is empty and all_bridges is off: nothing would be "

@@ -323,9 +323,14 @@ static void on_blocked(const struct sw_blocked *b, void *data)
 	colon = strchr(b->category, ':');
 	if (colon)
 		snprintf(sbx, sizeof(sbx), " sandbox=%s", colon + 1);
-	sw_alert(&d->alert_blocked, LOG_WARNING, "event=blocked category=%.*s%s %s iif=%s%s",
-		 (int)(colon ? colon - b->category : (ptrdiff_t)strlen(b->category)), b->category,
-		 sbx, what, l ? l->name : "?", sup);
+	/* a sandbox's budget: its own event; everything else: blocked */
+	if (colon && colon - b->category == 6 && !strncmp(b->category, "budget", 6))
+		sw_alert(&d->alert_blocked, LOG_WARNING, "event=budget%s %s iif=%s%s", sbx, what,
+			 l ? l->name : "?", sup);
+	else
+		sw_alert(&d->alert_blocked, LOG_WARNING, "event=blocked category=%.*s%s %s iif=%s%s",
+			 (int)(colon ? colon - b->category : (ptrdiff_t)strlen(b->category)),
+			 b->category, sbx, what, l ? l->name : "?", sup);
 }
 
 static void handle_nflog(struct sw_daemon *d)

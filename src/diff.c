@@ -137,9 +137,10 @@ static int diff_sets(const struct sw_model *w, const struct sw_model *h, struct 
 
 		if (!b)
 			err = add(d, SW_DIFF_MISSING, "set", "set %s", a->name);
-		else if (a->key_len != b->key_len || a->flags != b->flags || a->key_type != b->key_type)
+		else if (a->key_len != b->key_len || a->flags != b->flags || a->key_type != b->key_type ||
+			 a->timeout_ms != b->timeout_ms || a->size != b->size)
 			err = add(d, SW_DIFF_CHANGED, "set", "set %s (type/flags differ)", a->name);
-		else
+		else if (!sw_set_dynamic(a))
 			err = diff_elems(a, b, d);
 	}
 	for (size_t i = 0; i < h->n_sets && !err; i++)

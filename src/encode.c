@@ -116,6 +116,10 @@ static int set_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
 	nftnl_set_set_u32(ns, NFTNL_SET_KEY_TYPE, s->key_type);
 	nftnl_set_set_u32(ns, NFTNL_SET_KEY_LEN, s->key_len);
 	nftnl_set_set_u32(ns, NFTNL_SET_FLAGS, s->flags);
+	if (s->timeout_ms)
+		nftnl_set_set_u64(ns, NFTNL_SET_TIMEOUT, s->timeout_ms);
+	if (s->size)
+		nftnl_set_set_u32(ns, NFTNL_SET_DESC_SIZE, s->size);
 	if (s->n_concat && (s->flags & NFT_SET_CONCAT))
 		nftnl_set_set_data(ns, NFTNL_SET_DESC_CONCAT, s->concat, s->n_concat);
 	nlh = msg(b, NFT_MSG_NEWSET, NLM_F_CREATE);
@@ -333,7 +337,8 @@ static bool chain_same(const struct sw_chain *a, const struct sw_chain *b)
 
 static bool set_same(const struct sw_set *a, const struct sw_set *b)
 {
-	return a->key_type == b->key_type && a->key_len == b->key_len && a->flags == b->flags;
+	return a->key_type == b->key_type && a->key_len == b->key_len && a->flags == b->flags &&
+	       a->timeout_ms == b->timeout_ms && a->size == b->size;
 }
 
 /* Does the kernel's chain hold exactly our rules, in order? */

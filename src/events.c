@@ -14,6 +14,7 @@
 #include <libmnl/libmnl.h>
 
 #include "events.h"
+#include "nlmsg.h"
 
 #define EV_BUF (64 * 1024)     /* event datagrams are a few KiB */
 
@@ -86,10 +87,10 @@ static void parse_gen(const struct nlmsghdr *nlh, struct sw_nft_txn *t)
 void sw_events_parse_nft(const void *buf, size_t len, const char *table,
 			 struct sw_nft_txn *cur, sw_nft_txn_cb cb, void *data)
 {
-	const struct nlmsghdr *nlh = buf;
-	int left = (int)len;
+	const struct nlmsghdr *nlh;
+	size_t off;
 
-	for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
+	sw_nlmsg_for_each(nlh, buf, len, off) {
 		uint16_t type;
 		int rank;
 
@@ -113,6 +114,17 @@ void sw_events_parse_nft(const void *buf, size_t len, const char *table,
 		cur->table_deleted |= type == NFT_MSG_DELTABLE;
 		cur->n_changes++;
 	}
+}
+
+bool sw_events_parse_rt(const void *buf, size_t len)
+{
+	const struct nlmsghdr *nlh;
+	size_t off;
+
+	sw_nlmsg_for_each(nlh, buf, len, off)
+		if (nlh->nlmsg_type >= RTM_NEWLINK && nlh->nlmsg_type <= RTM_DELROUTE)
+			return true;
+	return false;
 }
 
 static struct mnl_socket *sub(int bus, unsigned groups_or_grp, bool add_membership, int *rcvbuf)
@@ -208,21 +220,7 @@ static int lost(struct sw_events *ev, struct mnl_socket *s, int *rcvbuf)
 /* One datagram from the kernel; 0 when nothing is queued. */
 static ssize_t recv_kernel(struct mnl_socket *s, void *buf, size_t len)
 {
-	for (;;) {
-		struct sockaddr_nl sa;
-		struct iovec iov = { buf, len };
-		struct msghdr mh = { .msg_name = &sa, .msg_namelen = sizeof(sa),
-				     .msg_iov = &iov, .msg_iovlen = 1 };
-		ssize_t n = recvmsg(mnl_socket_get_fd(s), &mh, 0);
-
-		if (n < 0)
-			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
-		if (mh.msg_flags & MSG_TRUNC)
-			return -EMSGSIZE;
-		if (sa.nl_pid != 0)
-			continue;       /* not from the kernel: drop */
-		return n;
-	}
+	return sw_nl_recv_kernel(mnl_socket_get_fd(s), buf, len, MSG_DONTWAIT);
 }
 
 int sw_events_read_nft(struct sw_events *ev, const char *table, sw_nft_txn_cb cb, void *data)
@@ -244,8 +242,6 @@ int sw_events_read_rt(struct sw_events *ev, bool *changed)
 {
 	for (;;) {
 		ssize_t n = recv_kernel(ev->rt, ev->buf, EV_BUF);
-		const struct nlmsghdr *nlh = (const struct nlmsghdr *)ev->buf;
-		int left = (int)n;
 
 		if (n == -ENOBUFS) {
 			*changed = true;
@@ -253,8 +249,7 @@ int sw_events_read_rt(struct sw_events *ev, bool *changed)
 		}
 		if (n <= 0)
 			return (int)n;
-		for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left))
-			if (nlh->nlmsg_type >= RTM_NEWLINK && nlh->nlmsg_type <= RTM_DELROUTE)
-				*changed = true;
+		if (sw_events_parse_rt(ev->buf, (size_t)n))
+			*changed = true;
 	}
 }

@@ -32,8 +32,14 @@ int sw_export(const struct sw_model *m, FILE *f)
 		const struct sw_set *s = &m->sets[i];
 
 		fprintf(f, "\tset %s {\n\t\ttype %s\n", s->name, s->type_text ? s->type_text : "?");
+		if (s->size)
+			fprintf(f, "\t\tsize %u\n", s->size);
 		if (s->flags & NFT_SET_INTERVAL)
 			fprintf(f, "\t\tflags interval\n");
+		if (sw_set_dynamic(s))
+			fprintf(f, "\t\tflags dynamic%s\n", s->flags & NFT_SET_TIMEOUT ? ",timeout" : "");
+		if (s->timeout_ms)
+			fprintf(f, "\t\ttimeout %llums\n", (unsigned long long)s->timeout_ms);
 		if (s->n_text) {
 			fprintf(f, "\t\telements = {");
 			for (size_t j = 0; j < s->n_text; j++)

@@ -23,6 +23,7 @@
 #include <libmnl/libmnl.h>
 
 #include "hoststate.h"
+#include "nlmsg.h"
 
 #define RECV_BUF_SIZE     32768u        /* kernel dump skbs are at most 32 KiB */
 #define DUMP_RETRIES      3             /* on an interrupted dump (EINTR) */
@@ -357,7 +358,7 @@ static int error_cb(const struct nlmsghdr *nlh, void *data)
 	}
 	if (e->error == 0)
 		return MNL_CB_STOP;
-	errno = e->error < 0 ? -e->error : e->error;
+	errno = -sw_nlmsg_status(e->error);
 	return MNL_CB_ERROR;
 }
 
@@ -370,13 +371,13 @@ static int done_cb(const struct nlmsghdr *nlh, void *data)
 	if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(e))
 		memcpy(&e, mnl_nlmsg_get_payload(nlh), sizeof(e));
 	if (e < 0) {
-		errno = -e;
+		errno = -sw_nlmsg_status(e);
 		return MNL_CB_ERROR;
 	}
 	return MNL_CB_STOP;
 }
 
-/* Send one dump request and feed every reply to cb; libmnl checks each
+/* Send one dump request and feed every reply to cb; sw_nlmsg_run checks each
  * reply's sequence number and portid, and fails an interrupted dump with
  * EINTR. hdrlen is the size of the family header (ifinfomsg, ifaddrmsg,
  * rtmsg), each of which starts with the one-byte address family. */
@@ -402,15 +403,46 @@ static int dump(struct mnl_socket *nl, uint8_t *buf, unsigned int *seq,
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
 		return -errno;
 	do {
-		n = mnl_socket_recvfrom(nl, buf, RECV_BUF_SIZE);
+		n = sw_nl_recv_kernel(mnl_socket_get_fd(nl), buf, RECV_BUF_SIZE, 0);
 		if (n < 0)
-			return -errno;
+			return (int)n;
+		if (n == 0)
+			return -EAGAIN;
 		errno = 0;
-		ret = mnl_cb_run2(buf, (size_t)n, *seq, portid, cb, c,
-				  ctl, NLMSG_MIN_TYPE);
+		ret = sw_nlmsg_run(buf, (size_t)n, *seq, portid, cb, c,
+				   ctl, NLMSG_MIN_TYPE);
 	} while (ret > MNL_CB_STOP);
 	if (ret < 0)
 		return c->err ? c->err : errno ? -errno : -EPROTO;
+	return 0;
+}
+
+static int any_cb(const struct nlmsghdr *nlh, void *data)
+{
+	switch (nlh->nlmsg_type) {
+	case RTM_NEWLINK:
+		return link_cb(nlh, data);
+	case RTM_NEWADDR:
+		return addr_cb(nlh, data);
+	case RTM_NEWROUTE:
+		return route_cb(nlh, data);
+	default:
+		return MNL_CB_OK;
+	}
+}
+
+int sw_host_parse_rtnl(struct sw_host *h, const void *buf, size_t len)
+{
+	static const mnl_cb_t ctl[NLMSG_MIN_TYPE] = {
+		[NLMSG_ERROR] = error_cb, [NLMSG_DONE] = done_cb,
+	};
+	struct dump_ctx c = { .h = h };
+	int ret;
+
+	errno = 0;
+	ret = sw_nlmsg_run(buf, len, 0, 0, any_cb, &c, ctl, NLMSG_MIN_TYPE);
+	if (ret < 0)
+		return c.err ? c.err : errno ? -errno : -EPROTO;
 	return 0;
 }
 

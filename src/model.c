@@ -264,6 +264,10 @@ static int expr_cb(struct nftnl_expr *e, void *data)
 	l = nftnl_expr_snprintf(tmp, sizeof(tmp), e, NFTNL_OUTPUT_DEFAULT, 0);
 	if (l < 0)
 		return -1;
+	/* libnftnl returns the length it wanted, not what fit: a hostile
+	 * rule (a long log prefix) prints past tmp */
+	if ((size_t)l >= sizeof(tmp))
+		l = (int)sizeof(tmp) - 1;
 	/* libnftnl prints "name args "; keep the "[ name args ]" form */
 	while (l > 0 && tmp[l - 1] == ' ')
 		tmp[--l] = '\0';
@@ -287,23 +291,37 @@ char *sw_rule_canon(const struct nftnl_rule *r)
 	return out ? out : strdup("");
 }
 
-static int udata_cb(const struct nftnl_udata *attr, void *data)
+/* Rule user data is a TLV list (type byte, length byte, value) that any
+ * process able to add a rule to the table can shape; libnftnl's
+ * nftnl_udata_parse() trusts each length byte, so walk it here: a header
+ * and its value must both fit in what is left, and the comment must end
+ * in its own NUL. A malformed list has no comment. */
+#define UDATA_RULE_COMMENT 0    /* NFTNL_UDATA_RULE_COMMENT */
+
+static const char *udata_comment(const uint8_t *ud, size_t len)
 {
-	const char **comment = data;
+	const char *comment = NULL;
+	size_t off = 0;
 
-	if (nftnl_udata_type(attr) == 0 /* NFTNL_UDATA_RULE_COMMENT */ &&
-	    nftnl_udata_len(attr) > 0) {
-		const char *v = nftnl_udata_get(attr);
+	while (off < len) {
+		uint8_t type, vlen;
 
-		if (v[nftnl_udata_len(attr) - 1] == '\0')
-			*comment = v;
+		if (len - off < 2)
+			return NULL;
+		type = ud[off];
+		vlen = ud[off + 1];
+		if ((size_t)vlen > len - off - 2)
+			return NULL;
+		if (type == UDATA_RULE_COMMENT && vlen > 0 && ud[off + 2 + vlen - 1] == '\0')
+			comment = (const char *)ud + off + 2;
+		off += 2 + (size_t)vlen;
 	}
-	return 0;
+	return comment;
 }
 
 void sw_rule_tag(const struct nftnl_rule *r, char *tag, size_t len)
 {
-	const char *comment = NULL;
+	const char *comment;
 	const void *ud;
 	uint32_t udlen = 0;
 
@@ -311,9 +329,7 @@ void sw_rule_tag(const struct nftnl_rule *r, char *tag, size_t len)
 	if (!nftnl_rule_is_set(r, NFTNL_RULE_USERDATA))
 		return;
 	ud = nftnl_rule_get_data(r, NFTNL_RULE_USERDATA, &udlen);
-	if (!ud || !udlen)
-		return;
-	if (nftnl_udata_parse(ud, udlen, udata_cb, &comment) < 0 || !comment)
+	if (!ud || !udlen || !(comment = udata_comment(ud, udlen)))
 		return;
 	snprintf(tag, len, "%s", comment);
 }

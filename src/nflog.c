@@ -14,6 +14,7 @@
 #include <libmnl/libmnl.h>
 
 #include "nflog.h"
+#include "nlmsg.h"
 
 #define NFLOG_BUF     (64 * 1024)
 #define NFLOG_COPY    128
@@ -46,11 +47,12 @@ static void parse_payload(const uint8_t *p, size_t len, int family, struct sw_bl
 
 size_t sw_nflog_parse(const void *buf, size_t len, struct sw_blocked *out, size_t max)
 {
-	const struct nlmsghdr *nlh = buf;
-	int left = (int)len;
-	size_t n = 0;
+	const struct nlmsghdr *nlh;
+	size_t n = 0, off;
 
-	for (; mnl_nlmsg_ok(nlh, left) && n < max; nlh = mnl_nlmsg_next(nlh, &left)) {
+	if (!max)
+		return 0;
+	sw_nlmsg_for_each(nlh, buf, len, off) {
 		const struct nfgenmsg *g = mnl_nlmsg_get_payload(nlh);
 		const struct nlattr *a;
 		const char *prefix = NULL;
@@ -86,6 +88,8 @@ size_t sw_nflog_parse(const void *buf, size_t len, struct sw_blocked *out, size_
 		if (payload)
 			parse_payload(payload, plen, b.family, &b);
 		out[n++] = b;
+		if (n == max)
+			break;
 	}
 	return n;
 }
@@ -115,7 +119,7 @@ void sw_blocked_format(const struct sw_blocked *b, char *buf, size_t len)
 /* One NFULNL_MSG_CONFIG request for our group, acknowledged. */
 static int config(struct sw_nflog *l, uint8_t family, uint16_t attr, const void *data, size_t dlen)
 {
-	char buf[8192];
+	char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct nfgenmsg *g;
 	uint32_t seq = ++l->seq;
@@ -134,17 +138,20 @@ static int config(struct sw_nflog *l, uint8_t family, uint16_t attr, const void 
 	/* the ack may come after log packets already queued: skip those */
 	for (;;) {
 		const struct nlmsghdr *r;
-		int left;
+		size_t off;
 
-		n = mnl_socket_recvfrom(l->sock, buf, sizeof(buf));
+		n = sw_nl_recv_kernel(mnl_socket_get_fd(l->sock), buf, sizeof(buf), 0);
 		if (n < 0)
-			return -errno;
-		left = (int)n;
-		for (r = (const struct nlmsghdr *)buf; mnl_nlmsg_ok(r, left); r = mnl_nlmsg_next(r, &left))
+			return (int)n;
+		if (n == 0)
+			return -EAGAIN;
+		sw_nlmsg_for_each(r, buf, (size_t)n, off)
 			if (r->nlmsg_type == NLMSG_ERROR && r->nlmsg_seq == seq) {
 				const struct nlmsgerr *e = mnl_nlmsg_get_payload(r);
 
-				return e->error;
+				if (sw_nlmsg_payload_len(r) < sizeof(*e))
+					return -EBADMSG;
+				return sw_nlmsg_status(e->error);
 			}
 	}
 }

@@ -17,6 +17,7 @@
 #include <libnftnl/common.h>
 
 #include "nl.h"
+#include "nlmsg.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
@@ -59,13 +60,9 @@ static ssize_t sock_recv(void *ctx, void *buf, size_t len, int timeout_ms)
 	for (;;) {
 		/* answers to a batch are queued by the time sendmsg returns:
 		 * read first, wait only when nothing is there */
-		n = recv(pfd.fd, buf, len, MSG_TRUNC | MSG_DONTWAIT);
-		if (n >= 0)
-			return (size_t)n > len ? -EMSGSIZE : n;
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN && errno != EWOULDBLOCK)
-			return -errno;
+		n = sw_nl_recv_kernel(pfd.fd, buf, len, MSG_DONTWAIT);
+		if (n != 0)
+			return n;
 		if (timeout_ms == 0)
 			return 0;
 		do
@@ -156,7 +153,7 @@ static int error_code(const struct nlmsghdr *nlh)
 
 	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e)))
 		return -EBADMSG;
-	return e->error;
+	return sw_nlmsg_status(e->error);
 }
 
 /* Keep the kernel's extack text of an error we report. */
@@ -170,14 +167,20 @@ static void error_text(struct sw_nl *nl, const struct nlmsghdr *nlh)
 	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e)) || !e->error ||
 	    !(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
 		return;
+	/* the echoed request (unless capped), then the TLVs; every length
+	 * here comes from the message: no step may wrap or pass its end */
 	off = sizeof(*e);
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
+		if (e->msg.nlmsg_len < sizeof(e->msg) ||
+		    e->msg.nlmsg_len - sizeof(e->msg) > sw_nlmsg_payload_len(nlh))
+			return;
 		off += e->msg.nlmsg_len - sizeof(e->msg);
+	}
 	off = MNL_ALIGN(off);
-	if (off >= nlh->nlmsg_len - MNL_NLMSG_HDRLEN)
+	if (off >= sw_nlmsg_payload_len(nlh))
 		return;
 	mnl_attr_for_each_payload((void *)((const uint8_t *)e + off),
-				  nlh->nlmsg_len - MNL_NLMSG_HDRLEN - off) {
+				  sw_nlmsg_payload_len(nlh) - off) {
 		if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
 		    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
 			snprintf(nl->errmsg, sizeof(nl->errmsg), "%s", mnl_attr_get_str(attr));
@@ -211,16 +214,16 @@ int sw_nl_dump(struct sw_nl *nl, struct nlmsghdr *req, sw_nl_cb cb, void *data)
 		return (int)n;
 	for (;;) {
 		const struct nlmsghdr *nlh;
-		int len;
+		size_t off;
 
 		n = nl->ops->recv(nl->ctx, nl->rbuf, SW_NL_RCVBUF, 5000);
 		if (n < 0)
 			return (int)n;
 		if (n == 0)
 			return -ETIMEDOUT;
-		len = (int)n;
-		for (nlh = (const struct nlmsghdr *)nl->rbuf; mnl_nlmsg_ok(nlh, len);
-		     nlh = mnl_nlmsg_next(nlh, &len)) {
+		if ((size_t)n > SW_NL_RCVBUF)
+			return -EMSGSIZE;
+		sw_nlmsg_for_each(nlh, nl->rbuf, (size_t)n, off) {
 			if (nlh->nlmsg_seq != seq || !from_kernel_ok(nl, nlh))
 				continue;       /* stale answer to an earlier request */
 			if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
@@ -240,6 +243,8 @@ int sw_nl_dump(struct sw_nl *nl, struct nlmsghdr *req, sw_nl_cb cb, void *data)
 			if (!(req->nlmsg_flags & NLM_F_DUMP) && !(req->nlmsg_flags & NLM_F_ACK))
 				return 0;
 		}
+		if (off != (size_t)n)
+			return -EBADMSG;        /* a message runs past the datagram */
 	}
 }
 
@@ -391,7 +396,7 @@ int sw_nl_send_batch(struct sw_nl *nl, struct sw_batch *b)
 	 * is queued by now; keep reading until each sequence number has one. */
 	while (pending) {
 		const struct nlmsghdr *nlh;
-		int len;
+		size_t off;
 
 		n = nl->ops->recv(nl->ctx, nl->rbuf, SW_NL_RCVBUF, 5000);
 		if (n < 0) {
@@ -402,10 +407,12 @@ int sw_nl_send_batch(struct sw_nl *nl, struct sw_batch *b)
 			first_err = first_err ? first_err : -ETIMEDOUT;
 			goto out;
 		}
-		len = (int)n;
-		for (nlh = (const struct nlmsghdr *)nl->rbuf; mnl_nlmsg_ok(nlh, len);
-		     nlh = mnl_nlmsg_next(nlh, &len)) {
-			uint32_t seq = nlh->nlmsg_seq, off;
+		if ((size_t)n > SW_NL_RCVBUF) {
+			first_err = -EMSGSIZE;
+			goto out;
+		}
+		sw_nlmsg_for_each(nlh, nl->rbuf, (size_t)n, off) {
+			uint32_t seq = nlh->nlmsg_seq, idx;
 			int err;
 
 			if (nlh->nlmsg_type != NLMSG_ERROR || !from_kernel_ok(nl, nlh))
@@ -422,16 +429,20 @@ int sw_nl_send_batch(struct sw_nl *nl, struct sw_batch *b)
 				}
 				continue;
 			}
-			off = seq - b->first_seq;       /* wraps safely */
-			if (off >= b->n_msgs || seen[off])
+			idx = seq - b->first_seq;       /* wraps safely */
+			if (idx >= b->n_msgs || seen[idx])
 				continue;               /* stale or repeated */
-			seen[off] = 1;
+			seen[idx] = 1;
 			pending--;
 			if (err && !first_err) {
 				first_err = err;
-				nl->err_index = (int)off;
+				nl->err_index = (int)idx;
 				error_text(nl, nlh);
 			}
+		}
+		if (off != (size_t)n) {
+			first_err = first_err ? first_err : -EBADMSG;
+			goto out;
 		}
 	}
 out:

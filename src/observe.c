@@ -14,6 +14,7 @@
 #include <libnftnl/object.h>
 #include <libnftnl/rule.h>
 
+#include "nftval.h"
 #include "observe.h"
 
 #define OBSERVE_TRIES 10
@@ -52,7 +53,7 @@ int sw_decode_table(const struct nlmsghdr *nlh, struct sw_model *m)
 
 	if (!t)
 		return -ENOMEM;
-	if (nftnl_table_nlmsg_parse(nlh, t) < 0)
+	if (sw_nft_validate(nlh, SW_NFT_TABLE) || nftnl_table_nlmsg_parse(nlh, t) < 0)
 		err = -EBADMSG;
 	else if (ours(nftnl_table_get_str(t, NFTNL_TABLE_NAME),
 		      nftnl_table_get_u32(t, NFTNL_TABLE_FAMILY), m)) {
@@ -75,7 +76,7 @@ int sw_decode_chain(const struct nlmsghdr *nlh, struct sw_model *m)
 
 	if (!c)
 		return -ENOMEM;
-	if (nftnl_chain_nlmsg_parse(nlh, c) < 0) {
+	if (sw_nft_validate(nlh, SW_NFT_CHAIN) || nftnl_chain_nlmsg_parse(nlh, c) < 0) {
 		err = -EBADMSG;
 		goto out;
 	}
@@ -108,7 +109,7 @@ int sw_decode_set(const struct nlmsghdr *nlh, struct sw_model *m)
 
 	if (!s)
 		return -ENOMEM;
-	if (nftnl_set_nlmsg_parse(nlh, s) < 0) {
+	if (sw_nft_validate(nlh, SW_NFT_SET) || nftnl_set_nlmsg_parse(nlh, s) < 0) {
 		err = -EBADMSG;
 		goto out;
 	}
@@ -123,6 +124,10 @@ int sw_decode_set(const struct nlmsghdr *nlh, struct sw_model *m)
 	ss->key_type = nftnl_set_get_u32(s, NFTNL_SET_KEY_TYPE);
 	ss->key_len = nftnl_set_get_u32(s, NFTNL_SET_KEY_LEN);
 	ss->flags = nftnl_set_get_u32(s, NFTNL_SET_FLAGS);
+	if (nftnl_set_is_set(s, NFTNL_SET_TIMEOUT))
+		ss->timeout_ms = nftnl_set_get_u64(s, NFTNL_SET_TIMEOUT);
+	if (nftnl_set_is_set(s, NFTNL_SET_DESC_SIZE))
+		ss->size = nftnl_set_get_u32(s, NFTNL_SET_DESC_SIZE);
 	if (nftnl_set_is_set(s, NFTNL_SET_DESC_CONCAT)) {
 		uint32_t len = 0;
 		const uint8_t *f = nftnl_set_get_data(s, NFTNL_SET_DESC_CONCAT, &len);
@@ -145,13 +150,18 @@ int sw_decode_elems(const struct nlmsghdr *nlh, struct sw_model *m)
 
 	if (!s)
 		return -ENOMEM;
-	if (nftnl_set_elems_nlmsg_parse(nlh, s) < 0) {
+	if (sw_nft_validate(nlh, SW_NFT_ELEMS) || nftnl_set_elems_nlmsg_parse(nlh, s) < 0) {
 		err = -EBADMSG;
 		goto out;
 	}
 	if (!ours(nftnl_set_get_str(s, NFTNL_SET_TABLE),
-		  nftnl_set_get_u32(s, NFTNL_SET_FAMILY), m) ||
-	    !(ss = sw_model_find_set(m, nftnl_set_get_str(s, NFTNL_SET_NAME))))
+		  nftnl_set_get_u32(s, NFTNL_SET_FAMILY), m))
+		goto out;
+	if (!nftnl_set_is_set(s, NFTNL_SET_NAME)) {
+		err = -EBADMSG;         /* no NFTA_SET_ELEM_LIST_SET: whose elements? */
+		goto out;
+	}
+	if (!(ss = sw_model_find_set(m, nftnl_set_get_str(s, NFTNL_SET_NAME))))
 		goto out;
 	if (!(it = nftnl_set_elems_iter_create(s))) {
 		err = -ENOMEM;
@@ -191,7 +201,7 @@ int sw_decode_obj(const struct nlmsghdr *nlh, struct sw_model *m)
 
 	if (!o)
 		return -ENOMEM;
-	if (nftnl_obj_nlmsg_parse(nlh, o) < 0) {
+	if (sw_nft_validate(nlh, SW_NFT_OBJ) || nftnl_obj_nlmsg_parse(nlh, o) < 0) {
 		err = -EBADMSG;
 		goto out;
 	}
@@ -216,7 +226,7 @@ int sw_decode_rule(const struct nlmsghdr *nlh, struct sw_model *m)
 
 	if (!r)
 		return -ENOMEM;
-	if (nftnl_rule_nlmsg_parse(nlh, r) < 0) {
+	if (sw_nft_validate(nlh, SW_NFT_RULE) || nftnl_rule_nlmsg_parse(nlh, r) < 0) {
 		err = -EBADMSG;
 		goto out;
 	}
@@ -288,7 +298,8 @@ static int observe_once(struct sw_nl *nl, struct sw_model *m)
 	    (err = get(nl, m, NFT_MSG_GETSET, true, NULL, sw_decode_set)))
 		return err;
 	for (size_t i = 0; i < m->n_sets; i++)
-		if ((err = get(nl, m, NFT_MSG_GETSETELEM, true, m->sets[i].name, sw_decode_elems)))
+		if (!sw_set_dynamic(&m->sets[i]) &&
+		    (err = get(nl, m, NFT_MSG_GETSETELEM, true, m->sets[i].name, sw_decode_elems)))
 			return err;
 	if ((err = get(nl, m, NFT_MSG_GETCHAIN, true, NULL, sw_decode_chain)) ||
 	    (err = get(nl, m, NFT_MSG_GETRULE, true, NULL, sw_decode_rule)))

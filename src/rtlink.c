@@ -12,6 +12,7 @@
 #include <libmnl/libmnl.h>
 
 #include "rtlink.h"
+#include "nlmsg.h"
 
 struct neigh_q {
 	int ifindex;
@@ -25,7 +26,8 @@ static int neigh_cb(const struct nlmsghdr *nlh, void *data)
 	struct neigh_q *q = data;
 	const struct nlattr *a;
 
-	if (nlh->nlmsg_type != RTM_NEWNEIGH || nd->ndm_ifindex != q->ifindex ||
+	if (nlh->nlmsg_type != RTM_NEWNEIGH || sw_nlmsg_payload_len(nlh) < sizeof(*nd) ||
+	    nd->ndm_ifindex != q->ifindex ||
 	    (nd->ndm_state & (NUD_FAILED | NUD_INCOMPLETE)))
 		return MNL_CB_OK;
 	mnl_attr_for_each(a, nlh, sizeof(*nd))
@@ -39,10 +41,11 @@ static int neigh_cb(const struct nlmsghdr *nlh, void *data)
 /* Send one request and wait for its ACK (or run cb over a dump). */
 static int talk(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 {
-	char buf[16384];
+	char buf[16384] __attribute__((aligned(NLMSG_ALIGNTO)));
 	struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
 	unsigned int portid;
-	int rc = 0, n;
+	ssize_t n;
+	int rc = 0;
 
 	if (!nl)
 		return -errno;
@@ -57,14 +60,17 @@ static int talk(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 		goto out;
 	}
 	for (;;) {
-		n = (int)mnl_socket_recvfrom(nl, buf, sizeof(buf));
-		if (n < 0) {
-			rc = -errno;
+		int r;
+
+		n = sw_nl_recv_kernel(mnl_socket_get_fd(nl), buf, sizeof(buf), 0);
+		if (n <= 0) {
+			rc = n < 0 ? (int)n : -EAGAIN;
 			break;
 		}
-		n = mnl_cb_run(buf, (size_t)n, nlh->nlmsg_seq, portid, cb, data);
-		if (n <= MNL_CB_STOP) {
-			rc = n < 0 ? -errno : 0;
+		errno = 0;
+		r = sw_nlmsg_run(buf, (size_t)n, nlh->nlmsg_seq, portid, cb, data, NULL, 0);
+		if (r <= MNL_CB_STOP) {
+			rc = r < 0 ? (errno ? -errno : -EPROTO) : 0;
 			break;
 		}
 	}

@@ -17,6 +17,7 @@
  * that changes with the host lives in named sets. Each rule carries the
  * comment "sandwall:<id>" as userdata; handles are never relied on. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@
 /* room for the compiled-in metadata list and the fixed ranges, on top of
  * what the host and the config bring (those are sized at build time) */
 #define FIXED_ENTRIES 256
+#define SW_BUDGET_SOURCES 65535  /* sources a budget tracks at once */
 
 /* ---- address intervals ------------------------------------------------ */
 
@@ -465,8 +467,26 @@ static const char *proto_name(uint8_t p)
 	return p == IPPROTO_TCP ? "tcp" : "udp";
 }
 
+/* family, protocol, port, then address, the wider prefix first */
+static int cover_cmp(const void *a, const void *b)
+{
+	const struct sw_allow *x = a, *y = b;
+	int r;
+
+	if (x->dst.family != y->dst.family)
+		return x->dst.family < y->dst.family ? -1 : 1;
+	if (x->port.proto != y->port.proto)
+		return x->port.proto < y->port.proto ? -1 : 1;
+	if (x->port.port != y->port.port)
+		return x->port.port < y->port.port ? -1 : 1;
+	if ((r = memcmp(x->dst.addr, y->dst.addr, 16)))
+		return r;
+	return x->dst.len < y->dst.len ? -1 : x->dst.len > y->dst.len;
+}
+
 /* set <base>4 { type ipv4_addr . inet_proto . inet_service; flags interval; }
- * and <base>6 likewise, filled with the entries (which it sorts) */
+ * and <base>6 likewise, filled with the entries (which it sorts, and of
+ * which it drops the covered ones) */
 static int concat_sets(struct sw_model *m, const char *base, struct sw_allow *all, size_t n)
 {
 	static const uint8_t f4[] = { 4, 1, 2 }, f6[] = { 16, 1, 2 };
@@ -486,23 +506,32 @@ static int concat_sets(struct sw_model *m, const char *base, struct sw_allow *al
 			    "ipv6_addr . inet_proto . inet_service", f6, 3);
 	if (!s4 || !s6)
 		return -ENOSPC;
+	/* pipapo refuses overlaps: drop every entry another one covers. Prefixes
+	 * either nest or are disjoint, so in (family, protocol, port, address,
+	 * widest first) order a covered entry follows its cover: one sweep. */
+	if (n)
+		qsort(all, n, sizeof(all[0]), cover_cmp);
+	for (size_t i = 0, cover = SIZE_MAX; i < n; i++) {
+		if (cover != SIZE_MAX && all[cover].dst.family == all[i].dst.family &&
+		    all[cover].port.proto == all[i].port.proto &&
+		    all[cover].port.port == all[i].port.port &&
+		    sw_prefix_contains(&all[cover].dst, &all[i].dst))
+			all[i].dst.family = AF_UNSPEC;          /* covered: dropped below */
+		else
+			cover = i;
+	}
+	/* the order the kernel sorts keys in, for stable text */
 	if (n)
 		qsort(all, n, sizeof(all[0]), allow_cmp);
 	for (size_t i = 0; i < n; i++) {
 		uint8_t lo[16], hi[16];
 		struct sw_elem e;
 		char a[SW_ADDR_STRLEN], text[SW_ADDR_STRLEN + 16];
-		size_t alen = sw_family_addrlen(all[i].dst.family);
-		bool dup = false;
+		size_t alen;
 
-		/* pipapo refuses overlaps: drop an entry another one covers */
-		for (size_t j = 0; j < n && !dup; j++)
-			dup = j != i && all[j].port.proto == all[i].port.proto &&
-			      all[j].port.port == all[i].port.port &&
-			      sw_prefix_contains(&all[j].dst, &all[i].dst) &&
-			      (!sw_prefix_equal(&all[j].dst, &all[i].dst) || j < i);
-		if (dup)
+		if (all[i].dst.family == AF_UNSPEC)
 			continue;
+		alen = sw_family_addrlen(all[i].dst.family);
 		s = all[i].dst.family == AF_INET ? s4 : s6;
 		sw_prefix_range(&all[i].dst, lo, hi);
 		memset(&e, 0, sizeof(e));
@@ -538,17 +567,21 @@ static size_t add_resolvers(struct sw_allow *all, size_t n, const struct sw_host
 static int allow_sets(struct sw_model *m, const struct sw_config *cfg,
 		      const struct sw_host *host)
 {
-	struct sw_allow all[SW_MAX_ALLOWS + 2 * SW_MAX_RESOLVERS];
+	struct sw_allow *all = calloc(cfg->n_allows + 2 * SW_MAX_RESOLVERS, sizeof(*all));
 	static const uint8_t f4[] = { 4, 1, 2 };
 	size_t n = 0;
 	struct sw_set *s;
 	int err;
 
+	if (!all)
+		return -ENOMEM;
 	for (size_t i = 0; i < cfg->n_allows; i++)
 		all[n++] = cfg->allows[i];
 	if (cfg->dns == SW_DNS_AUTO)
 		n = add_resolvers(all, n, host);
-	if ((err = concat_sets(m, "allow", all, n)))
+	err = concat_sets(m, "allow", all, n);
+	free(all);
+	if (err)
 		return err;
 
 	/* set host_ports { type inet_proto . inet_service; } */
@@ -666,6 +699,19 @@ static int sandbox_sets(struct sw_model *m, struct work *w, const struct sw_conf
 			snprintf(name, sizeof(name), "sbx_%s_src", x->name);
 			if ((err = addr_sets(m, w, name, x->sources, x->n_sources)))
 				return err;
+		}
+		for (int v6 = 0; x->budget && v6 < 2; v6++) {
+			/* set sbx_<name>_budget4 { type ipv4_addr; size 65535;
+			 *   flags dynamic,timeout; timeout <window>; } (and 6) */
+			struct sw_set *bs;
+
+			snprintf(name, sizeof(name), "sbx_%s_budget%c", x->name, v6 ? '6' : '4');
+			bs = new_set(m, name, v6 ? SW_TYPE_IP6ADDR : SW_TYPE_IPADDR, v6 ? 16 : 4,
+				     NFT_SET_EVAL | NFT_SET_TIMEOUT, v6 ? "ipv6_addr" : "ipv4_addr");
+			if (!bs)
+				return -ENOSPC;
+			bs->size = SW_BUDGET_SOURCES;
+			bs->timeout_ms = (uint64_t)x->budget_unit * 1000;
 		}
 		if (x->egress == SW_EGRESS_ALLOWLIST) {
 			struct sw_allow *a = malloc(sizeof(*a) * (x->n_allows ? x->n_allows : 1));
@@ -865,10 +911,23 @@ static void e_fib_spoofed(struct rb *b)
 }
 
 /* ct state established */
+static void e_ct_state(struct rb *b, uint32_t mask);
 static void e_ct_established(struct rb *b)
 {
+	e_ct_state(b, 1u << 1 /* NF_CT_STATE_BIT(IP_CT_ESTABLISHED) */);
+}
+
+/* ct state new */
+static void e_ct_new(struct rb *b)
+{
+	e_ct_state(b, 1u << 3 /* NF_CT_STATE_BIT(IP_CT_NEW) */);
+}
+
+/* ct state STATE: [ ct load state ] [ bitwise & mask ] [ cmp neq 0 ] */
+static void e_ct_state(struct rb *b, uint32_t mask)
+{
 	struct nftnl_expr *e = expr(b, "ct"), *bw;
-	uint32_t mask = 1u << 1 /* NF_CT_STATE_BIT(IP_CT_ESTABLISHED) */, zero = 0;
+	uint32_t zero = 0;
 
 	if (!e)
 		return;
@@ -1182,6 +1241,70 @@ static int sandbox_dispatch(struct sw_model *m, struct rb *b, const struct sw_co
 	return 0;
 }
 
+/* ct state new ip saddr update @set { limit rate over N/unit burst N } */
+static void e_budget(struct rb *b, const struct sw_sandbox *x, const char *set, int v6)
+{
+	struct nftnl_expr *d, *l;
+
+	e_ct_new(b);
+	e_nfproto(b, v6 ? AF_INET6 : AF_INET);
+	if (v6)
+		e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 8, 16, NFT_REG_1);
+	else
+		e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 12, 4, NFT_REG_1);
+	l = nftnl_expr_alloc("limit");
+	d = expr(b, "dynset");
+	if (!l || !d) {
+		b->err = -ENOMEM;
+		if (d)
+			nftnl_expr_free(d);
+		if (l)
+			nftnl_expr_free(l);
+		return;
+	}
+	nftnl_expr_set_u64(l, NFTNL_EXPR_LIMIT_RATE, x->budget);
+	nftnl_expr_set_u64(l, NFTNL_EXPR_LIMIT_UNIT, x->budget_unit);
+	nftnl_expr_set_u32(l, NFTNL_EXPR_LIMIT_BURST, x->budget);
+	nftnl_expr_set_u32(l, NFTNL_EXPR_LIMIT_TYPE, NFT_LIMIT_PKTS);
+	nftnl_expr_set_u32(l, NFTNL_EXPR_LIMIT_FLAGS, NFT_LIMIT_F_INV);
+	nftnl_expr_set_u32(d, NFTNL_EXPR_DYNSET_OP, NFT_DYNSET_OP_UPDATE);
+	nftnl_expr_set_u32(d, NFTNL_EXPR_DYNSET_SREG_KEY, NFT_REG_1);
+	nftnl_expr_set_str(d, NFTNL_EXPR_DYNSET_SET_NAME, set);
+	/* the set's own timeout; sent as 0 because the kernel echoes it */
+	nftnl_expr_set_u64(d, NFTNL_EXPR_DYNSET_TIMEOUT, 0);
+	nftnl_expr_set(d, NFTNL_EXPR_DYNSET_EXPR, l, 0);        /* the dynset owns it */
+	add_expr(b, d);
+}
+
+/* ct state new update @sbx_<name>_budget4 { ip saddr limit rate over
+ *   N/<unit> burst N packets } goto block_budget_<name>   (and ip6)
+ * A token bucket per source address: N new connections at once, N more per
+ * window; the element lives while the source keeps trying (update
+ * refreshes its timeout) and goes after a quiet window. */
+static int budget_rules(struct sw_model *m, struct rb *b, const struct sw_sandbox *x)
+{
+	static const char *const unit[] = { [1] = "second" };
+	const char *u = x->budget_unit == 1 ? unit[1] : x->budget_unit == 60 ? "minute" : "hour";
+	char chain[SW_NAME_MAX], block[SW_NAME_MAX];
+
+	snprintf(chain, sizeof(chain), "sbx_%s", x->name);
+	snprintf(block, sizeof(block), "block_budget_%s", x->name);
+	for (int v6 = 0; v6 < 2; v6++) {
+		char set[SW_NAME_MAX], id[SW_NAME_MAX], text[256];
+
+		snprintf(set, sizeof(set), "sbx_%s_budget%c", x->name, v6 ? '6' : '4');
+		snprintf(id, sizeof(id), "sbx-%s-budget%c", x->name, v6 ? '6' : '4');
+		snprintf(text, sizeof(text), "ct state new update @%s { %s saddr limit rate over "
+			 "%u/%s burst %u packets } goto %s", set, v6 ? "ip6" : "ip", x->budget, u,
+			 x->budget, block);
+		RULE(m, b, chain, id, text, {
+			e_budget(b, x, set, v6);
+			e_verdict(b, NFT_GOTO, block);
+		});
+	}
+	return 0;
+}
+
 /* chain sbx_<name>: the policy, which only drops or returns:
  *   dns none:   ip daddr . meta l4proto . th dport @resolvers4 goto block_egress_<name>
  *   not open:   [dns auto]  ip daddr . meta l4proto . th dport @resolvers4 return
@@ -1200,6 +1323,8 @@ static int sandbox_chains(struct sw_model *m, struct rb *b, const struct sw_conf
 		/* chain sbx_<name> { } */
 		if (!sw_model_add_chain(m, chain))
 			return -ENOSPC;
+		if (x->budget && (err = budget_rules(m, b, x)))
+			return err;
 		if (x->dns == SW_DNS_NONE) {
 			snprintf(id, sizeof(id), "sbx-%s-nodns", x->name);
 			if ((err = concat_rules(m, b, chain, id, "resolvers", NFT_GOTO, block)))
@@ -1352,6 +1477,15 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 
 		snprintf(target, sizeof(target), "egress_%s", cfg->sandboxes[i].name);
 		snprintf(log, sizeof(log), "egress:%s", cfg->sandboxes[i].name);
+		if ((err = sw_model_add_counter(m, target)) ||
+		    (err = block_chain(m, b, cfg, target, log)))
+			return err;
+		if (!cfg->sandboxes[i].budget)
+			continue;
+		/* counter budget_<name>; chain block_budget_<name>, logged as
+		 * "sandwall:budget:<name> " */
+		snprintf(target, sizeof(target), "budget_%s", cfg->sandboxes[i].name);
+		snprintf(log, sizeof(log), "budget:%s", cfg->sandboxes[i].name);
 		if ((err = sw_model_add_counter(m, target)) ||
 		    (err = block_chain(m, b, cfg, target, log)))
 			return err;

@@ -227,10 +227,10 @@ hostile_05_refused_configs() {
 	_hs_refused repeated 4 $'[guard]\ninterfaces = docker0\n[block]\n[guard]\nall_bridges = yes' "section [guard] repeated"
 	_hs_refused table_filter_reopen 4 $'[nft]\ntable = filter\n[allow]\ndestinations = 169.254.169.254 tcp/80' "reopens metadata"
 	# above the size limit: FILE: without a line
-	{ printf '[nft]\ntable = sandwall\n'; head -c 70000 /dev/zero | tr '\0' '\n'; } >"$big"
+	{ printf '[nft]\ntable = sandwall\n'; head -c 2100000 /dev/zero | tr '\0' '\n'; } >"$big"
 	nsx "$H" nft list ruleset >"$before" 2>&1
-	expect_sw 2 "a config above 65536 bytes" -c "$big" apply
-	_hs_expect_err "$big: larger than 65536 bytes" "size limit"
+	expect_sw 2 "a config above 2 MiB" -c "$big" apply
+	_hs_expect_err "$big: larger than 2097152 bytes" "size limit"
 	nsx "$H" nft list ruleset >"$after" 2>&1
 	cmp -s "$before" "$after" && ok "[big] ruleset byte-identical" || bad "[big] ruleset changed"
 	expect_sw 0 "check with the good config still 0" -c "$conf" check

@@ -146,3 +146,50 @@ allow = 203.0.113.10 tcp/80, 2001:db8::10 tcp/80")
 	else bad "no event=blocked category=egress sandbox=agents line"; show "$SWT_TMP/sbx-d.log"; fi
 	return 0
 }
+
+register_test sandbox_05_budget "budget = N/second cuts a source after N new connections, counts and logs it, and recovers"
+
+sandbox_05_budget() {
+	need_sandwall || return $?
+	local conf i ok1=0 cut=0 pid line n
+	conf=$(_sbx_conf budget "[sandbox agents]
+interfaces = docker0
+budget = 3/second")
+	# without the table, 8 connections in a row all get through
+	for i in $(seq 1 8); do tcp_probe "$C1" http://203.0.113.10/ && ok1=$((ok1 + 1)); done
+	[ $ok1 -eq 8 ] && ok "no table: 8 of 8 connections" || bad "no table: only $ok1 of 8 connections"
+	apply_ok "$conf" || return 1
+	nsx "$H" "$SWT_ROOT/build/sandwalld" -c "$conf" -f --control "$SWT_TMP/bud.ctl" \
+		>"$SWT_TMP/bud-d.log" 2>&1 &
+	pid=$!
+	for i in $(seq 1 50); do grep -q 'event=start' "$SWT_TMP/bud-d.log" && break; sleep 0.1; done
+	sleep 1.2                                 # a full bucket
+	ok1=0
+	for i in $(seq 1 8); do
+		# a short wait: the bucket refills 3 a second
+		if nsx "$C1" curl -s -o /dev/null --connect-timeout 0.05 -m 0.5 http://203.0.113.10/; then
+			ok1=$((ok1 + 1))
+		else
+			cut=$((cut + 1))
+		fi
+	done
+	if [ $ok1 -ge 3 ] && [ $ok1 -le 5 ] && [ $cut -ge 3 ]; then
+		ok "budget 3/second: $ok1 of 8 connections through, $cut cut"
+	else
+		bad "budget 3/second: $ok1 of 8 through, $cut cut (want 3..5 through)"
+	fi
+	reach "$C3" http://203.0.113.10/           # another source has its own budget
+	n=$(counter_packets budget_agents)
+	[ "${n:-0}" -gt 0 ] && ok "budget_agents counted $n" || bad "budget_agents did not count"
+	sleep 1.5                                 # the bucket refills
+	reach "$C1" http://203.0.113.10/
+	for i in $(seq 1 30); do
+		line=$(grep -m1 'event=budget sandbox=agents src=172.17.0.2' "$SWT_TMP/bud-d.log") && break
+		sleep 0.1
+	done
+	kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+	if [ -n "$line" ]; then ok "daemon: ${line#sandwalld: }"
+	else bad "no event=budget sandbox=agents line"; show "$SWT_TMP/bud-d.log"; fi
+	expect_sw 0 "check ignores the budget set's dynamic elements" -c "$conf" check
+	return 0
+}

@@ -274,30 +274,48 @@ static void test_lists(void **state)
  * the message). */
 static void test_limits(void **state)
 {
-	static char text[16384];
-	size_t n = 0;
+	size_t cap = 1 << 20, n = 0;
+	char *text = malloc(cap), buf[160];
 
-	n += (size_t)snprintf(text + n, sizeof(text) - n, "[block]\ndestinations =");
+	assert_non_null(text);
+	n += (size_t)snprintf(text + n, cap - n, "[block]\ndestinations =");
 	for (int i = 0; i < SW_MAX_DESTS; i++)
-		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s 10.%d.0.0/16", i % 10 ? "" : "\n ", i);
-	n += (size_t)snprintf(text + n, sizeof(text) - n, "\n[guard]\ninterfaces =");
+		n += (size_t)snprintf(text + n, cap - n, "%s 10.%d.%d.0/24", i % 10 ? "" : "\n ",
+				      i / 256, i % 256);
+	n += (size_t)snprintf(text + n, cap - n, "\n[guard]\ninterfaces =");
 	for (int i = 0; i < SW_MAX_PATTERNS; i++)
-		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s t%d*", i % 10 ? "" : "\n ", i);
-	n += (size_t)snprintf(text + n, sizeof(text) - n, "\n[allow]\nhost_ports =");
+		n += (size_t)snprintf(text + n, cap - n, "%s t%d*", i % 10 ? "" : "\n ", i);
+	n += (size_t)snprintf(text + n, cap - n, "\n[allow]\nhost_ports =");
 	for (int i = 0; i < SW_MAX_HOST_PORTS; i++)
-		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s udp/%d", i % 10 ? "" : "\n ", i + 1);
-	n += (size_t)snprintf(text + n, sizeof(text) - n, "\ndestinations =");
+		n += (size_t)snprintf(text + n, cap - n, "%s udp/%d", i % 10 ? "" : "\n ", i + 1);
+	n += (size_t)snprintf(text + n, cap - n, "\ndestinations =");
 	for (int i = 0; i < SW_MAX_ALLOWS; i++)
-		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s 10.0.0.%d tcp/1 reopen,", i % 5 ? "" : "\n ", i);
-	assert_true(n < sizeof(text) - 2);
+		n += (size_t)snprintf(text + n, cap - n, "%s 10.%d.%d.1 tcp/1 reopen,",
+				      i % 5 ? "" : "\n ", i / 256, i % 256);
+	assert_true(n < cap - 2 && n <= SW_CONFIG_MAX);
 	strcat(text, "\n");
 	assert_int_equal(parse(text), 0);
 	assert_int_equal(cfg.n_destinations, SW_MAX_DESTS);
 	assert_int_equal(cfg.n_patterns, SW_MAX_PATTERNS);
 	assert_int_equal(cfg.n_host_ports, SW_MAX_HOST_PORTS);
 	assert_int_equal(cfg.n_allows, SW_MAX_ALLOWS);
-	assert_prefix(&cfg.destinations[255], "10.255.0.0/16");
+	assert_prefix(&cfg.destinations[255], "10.0.255.0/24");
+	assert_prefix(&cfg.destinations[SW_MAX_DESTS - 1], "10.63.255.0/24");
 	assert_string_equal(cfg.patterns[63], "t63*");
+	/* one more of each long list is refused, on the line that overflows */
+	for (int which = 0; which < 2; which++) {
+		n = (size_t)snprintf(text, cap, which ? "[allow]\ndestinations =" : "[block]\ndestinations =");
+		for (int i = 0; i <= (which ? SW_MAX_ALLOWS : SW_MAX_DESTS); i++)
+			n += (size_t)snprintf(text + n, cap - n, which ? "\n 10.%d.%d.1 tcp/1 reopen," :
+					      "\n 10.%d.%d.0/24", i / 256, i % 256);
+		strcat(text, "\n");
+		assert_int_equal(parse(text), -EINVAL);
+		snprintf(buf, sizeof(buf), "t.conf:%d: too many entries in [%s] destinations (max %d)",
+			 (which ? SW_MAX_ALLOWS : SW_MAX_DESTS) + 3, which ? "allow" : "block",
+			 which ? SW_MAX_ALLOWS : SW_MAX_DESTS);
+		assert_string_equal(err, buf);
+	}
+	free(text);
 }
 
 static void test_lines(void **state)

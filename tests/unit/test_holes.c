@@ -239,12 +239,12 @@ static void test_size_limit(void **state)
 	text[SW_CONFIG_MAX] = '\n';
 	text[SW_CONFIG_MAX + 1] = '\0';
 	assert_int_equal(sw_config_parse_string(text, "t.conf", &cfg, err, sizeof(err)), -EFBIG);
-	assert_string_equal(err, "t.conf: larger than 65536 bytes, the limit for a config");
+	assert_string_equal(err, "t.conf: larger than 2097152 bytes, the limit for a config");
 	assert_string_equal(cfg.table, "sandwall");     /* defaults */
 	assert_int_equal(write(fd, "\n", 1), 1);
 	close(fd);
 	assert_int_equal(sw_config_load(path, &cfg, err, sizeof(err)), -EFBIG);
-	assert_non_null(strstr(err, ": larger than 65536 bytes, the limit for a config"));
+	assert_non_null(strstr(err, ": larger than 2097152 bytes, the limit for a config"));
 	unlink(path);
 }
 

@@ -85,6 +85,11 @@ static void test_refusals(void **state)
 		  "bad port 'sctp/80'");
 	parse_bad("[sandbox a]\nsources = ::ffff:10.0.0.1\n", "IPv4-mapped");
 	parse_bad("[sandbox a]\ninterfaces = b*r\n", "bad interface pattern 'b*r'");
+	parse_bad("[sandbox a]\ninterfaces = x\nbudget = 10\n", "t.conf:3: bad value '10' for [sandbox a] budget");
+	parse_bad("[sandbox a]\ninterfaces = x\nbudget = 0/minute\n", "bad value '0/minute'");
+	parse_bad("[sandbox a]\ninterfaces = x\nbudget = 5/day\n", "bad value '5/day'");
+	parse_bad("[sandbox a]\ninterfaces = x\nbudget = 1000001/second\n", "bad value");
+	parse_bad("[sandbox a]\ninterfaces = x\nbudget = -5/second\n", "bad value");
 }
 
 static const struct sw_rule *rule(const struct sw_model *m, const char *tag)
@@ -153,10 +158,51 @@ static void test_ruleset(void **state)
 			    "[ meta load nfproto => reg 1 ] [ cmp eq reg 1 0x00000002 ] "
 			    "[ payload load 4b @ network header + 12 => reg 1 ] "
 			    "[ lookup reg 1 set sbx_web_src4 0x0 ] [ immediate reg 0 jump -> sbx_web ]");
+	/* no budget, no budget set */
+	assert_null(sw_model_find_set(&m, "sbx_agents_budget4"));
 	/* logged as egress:<name> */
 	assert_non_null(strstr(text_of(&m, "sandwall:egress_web-log", false), "\"sandwall:egress:web \""));
 	sw_model_free(&m);
 	sw_model_free(&d);
+}
+
+static void test_budget(void **state)
+{
+	static struct sw_config cfg;
+	const struct sw_set *s;
+	struct sw_model m;
+
+	(void)state;
+	parse_ok("[sandbox a]\ninterfaces = x\nbudget = 30/Minute\n", &cfg);
+	assert_int_equal(cfg.sandboxes[0].budget, 30);
+	assert_int_equal(cfg.sandboxes[0].budget_unit, 60);
+	tk_build("[sandbox a]\ninterfaces = docker0\nbudget = 30/minute\n", &m);
+	s = sw_model_find_set(&m, "sbx_a_budget4");
+	assert_non_null(s);
+	assert_true(sw_set_dynamic(s));
+	assert_int_equal(s->timeout_ms, 60000);
+	assert_int_equal(s->size, 65535);
+	assert_int_equal(s->n_elems, 0);
+	assert_non_null(sw_model_find_set(&m, "sbx_a_budget6"));
+	assert_string_equal(text_of(&m, "sandwall:sbx-a-budget4", false),
+			    "ct state new update @sbx_a_budget4 { ip saddr limit rate over 30/minute "
+			    "burst 30 packets } goto block_budget_a comment \"sandwall:sbx-a-budget4\"");
+	assert_string_equal(text_of(&m, "sandwall:sbx-a-budget4", true),
+			    "[ ct load state => reg 1 ] [ bitwise reg 1 = ( reg 1 & 0x00000008 ) ^ 0x00000000 ] "
+			    "[ cmp neq reg 1 0x00000000 ] [ meta load nfproto => reg 1 ] "
+			    "[ cmp eq reg 1 0x00000002 ] [ payload load 4b @ network header + 12 => reg 1 ] "
+			    "[ dynset update reg_key 1 set sbx_a_budget4 timeout 0ms expr "
+			    "[ limit rate 30/minute burst 30 type packets flags 0x1 ] ] "
+			    "[ immediate reg 0 goto -> block_budget_a ]");
+	assert_true(sw_model_find_counter(&m, "budget_a") >= 0);
+	assert_non_null(sw_model_find_chain(&m, "block_budget_a"));
+	/* the budget comes first in the policy: it counts every new flow */
+	for (size_t i = 0; i < m.n_rules; i++)
+		if (!strcmp(m.rules[i].chain, "sbx_a")) {
+			assert_string_equal(m.rules[i].tag, "sandwall:sbx-a-budget4");
+			break;
+		}
+	sw_model_free(&m);
 }
 
 int main(void)
@@ -165,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_ruleset),
+		cmocka_unit_test(test_budget),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

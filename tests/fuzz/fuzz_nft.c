@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* fuzz_nft: one nf_tables datagram, as the kernel would send a dump answer
+ * or an event, through the event parser, every observe decoder (which
+ * validate before libnftnl parses) and the diff against a desired model. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/netlink.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nf_tables.h>
+
+#include "config.h"
+#include "diff.h"
+#include "events.h"
+#include "fuzz_host.h"
+#include "model.h"
+#include "nlmsg.h"
+#include "observe.h"
+#include "ruleset.h"
+
+static int (*const decoders[])(const struct nlmsghdr *, struct sw_model *) = {
+	sw_decode_table, sw_decode_chain, sw_decode_set,
+	sw_decode_elems, sw_decode_obj, sw_decode_rule,
+};
+
+static void txn_cb(const struct sw_nft_txn *t, void *data)
+{
+	(void)t;
+	(*(int *)data)++;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct sw_model want;
+	static bool have_want;
+	const struct nlmsghdr *nlh;
+	struct sw_nft_txn txn;
+	struct sw_model have;
+	struct sw_diff d;
+	uint8_t *buf;
+	size_t off;
+	int n = 0;
+
+	if (!have_want) {
+		static struct sw_config cfg;
+		static struct sw_host host;
+		char err[256];
+
+		fh_host(&host);
+		if (sw_config_parse_string("", "fuzz.conf", &cfg, err, sizeof(err)) ||
+		    sw_ruleset_build(&cfg, &host, &want, err, sizeof(err)))
+			__builtin_trap();
+		have_want = true;
+	}
+	/* a receive buffer is aligned; the fuzzer's copy need not be */
+	buf = malloc(size ? size : 1);
+	if (!buf)
+		return 0;
+	memcpy(buf, data, size);
+
+	memset(&txn, 0, sizeof(txn));
+	sw_events_parse_nft(buf, size, want.table, &txn, txn_cb, &n);
+
+	sw_model_init(&have, want.table);
+	sw_nlmsg_for_each(nlh, buf, size, off) {
+		uint16_t t = NFNL_MSG_TYPE(nlh->nlmsg_type);
+		int k;
+
+		switch (t) {
+		case NFT_MSG_NEWTABLE: k = 0; break;
+		case NFT_MSG_NEWCHAIN: k = 1; break;
+		case NFT_MSG_NEWSET: k = 2; break;
+		case NFT_MSG_NEWSETELEM: k = 3; break;
+		case NFT_MSG_NEWOBJ: k = 4; break;
+		case NFT_MSG_NEWRULE: k = 5; break;
+		default: k = nlh->nlmsg_type % 6; break;   /* a mismatched type too */
+		}
+		decoders[k](nlh, &have);
+	}
+	for (size_t i = 0; i < have.n_sets; i++)
+		sw_set_sort(&have.sets[i]);
+	if (sw_diff(&want, &have, &d) == 0) {
+		char sum[256];
+		FILE *f = fopen("/dev/null", "w");
+
+		sw_diff_summary(&d, sum, sizeof(sum));
+		if (f) {
+			sw_diff_print(&d, f, true);
+			fclose(f);
+		}
+		sw_diff_free(&d);
+	}
+	sw_model_free(&have);
+	free(buf);
+	return 0;
+}
