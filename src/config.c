@@ -469,8 +469,7 @@ static void list_reset(struct sw_config *cfg, const struct key *k)
 	if (k->set == set_patterns) {
 		cfg->n_patterns = 0;
 		cfg->auto_detect = false;
-	}
-	else if (k->set == set_dests)
+	} else if (k->set == set_dests)
 		cfg->n_destinations = 0;
 	else if (k->set == set_host_ports)
 		cfg->n_host_ports = 0;
