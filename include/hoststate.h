@@ -12,6 +12,7 @@
 #define SW_MAX_GATEWAYS   32
 #define SW_MAX_RESOLVERS  16
 #define SW_MAX_UPLINKS    32      /* interfaces of default routes */
+#define SW_MAX_ROUTES     16384   /* directly connected routes (a routed container's /32) */
 
 /* What IFLA_INFO_KIND says a link is (tun and tap share the kind "tun";
  * IFLA_TUN_TYPE in IFLA_INFO_DATA tells them apart). */
@@ -52,6 +53,11 @@ struct sw_gateway {
 	int oif;
 };
 
+struct sw_route {
+	struct sw_prefix dst;    /* masked */
+	int oif;
+};
+
 struct sw_host {
 	struct sw_link links[SW_MAX_LINKS];
 	size_t n_links;
@@ -63,6 +69,13 @@ struct sw_host {
 	size_t n_resolvers;
 	int uplinks[SW_MAX_UPLINKS];  /* output interfaces of default routes, with or without gateway */
 	size_t n_uplinks;
+	/* main-table unicast routes without a gateway other than default
+	 * routes (`172.29.0.5 dev cali1 scope link`): what sits behind an
+	 * interface that has no address of its own. Beyond SW_MAX_ROUTES
+	 * they are dropped: they only widen `own`, which opens nothing that
+	 * a block category closes before it. */
+	struct sw_route routes[SW_MAX_ROUTES];
+	size_t n_routes;
 };
 
 /* Dump links, addresses and default routes from the current network

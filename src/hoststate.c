@@ -284,6 +284,21 @@ static int add_uplink(struct sw_host *h, int oif)
 	return 0;
 }
 
+/* A directly connected route (no gateway, one output interface). */
+static void add_route(struct sw_host *h, const struct nlattr *const *tb,
+		      const struct rtmsg *rtm, int oif)
+{
+	struct sw_route r;
+
+	if (oif <= 0 || tb[RTA_GATEWAY] || tb[RTA_MULTIPATH] || h->n_routes >= SW_MAX_ROUTES ||
+	    rtm->rtm_dst_len > (rtm->rtm_family == AF_INET ? 32 : 128) ||
+	    !attr_to_prefix(tb[RTA_DST], rtm->rtm_family, rtm->rtm_dst_len, &r.dst))
+		return;
+	sw_prefix_mask(&r.dst);
+	r.oif = oif;
+	h->routes[h->n_routes++] = r;
+}
+
 static int route_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct dump_ctx *c = data;
@@ -296,7 +311,7 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 	if (nlh->nlmsg_type != RTM_NEWROUTE ||
 	    mnl_nlmsg_get_payload_len(nlh) < sizeof(*rtm) ||
 	    (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6) ||
-	    rtm->rtm_dst_len != 0 || rtm->rtm_type != RTN_UNICAST)
+	    rtm->rtm_type != RTN_UNICAST)
 		return MNL_CB_OK;
 	if (mnl_attr_parse(nlh, sizeof(*rtm), attr_cb, &t) < 0)
 		return fail(c, -EPROTO);
@@ -307,6 +322,10 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 		return MNL_CB_OK;
 	if (tb[RTA_OIF] && mnl_attr_validate(tb[RTA_OIF], MNL_TYPE_U32) == 0)
 		oif = (int)mnl_attr_get_u32(tb[RTA_OIF]);
+	if (rtm->rtm_dst_len) {
+		add_route(c->h, tb, rtm, oif);
+		return MNL_CB_OK;
+	}
 
 	err = add_gateway(c, tb[RTA_GATEWAY], rtm->rtm_family, oif);
 	if (!err)
@@ -454,7 +473,7 @@ static int read_rtnl(struct sw_host *h)
 	uint8_t *buf;
 	int err;
 
-	h->n_links = h->n_addrs = h->n_gateways = h->n_uplinks = 0;
+	h->n_links = h->n_addrs = h->n_gateways = h->n_uplinks = h->n_routes = 0;
 	buf = malloc(RECV_BUF_SIZE);
 	nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
 	if (!buf || !nl) {
@@ -483,7 +502,7 @@ out:
 		mnl_socket_close(nl);
 	free(buf);
 	if (err)
-		h->n_links = h->n_addrs = h->n_gateways = h->n_uplinks = 0;
+		h->n_links = h->n_addrs = h->n_gateways = h->n_uplinks = h->n_routes = 0;
 	return err;
 }
 

@@ -228,6 +228,8 @@ struct work {
 	struct ivals a, b;
 	struct sw_prefix *p;
 	size_t cap_p;
+	int *guarded;           /* ifindexes of the guarded links, sorted */
+	size_t n_guarded;
 };
 
 static void work_free(struct work *w)
@@ -237,6 +239,7 @@ static void work_free(struct work *w)
 	free(w->a.v);
 	free(w->b.v);
 	free(w->p);
+	free(w->guarded);
 	free(w);
 }
 
@@ -741,6 +744,29 @@ static bool is_loopback(const struct sw_prefix *p)
 static bool is_v6_linklocal(const struct sw_prefix *p)
 {
 	return p->family == AF_INET6 && p->addr[0] == 0xfe && (p->addr[1] & 0xc0) == 0x80;
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The guarded links' ifindexes, sorted: a lookup per route, not a scan
+ * (a Calico host has one route and one veth per pod). */
+static int guarded_index(struct work *w, const struct sw_config *cfg, const struct sw_host *host)
+{
+	w->n_guarded = 0;
+	if (!host->n_links)
+		return 0;
+	if (!(w->guarded = calloc(host->n_links, sizeof(*w->guarded))))
+		return -ENOMEM;
+	for (size_t i = 0; i < host->n_links; i++)
+		if (sw_ruleset_guarded(cfg, &host->links[i]))
+			w->guarded[w->n_guarded++] = host->links[i].ifindex;
+	qsort(w->guarded, w->n_guarded, sizeof(*w->guarded), int_cmp);
+	return 0;
 }
 
 static const char *const rfc_private[] = {
@@ -1506,9 +1532,9 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 	sw_model_init(m, cfg->table);
 	m->has_table = true;
 	if (w) {
-		/* one prefix per address, gateway or config entry at most */
+		/* one prefix per address, route, gateway or config entry at most */
 		w->cap_p = FIXED_ENTRIES + cfg->n_destinations +
-			   (host ? host->n_addrs + host->n_gateways : 0);
+			   (host ? host->n_addrs + host->n_routes + host->n_gateways : 0);
 		p = w->p = calloc(w->cap_p, sizeof(*w->p));
 	}
 	if (!w || !p) {
@@ -1553,6 +1579,18 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 			continue;
 		sw_prefix_mask(&q);
 		p[n++] = q;
+	}
+	/* and what is routed to a guarded interface without a gateway: a
+	 * routed veth has no address, its container's /32 is a route */
+	if (host && host->n_routes && (rc = guarded_index(w, cfg, host)))
+		goto fail;
+	for (size_t i = 0; host && i < host->n_routes; i++) {
+		int oif = host->routes[i].oif;
+
+		if (is_v6_linklocal(&host->routes[i].dst) || !w->n_guarded ||
+		    !bsearch(&oif, w->guarded, w->n_guarded, sizeof(oif), int_cmp))
+			continue;
+		p[n++] = host->routes[i].dst;
 	}
 	if ((rc = addr_sets(m, w, "own", p, n)))
 		goto fail;

@@ -261,6 +261,8 @@ _runtimes_03() {
 	rt_categories "$c"
 	# the host's own address on the uplink and a broadcast to the host
 	blocked "$c" http://10.0.0.2:9090/
+	if set_covers own4 $a; then ok "$a (a /32 route via rveth0, no address) is own"
+	else bad "$a is not in own4: $(set_elems own4 | tr '\n' ' ')"; fi
 	# the anti-spoofing rule keeps the container's own traffic (a /32
 	# route back via rveth0 exists): nothing counted as spoofed so far
 	s=$(counter_packets spoofed)
@@ -283,6 +285,15 @@ _runtimes_03() {
 	else bad "counter spoofed = ${s:-missing} after the priming attack"; fi
 	reach "$c" $RT_NET
 	atk_undo
+
+	info "private = yes: a second routed container is own, the LAN is not"
+	rt_routed "${SWT_PREFIX}rt-cal2" rveth1 172.29.0.6 || return 1
+	start_srv "${SWT_PREFIX}rt-cal2" tcp :: 80 || return 1
+	conf=$(mkconf rtpriv guard.interfaces=auto block.private=yes)
+	apply_ok "$conf" || return 1
+	reach "$c" http://172.29.0.6/
+	blocked "$c" $RT_LAN
+	reach "$c" $RT_NET
 	return 0
 }
 

@@ -713,6 +713,15 @@ static void auto_host(struct sw_host *h)
 	tk_addr(h, 14, "192.168.1.5/24");
 	tk_gateway(h, "10.0.0.1", 2);
 	h->uplinks[h->n_uplinks++] = 9;
+	/* 172.29.0.5 dev cali123 (a routed container), 192.168.50.0/24 dev ens5,
+	 * fe80::/64 dev cali123 */
+	assert_int_equal(sw_prefix_parse("172.29.0.5/32", &h->routes[0].dst, NULL), 0);
+	h->routes[0].oif = 6;
+	assert_int_equal(sw_prefix_parse("192.168.50.0/24", &h->routes[1].dst, NULL), 0);
+	h->routes[1].oif = 14;
+	assert_int_equal(sw_prefix_parse("fe80::/64", &h->routes[2].dst, NULL), 0);
+	h->routes[2].oif = 6;
+	h->n_routes = 3;
 	sw_host_classify(h);
 }
 
@@ -733,7 +742,9 @@ static void test_auto_selection(void **state)
 		"\"flannel*\"", "\"incusbr*\"", "\"lxc*\"", "\"lxdbr*\"", "\"nerdctl*\"",
 		"\"podman*\"", "\"tap*\"", "\"virbr1-nic\"", "\"vm0\"", "\"vnet*\"",
 	};
-	static const char *const own4[] = { "172.17.0.0/16", "172.30.0.0/30" };
+	/* the routed container's /32 is own; a route via an unguarded
+	 * interface is neither own nor lan (lan is built from addresses) */
+	static const char *const own4[] = { "172.17.0.0/16", "172.29.0.5", "172.30.0.0/30" };
 	static const char *const lan4[] = { "10.0.0.0/24", "10.8.0.0/24", "192.168.1.0/24",
 					    "192.168.122.0/24" };
 	static const char *const ifs_legacy[] = { "\"br-*\"", "\"docker0\"" };
@@ -756,6 +767,7 @@ static void test_auto_selection(void **state)
 	tk_build_host("", &h, &m);
 	assert_text(&m, "guard_ifaces", ifs, N(ifs));
 	assert_text(&m, "own4", own4, N(own4));
+	assert_text(&m, "own6", NULL, 0);       /* fe80::/64 is never own */
 	assert_text(&m, "lan4", lan4, N(lan4));
 	sw_model_free(&m);
 
