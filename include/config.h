@@ -105,6 +105,7 @@ struct sw_config {
 	bool block[SW_CAT_COUNT];
 	struct sw_prefix destinations[SW_MAX_DESTS];
 	size_t n_destinations;
+	bool destinations_sorted;                /* by family, address, length: the parser sorts */
 	/* [allow] */
 	enum sw_dns_mode dns;
 	struct sw_port host_ports[SW_MAX_HOST_PORTS];

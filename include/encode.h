@@ -32,6 +32,12 @@ int sw_encode_create(struct sw_batch *b, struct sw_nl *nl, const struct sw_model
 int sw_encode_twin(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m,
 		   const char *twin, uint32_t flags);
 /* Only the named set's contents: flush its elements, add the desired ones. */
+/* Change set `want` in place into ... from what the kernel holds (`have`,
+ * same definition): delete element for what went, add element for what
+ * came; the elements that stay are not touched (a 10,000-entry set with
+ * one change sends two elements, never a flush). */
+int sw_encode_set_delta(struct sw_batch *b, struct sw_nl *nl, const char *table,
+			const struct sw_set *want, const struct sw_set *have);
 int sw_encode_set_refill(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m,
 			 const struct sw_set *s);
 /* delete table inet <name> */

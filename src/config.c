@@ -884,17 +884,13 @@ static int prefix_order(const struct sw_prefix *x, const struct sw_prefix *y)
 	return x->len < y->len ? -1 : x->len > y->len;
 }
 
-/* Indices into a list, ordered by the entry and then by position: equal
- * entries end up side by side, the first one given first. */
-static int dest_idx_cmp(const void *a, const void *b, void *arg)
+static int prefix_cmp(const void *a, const void *b)
 {
-	const struct sw_prefix *v = arg;
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	int r = prefix_order(&v[i], &v[j]);
-
-	return r ? r : i < j ? -1 : i > j;
+	return prefix_order(a, b);
 }
 
+/* Indices into a list, ordered by the entry and then by position: equal
+ * entries end up side by side, the first one given first. */
 static int allow_idx_cmp(const void *a, const void *b, void *arg)
 {
 	const struct sw_allow *v = arg;
@@ -910,8 +906,8 @@ static int allow_idx_cmp(const void *a, const void *b, void *arg)
 	return i < j ? -1 : i > j;
 }
 
-/* The long lists once each, in the order given: destinations, and allow
- * entries (a repeated entry is "reopen" if any copy said so). One sort of
+/* The long lists once each: destinations (sorted), and allow entries in
+ * the order given (a repeated entry is "reopen" if any copy said so). One sort of
  * indices, not a scan per entry. -ENOMEM leaves the lists as they are. */
 static int dedup_lists(struct sw_config *cfg)
 {
@@ -924,20 +920,18 @@ static int dedup_lists(struct sw_config *cfg)
 		free(drop);
 		return -ENOMEM;
 	}
+	/* destinations: sorted (order means nothing in a block list) so that
+	 * the hole checks can search them */
 	if (cfg->n_destinations > 1) {
-		for (size_t i = 0; i < cfg->n_destinations; i++)
-			idx[i] = i;
-		qsort_r(idx, cfg->n_destinations, sizeof(*idx), dest_idx_cmp, cfg->destinations);
-		for (size_t i = 1; i < cfg->n_destinations; i++)
-			drop[idx[i]] = !prefix_order(&cfg->destinations[idx[i - 1]],
-						     &cfg->destinations[idx[i]]);
+		qsort(cfg->destinations, cfg->n_destinations, sizeof(cfg->destinations[0]),
+		      prefix_cmp);
 		out = 0;
 		for (size_t i = 0; i < cfg->n_destinations; i++)
-			if (!drop[i])
+			if (!out || prefix_order(&cfg->destinations[out - 1], &cfg->destinations[i]))
 				cfg->destinations[out++] = cfg->destinations[i];
 		cfg->n_destinations = out;
-		memset(drop, 0, n * sizeof(*drop));
 	}
+	cfg->destinations_sorted = true;
 	if (cfg->n_allows > 1) {
 		struct sw_allow *v = cfg->allows;
 		size_t first = 0;

@@ -2,6 +2,7 @@
 /* encode: build the nf_tables messages of a model into a batch. Each
  * message is built by libnftnl into space reserved in the batch. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include <linux/netfilter.h>
@@ -131,32 +132,33 @@ static int set_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
 	return nlh ? 0 : b->err;
 }
 
-/* add element inet <table> <set> { ... } -- in chunks */
-static int elems_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
-		     const struct sw_set *s, uint32_t id)
+/* add|delete element inet <table> <set> { ... } -- these n elements, in
+ * chunks (type NFT_MSG_NEWSETELEM or NFT_MSG_DELSETELEM) */
+static int elems_op_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
+			const struct sw_set *s, const struct sw_elem *v, size_t n, uint32_t id,
+			uint16_t type)
 {
-	for (size_t i = 0; i < s->n_elems; i += ELEMS_PER_MSG) {
+	for (size_t i = 0; i < n; i += ELEMS_PER_MSG) {
 		struct nftnl_set *ns = set_obj(table, s, id);
 		struct nlmsghdr *nlh;
 
 		if (!ns)
 			return -ENOMEM;
-		for (size_t j = i; j < s->n_elems && j < i + ELEMS_PER_MSG; j++) {
+		for (size_t j = i; j < n && j < i + ELEMS_PER_MSG; j++) {
 			struct nftnl_set_elem *e = nftnl_set_elem_alloc();
 
 			if (!e) {
 				nftnl_set_free(ns);
 				return -ENOMEM;
 			}
-			nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, s->elems[j].key, s->key_len);
-			if (s->elems[j].has_key_end)
-				nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY_END,
-						   s->elems[j].key_end, s->key_len);
-			if (s->elems[j].flags)
-				nftnl_set_elem_set_u32(e, NFTNL_SET_ELEM_FLAGS, s->elems[j].flags);
+			nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, v[j].key, s->key_len);
+			if (v[j].has_key_end)
+				nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY_END, v[j].key_end, s->key_len);
+			if (v[j].flags)
+				nftnl_set_elem_set_u32(e, NFTNL_SET_ELEM_FLAGS, v[j].flags);
 			nftnl_set_elem_add(ns, e);
 		}
-		nlh = msg(b, NFT_MSG_NEWSETELEM, NLM_F_CREATE);
+		nlh = msg(b, type, type == NFT_MSG_NEWSETELEM ? NLM_F_CREATE : 0);
 		if (nlh) {
 			nftnl_set_elems_nlmsg_build_payload(nlh, ns);
 			sw_batch_commit(b, nl, nlh);
@@ -166,6 +168,62 @@ static int elems_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
 			return b->err;
 	}
 	return 0;
+}
+
+/* add element inet <table> <set> { every element of s } */
+static int elems_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
+		     const struct sw_set *s, uint32_t id)
+{
+	return elems_op_msg(b, nl, table, s, s->elems, s->n_elems, id, NFT_MSG_NEWSETELEM);
+}
+
+/* The order sw_set_sort keeps elements in: key, an END before a start
+ * with the same key, then key_end. */
+static int elem_order(const struct sw_elem *x, const struct sw_elem *y, size_t len)
+{
+	int r = memcmp(x->key, y->key, len);
+
+	if (r)
+		return r;
+	if (x->flags != y->flags)
+		return x->flags > y->flags ? -1 : 1;
+	if (x->has_key_end != y->has_key_end)
+		return x->has_key_end ? 1 : -1;
+	return x->has_key_end ? memcmp(x->key_end, y->key_end, len) : 0;
+}
+
+int sw_encode_set_delta(struct sw_batch *b, struct sw_nl *nl, const char *table,
+			const struct sw_set *want, const struct sw_set *have)
+{
+	size_t len = want->key_len < SW_KEY_MAX ? want->key_len : SW_KEY_MAX;
+	struct sw_elem *del = malloc((have->n_elems + 1) * sizeof(*del));
+	struct sw_elem *add = malloc((want->n_elems + 1) * sizeof(*add));
+	size_t i = 0, j = 0, nd = 0, na = 0;
+	int err = -ENOMEM;
+
+	if (!del || !add)
+		goto out;
+	/* both sorted: one walk */
+	while (i < want->n_elems || j < have->n_elems) {
+		int c = i == want->n_elems ? 1 : j == have->n_elems ? -1 :
+			elem_order(&want->elems[i], &have->elems[j], len);
+
+		if (c < 0)
+			add[na++] = want->elems[i++];
+		else if (c > 0)
+			del[nd++] = have->elems[j++];
+		else
+			i++, j++;
+	}
+	/* delete element ...; add element ...: the removed go first, so that a
+	 * moved interval end never overlaps itself */
+	err = elems_op_msg(b, nl, table, want, del, nd, 0, NFT_MSG_DELSETELEM);
+	if (!err)
+		err = elems_op_msg(b, nl, table, want, add, na, 0, NFT_MSG_NEWSETELEM);
+out:
+	free(del);
+	free(add);
+	return err;
 }
 
 /* chain <name> { [type filter hook prerouting priority P; policy accept;] } */
@@ -430,6 +488,10 @@ int sw_encode_update(struct sw_batch *b, struct sw_nl *nl, const struct sw_model
 
 		if (keep && !all && elems_same(w, h))
 			continue;
+		if (keep && !all) {     /* only what differs travels */
+			err = sw_encode_set_delta(b, nl, t, w, h);
+			continue;
+		}
 		err = keep ? flush_set_msg(b, nl, t, w) : set_msg(b, nl, t, w, id);
 		if (!err)
 			err = elems_msg(b, nl, t, w, keep ? 0 : id);

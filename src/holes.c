@@ -35,6 +35,63 @@ void sw_allow_format(const struct sw_allow *a, char *buf, size_t len)
 		 a->port.port);
 }
 
+/* family, address, length: the order the config parser sorts
+ * destinations in */
+static int prefix_cmp(const struct sw_prefix *x, const struct sw_prefix *y)
+{
+	int r;
+
+	if (x->family != y->family)
+		return x->family < y->family ? -1 : 1;
+	if ((r = memcmp(x->addr, y->addr, sizeof(x->addr))))
+		return r;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+/* First index whose entry is not below p (n if none). */
+static size_t lower_bound(const struct sw_prefix *v, size_t n, const struct sw_prefix *p)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (prefix_cmp(&v[mid], p) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A destination that overlaps p, in sorted destinations: prefixes nest or
+ * are disjoint, so it either contains p (p masked to one of its shorter
+ * lengths, found exactly) or lies inside p (right after p's start). */
+static const struct sw_prefix *dest_overlap(const struct sw_config *cfg, const struct sw_prefix *p)
+{
+	const struct sw_prefix *v = cfg->destinations;
+	size_t n = cfg->n_destinations, i;
+
+	for (int len = 0; len <= p->len; len++) {
+		struct sw_prefix q = *p;
+
+		q.len = (uint8_t)len;
+		sw_prefix_mask(&q);
+		i = lower_bound(v, n, &q);
+		if (i < n && !prefix_cmp(&v[i], &q))
+			return &v[i];
+	}
+	{
+		struct sw_prefix q = *p;
+
+		sw_prefix_mask(&q);
+		i = lower_bound(v, n, &q);
+		if (i < n && v[i].family == p->family && sw_prefix_contains(&q, &v[i]))
+			return &v[i];
+	}
+	return NULL;
+}
+
 struct acc {
 	struct sw_hole *out;
 	size_t n, max;
@@ -110,8 +167,15 @@ size_t sw_allow_holes(const struct sw_config *cfg, const struct sw_host *host,
 	}
 	if (cfg->block[SW_CAT_PRIVATE])
 		consider_text(&c, SW_CAT_PRIVATE, rfc_private, sizeof(rfc_private) / sizeof(*rfc_private));
-	for (size_t i = 0; i < cfg->n_destinations; i++)
-		consider(&c, SW_CAT_DESTINATIONS, &cfg->destinations[i]);
+	if (cfg->destinations_sorted) {
+		const struct sw_prefix *d = dest_overlap(cfg, &a->dst);
+
+		if (d)
+			consider(&c, SW_CAT_DESTINATIONS, d);
+	} else {
+		for (size_t i = 0; i < cfg->n_destinations && c.n < c.max; i++)
+			consider(&c, SW_CAT_DESTINATIONS, &cfg->destinations[i]);
+	}
 	return c.n;
 }
 

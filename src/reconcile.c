@@ -141,11 +141,13 @@ static int build_delete(struct sw_batch *b, struct sw_nl *nl, const void *arg)
 }
 
 struct refill {
-	const struct sw_model *want;
+	const struct sw_model *want, *have;
 	const struct sw_diff *d;
+	bool flush;             /* flush and refill, not element deltas */
 };
 
-/* Refill every set the diff names, once each. */
+/* Change every set the diff names, once each: by element deltas, or
+ * flushed and refilled. */
 static int build_refill(struct sw_batch *b, struct sw_nl *nl, const void *arg)
 {
 	const struct refill *r = arg;
@@ -153,12 +155,19 @@ static int build_refill(struct sw_batch *b, struct sw_nl *nl, const void *arg)
 
 	for (size_t i = 0; i < r->d->n && !rc; i++) {
 		const char *name = r->d->items[i].set;
+		const struct sw_set *w, *h;
 		bool seen = false;
 
 		for (size_t j = 0; j < i && !seen; j++)
 			seen = r->d->items[j].set && !strcmp(r->d->items[j].set, name);
-		if (!seen)
-			rc = sw_encode_set_refill(b, nl, r->want, sw_model_find_set(r->want, name));
+		if (seen)
+			continue;
+		w = sw_model_find_set(r->want, name);
+		h = r->have ? sw_model_find_set(r->have, name) : NULL;
+		if (!r->flush && h)
+			rc = sw_encode_set_delta(b, nl, r->want->table, w, h);
+		else
+			rc = sw_encode_set_refill(b, nl, r->want, w);
 	}
 	return rc;
 }
@@ -369,6 +378,23 @@ static int build_twin_delete(struct sw_batch *b, struct sw_nl *nl, const void *a
  * table with the same blocks goes in first, in its own batch, the table
  * is replaced, and the twin goes. Every step is a separate commit; at
  * every instant at least one complete table is registered. */
+/* An empty table <table>_handover with these flags, made and deleted at
+ * once: does the kernel take the flags? Asked before any batch that would
+ * delete our table, because on some kernels (6.1) even a refused batch
+ * that deletes a base chain lets packets through while it is undone. An
+ * empty table hooks nothing. */
+static int build_probe(struct sw_batch *b, struct sw_nl *nl, const void *arg)
+{
+	const struct twin *t = arg;
+	struct sw_model empty;
+	int err;
+
+	sw_model_init(&empty, t->name);
+	err = sw_encode_twin(b, nl, &empty, t->name, t->want->table_flags);
+	sw_model_free(&empty);
+	return err;
+}
+
 static int takeover(struct sw_nl *nl, const struct sw_model *want, uint32_t genid)
 {
 	struct twin t = { .want = want };
@@ -380,6 +406,14 @@ static int takeover(struct sw_nl *nl, const struct sw_model *want, uint32_t geni
 	if (snprintf(t.name, sizeof(t.name), "%s" SW_HANDOVER_SUFFIX, want->table) >=
 	    (int)sizeof(t.name))
 		return -ENAMETOOLONG;
+	if (want->table_flags) {
+		if ((rc = send_with_retry(nl, build_probe, &t, "probe", err, sizeof(err))))
+			return rc;      /* the flags are refused: our table is untouched */
+		if ((rc = send_with_retry(nl, build_twin_delete, &t, "probe", err, sizeof(err))))
+			return rc;
+		if ((rc = sw_nl_getgen(nl, &genid)))
+			return rc;
+	}
 	if ((rc = send_once(nl, genid, build_twin, &t)))
 		return rc;
 	/* stamped with the generation after the twin: a change by someone
@@ -394,13 +428,21 @@ static int takeover(struct sw_nl *nl, const struct sw_model *want, uint32_t geni
 	return rc;
 }
 
+/* What the kernel answers an element delta that does not fit what it
+ * holds (the fallback is a flush and refill). */
+static bool delta_refused(int rc)
+{
+	return rc == -ENOENT || rc == -EEXIST || rc == -ENOTEMPTY;
+}
+
 /* The batch that makes the kernel hold want, given what it holds. */
 static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct sw_model *have,
 		    const struct sw_diff *d, bool full)
 {
-	struct refill r = { want, d };
+	struct refill r = { want, have, d, false };
 	struct update u = { want, have, full };
 	bool only_elems = !full && d && d->n > 0;
+	int rc;
 
 	for (size_t j = 0; d && j < d->n && only_elems; j++)
 		only_elems = d->items[j].set && sw_model_find_set(want, d->items[j].set);
@@ -413,7 +455,7 @@ static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct 
 	if (have->table_unmarked && sw_table_owner(have) != SW_TABLE_EMPTY)
 		return takeover(nl, want, have->genid);
 	if (have->table_unmarked) {
-		int rc = send_once(nl, have->genid, build_replace, want);
+		rc = send_once(nl, have->genid, build_replace, want);
 
 		if (!rc)
 			forget_primed(nl, want);
@@ -430,9 +472,23 @@ static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct 
 			return send_once(nl, have->genid, build_adopt_update, &u);
 		return takeover(nl, want, have->genid);
 	}
-	if (only_elems)
-		return send_once(nl, have->genid, build_refill, &r);
-	return send_once(nl, have->genid, build_update, &u);
+	/* element deltas first; if the kernel refuses one (an element that
+	 * is not where the dump said: ENOENT, EEXIST, an interval overlap),
+	 * flush and refill, as a new batch */
+	if (only_elems) {
+		rc = send_once(nl, have->genid, build_refill, &r);
+		if (delta_refused(rc)) {
+			r.flush = true;
+			rc = send_once(nl, have->genid, build_refill, &r);
+		}
+		return rc;
+	}
+	rc = send_once(nl, have->genid, build_update, &u);
+	if (delta_refused(rc) && !full) {
+		u.all = true;
+		rc = send_once(nl, have->genid, build_update, &u);
+	}
+	return rc;
 }
 
 int sw_apply(struct sw_nl *nl, const struct sw_model *want, char *err, size_t errlen)

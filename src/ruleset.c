@@ -1190,8 +1190,12 @@ static int input_rules(struct sw_model *m, struct rb *b)
 	return 0;
 }
 
-/* ip daddr . meta l4proto . th dport @<set>4 VERDICT [target] (and ip6,
- * @<set>6); ids <id>4 and <id>6 */
+/* ip daddr . ip protocol . th dport @<set>4 VERDICT [target] (and ip6 daddr .
+ * ip6 nexthdr . th dport @<set>6); ids <id>4 and <id>6. Not `meta l4proto`:
+ * Debian 12's 6.12 kernels from 6.12.115 refuse it (EOPNOTSUPP) in an
+ * interval concatenation (docs/kernels.md). The 1-byte payload loads the
+ * same protocol number; an IPv6 packet with extension headers before its
+ * transport header matches no entry, so it is not accepted here. */
 static int concat_rules(struct sw_model *m, struct rb *b, const char *chain, const char *id,
 			const char *set, int verdict, const char *target)
 {
@@ -1203,23 +1207,13 @@ static int concat_rules(struct sw_model *m, struct rb *b, const char *chain, con
 
 		snprintf(rid, sizeof(rid), "%s%c", id, v6 ? '6' : '4');
 		snprintf(sname, sizeof(sname), "%s%c", set, v6 ? '6' : '4');
-		snprintf(text, sizeof(text), "%s daddr . meta l4proto . th dport @%s %s%s%s",
-			 v6 ? "ip6" : "ip", sname, verdict_word(verdict), target ? " " : "",
-			 target ? target : "");
+		snprintf(text, sizeof(text), "%s daddr . %s . th dport @%s %s%s%s",
+			 v6 ? "ip6" : "ip", v6 ? "ip6 nexthdr" : "ip protocol", sname,
+			 verdict_word(verdict), target ? " " : "", target ? target : "");
 		RULE(m, b, chain, rid, text, {
-			struct nftnl_expr *e;
 			e_daddr(b, v6 ? AF_INET6 : AF_INET);
-			e_meta(b, NFT_META_L4PROTO, r2);
-			/* nft converts the 1-byte protocol for the concatenation */
-			e = expr(b, "byteorder");
-			if (e) {
-				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_SREG, r2);
-				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_DREG, r2);
-				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_OP, NFT_BYTEORDER_HTON);
-				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_LEN, 1);
-				nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_SIZE, 2);
-				add_expr(b, e);
-			}
+			/* ip protocol (offset 9) / ip6 nexthdr (offset 6) */
+			e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, v6 ? 6 : 9, 1, r2);
 			e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, r3);
 			e_lookup(b, NFT_REG_1, sname);
 			e_verdict(b, verdict, target);
@@ -1332,9 +1326,9 @@ static int budget_rules(struct sw_model *m, struct rb *b, const struct sw_sandbo
 }
 
 /* chain sbx_<name>: the policy, which only drops or returns:
- *   dns none:   ip daddr . meta l4proto . th dport @resolvers4 goto block_egress_<name>
- *   not open:   [dns auto]  ip daddr . meta l4proto . th dport @resolvers4 return
- *               [allowlist] ip daddr . meta l4proto . th dport @sbx_<name>_allow4 return
+ *   dns none:   ip daddr . ip protocol . th dport @resolvers4 goto block_egress_<name>
+ *   not open:   [dns auto]  ip daddr . ip protocol . th dport @resolvers4 return
+ *               [allowlist] ip daddr . ip protocol . th dport @sbx_<name>_allow4 return
  *               goto block_egress_<name>
  * (and ip6). A returned packet goes on through every global block. */
 static int sandbox_chains(struct sw_model *m, struct rb *b, const struct sw_config *cfg)
@@ -1452,7 +1446,7 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 	 * they only drop or return */
 	if ((err = sandbox_dispatch(m, b, cfg)))
 		return err;
-	/* ip daddr . meta l4proto . th dport @allow4 accept (and ip6 / allow6) */
+	/* ip daddr . ip protocol . th dport @allow4 accept (and ip6 daddr . ip6 nexthdr ...) */
 	if ((err = concat_rules(m, b, SW_CHAIN_GUARD, "allow", "allow", NF_ACCEPT, NULL)))
 		return err;
 	/* fib daddr type local meta l4proto . th dport @host_ports accept */

@@ -41,6 +41,53 @@ struct opts {
 	const char *control;
 	bool json;
 	bool verbose;
+	bool no_attacks;
+};
+
+/* ---- the commands: one table entry each ---------------------------------- */
+
+/* What a command gets, ready. */
+struct run {
+	struct opts *o;
+	struct sw_config *cfg;
+	struct sw_host *host;
+	struct sw_model *want;          /* NEED_MODEL only */
+	struct sw_nl *nl;               /* kernel commands only */
+};
+
+enum need {
+	NEED_CONFIG,                    /* the config, checked */
+	NEED_MODEL,                     /* and the host and the desired model */
+};
+
+static int run_apply(struct run *x);
+static int run_check(struct run *x);
+static int run_export(struct run *x);
+static int run_remove(struct run *x);
+static int run_status(struct run *x);
+static int run_verify(struct run *x);
+static int run_receipt(struct run *x);
+
+static const struct verb {
+	const char *name;
+	enum need need;
+	bool kernel;                    /* opens the nf_tables socket */
+	int (*run)(struct run *x);
+	const char *help;
+} verbs[] = {
+	{ "apply", NEED_MODEL, true, run_apply,
+	  "install or fix the ruleset atomically (one batch), then read it back;\n"
+	  "            nothing is sent when the kernel already matches (--force rewrites it all)" },
+	{ "check", NEED_MODEL, true, run_check,
+	  "compare the kernel with the config: 0 in sync, 1 drift (printed)" },
+	{ "export", NEED_MODEL, false, run_export, "print the ruleset as nft -f text" },
+	{ "remove", NEED_CONFIG, true, run_remove, "delete the table" },
+	{ "status", NEED_CONFIG, true, run_status,
+	  "counters per block category and sandbox, and the table's state" },
+	{ "verify", NEED_CONFIG, false, run_verify,
+	  "probe and attack from the container side: 0 = every target blocked" },
+	{ "receipt", NEED_MODEL, true, run_receipt,
+	  "audit document: digests, counters, drift events, verify, verdict" },
 };
 
 static void usage(FILE *f)
@@ -51,15 +98,10 @@ static void usage(FILE *f)
 		"Keep containers and micro-VMs away from cloud metadata, the host's\n"
 		"gateways and LAN, and services bound on the host (nftables table).\n"
 		"\n"
-		"commands:\n"
-		"  apply     install or fix the ruleset atomically (one batch), then read it back;\n"
-		"            nothing is sent when the kernel already matches (--force rewrites it all)\n"
-		"  check     compare the kernel with the config: 0 in sync, 1 drift (printed)\n"
-		"  export    print the ruleset as nft -f text\n"
-		"  remove    delete the table\n"
-		"  status    counters per block category and the table's state\n"
-		"  verify    probe from the container side: 0 = every target blocked\n"
-		"  receipt   audit document: digests, counters, drift events, verify, verdict\n"
+		"commands:\n");
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(*verbs); i++)
+		fprintf(f, "  %-9s %s\n", verbs[i].name, verbs[i].help);
+	fprintf(f,
 		"\n"
 		"options:\n"
 		"  -c, --config FILE  config file (default " SW_DEFAULT_CONFIG ")\n"
@@ -69,6 +111,7 @@ static void usage(FILE *f)
 		"      --netns PATH   verify: probe from that namespace (e.g. /run/netns/NAME)\n"
 		"      --expect-open HOST:PORT  verify: a canary that must stay reachable (repeatable)\n"
 		"      --timeout MS   verify: how long a probe waits (default 1000)\n"
+		"      --no-attacks   verify: TCP probes only (no priming, ND or broadcast attacks)\n"
 		"  -v, --verbose      more messages on stderr\n"
 		"      --control PATH the daemon's control socket (default " SW_CONTROL_PATH ")\n"
 		"  -h, --help         this text\n"
@@ -510,6 +553,7 @@ static int cmd_verify(const struct opts *o, const struct sw_config *cfg)
 	struct sw_verify_opts vo = {
 		.pid = o->pid, .netns = o->netns, .timeout_ms = o->timeout_ms,
 		.expect_open = o->expect_open, .n_open = o->n_open, .json = o->json,
+		.no_attacks = o->no_attacks,
 	};
 	char record[SW_PATH_MAX + 16] = "";
 	const char *slash = strrchr(cfg->journal_path, '/');
@@ -538,6 +582,7 @@ static const struct option longopts[] = {
 	{ "netns", required_argument, NULL, 'N' },
 	{ "expect-open", required_argument, NULL, 'E' },
 	{ "timeout", required_argument, NULL, 'T' },
+	{ "no-attacks", no_argument, NULL, 'A' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -555,6 +600,7 @@ static int parse_opts(int argc, char **argv, const char *optstring, struct opts 
 		case 'V': printf("sandwall " SW_VERSION "\n"); return 0;
 		case 'C': o->control = optarg; break;
 		case 'F': o->force = true; break;
+		case 'A': o->no_attacks = true; break;
 		case 'P': case 'N': case 'E': case 'T':
 			if (verify_opt(o, c, optarg))
 				return EXIT_ERR;
@@ -565,6 +611,56 @@ static int parse_opts(int argc, char **argv, const char *optstring, struct opts 
 	return -1;
 }
 
+static int run_apply(struct run *x)
+{
+	if (daemon_running(x->o) || owned(x->nl, x->want->table))
+		return via_daemon(x->o, "reload", x->want->table);
+	return cmd_apply(x->nl, x->cfg, x->want, x->o->force);
+}
+
+static int run_check(struct run *x)
+{
+	return cmd_check(x->nl, x->cfg, x->want, x->o->json);
+}
+
+static int run_export(struct run *x)
+{
+	return sw_export(x->want, stdout) || fflush(stdout) ? EXIT_ERR : 0;
+}
+
+static int run_remove(struct run *x)
+{
+	char err[SW_ERRLEN];
+	int rc;
+
+	/* a config that apply refuses removes nothing either */
+	if ((rc = sw_host_read(x->host)) || sw_config_check_host(x->cfg, x->host, err, sizeof(err))) {
+		sw_err("%s%s", rc ? "cannot read the host's links, addresses and routes: " : "",
+		       rc ? strerror(-rc) : err);
+		return EXIT_ERR;
+	}
+	if (daemon_running(x->o) || owned(x->nl, x->cfg->table))
+		return via_daemon(x->o, "remove", x->cfg->table);
+	return cmd_remove(x->nl, x->cfg);
+}
+
+static int run_status(struct run *x)
+{
+	return cmd_status(x->nl, x->cfg, x->o);
+}
+
+static int run_verify(struct run *x)
+{
+	return cmd_verify(x->o, x->cfg);
+}
+
+static int run_receipt(struct run *x)
+{
+	struct sw_receipt_in in = { x->cfg, x->host, x->want, x->nl, x->o->control, x->o->json };
+
+	return sw_receipt_cmd(&in);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .config = SW_DEFAULT_CONFIG, .control = SW_CONTROL_PATH, .timeout_ms = 1000 };
@@ -572,6 +668,9 @@ int main(int argc, char **argv)
 	static struct sw_host host;
 	struct sw_model want;
 	struct sw_nl nl;
+	struct run x = { &o, &cfg, &host, &want, &nl };
+	const struct verb *v = NULL;
+	char err[SW_ERRLEN];
 	const char *cmd;
 	int rc;
 
@@ -593,69 +692,29 @@ int main(int argc, char **argv)
 		return EXIT_ERR;
 	}
 	sw_log_set_verbose(o.verbose);
-	if (strcmp(cmd, "apply") && strcmp(cmd, "check") && strcmp(cmd, "export") &&
-	    strcmp(cmd, "remove") && strcmp(cmd, "status") && strcmp(cmd, "verify") &&
-	    strcmp(cmd, "receipt")) {
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(*verbs) && !v; i++)
+		if (!strcmp(verbs[i].name, cmd))
+			v = &verbs[i];
+	if (!v) {
 		fprintf(stderr, "sandwall: unknown command '%s' (try --help)\n", cmd);
 		return EXIT_ERR;
 	}
 
 	/* Everything is validated before the kernel is touched. */
-	if (!strcmp(cmd, "verify")) {
-		char err[SW_ERRLEN];
-
-		if (sw_config_load(o.config, &cfg, err, sizeof(err))) {
-			sw_err("%s", err);
-			return EXIT_ERR;
-		}
-		return cmd_verify(&o, &cfg);
-	}
-	if (!strcmp(cmd, "status") || !strcmp(cmd, "remove")) {
-		char err[SW_ERRLEN];
-
-		if (sw_config_load(o.config, &cfg, err, sizeof(err))) {
-			sw_err("%s", err);
-			return EXIT_ERR;
-		}
-		/* a config that apply refuses removes nothing either */
-		if (!strcmp(cmd, "remove") &&
-		    ((rc = sw_host_read(&host)) || sw_config_check_host(&cfg, &host, err, sizeof(err)))) {
-			sw_err("%s%s", rc ? "cannot read the host's links, addresses and routes: " : "",
-			       rc ? strerror(-rc) : err);
-			return EXIT_ERR;
-		}
-		if (open_nl(&nl))
-			return EXIT_ERR;
-		if (!strcmp(cmd, "status"))
-			rc = cmd_status(&nl, &cfg, &o);
-		else if (daemon_running(&o) || owned(&nl, cfg.table))
-			rc = via_daemon(&o, "remove", cfg.table);
-		else
-			rc = cmd_remove(&nl, &cfg);
-		sw_nl_close(&nl);
-		return rc;
-	}
-	if (load(&o, &cfg, &host, &want))
-		return EXIT_ERR;
-	if (!strcmp(cmd, "export")) {
-		rc = sw_export(&want, stdout) || fflush(stdout) ? EXIT_ERR : 0;
-		sw_model_free(&want);
-		return rc;
-	}
-	if (open_nl(&nl)) {
-		sw_model_free(&want);
+	if (v->need == NEED_CONFIG && sw_config_load(o.config, &cfg, err, sizeof(err))) {
+		sw_err("%s", err);
 		return EXIT_ERR;
 	}
-	if (!strcmp(cmd, "receipt")) {
-		struct sw_receipt_in in = { &cfg, &host, &want, &nl, o.control, o.json };
-
-		rc = sw_receipt_cmd(&in);
-	} else if (!strcmp(cmd, "apply"))
-		rc = daemon_running(&o) || owned(&nl, want.table) ? via_daemon(&o, "reload", want.table)
-								  : cmd_apply(&nl, &cfg, &want, o.force);
-	else
-		rc = cmd_check(&nl, &cfg, &want, o.json);
-	sw_nl_close(&nl);
-	sw_model_free(&want);
+	if (v->need == NEED_MODEL && load(&o, &cfg, &host, &want))
+		return EXIT_ERR;
+	if (v->kernel && open_nl(&nl)) {
+		rc = EXIT_ERR;
+	} else {
+		rc = v->run(&x);
+		if (v->kernel)
+			sw_nl_close(&nl);
+	}
+	if (v->need == NEED_MODEL)
+		sw_model_free(&want);
 	return rc;
 }

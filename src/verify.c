@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include "atomicfile.h"
@@ -20,6 +21,9 @@
 #include "endpoints.h"
 #include "holes.h"
 #include "log.h"
+#include "model.h"
+#include "nl.h"
+#include "observe.h"
 #include "ruleset.h"
 #include "rtlink.h"
 #include "verify.h"
@@ -230,10 +234,110 @@ fail:
 	return rc;
 }
 
+static int add_attack(struct sw_verify *v, const char *cat, enum sw_attack_kind k, bool bcast_mac,
+		      const struct sw_prefix *a, uint16_t port, const char *counter)
+{
+	struct sw_verify_target *t;
+
+	if (v->n >= SW_VERIFY_MAX)
+		return -ENOSPC;
+	t = &v->t[v->n++];
+	memset(t, 0, sizeof(*t));
+	snprintf(t->category, sizeof(t->category), "%s", cat);
+	t->must_block = k != SW_ATK_CANARY;
+	t->probe.addr = *a;
+	t->probe.addr.len = (uint8_t)(sw_family_addrlen(a->family) * 8);
+	t->probe.port = port;
+	t->atk.kind = k;
+	t->atk.bcast_mac = bcast_mac;
+	t->atk.target = t->probe.addr;
+	t->atk.port = port;
+	snprintf(t->atk.counter, sizeof(t->atk.counter), "%s", counter);
+	return 0;
+}
+
+/* The first must-block TCP-probe target of this family in one of cats. */
+static const struct sw_verify_target *first_target(const struct sw_verify *v, size_t n, int family,
+						   const char *const *cats, size_t n_cats)
+{
+	for (size_t c = 0; c < n_cats; c++)
+		for (size_t i = 0; i < n; i++)
+			if (v->t[i].must_block && v->t[i].atk.kind == SW_ATK_NONE &&
+			    v->t[i].probe.addr.family == family && !strcmp(v->t[i].category, cats[c]))
+				return &v->t[i];
+	return NULL;
+}
+
+int sw_verify_add_attacks(struct sw_verify *v, bool v6, const struct sw_prefix *bcast,
+			  size_t n_bcast, bool canary4, bool canary6, uint16_t canary_port)
+{
+	static const char *const prime_cats[] = { "metadata", "gateways", "host" };
+	static const char *const nd_cats[] = { "metadata", "gateways", "lan" };
+	static const char *const v4_groups[] = { "255.255.255.255", "224.0.0.1" };
+	const size_t n_plan = v->n;
+	struct sw_prefix a;
+	int rc = 0;
+
+	/* priming: forged source = the target, destination = the probe */
+	for (int f = 0; f < (v6 ? 2 : 1) && !rc; f++) {
+		int family = f ? AF_INET6 : AF_INET;
+
+		for (size_t c = 0; c < 3 && !rc; c++) {
+			const struct sw_verify_target *t = first_target(v, n_plan, family, &prime_cats[c], 1);
+
+			if (!t)
+				continue;
+			a = t->probe.addr;
+			rc = add_attack(v, "spoofed", SW_ATK_PRIME_TCP, false, &a, t->probe.port, "spoofed");
+			if (!rc)
+				rc = add_attack(v, "spoofed", SW_ATK_PRIME_UDP, false, &a, t->probe.port, "spoofed");
+			/* the bridge path: br_netfilter runs the IP hooks on a
+			 * flooded frame without any routing check */
+			if (!rc && family == AF_INET)
+				rc = add_attack(v, "spoofed", SW_ATK_PRIME_TCP, true, &a, t->probe.port, "spoofed");
+			if (!rc && family == AF_INET)
+				rc = add_attack(v, "spoofed", SW_ATK_PRIME_UDP, true, &a, t->probe.port, "spoofed");
+		}
+	}
+	/* ND with a payload, counted by the category that blocks the target */
+	if (v6 && !rc) {
+		const struct sw_verify_target *t = first_target(v, n_plan, AF_INET6, nd_cats, 3);
+
+		if (t)
+			rc = add_attack(v, "nd", SW_ATK_ND, false, &t->probe.addr, 0, t->category);
+	}
+	/* broadcast and multicast to the host's canary, after its control */
+	if (canary4 && !rc) {
+		sw_prefix_parse("127.0.0.1", &a, NULL);
+		rc = add_attack(v, "broadcast", SW_ATK_CANARY, false, &a, canary_port, "");
+		for (size_t i = 0; i < n_bcast && !rc; i++)
+			if (bcast[i].family == AF_INET)
+				rc = add_attack(v, "broadcast", SW_ATK_BCAST, false, &bcast[i], canary_port, "");
+		for (size_t i = 0; i < 2 && !rc; i++) {
+			sw_prefix_parse(v4_groups[i], &a, NULL);
+			rc = add_attack(v, "broadcast", SW_ATK_BCAST, false, &a, canary_port, "");
+		}
+	}
+	if (canary6 && !rc) {
+		sw_prefix_parse("::1", &a, NULL);
+		rc = add_attack(v, "broadcast", SW_ATK_CANARY, false, &a, canary_port, "");
+		sw_prefix_parse("ff02::1", &a, NULL);
+		if (!rc)
+			rc = add_attack(v, "broadcast", SW_ATK_BCAST, false, &a, canary_port, "");
+	}
+	return rc;
+}
+
 bool sw_verify_passed(const struct sw_verify *v)
 {
 	for (size_t i = 0; i < v->n; i++) {
 		const struct sw_probe *p = &v->t[i].probe;
+
+		if (v->t[i].atk.kind != SW_ATK_NONE) {
+			if (!sw_attack_held(&v->t[i].atk))
+				return false;
+			continue;
+		}
 
 		/* an attempt that could not be made proves nothing */
 		if (v->t[i].must_block ? sw_probe_reachable(p) || p->result == SW_PROBE_ERROR ||
@@ -246,11 +350,48 @@ bool sw_verify_passed(const struct sw_verify *v)
 
 static const char *verdict(const struct sw_verify_target *t)
 {
+	if (t->atk.kind != SW_ATK_NONE)
+		return !sw_attack_held(&t->atk) ? "FAIL" : t->must_block ? "blocked" : "open";
 	if (t->probe.result == SW_PROBE_NOROUTE)
 		return t->must_block ? "skipped" : "FAIL";
 	if (t->must_block)
 		return sw_probe_reachable(&t->probe) || t->probe.result == SW_PROBE_ERROR ? "FAIL" : "blocked";
 	return sw_probe_reachable(&t->probe) ? "open" : "FAIL";
+}
+
+/* The attack in words, for the text table's last column. */
+static void attack_words(const struct sw_attack *a, char *buf, size_t len)
+{
+	switch (a->kind) {
+	case SW_ATK_PRIME_TCP:
+	case SW_ATK_PRIME_UDP:
+		snprintf(buf, len, "%s: forged %s from the target to %s, %s +%llu", sw_attack_kind_name(a->kind),
+			 a->kind == SW_ATK_PRIME_TCP ? "SYN" : "datagram",
+			 a->bcast_mac ? "ff:ff:ff:ff:ff:ff" : "the bridge MAC", a->counter,
+			 (unsigned long long)a->counted);
+		break;
+	case SW_ATK_ND:
+		snprintf(buf, len, "%s: NS hop limit 255 with option 253, %s +%llu", sw_attack_kind_name(a->kind),
+			 a->counter, (unsigned long long)a->counted);
+		break;
+	case SW_ATK_BCAST:
+		snprintf(buf, len, "%s: UDP to the host's canary: %s", sw_attack_kind_name(a->kind),
+			 a->result == SW_ATK_HEARD ? "it heard it" : a->result == SW_ATK_SILENT ?
+			 "it heard nothing" : "no proof (its control failed)");
+		break;
+	case SW_ATK_CANARY:
+		snprintf(buf, len, "%s: the host to its own canary: %s", sw_attack_kind_name(a->kind),
+			 a->result == SW_ATK_HEARD ? "heard (the canary works)" : "NOT heard");
+		break;
+	default:
+		buf[0] = '\0';
+	}
+	if (a->err && a->result != SW_ATK_COUNTED && a->result != SW_ATK_SILENT &&
+	    a->result != SW_ATK_HEARD) {
+		size_t l = strlen(buf);
+
+		snprintf(buf + l, len - l, " (%s)", strerror(a->err));
+	}
 }
 
 void sw_verify_print(const struct sw_verify *v, size_t run, FILE *f, bool json)
@@ -262,49 +403,110 @@ void sw_verify_print(const struct sw_verify *v, size_t run, FILE *f, bool json)
 		sw_json_str(f, v->from);
 		fprintf(f, ",\"passed\":%s,\"targets\":[", sw_verify_passed(v) ? "true" : "false");
 		for (size_t i = 0; i < v->n; i++) {
-			sw_prefix_format(&v->t[i].probe.addr, a, sizeof(a));
+			const struct sw_verify_target *t = &v->t[i];
+			bool atk = t->atk.kind != SW_ATK_NONE;
+
+			sw_prefix_format(&t->probe.addr, a, sizeof(a));
 			fprintf(f, "%s{\"category\":\"%s\",\"address\":\"%s\",\"port\":%u,"
-				"\"must_block\":%s,\"result\":\"%s\",\"verdict\":\"%s\",\"ms\":%u}",
-				i ? "," : "", v->t[i].category, a, v->t[i].probe.port,
-				v->t[i].must_block ? "true" : "false",
-				sw_probe_result_name(v->t[i].probe.result), verdict(&v->t[i]),
-				v->t[i].probe.ms);
+				"\"must_block\":%s,\"result\":\"%s\",\"verdict\":\"%s\",\"ms\":%u",
+				i ? "," : "", t->category, a, t->probe.port,
+				t->must_block ? "true" : "false",
+				atk ? sw_attack_result_name(t->atk.result) : sw_probe_result_name(t->probe.result),
+				verdict(t), atk ? t->atk.ms : t->probe.ms);
+			if (atk)
+				fprintf(f, ",\"attack\":\"%s\"", sw_attack_kind_name(t->atk.kind));
+			if (t->atk.kind == SW_ATK_PRIME_TCP || t->atk.kind == SW_ATK_PRIME_UDP)
+				fprintf(f, ",\"frame_to\":\"%s\"", t->atk.bcast_mac ? "broadcast-mac" : "bridge-mac");
+			if (t->atk.counter[0])
+				fprintf(f, ",\"counter\":\"%s\",\"counted\":%llu", t->atk.counter,
+					(unsigned long long)t->atk.counted);
+			fputc('}', f);
 		}
 		fprintf(f, "]}");
 		return;
 	}
-	fprintf(f, "probing from %s\n%-12s %-40s %-8s %-10s %s\n", v->from, "category",
-		"target", "verdict", "result", "ms");
+	fprintf(f, "probing from %s\n%-12s %-40s %-8s %-10s %-5s %s\n", v->from, "category",
+		"target", "verdict", "result", "ms", "attack");
 	for (size_t i = 0; i < v->n; i++) {
-		char target[SW_ADDR_STRLEN + 16];
+		const struct sw_verify_target *t = &v->t[i];
+		bool atk = t->atk.kind != SW_ATK_NONE;
+		char target[SW_ADDR_STRLEN + 16], words[160];
 
-		sw_prefix_format(&v->t[i].probe.addr, a, sizeof(a));
-		snprintf(target, sizeof(target), v->t[i].probe.addr.family == AF_INET6 ? "[%s]:%u" : "%s:%u",
-			 a, v->t[i].probe.port);
-		fprintf(f, "%-12s %-40s %-8s %-10s %u\n", v->t[i].category, target, verdict(&v->t[i]),
-			sw_probe_result_name(v->t[i].probe.result), v->t[i].probe.ms);
+		sw_prefix_format(&t->probe.addr, a, sizeof(a));
+		snprintf(target, sizeof(target), t->probe.addr.family == AF_INET6 ? "[%s]:%u" : "%s:%u",
+			 a, t->probe.port);
+		if (!atk) {
+			fprintf(f, "%-12s %-40s %-8s %-10s %u\n", t->category, target, verdict(t),
+				sw_probe_result_name(t->probe.result), t->probe.ms);
+			continue;
+		}
+		attack_words(&t->atk, words, sizeof(words));
+		fprintf(f, "%-12s %-40s %-8s %-10s %-5u %s\n", t->category, target, verdict(t),
+			sw_attack_result_name(t->atk.result), t->atk.ms, words);
 	}
 	fprintf(f, "%s: %s\n", v->from, sw_verify_passed(v) ? "HELD (every target blocked, every canary open)"
 							    : "NOT HELD (see FAIL lines)");
 }
 
-/* Probe from the namespace behind fd, then come back. */
-static int probe_in(int nsfd, int homefd, struct sw_verify *v, unsigned timeout_ms)
+/* Probe from the namespace behind fd (and run the attacks when env is
+ * given), then come back. */
+static int probe_in(int nsfd, int homefd, struct sw_verify *v, unsigned timeout_ms,
+		    const struct sw_attack_env *env)
 {
-	struct sw_probe p[SW_VERIFY_MAX];
+	static struct sw_probe p[SW_VERIFY_MAX];
+	static struct sw_attack a[SW_VERIFY_MAX];
+	size_t np = 0, na = 0;
 	int rc;
 
-	for (size_t i = 0; i < v->n; i++)
-		p[i] = v->t[i].probe;
+	for (size_t i = 0; i < v->n; i++) {
+		if (v->t[i].atk.kind == SW_ATK_NONE)
+			p[np++] = v->t[i].probe;
+		else
+			a[na++] = v->t[i].atk;
+	}
 	if (setns(nsfd, CLONE_NEWNET) < 0)
 		return -errno;
-	rc = sw_probe_run(p, v->n, timeout_ms);
+	rc = sw_probe_run(p, np, timeout_ms);
+	if (!rc && env && na)
+		rc = sw_attack_run(env, a, na);
 	if (setns(homefd, CLONE_NEWNET) < 0) {
 		sw_err("cannot return to the host network namespace: %s", strerror(errno));
 		exit(2);        /* never go on in the wrong namespace */
 	}
-	for (size_t i = 0; i < v->n; i++)
-		v->t[i].probe = p[i];
+	np = na = 0;
+	for (size_t i = 0; i < v->n; i++) {
+		if (v->t[i].atk.kind == SW_ATK_NONE)
+			v->t[i].probe = p[np++];
+		else
+			v->t[i].atk = a[na++];
+	}
+	return rc;
+}
+
+/* What the attacks need from the host's side (NULL: no attacks). */
+struct attack_ctx {
+	struct sw_nl *nl;               /* nfnetlink, in the host's namespace */
+	const char *table;
+	struct sw_model *m;             /* scratch for the counters */
+	int canary4, canary6, control4, control6;
+	uint16_t canary_port;
+	struct sw_prefix bcast[32];     /* the guarded bridges' directed broadcasts */
+	size_t n_bcast;
+};
+
+static int count_cb(void *arg, const char *counter, uint64_t *pkts)
+{
+	const struct attack_ctx *ac = arg;
+	int rc = sw_observe_counters(ac->nl, ac->table, ac->m), i;
+
+	if (!rc) {
+		i = sw_model_find_counter(ac->m, counter);
+		if (!ac->m->has_table || i < 0)
+			rc = -ENOENT;
+		else
+			*pkts = ac->m->counter_pkts[i];
+	}
+	sw_model_free(ac->m);
 	return rc;
 }
 
@@ -358,9 +560,30 @@ static int free_addr(const struct sw_host *h, const struct sw_link *br, int fami
 }
 
 /* One throwaway namespace on one bridge. */
-static int probe_bridge(const struct sw_host *h, const struct sw_link *br, int homefd,
-			struct sw_verify *v, unsigned timeout_ms)
+/* In a fresh namespace: its interfaces get usable IPv6 link-local
+ * addresses at once (ff02::1 is sent from one), like the probe's global
+ * address (nodad). */
+static void no_dad(void)
 {
+	static const char *const files[] = {
+		"/proc/sys/net/ipv6/conf/default/accept_dad", "/proc/sys/net/ipv6/conf/all/accept_dad",
+	};
+
+	for (size_t i = 0; i < 2; i++) {
+		int fd = open(files[i], O_WRONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			if (write(fd, "0", 1) != 1)
+				sw_debug("verify: cannot write %s", files[i]);
+			close(fd);
+		}
+	}
+}
+
+static int probe_bridge(const struct sw_host *h, const struct sw_link *br, int homefd,
+			struct sw_verify *v, unsigned timeout_ms, struct attack_ctx *ac)
+{
+	struct sw_attack_env env;
 	char hname[16], cname[16], a[SW_ADDR_STRLEN];
 	struct sw_prefix addr, gw, addr6, gw6;
 	bool v6;
@@ -376,6 +599,8 @@ static int probe_bridge(const struct sw_host *h, const struct sw_link *br, int h
 	if (unshare(CLONE_NEWNET) < 0)
 		return -errno;
 	nsfd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (ac)
+		no_dad();       /* /proc/sys/net is the namespace of the opener */
 	if (setns(homefd, CLONE_NEWNET) < 0) {
 		sw_err("cannot return to the host network namespace: %s", strerror(errno));
 		exit(2);
@@ -416,9 +641,34 @@ static int probe_bridge(const struct sw_host *h, const struct sw_link *br, int h
 		} else {
 			snprintf(v->from, sizeof(v->from), "bridge %s as %s", br->name, a);
 		}
+		if (ac) {
+			memset(&env, 0, sizeof(env));
+			snprintf(env.ifname, sizeof(env.ifname), "%s", cname);
+			env.self4 = addr;
+			if (v6)
+				env.self6 = addr6;
+			env.canary4 = ac->canary4;
+			env.canary6 = ac->canary6;
+			env.control4 = ac->control4;
+			env.control6 = ac->control6;
+			env.canary_port = ac->canary_port;
+			env.timeout_ms = timeout_ms;
+			/* silence is waited for: long enough on a busy host */
+			env.evidence_ms = timeout_ms < 250 ? 250 : timeout_ms > 1000 ? 1000 : timeout_ms;
+			env.count = count_cb;
+			env.count_arg = ac;
+			/* the frames go to the bridge's own MAC, as a container's do */
+			rc = sw_attack_ifmac(br->name, env.gwmac);
+			if (rc)
+				sw_err("bridge %s: cannot read its MAC address: %s", br->name, strerror(-rc));
+			else if (sw_verify_add_attacks(v, v6, ac->bcast, ac->n_bcast, ac->canary4 >= 0,
+						       ac->canary6 >= 0, ac->canary_port))
+				sw_warn("verify: more than %d targets; not every attack is run", SW_VERIFY_MAX);
+		}
 		/* let the bridge port leave its learning state */
 		usleep(50 * 1000);
-		rc = probe_in(nsfd, homefd, v, timeout_ms);
+		if (!rc)
+			rc = probe_in(nsfd, homefd, v, timeout_ms, ac ? &env : NULL);
 	}
 	sw_rt_link_del(hname);
 	/* the host learnt the probe's addresses on the bridge: forget them,
@@ -482,8 +732,143 @@ void sw_verify_print_holes(const struct sw_config *cfg, const struct sw_host *ho
 		fputs("],", f);
 }
 
+static bool host_port_udp(const struct sw_config *cfg, uint16_t port)
+{
+	for (size_t i = 0; i < cfg->n_host_ports; i++)
+		if (cfg->host_ports[i].proto == IPPROTO_UDP && cfg->host_ports[i].port == port)
+			return true;
+	return false;
+}
+
+/* The canary: UDP sockets bound to 0.0.0.0:PORT and [::]:PORT in the host's
+ * namespace (a free port that [allow] host_ports does not open), and
+ * unbound sockets for the control. IPv6 is optional. */
+static int canary_open(const struct sw_config *cfg, struct attack_ctx *ac)
+{
+	int one = 1;
+
+	for (int tries = 0; tries < 16; tries++) {
+		struct sockaddr_in s4 = { .sin_family = AF_INET };
+		struct sockaddr_in6 s6 = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_ANY_INIT };
+		socklen_t sl = sizeof(s4);
+
+		ac->canary4 = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (ac->canary4 < 0)
+			return -errno;
+		if (bind(ac->canary4, (struct sockaddr *)&s4, sizeof(s4)) < 0 ||
+		    getsockname(ac->canary4, (struct sockaddr *)&s4, &sl) < 0) {
+			int e = -errno;
+
+			close(ac->canary4);
+			ac->canary4 = -1;
+			return e;
+		}
+		ac->canary_port = ntohs(s4.sin_port);
+		if (host_port_udp(cfg, ac->canary_port)) {
+			close(ac->canary4);
+			ac->canary4 = -1;
+			continue;
+		}
+		ac->canary6 = socket(AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		s6.sin6_port = s4.sin_port;
+		if (ac->canary6 >= 0 &&
+		    (setsockopt(ac->canary6, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) ||
+		     bind(ac->canary6, (struct sockaddr *)&s6, sizeof(s6)) < 0)) {
+			bool busy = errno == EADDRINUSE;
+
+			close(ac->canary6);
+			ac->canary6 = -1;
+			if (busy) {
+				close(ac->canary4);
+				ac->canary4 = -1;
+				continue;
+			}
+		}
+		ac->control4 = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (ac->canary6 >= 0)
+			ac->control6 = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		return 0;
+	}
+	return -EADDRINUSE;
+}
+
+static void attack_close(struct attack_ctx *ac)
+{
+	int *fds[] = { &ac->canary4, &ac->canary6, &ac->control4, &ac->control6 };
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(*fds); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+	if (ac->nl) {
+		sw_nl_close(ac->nl);
+		ac->nl = NULL;
+	}
+	free(ac->m);
+	ac->m = NULL;
+}
+
+/* The directed broadcast addresses of every guarded bridge's IPv4
+ * subnets (172.17.255.255, and the other bridges' too: the host takes
+ * those as well). */
+static void bcast_list(const struct sw_config *cfg, const struct sw_host *h, struct attack_ctx *ac)
+{
+	const size_t max = sizeof(ac->bcast) / sizeof(*ac->bcast);
+
+	ac->n_bcast = 0;
+	for (size_t i = 0; i < h->n_addrs && ac->n_bcast < max; i++) {
+		const struct sw_link *l = sw_host_link(h, h->addrs[i].ifindex);
+		struct sw_prefix net = h->addrs[i].local, b;
+		uint8_t first[16];
+		bool dup = false;
+
+		if (!l || !l->is_bridge || !sw_ruleset_guarded(cfg, l) || net.family != AF_INET ||
+		    net.len > 30)
+			continue;
+		sw_prefix_mask(&net);
+		b = net;
+		sw_prefix_range(&net, first, b.addr);
+		b.len = 32;
+		for (size_t j = 0; j < ac->n_bcast && !dup; j++)
+			dup = sw_prefix_equal(&ac->bcast[j], &b);
+		if (!dup)
+			ac->bcast[ac->n_bcast++] = b;
+	}
+}
+
+/* Everything the attacks need on the host's side, or an error. */
+static int attack_setup(const struct sw_config *cfg, const struct sw_host *h, struct attack_ctx *ac)
+{
+	static struct sw_nl nl;
+	int rc;
+
+	memset(ac, 0, sizeof(*ac));
+	ac->canary4 = ac->canary6 = ac->control4 = ac->control6 = -1;
+	ac->table = cfg->table;
+	ac->m = malloc(sizeof(*ac->m));
+	if (!ac->m)
+		return -ENOMEM;
+	if ((rc = sw_nl_open(&nl))) {
+		sw_err("verify: cannot open the netfilter netlink socket: %s", strerror(-rc));
+		goto fail;
+	}
+	ac->nl = &nl;
+	if ((rc = canary_open(cfg, ac))) {
+		sw_err("verify: cannot open the canary socket: %s", strerror(-rc));
+		goto fail;
+	}
+	bcast_list(cfg, h, ac);
+	return 0;
+fail:
+	attack_close(ac);
+	return rc;
+}
+
 int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 {
+	static struct attack_ctx ac;
+	bool attacks = !o->no_attacks && !o->pid && !o->netns;
 	static struct sw_host host;
 	static struct sw_verify plan, run;
 	uint16_t ports[128];
@@ -504,17 +889,26 @@ int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 		sw_err("%s", err);
 		return 2;
 	}
+	if (attacks && attack_setup(cfg, &host, &ac))
+		return 2;
 	homefd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (homefd < 0) {
 		sw_err("cannot open the host network namespace: %s", strerror(errno));
+		if (attacks)
+			attack_close(&ac);
 		return 2;
 	}
 	jf = open_memstream(&json, &json_len);
 	if (!jf) {
 		close(homefd);
+		if (attacks)
+			attack_close(&ac);
 		return 2;
 	}
-	fprintf(jf, "{\"time\":%lld,", (long long)time(NULL));
+	fprintf(jf, "{\"time\":%lld,\"attacks\":%s,", (long long)time(NULL), attacks ? "true" : "false");
+	if (!o->json && !attacks)
+		printf("attacks: not run (%s)\n", o->no_attacks ? "--no-attacks" :
+		       "only from the throwaway namespaces, not with --pid or --netns");
 	sw_verify_print_holes(cfg, &host, jf, true);
 	if (!o->json)
 		sw_verify_print_holes(cfg, &host, stdout, false);
@@ -538,7 +932,7 @@ int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 				 o->pid ? path + 6 : nspath);
 			if (o->pid)
 				snprintf(run.from, sizeof(run.from), "pid %d", (int)o->pid);
-			rc = probe_in(fd, homefd, &run, o->timeout_ms);
+			rc = probe_in(fd, homefd, &run, o->timeout_ms, NULL);
 			close(fd);
 			if (!rc) {
 				sw_verify_print(&run, runs, o->json ? jf : stdout, o->json);
@@ -555,7 +949,7 @@ int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 			if (!l->is_bridge || !l->up || !sw_ruleset_guarded(cfg, l))
 				continue;
 			run = plan;
-			rc = probe_bridge(&host, l, homefd, &run, o->timeout_ms);
+			rc = probe_bridge(&host, l, homefd, &run, o->timeout_ms, attacks ? &ac : NULL);
 			if (rc == -EADDRNOTAVAIL) {
 				sw_warn("bridge %s: no IPv4 subnet with a free address; not probed", l->name);
 				rc = 0;
@@ -585,6 +979,8 @@ int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 		record(o->record, json);
 	free(json);
 	close(homefd);
+	if (attacks)
+		attack_close(&ac);
 	if (rc)
 		return 2;
 	return all ? 0 : 1;

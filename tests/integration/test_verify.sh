@@ -23,6 +23,7 @@ register_test verify_06_receipt      "receipt: held with daemon+rules+verify; no
 register_test verify_07_metrics      "metrics textfile parses; sandwall_up 1/0; drift_events_total counts a tamper"
 register_test verify_08_ll_gateway   "a link-local IPv6 default gateway does not make verify fail (or error)"
 register_test verify_09_many_runs    "verify keeps finding a free probe address run after run (70 runs)"
+register_test verify_10_attacks      "verify's attacks (priming v4/v6, ND payload, broadcast canary): blocked with the table, FAIL when its rule is removed"
 
 V_SANDWALLD=${SANDWALLD:-$SWT_ROOT/build/sandwalld}
 V_TIMEOUT=${V_TIMEOUT:-400}  # ms a verify probe waits (blocked targets time out)
@@ -217,9 +218,11 @@ _verify_02() {
 	v_verify "host = no" 1 --json || return 1
 	v_keep hostno.json
 	out="$V_DIR/hostno.json"
+	# (with host = no there is no input chain: the broadcast canary hears
+	# the probe, and verify's broadcast attack fails too)
 	cats=$(v_py "$out" "sorted(set(t['category'] for r in d['runs'] for t in r['targets'] if t['verdict'] == 'FAIL'))")
-	if [ "$cats" = '["host"]' ]; then ok "every FAIL target is a host target"
-	else bad "FAIL categories: $cats, expected only host"; fi
+	if [ "$cats" = '["broadcast", "host"]' ]; then ok "every FAIL target is a host target or a broadcast to the host"
+	else bad "FAIL categories: $cats, expected only broadcast and host"; fi
 	fails=$(v_py "$out" "sorted(set('%s:%d' % (t['address'], t['port']) for r in d['runs'] for t in r['targets'] if t['verdict'] == 'FAIL'))")
 	info "host targets that FAIL: $fails"
 	# the bridge addresses are host-only (own subnets are never lan): reachable
@@ -227,15 +230,15 @@ _verify_02() {
 		ok "the bridges' host addresses are named" || bad "172.17.0.1:8080 / 172.18.0.1:8080 not among the failures"
 	# and nothing else failed: metadata and gateway still blocked
 	# (v6 targets read "skipped": the throwaway namespace has no IPv6 route)
-	i=$(v_py "$out" "sorted(set(t['verdict'] for r in d['runs'] for t in r['targets'] if t['category'] != 'host'))")
+	i=$(v_py "$out" "sorted(set(t['verdict'] for r in d['runs'] for t in r['targets'] if t['category'] not in ('host', 'broadcast')))")
 	[ "$i" = '["blocked", "skipped"]' ] && ok "every other target still blocked (v6 skipped): $i" ||
 		bad "verdicts of the non-host targets: $i, expected [blocked, skipped]"
 	# the table output names them on FAIL rows too
 	v_verify "host = no, table" 1
 	v_keep hostno.txt
 	fails=$(v_fail_lines "$V_DIR/hostno.txt")
-	if [ -n "$fails" ] && ! grep -qv '^host ' <<<"$fails"; then ok "FAIL rows: $(tr '\n' ' ' <<<"$fails")"
-	else bad "FAIL rows are not all host rows"; show - <<<"$fails"; fi
+	if [ -n "$fails" ] && ! grep -qvE '^(host|broadcast) ' <<<"$fails"; then ok "FAIL rows: $(tr '\n' ' ' <<<"$fails")"
+	else bad "FAIL rows are not all host or broadcast rows"; show - <<<"$fails"; fi
 	return 0
 }
 
@@ -549,7 +552,8 @@ _verify_09() {
 	V_UNDO+=("ip -n '$H' neigh flush dev docker0")
 	apply_ok "$V_CONF" || return 1
 	for i in $(seq 1 70); do
-		v_sw -c "$V_CONF" verify --timeout 10
+		# (TCP probes only: the attacks add their evidence waits to each run)
+		v_sw -c "$V_CONF" verify --timeout 10 --no-attacks
 		rc=$SW_RC
 		last=$(sed -n 's/^probing from bridge docker0 as //p' "$SW_OUT")
 		[ -n "$first" ] || first=$last
@@ -561,5 +565,99 @@ _verify_09() {
 	[ $errs = 0 ] && ok "70 runs, none failed to set up (probe address $first ... $last)" ||
 		bad "$errs of 70 runs could not probe (first address $first, last $last)"
 	info "docker0 neighbour entries now: $(ip -n "$H" neigh show dev docker0 | wc -l)"
+	return 0
+}
+
+# ---------------------------------------------------------------- 10
+# verify runs the attacks of docs/threat-model.md that a throwaway namespace
+# can run: priming with forged frames (counted as spoofed, nothing reached
+# from the primed port), an NS with a payload to the metadata v6 address
+# (counted as metadata), UDP to broadcast/multicast heard by a canary on the
+# host (with the host's datagram to itself as the control). With each rule
+# that stops them removed from the table, verify fails and names them.
+verify_10_attacks() { v_run _verify_10; }
+
+# _v10_cats FILE: the categories of the FAIL targets of a verify --json
+_v10_cats() { v_py "$1" "sorted(set(t['category'] for r in d['runs'] for t in r['targets'] if t['verdict'] == 'FAIL'))"; }
+# _v10_rule_handle CHAIN TAG: the handle of our rule with comment sandwall:TAG
+_v10_rule_handle() { hnft -a list chain inet sandwall "$1" | sed -n "s/.*comment \"sandwall:$2\" # handle \([0-9]*\).*/\1/p"; }
+
+_verify_10() {
+	local out j t h n s0 s1
+	V_CONF=$(v_conf attacks)
+	apply_ok "$V_CONF" || return 1
+	s0=$(counter_packets spoofed)
+	v_verify "default table, with attacks" 0 || return 1
+	v_keep held.txt
+	out="$V_DIR/held.txt"
+	s1=$(counter_packets spoofed)
+	# the attack rows, each blocked (docker0 has IPv6: v6 priming and ND too)
+	# (the host target is the first of the uplink address's listening ports)
+	for t in "spoofed 169.254.169.254:80" "spoofed 10.0.0.1:80" "spoofed 10.0.0.2:" \
+		 "spoofed [fd00:ec2::254]:80" "spoofed [fd00:10::1]:80" "spoofed [fd00:10::2]:" \
+		 "nd [fd00:ec2::254]:0"; do
+		n=$(awk -v c="${t% *}" -v a="${t#* }" '$1 == c && index($2, a) == 1 && $3 == "blocked" && $4 == "counted" { n++ } END { print n + 0 }' "$out")
+		[ "$n" -ge 1 ] && ok "$t: $n rows blocked (counted)" || { bad "$t: no blocked row"; grep -F -- "${t#* }" "$out" | show - 6; }
+	done
+	n=$(awk '$1 == "spoofed" && $2 == "169.254.169.254:80" && $3 == "blocked"' "$out" | grep -c 'ff:ff:ff:ff:ff:ff')
+	[ "$n" = 4 ] && ok "169.254.169.254:80 primed through ff:ff:ff:ff:ff:ff too (tcp+udp, 2 bridges)" ||
+		bad "expected 4 broadcast-MAC priming rows for 169.254.169.254:80, got $n"
+	for t in 172.17.255.255 172.18.255.255 255.255.255.255 224.0.0.1 "[ff02::1]"; do
+		n=$(awk -v a="$t" '$1 == "broadcast" && index($2, a ":") == 1 && $3 == "blocked" && $4 == "silent"' "$out" | wc -l)
+		[ "$n" = 2 ] && ok "broadcast to $t: silent at the canary (both runs)" || { bad "broadcast to $t: $n silent rows, expected 2"; grep -F -- "$t" "$out" | show - 4; }
+	done
+	n=$(awk '$1 == "broadcast" && $3 == "open" && $4 == "heard"' "$out" | wc -l)
+	[ "$n" = 4 ] && ok "the canary's control (127.0.0.1, ::1) heard in both runs" || bad "canary control rows heard: $n, expected 4"
+	[ -n "$s0" ] && [ -n "$s1" ] && [ "$s1" -ge $((s0 + 30)) ] && ok "counter spoofed $s0 -> $s1" ||
+		bad "counter spoofed $s0 -> $s1: expected at least 30 more (the forged frames)"
+	v_verify "default table, --json" 0 --json
+	j="$V_DIR/held.json"; cp "$SW_OUT" "$j"
+	n=$(v_py "$j" "len([t for r in d['runs'] for t in r['targets'] if t.get('attack') in ('prime-tcp', 'prime-udp', 'nd-payload') and not t['counted'] >= 1])")
+	[ "$n" = 0 ] && ok "--json: every priming/ND attack has counted >= 1" || bad "--json: $n priming/ND attacks not counted"
+	n=$(v_py "$j" "[d['attacks'], len([t for r in d['runs'] for t in r['targets'] if 'attack' in t])]")
+	[[ $n == '[true, '* ]] && ok "--json: attacks true, attack targets: $n" || bad "--json attacks: $n"
+
+	# 1. without the anti-spoofing rule: every priming row fails, nothing else
+	h=$(_v10_rule_handle guard spoofed)
+	[ -n "$h" ] || { bad "no rule sandwall:spoofed in chain guard"; return 1; }
+	hnft delete rule inet sandwall guard handle "$h" || { bad "could not delete the spoofed rule"; return 1; }
+	ok "deleted rule sandwall:spoofed (handle $h)"
+	v_verify "without the anti-spoofing rule" 1 --json
+	cp "$SW_OUT" "$V_DIR/nospoof.json"
+	n=$(_v10_cats "$V_DIR/nospoof.json")
+	[ "$n" = '["spoofed"]' ] && ok "FAIL categories: $n" || bad "FAIL categories without the spoofed rule: $n, expected [spoofed]"
+	n=$(v_py "$V_DIR/nospoof.json" "len([t for r in d['runs'] for t in r['targets'] if t['category'] == 'spoofed' and t['verdict'] != 'FAIL'])")
+	[ "$n" = 0 ] && ok "every priming row FAILs" || bad "$n priming rows did not FAIL"
+	# IPv6 has no rp_filter: the primed flow really reaches the metadata server
+	n=$(v_py "$V_DIR/nospoof.json" "sorted(set(t['result'] for r in d['runs'] for t in r['targets'] if t['category'] == 'spoofed' and t['address'] == 'fd00:ec2::254' and t['attack'] == 'prime-tcp'))")
+	[ "$n" = '["reached"]' ] && ok "[fd00:ec2::254]:80 primed and reached from the primed port: $n" ||
+		bad "[fd00:ec2::254]:80 priming result $n, expected reached"
+	v_verify "without the anti-spoofing rule (table)" 1
+	grep -q 'NOT HELD' "$SW_OUT" && v_fail_lines "$SW_OUT" | grep -q '^spoofed 169.254.169.254:80$' &&
+		ok "the text names FAIL spoofed 169.254.169.254:80" || { bad "no FAIL row for spoofed 169.254.169.254:80"; show "$SW_OUT" 60; }
+	v_verify "without the anti-spoofing rule, --no-attacks" 0 --no-attacks
+	grep -q '^attacks: not run (--no-attacks)' "$SW_OUT" && ! grep -q '^spoofed ' "$SW_OUT" &&
+		ok "--no-attacks: TCP probes only, and it says so" || bad "--no-attacks output"
+	apply_ok "$V_CONF" || return 1
+
+	# 2. without the input chain's rules: the canary hears the broadcasts
+	hnft flush chain inet sandwall guard_input || { bad "could not flush guard_input"; return 1; }
+	v_verify "guard_input flushed" 1 --json
+	cp "$SW_OUT" "$V_DIR/noinput.json"
+	n=$(_v10_cats "$V_DIR/noinput.json")
+	[ "$n" = '["broadcast"]' ] && ok "FAIL categories: $n" || bad "FAIL categories without guard_input: $n, expected [broadcast]"
+	n=$(v_py "$V_DIR/noinput.json" "sorted(set(t['address'] for r in d['runs'] for t in r['targets'] if t['verdict'] == 'FAIL' and t['result'] == 'heard'))")
+	[ "$n" = '["172.17.255.255", "172.18.255.255", "224.0.0.1", "255.255.255.255", "ff02::1"]' ] &&
+		ok "the canary heard: $n" || bad "heard by the canary: $n"
+	apply_ok "$V_CONF" || return 1
+
+	# 3. ND accepted whatever its destination (the ruleset before issue 9)
+	hnft insert rule inet sandwall guard icmpv6 type nd-neighbor-solicit accept || { bad "could not insert the ND rule"; return 1; }
+	v_verify "NS accepted everywhere" 1 --json
+	cp "$SW_OUT" "$V_DIR/nd.json"
+	n=$(v_py "$V_DIR/nd.json" "sorted(set((t['category'], t['address'], t['result']) for r in d['runs'] for t in r['targets'] if t['verdict'] == 'FAIL'))")
+	[ "$n" = '[["nd", "fd00:ec2::254", "uncounted"]]' ] && ok "FAIL: $n" || bad "FAIL rows with ND accepted: $n"
+	apply_ok "$V_CONF" || return 1
+	v_verify "repaired" 0
 	return 0
 }

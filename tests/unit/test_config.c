@@ -237,10 +237,11 @@ static void test_lists(void **state)
 	assert_int_equal(parse("[block]\ndestinations = 10.0.0.0/8 fd00::/8 10.0.0.0/8 1.2.3.4\n"), 0);
 	assert_true(cfg.block[SW_CAT_DESTINATIONS]);
 	assert_int_equal(cfg.n_destinations, 3);
-	assert_prefix(&cfg.destinations[0], "10.0.0.0/8");
-	assert_prefix(&cfg.destinations[1], "fd00::/8");
-	assert_prefix(&cfg.destinations[2], "1.2.3.4");
-	assert_int_equal(cfg.destinations[2].len, 32);
+	/* sorted: family, address, length */
+	assert_prefix(&cfg.destinations[0], "1.2.3.4");
+	assert_int_equal(cfg.destinations[0].len, 32);
+	assert_prefix(&cfg.destinations[1], "10.0.0.0/8");
+	assert_prefix(&cfg.destinations[2], "fd00::/8");
 
 	assert_int_equal(parse("[allow]\nhost_ports = udp/53 tcp/53 udp/53 tcp/65535 tcp/1\n"), 0);
 	assert_int_equal(cfg.n_host_ports, 4);
@@ -378,9 +379,9 @@ static void test_good_full(void **state)
 	assert_true(cfg.block[SW_CAT_PRIVATE]);
 	assert_true(cfg.block[SW_CAT_DESTINATIONS]);
 	assert_int_equal(cfg.n_destinations, 3);
-	assert_prefix(&cfg.destinations[0], "203.0.113.0/24");
-	assert_prefix(&cfg.destinations[1], "2001:db8::/32");
-	assert_prefix(&cfg.destinations[2], "198.51.100.7");
+	assert_prefix(&cfg.destinations[0], "198.51.100.7");
+	assert_prefix(&cfg.destinations[1], "203.0.113.0/24");
+	assert_prefix(&cfg.destinations[2], "2001:db8::/32");
 	assert_int_equal(cfg.dns, SW_DNS_NONE);
 	assert_int_equal(cfg.n_host_ports, 3);
 	assert_int_equal(cfg.host_ports[2].proto, IPPROTO_TCP);

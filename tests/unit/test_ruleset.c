@@ -611,17 +611,17 @@ static void test_canon_golden(void **state)
 	assert_rule(&m, "sandwall:allow4", "guard",
 		    "[ meta load nfproto => reg 1 ] [ cmp eq reg 1 0x00000002 ] "
 		    "[ payload load 4b @ network header + 16 => reg 1 ] "
-		    "[ meta load l4proto => reg 9 ] [ byteorder reg 9 = hton(reg 9, 2, 1) ] "
+		    "[ payload load 1b @ network header + 9 => reg 9 ] "
 		    "[ payload load 2b @ transport header + 2 => reg 10 ] "
 		    "[ lookup reg 1 set allow4 0x0 ] [ immediate reg 0 accept ]",
-		    "ip daddr . meta l4proto . th dport @allow4 accept comment \"sandwall:allow4\"");
+		    "ip daddr . ip protocol . th dport @allow4 accept comment \"sandwall:allow4\"");
 	assert_rule(&m, "sandwall:allow6", "guard",
 		    "[ meta load nfproto => reg 1 ] [ cmp eq reg 1 0x0000000a ] "
 		    "[ payload load 16b @ network header + 24 => reg 1 ] "
-		    "[ meta load l4proto => reg 2 ] [ byteorder reg 2 = hton(reg 2, 2, 1) ] "
+		    "[ payload load 1b @ network header + 6 => reg 2 ] "
 		    "[ payload load 2b @ transport header + 2 => reg 13 ] "
 		    "[ lookup reg 1 set allow6 0x0 ] [ immediate reg 0 accept ]",
-		    "ip6 daddr . meta l4proto . th dport @allow6 accept comment \"sandwall:allow6\"");
+		    "ip6 daddr . ip6 nexthdr . th dport @allow6 accept comment \"sandwall:allow6\"");
 	assert_rule(&m, "sandwall:host_ports", "guard",
 		    "[ fib daddr type => reg 1 ] [ cmp eq reg 1 0x00000002 ] "
 		    "[ meta load l4proto => reg 1 ] [ payload load 2b @ transport header + 2 => reg 9 ] "

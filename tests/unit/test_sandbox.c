@@ -149,7 +149,7 @@ static void test_ruleset(void **state)
 			    "goto block_egress_agents comment \"sandwall:sbx-agents-egress\"");
 	/* dns none: DNS to the resolvers is dropped first */
 	assert_string_equal(text_of(&m, "sandwall:sbx-web-nodns4", false),
-			    "ip daddr . meta l4proto . th dport @resolvers4 goto block_egress_web "
+			    "ip daddr . ip protocol . th dport @resolvers4 goto block_egress_web "
 			    "comment \"sandwall:sbx-web-nodns4\"");
 	assert_null(rule(&m, "sandwall:sbx-web-dns4"));
 	assert_string_equal(text_of(&m, "sandwall:sbx-web-src4", false),
