@@ -30,7 +30,7 @@ BINS      := $(B)/sandwall $(if $(wildcard src/sandwalld.c),$(B)/sandwalld)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps run check unit integration asan clean install uninstall bench fuzz fuzz-bins fuzz-smoke
+.PHONY: all deps run check unit integration asan clean install uninstall bench fuzz fuzz-bins fuzz-smoke check-kernels
 all: $(BINS)
 
 $(B):
@@ -71,12 +71,20 @@ unit: $(UNIT_BIN)
 integration: $(BINS)
 	tests/integration/run.sh
 
-# The README's test command: dependencies, build, unit and integration tests.
+# Debian 12's cloud kernels (tests/kernels/kernels.list) booted in QEMU (TCG),
+# a subset of the integration suites run inside each (docs/kernels.md).
+check-kernels: $(BINS)
+	tests/kernels/run.sh
+
+# The README's test command: dependencies, build, unit tests, fuzz smoke,
+# integration tests,
+# then the subset on Debian 12's cloud kernels.
 check: deps
 	$(MAKE) all
 	$(MAKE) unit
 	$(MAKE) fuzz-smoke
 	$(MAKE) integration
+	$(MAKE) check-kernels
 
 # The README's main command: dependencies, build, apply the shipped config,
 # show status, then run the daemon in the foreground (Ctrl-C leaves the rules;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <time.h>
 #include "alert.h"
+#include "attempts.h"
 #include "config.h"
 #include "events.h"
 #include "hoststate.h"
@@ -35,6 +36,9 @@ struct sw_daemon {
 					 * must not crowd out drift alerts */
 	struct sw_nflog nflog;          /* blocked attempts (when [log] blocked) */
 	struct sw_limiter blocked;      /* event=blocked: one a second per src/dst */
+	struct sw_attempts attempts;    /* what the sandboxes tried to reach */
+	bool attempts_dirty;
+	time_t attempts_written;
 	uint64_t blocked_seen;
 	struct sw_journal journal;      /* drift events for `sandwall receipt` */
 	struct sw_host host_prev;       /* scratch: the host before an update */

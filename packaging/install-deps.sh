@@ -23,6 +23,9 @@ DOCKER="busybox-static iptables"
 # other runtimes for tests/integration/test_runtimes.sh: rootful Podman with
 # its CNI bridge (Debian 12's podman 4.3 uses CNI); no service is started
 RUNTIMES="podman containernetworking-plugins"
+# make check-kernels: boots Debian's cloud kernels (fetched at test time with
+# apt-get download) under TCG; the guest's userland is copied from this host
+KERNELS="qemu-system-x86 kmod busybox-static"
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 if ! installed docker-ce && ! installed moby-engine && ! installed containerd.io; then
 	DOCKER="$DOCKER docker.io"
@@ -41,4 +44,4 @@ trap cleanup EXIT INT TERM
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
 # shellcheck disable=SC2086
-apt-get install -y --no-install-recommends $BUILD $FUZZ $TEST $PACKAGING $DOCKER $RUNTIMES
+apt-get install -y --no-install-recommends $BUILD $FUZZ $TEST $PACKAGING $DOCKER $KERNELS $RUNTIMES

@@ -311,6 +311,8 @@ static void on_blocked(const struct sw_blocked *b, void *data)
 	long n;
 
 	d->blocked_seen++;
+	sw_attempts_add(&d->attempts, b, time(NULL));
+	d->attempts_dirty = true;
 	key[0] = (uint8_t)b->family;
 	memcpy(key + 2, b->src, 16);
 	memcpy(key + 18, b->dst, 16);
@@ -331,6 +333,24 @@ static void on_blocked(const struct sw_blocked *b, void *data)
 		sw_alert(&d->alert_blocked, LOG_WARNING, "event=blocked category=%.*s%s %s iif=%s%s",
 			 (int)(colon ? colon - b->category : (ptrdiff_t)strlen(b->category)),
 			 b->category, sbx, what, l ? l->name : "?", sup);
+}
+
+/* attempts.json beside the journal, at most once a second (and at stop) */
+static void attempts_flush(struct sw_daemon *d, bool now)
+{
+	char path[SW_PATH_MAX + 16];
+	const char *slash = strrchr(d->cfg.journal_path, '/');
+	time_t t = time(NULL);
+	int rc;
+
+	if (!d->attempts_dirty || !slash || (!now && t == d->attempts_written))
+		return;
+	snprintf(path, sizeof(path), "%.*s/attempts.json", (int)(slash - d->cfg.journal_path),
+		 d->cfg.journal_path);
+	if ((rc = sw_attempts_write(&d->attempts, path)))
+		sw_debug("cannot write %s: %s", path, strerror(-rc));
+	d->attempts_dirty = false;
+	d->attempts_written = t;
 }
 
 static void handle_nflog(struct sw_daemon *d)
@@ -625,7 +645,9 @@ int sw_daemon_run(struct sw_daemon *d)
 		}
 		sw_alert_flush(&d->alert);
 		sw_alert_flush(&d->alert_blocked);
+		attempts_flush(d, false);
 	}
+	attempts_flush(d, true);
 	sw_notify("STOPPING=1");
 	sw_report_stop(d);
 	teardown(d);

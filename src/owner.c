@@ -109,7 +109,11 @@ int sw_owner_take(struct sw_daemon *d)
 		rc = sw_apply(&d->nl, &d->want, err, sizeof(err));
 		if (rc == 0)
 			return 0;
-		if (rc != -EOPNOTSUPP && rc != -EINVAL)
+		/* only a refused table message is a refused flag: every batch
+		 * that sets the flags starts with its table messages (create,
+		 * the takeover's probe: message 0; replace: 2); a refused rule
+		 * or set further on is an error of its own */
+		if ((rc != -EOPNOTSUPP && rc != -EINVAL) || d->nl.err_index > 2)
 			break;
 		sw_info("the kernel refused table flags 0x%x: %s", tries[i], err);
 	}

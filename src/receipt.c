@@ -120,6 +120,38 @@ static void sibling(const char *path, const char *name, char *out, size_t len)
 		snprintf(out, len, "%.*s/%s", (int)(slash - path), path, name);
 }
 
+/* The first lines of what the sandboxes tried to reach. */
+static void print_attempts(const struct sw_jv *doc)
+{
+	const struct sw_jv *list = sw_jv_get(doc, "attempts");
+	int64_t ev = 0;
+
+	if (!list || list->type != SW_JARR) {
+		printf("attempted         unknown (no record from sandwalld)\n");
+		return;
+	}
+	sw_jv_get_i64(doc, "evicted", &ev);
+	printf("attempted         %zu destination(s)%s\n", list->n,
+	       ev ? " (and older ones pushed out)" : "");
+	for (size_t i = 0; i < list->n && i < 10; i++) {
+		const struct sw_jv *a = &list->vals[i];
+		const char *cat = "?", *sbx = NULL, *dst = "?", *proto = NULL;
+		int64_t port = 0, count = 0;
+
+		sw_jv_get_str(a, "category", &cat);
+		sw_jv_get_str(a, "sandbox", &sbx);
+		sw_jv_get_str(a, "dst", &dst);
+		sw_jv_get_str(a, "proto", &proto);
+		sw_jv_get_i64(a, "dport", &port);
+		sw_jv_get_i64(a, "count", &count);
+		printf("                  %-12s %s%s%-20s %s", cat, sbx ? sbx : "", sbx ? " " : "", dst,
+		       proto ? proto : "");
+		if (port)
+			printf("/%lld", (long long)port);
+		printf(" x%lld\n", (long long)count);
+	}
+}
+
 /* The guarded interfaces now (patterns and detected ones). */
 static void guarded_json(struct sw_jw *w, const struct sw_receipt_in *in)
 {
@@ -143,8 +175,9 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 	const struct sw_config *cfg = in->cfg;
 	char cfg_sha[65] = "", rules_sha[65] = "", err[SW_ERRLEN], vpath[SW_PATH_MAX + 16];
 	char reply[SW_CONTROL_REPMAX], when[32], table[80], *cfgtext, *rules = NULL;
-	char *journal = NULL, *vjson = NULL;
-	size_t len, rlen = 0, jlen = 0, vlen = 0;
+	char *journal = NULL, *vjson = NULL, *ajson = NULL, apath[SW_PATH_MAX + 16];
+	size_t len, rlen = 0, jlen = 0, vlen = 0, alen = 0;
+	struct sw_jv attempts = { 0 };
 	int64_t vtime = -1;
 	bool daemon, held, vpassed = false, have_verify = false, stale;
 	struct sw_receipt_journal js;
@@ -190,6 +223,15 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 	if (sw_receipt_read_journal(journal ? journal : "", jlen, &js, in->json ? &lines : NULL)) {
 		sw_err("cannot read the journal: %s", strerror(ENOMEM));
 		goto out;
+	}
+	/* what the sandboxes tried to reach (sandwalld, from NFLOG) */
+	sibling(cfg->journal_path, "attempts.json", apath, sizeof(apath));
+	ajson = apath[0] ? slurp(apath, &alen) : NULL;
+	if (ajson && (sw_jv_parse(ajson, alen, &attempts, NULL) ||
+		      !sw_jv_get(&attempts, "attempts") ||
+		      sw_jv_get(&attempts, "attempts")->type != SW_JARR)) {
+		sw_jv_free(&attempts);
+		sw_warn("%s is no attempts record: left out", apath);
 	}
 	/* the last verify */
 	sibling(cfg->journal_path, "verify.json", vpath, sizeof(vpath));
@@ -241,6 +283,10 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 		sw_jw_u64(&w, "malformed", js.malformed);
 		sw_jw_value(&w, "lines", &lines);
 		sw_jw_end(&w);
+		if (attempts.type == SW_JOBJ)
+			sw_jw_value(&w, "attempted", &attempts);
+		else
+			sw_jw_null(&w, "attempted");
 		if (have_verify) {
 			sw_jw_obj(&w, "verify");
 			sw_jw_i64(&w, "time", vtime);
@@ -292,6 +338,7 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 		       js.unrepaired, js.events);
 		if (js.malformed)
 			printf("journal           %zu MALFORMED line(s): not trusted\n", js.malformed);
+		print_attempts(&attempts);
 		if (have_verify)
 			printf("last verify       %s at %lld%s\n", vpassed ? "passed" : "FAILED",
 			       (long long)vtime, stale ? " (before the daemon last stopped: stale)" : "");
@@ -303,6 +350,8 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 	}
 	code = held ? 0 : 1;
 out:
+	sw_jv_free(&attempts);
+	free(ajson);
 	sw_jv_free(&lines);
 	free(journal);
 	free(vjson);

@@ -1327,7 +1327,8 @@ static int budget_rules(struct sw_model *m, struct rb *b, const struct sw_sandbo
 
 /* chain sbx_<name>: the policy, which only drops or returns:
  *   dns none:   ip daddr . ip protocol . th dport @resolvers4 goto block_egress_<name>
- *   not open:   [dns auto]  ip daddr . ip protocol . th dport @resolvers4 return
+ *   not open:   ip6 daddr @nd6 return
+ *               [dns auto]  ip daddr . ip protocol . th dport @resolvers4 return
  *               [allowlist] ip daddr . ip protocol . th dport @sbx_<name>_allow4 return
  *               goto block_egress_<name>
  * (and ip6). A returned packet goes on through every global block. */
@@ -1352,6 +1353,20 @@ static int sandbox_chains(struct sw_model *m, struct rb *b, const struct sw_conf
 		}
 		if (x->egress == SW_EGRESS_OPEN)
 			continue;
+		/* ip6 daddr @nd6 return: link-scope IPv6 (neighbour discovery,
+		 * router solicitation, MLD) never leaves the link; the global
+		 * rules judge it */
+		snprintf(id, sizeof(id), "sbx-%s-link6", x->name);
+		{
+			char text[SW_NAME_MAX + 48];
+
+			snprintf(text, sizeof(text), "ip6 daddr @nd6 return");
+			RULE(m, b, chain, id, text, {
+				e_daddr(b, AF_INET6);
+				e_lookup(b, NFT_REG_1, "nd6");
+				e_verdict(b, NFT_RETURN, NULL);
+			});
+		}
 		if (x->dns == SW_DNS_AUTO) {
 			snprintf(id, sizeof(id), "sbx-%s-dns", x->name);
 			if ((err = concat_rules(m, b, chain, id, "resolvers", NFT_RETURN, NULL)))

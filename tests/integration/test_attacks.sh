@@ -468,6 +468,12 @@ _attacks_05() {
 	# baseline: the same flood without the table reaches the receiver
 	atk_no_table
 	_atk_flood_start
+	# until the first packets arrive (python3 starts slowly on a slow CPU,
+	# e.g. a kernel under TCG), at most 10 s, then half a second more
+	for i in $(seq 1 100); do
+		[ "$(_atk_flood_n)" -gt 0 ] && break
+		sleep 0.1
+	done
 	sleep 0.5
 	_atk_flood_stop
 	sleep 0.2

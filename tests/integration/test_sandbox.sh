@@ -132,9 +132,12 @@ allow = 203.0.113.10 tcp/80, 2001:db8::10 tcp/80")
 	apply_ok "$conf"
 	blocked "$C1" http://203.0.113.10/        # ... closed again
 	# the daemon names the sandbox in the blocked-attempt line
-	nsx "$H" "$SWT_ROOT/build/sandwalld" -c "$conf" -f --control "$SWT_TMP/sbx.ctl" \
+	# not through nsx: a backgrounded function is a subshell, and $! must be
+	# the daemon itself (ip netns exec execs it)
+	ip netns exec "$H" "$SWT_ROOT/build/sandwalld" -c "$conf" -f --control "$SWT_TMP/sbx.ctl" \
 		>"$SWT_TMP/sbx-d.log" 2>&1 &
 	pid=$!
+	SWT_TEST_PIDS+=("$pid")   # killed by reset_state if this test stops early
 	for i in $(seq 1 50); do grep -q 'event=start' "$SWT_TMP/sbx-d.log" && break; sleep 0.1; done
 	tcp_probe "$C1" http://198.51.100.10/ >/dev/null
 	for i in $(seq 1 30); do
@@ -159,9 +162,12 @@ budget = 3/second")
 	for i in $(seq 1 8); do tcp_probe "$C1" http://203.0.113.10/ && ok1=$((ok1 + 1)); done
 	[ $ok1 -eq 8 ] && ok "no table: 8 of 8 connections" || bad "no table: only $ok1 of 8 connections"
 	apply_ok "$conf" || return 1
-	nsx "$H" "$SWT_ROOT/build/sandwalld" -c "$conf" -f --control "$SWT_TMP/bud.ctl" \
+	# not through nsx: a backgrounded function is a subshell, and $! must be
+	# the daemon itself (ip netns exec execs it)
+	ip netns exec "$H" "$SWT_ROOT/build/sandwalld" -c "$conf" -f --control "$SWT_TMP/bud.ctl" \
 		>"$SWT_TMP/bud-d.log" 2>&1 &
 	pid=$!
+	SWT_TEST_PIDS+=("$pid")   # killed by reset_state if this test stops early
 	for i in $(seq 1 50); do grep -q 'event=start' "$SWT_TMP/bud-d.log" && break; sleep 0.1; done
 	sleep 1.2                                 # a full bucket
 	ok1=0
@@ -191,5 +197,50 @@ budget = 3/second")
 	if [ -n "$line" ]; then ok "daemon: ${line#sandwalld: }"
 	else bad "no event=budget sandbox=agents line"; show "$SWT_TMP/bud-d.log"; fi
 	expect_sw 0 "check ignores the budget set's dynamic elements" -c "$conf" check
+	return 0
+}
+
+register_test sandbox_06_attempted "the receipt lists what a sandbox tried to reach, per destination, from sandwalld's NFLOG stream"
+
+sandbox_06_attempted() {
+	need_sandwall || return $?
+	local conf pid i dir
+	conf=$(_sbx_conf attempted "[sandbox agents]
+interfaces = docker0
+egress = none")
+	dir=$(dirname "$(sed -n 's/^journal = //p' "$conf")")
+	apply_ok "$conf" || return 1
+	# not through nsx: a backgrounded function is a subshell, and $! must be
+	# the daemon itself (ip netns exec execs it)
+	ip netns exec "$H" "$SWT_ROOT/build/sandwalld" -c "$conf" -f --control "$SWT_TMP/att.ctl" \
+		>"$SWT_TMP/att-d.log" 2>&1 &
+	pid=$!
+	SWT_TEST_PIDS+=("$pid")   # killed by reset_state if this test stops early
+	for i in $(seq 1 50); do grep -q 'event=start' "$SWT_TMP/att-d.log" && break; sleep 0.1; done
+	tcp_probe "$C1" http://203.0.113.10/ >/dev/null
+	tcp_probe "$C1" http://203.0.113.10/ >/dev/null
+	tcp_probe "$C1" http://169.254.169.254/ >/dev/null
+	tcp_probe "$C2" http://10.0.0.1/ >/dev/null
+	kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null     # writes attempts.json at stop
+	if [ -s "$dir/attempts.json" ]; then ok "sandwalld wrote $(basename "$dir")/attempts.json"
+	else bad "no attempts.json beside the journal"; show "$SWT_TMP/att-d.log"; return 1; fi
+	sw -c "$conf" receipt --json
+	"$PY" - "$SW_OUT" <<'PYEOF' && ok "receipt --json lists the attempted destinations" || bad "receipt does not list them"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+att = doc["attempted"]["attempts"]
+def has(cat, dst, port, sbx=None):
+    return any(a["category"] == cat and a["dst"] == dst and a.get("dport") == port and
+               a.get("sandbox") == sbx and a["count"] >= 1 for a in att)
+# c1's policy (egress none) comes before the global blocks: its metadata
+# attempt is an egress attempt of sandbox agents; c2 has no policy
+ok = (has("egress", "203.0.113.10", 80, "agents") and has("egress", "169.254.169.254", 80, "agents") and
+      has("gateways", "10.0.0.1", 80) and not any(a["dst"].startswith("ff02:") for a in att))
+print(json.dumps(att, indent=1), file=sys.stderr)
+sys.exit(0 if ok else 1)
+PYEOF
+	sw -c "$conf" receipt
+	grep -q '^attempted  *[0-9]* destination' "$SW_OUT" && ok "the text receipt has an attempted section" ||
+		{ bad "no attempted section in the text receipt"; show "$SW_OUT" 30; }
 	return 0
 }

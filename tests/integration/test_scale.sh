@@ -63,8 +63,9 @@ scale_01_many_bridges() {
 	reach "$c9" http://203.0.113.10/
 
 	# the daemon starts on this host and keeps the table
-	nsx "$H" timeout 20 "$SWT_ROOT/build/sandwalld" -c "$conf" -f >"$SWT_TMP/scale-d.log" 2>&1 &
+	ip netns exec "$H" timeout 20 "$SWT_ROOT/build/sandwalld" -c "$conf" -f >"$SWT_TMP/scale-d.log" 2>&1 &
 	pid=$!
+	SWT_TEST_PIDS+=("$pid")   # killed by reset_state if this test stops early
 	for i in $(seq 1 100); do
 		grep -q 'event=start' "$SWT_TMP/scale-d.log" && break
 		kill -0 "$pid" 2>/dev/null || break

@@ -463,6 +463,11 @@ static void assert_handover_probed(struct rc *r, const struct seen *s, size_t p)
 	assert_true(fn_tab(r->k.s, T)->has_ud);
 }
 
+static void assert_handover(struct rc *r, const struct seen *s)
+{
+	assert_handover_probed(r, s, 0);
+}
+
 /* Our rules in a table without the marker: replaced through the handover
  * twin, never without a table holding the blocks. */
 static void test_takeover_unmarked(void **state)
@@ -480,10 +485,6 @@ static void test_takeover_unmarked(void **state)
 }
 
 /* apply taking ownership of an unowned table: the same handover */
-static void assert_handover(struct rc *r, const struct seen *s)
-{
-	assert_handover_probed(r, s, 0);
-}
 
 static void test_takeover_for_ownership(void **state)
 {
