@@ -9,6 +9,7 @@
 
 #define SW_DEFAULT_CONFIG   "/etc/sandwall/sandwall.conf"
 #define SW_IFNAMSIZ         16
+#define SW_GUARD_AUTO       "auto"  /* [guard] interfaces keyword: detect (ruleset.c) */
 #define SW_MAX_PATTERNS     64
 #define SW_MAX_DESTS        16384
 #define SW_MAX_HOST_PORTS   64
@@ -96,6 +97,7 @@ struct sw_config {
 	/* [guard] */
 	char patterns[SW_MAX_PATTERNS][SW_IFNAMSIZ]; /* "docker0", "br-*" (only a trailing '*') */
 	size_t n_patterns;
+	bool auto_detect;                        /* "auto" in interfaces (the default) */
 	bool all_bridges;
 	unsigned interfaces_line, all_bridges_line;  /* 0: not in the file */
 	/* [block]: block[c] for every category; SW_CAT_DESTINATIONS is on

@@ -11,12 +11,36 @@
 #define SW_MAX_ADDRS      32768
 #define SW_MAX_GATEWAYS   32
 #define SW_MAX_RESOLVERS  16
+#define SW_MAX_UPLINKS    32      /* interfaces of default routes */
+#define SW_MAX_ROUTES     16384   /* directly connected routes (a routed container's /32) */
+
+/* What IFLA_INFO_KIND says a link is (tun and tap share the kind "tun";
+ * IFLA_TUN_TYPE in IFLA_INFO_DATA tells them apart). */
+enum sw_link_kind {
+	SW_LINK_OTHER,         /* no kind (physical), or one not listed here */
+	SW_LINK_BRIDGE,
+	SW_LINK_VETH,
+	SW_LINK_TUN,           /* kind "tun", IFF_TUN (layer 3) or type not reported */
+	SW_LINK_TAP,           /* kind "tun", IFF_TAP (Ethernet: micro-VMs) */
+	SW_LINK_MACVLAN,       /* "macvlan" and "macvtap" */
+	SW_LINK_IPVLAN,        /* "ipvlan" and "ipvtap" */
+	SW_LINK_VXLAN,
+	SW_LINK_WIREGUARD,
+	SW_LINK_KIND_COUNT
+};
 
 struct sw_link {
 	int ifindex;
 	char name[16];
-	bool is_bridge;        /* IFLA_INFO_KIND "bridge" */
+	bool is_bridge;        /* IFLA_INFO_KIND "bridge" (kind == SW_LINK_BRIDGE) */
 	bool up;               /* IFF_UP */
+	bool loopback;         /* IFF_LOOPBACK */
+	enum sw_link_kind kind;
+	int master;            /* IFLA_MASTER: the bridge (bond, vrf) it is enslaved to, or 0 */
+	bool peer_netns;       /* IFLA_LINK_NETNSID: its peer (veth) lives in another namespace */
+	/* filled by sw_host_classify from the whole dump: */
+	bool master_bridge;    /* master is a bridge of this namespace */
+	bool uplink;           /* the output interface of a default route (main table) */
 };
 
 struct sw_addr {
@@ -29,6 +53,11 @@ struct sw_gateway {
 	int oif;
 };
 
+struct sw_route {
+	struct sw_prefix dst;    /* masked */
+	int oif;
+};
+
 struct sw_host {
 	struct sw_link links[SW_MAX_LINKS];
 	size_t n_links;
@@ -38,6 +67,15 @@ struct sw_host {
 	size_t n_gateways;
 	struct sw_prefix resolvers[SW_MAX_RESOLVERS]; /* DNS servers, loopback ones excluded */
 	size_t n_resolvers;
+	int uplinks[SW_MAX_UPLINKS];  /* output interfaces of default routes, with or without gateway */
+	size_t n_uplinks;
+	/* main-table unicast routes without a gateway other than default
+	 * routes (`172.29.0.5 dev cali1 scope link`): what sits behind an
+	 * interface that has no address of its own. Beyond SW_MAX_ROUTES
+	 * they are dropped: they only widen `own`, which opens nothing that
+	 * a block category closes before it. */
+	struct sw_route routes[SW_MAX_ROUTES];
+	size_t n_routes;
 };
 
 /* Dump links, addresses and default routes from the current network
@@ -54,6 +92,16 @@ int sw_resolv_parse(const char *text, struct sw_prefix *out, size_t max,
 int sw_host_read_resolvers(struct sw_host *h);
 /* Everything above. */
 int sw_host_read(struct sw_host *h);
+/* Parse one RTM_NEWLINK message (len bytes from msg, checked) and append
+ * the link to h: 0, -ENOSPC when h is full, -EPROTO when malformed.
+ * Messages of another type are ignored (0). */
+int sw_host_add_link_msg(struct sw_host *h, const void *msg, size_t len);
+/* Fill the fields that need the whole dump: master_bridge (from the
+ * masters' kinds) and uplink (from uplinks[] and the gateways' oifs).
+ * sw_host_read_links_addrs_routes calls it; hand-made hosts call it too. */
+void sw_host_classify(struct sw_host *h);
+/* "bridge", "veth", "tun", "tap", ... */
+const char *sw_link_kind_name(enum sw_link_kind k);
 const struct sw_link *sw_host_link(const struct sw_host *h, int ifindex);
 
 /* Feed one rtnetlink datagram (RTM_NEWLINK/NEWADDR/NEWROUTE replies, as a

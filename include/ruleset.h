@@ -19,7 +19,29 @@
 int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 		     struct sw_model *m, char *err, size_t errlen);
 
-/* Is ifname guarded by the config's patterns (or as a bridge with all_bridges)? */
+/* Why a link is guarded, or why `auto` leaves it out. Values from
+ * SW_GUARD_PATTERN on mean guarded; the first reason that applies wins,
+ * in this order. */
+enum sw_guard_why {
+	SW_GUARD_NO,            /* not guarded */
+	SW_GUARD_EX_LOOPBACK,   /* auto would guard it, but it is the loopback */
+	SW_GUARD_EX_UPLINK,     /* auto would guard it, but it carries a default route */
+	SW_GUARD_PATTERN,       /* a [guard] interfaces pattern names it */
+	SW_GUARD_ALL_BRIDGES,   /* a bridge, with all_bridges = yes */
+	SW_GUARD_BRIDGE,        /* auto: a bridge */
+	SW_GUARD_ROUTED_VETH,   /* auto: a veth whose peer is in another namespace, on no bridge */
+	SW_GUARD_TAP,           /* auto: a tap device (micro-VM) */
+	SW_GUARD_RUNTIME_NAME,  /* auto: a known container or VM runtime's interface name */
+	SW_GUARD_WHY_COUNT
+};
+
+enum sw_guard_why sw_ruleset_guard_why(const struct sw_config *cfg, const struct sw_link *l);
+/* "pattern", "bridge", "routed veth", "tap", "runtime name", "default route", ... */
+const char *sw_guard_why_name(enum sw_guard_why why);
+/* Is the link guarded (sw_ruleset_guard_why >= SW_GUARD_PATTERN)? */
 bool sw_ruleset_guarded(const struct sw_config *cfg, const struct sw_link *l);
+/* The names auto adds as patterns: docker0, br-*, cni-podman*, ... */
+extern const char *const sw_runtime_names[];
+extern const size_t sw_n_runtime_names;
 
 #endif

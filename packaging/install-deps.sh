@@ -20,6 +20,9 @@ FUZZ="clang libclang-rt-dev"
 TEST="nftables iproute2 curl python3 procps kmod"
 PACKAGING="debhelper dpkg-dev fakeroot lintian mandoc python3-yaml rpm bash-completion"
 DOCKER="busybox-static iptables"
+# other runtimes for tests/integration/test_runtimes.sh: rootful Podman with
+# its CNI bridge (Debian 12's podman 4.3 uses CNI); no service is started
+RUNTIMES="podman containernetworking-plugins"
 # make check-kernels: boots Debian's cloud kernels (fetched at test time with
 # apt-get download) under TCG; the guest's userland is copied from this host
 KERNELS="qemu-system-x86 kmod busybox-static"
@@ -41,4 +44,4 @@ trap cleanup EXIT INT TERM
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
 # shellcheck disable=SC2086
-apt-get install -y --no-install-recommends $BUILD $FUZZ $TEST $PACKAGING $DOCKER $KERNELS
+apt-get install -y --no-install-recommends $BUILD $FUZZ $TEST $PACKAGING $DOCKER $KERNELS $RUNTIMES

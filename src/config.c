@@ -63,9 +63,7 @@ const char *sw_category_name(enum sw_category c)
 void sw_config_defaults(struct sw_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	strcpy(cfg->patterns[0], "docker0");
-	strcpy(cfg->patterns[1], "br-*");
-	cfg->n_patterns = 2;
+	cfg->auto_detect = true;        /* [guard] interfaces = auto */
 	for (int c = 0; c < SW_CAT_COUNT; c++)
 		cfg->block[c] = c != SW_CAT_PRIVATE && c != SW_CAT_DESTINATIONS;
 	cfg->dns = SW_DNS_AUTO;
@@ -179,6 +177,10 @@ static int set_patterns(struct ctx *c, const struct key *k, char *v)
 	for (t = strtok_r(v, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
 		size_t i;
 
+		if (!strcmp(t, SW_GUARD_AUTO)) {
+			cfg->auto_detect = true;
+			continue;
+		}
 		if ((why = pattern_error(t)))
 			return fail(c, "bad interface pattern '%s' in [%s] %s: %s", t, k->section, k->name, why);
 		if (!fnmatch(t, "lo", 0))
@@ -464,9 +466,10 @@ _Static_assert(sizeof(keys) / sizeof(keys[0]) <= sizeof(unsigned long) * 8, "see
 /* Empty a list key when it is first given: the value replaces the default. */
 static void list_reset(struct sw_config *cfg, const struct key *k)
 {
-	if (k->set == set_patterns)
+	if (k->set == set_patterns) {
 		cfg->n_patterns = 0;
-	else if (k->set == set_dests)
+		cfg->auto_detect = false;
+	} else if (k->set == set_dests)
 		cfg->n_destinations = 0;
 	else if (k->set == set_host_ports)
 		cfg->n_host_ports = 0;
@@ -969,10 +972,10 @@ static int check_whole(struct ctx *c)
 
 	if (dedup_lists(&c->cfg))
 		return fail(c, "%s", strerror(ENOMEM));
-	if (!cfg->n_patterns && !cfg->all_bridges) {
+	if (!cfg->n_patterns && !cfg->all_bridges && !cfg->auto_detect) {
 		c->line = (int)cfg->interfaces_line;
 		return fail(c, "[guard] interfaces is empty and all_bridges is off: nothing would be "
-			    "guarded (name the container interfaces, e.g. docker0 br-*)");
+			    "guarded (use auto, or name the container interfaces, e.g. docker0 br-*)");
 	}
 	for (size_t i = 0; i < cfg->n_allows; i++) {
 		const struct sw_allow *a = &cfg->allows[i];

@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <linux/if.h>
 #include <linux/if_link.h>
+#include <linux/if_tun.h>
 #include <linux/if_addr.h>
 #include <linux/rtnetlink.h>
 #include <libmnl/libmnl.h>
@@ -80,9 +81,51 @@ static bool same_addr(const struct sw_prefix *a, const struct sw_prefix *b)
 	       memcmp(a->addr, b->addr, sizeof(a->addr)) == 0;
 }
 
-static int link_cb(const struct nlmsghdr *nlh, void *data)
+/* IFLA_INFO_KIND -> enum sw_link_kind ("tun" is split by IFLA_TUN_TYPE) */
+static const struct { const char *kind; enum sw_link_kind k; } link_kinds[] = {
+	{ "bridge", SW_LINK_BRIDGE }, { "veth", SW_LINK_VETH }, { "tun", SW_LINK_TUN },
+	{ "macvlan", SW_LINK_MACVLAN }, { "macvtap", SW_LINK_MACVLAN },
+	{ "ipvlan", SW_LINK_IPVLAN }, { "ipvtap", SW_LINK_IPVLAN },
+	{ "vxlan", SW_LINK_VXLAN }, { "wireguard", SW_LINK_WIREGUARD },
+};
+
+static const char *const link_kind_names[SW_LINK_KIND_COUNT] = {
+	[SW_LINK_OTHER] = "other", [SW_LINK_BRIDGE] = "bridge", [SW_LINK_VETH] = "veth",
+	[SW_LINK_TUN] = "tun", [SW_LINK_TAP] = "tap", [SW_LINK_MACVLAN] = "macvlan",
+	[SW_LINK_IPVLAN] = "ipvlan", [SW_LINK_VXLAN] = "vxlan", [SW_LINK_WIREGUARD] = "wireguard",
+};
+
+const char *sw_link_kind_name(enum sw_link_kind k)
 {
-	struct dump_ctx *c = data;
+	return (unsigned)k < SW_LINK_KIND_COUNT ? link_kind_names[k] : "other";
+}
+
+/* The kind attribute is a NUL-terminated string inside its payload; only
+ * the bytes before the first NUL (or the payload's end) count. */
+static enum sw_link_kind kind_of(const struct nlattr *kind, const struct nlattr *data)
+{
+	const char *s = mnl_attr_get_payload(kind);
+	size_t n = strnlen(s, mnl_attr_get_payload_len(kind));
+	enum sw_link_kind k = SW_LINK_OTHER;
+
+	for (size_t i = 0; i < sizeof(link_kinds) / sizeof(*link_kinds); i++)
+		if (strlen(link_kinds[i].kind) == n && !memcmp(s, link_kinds[i].kind, n))
+			k = link_kinds[i].k;
+	if (k == SW_LINK_TUN && data) {
+		/* IFLA_TUN_TYPE (u8, Linux 4.15+): IFF_TUN or IFF_TAP */
+		const struct nlattr *tt[IFLA_TUN_MAX + 1] = { 0 };
+		struct attr_tab t = { tt, IFLA_TUN_MAX };
+
+		if (mnl_attr_parse_nested(data, attr_cb, &t) >= 0 && tt[IFLA_TUN_TYPE] &&
+		    mnl_attr_validate(tt[IFLA_TUN_TYPE], MNL_TYPE_U8) == 0 &&
+		    mnl_attr_get_u8(tt[IFLA_TUN_TYPE]) == IFF_TAP)
+			k = SW_LINK_TAP;
+	}
+	return k;
+}
+
+static int parse_link(struct sw_host *h, const struct nlmsghdr *nlh)
+{
 	const struct nlattr *tb[IFLA_MAX + 1] = { 0 };
 	const struct nlattr *li[IFLA_INFO_MAX + 1] = { 0 };
 	struct attr_tab t = { tb, IFLA_MAX }, tl = { li, IFLA_INFO_MAX };
@@ -91,16 +134,17 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 
 	if (nlh->nlmsg_type != RTM_NEWLINK ||
 	    mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifm))
-		return MNL_CB_OK;
-	if (c->h->n_links >= SW_MAX_LINKS)
-		return fail(c, -ENOSPC);
+		return 0;
+	if (h->n_links >= SW_MAX_LINKS)
+		return -ENOSPC;
 	if (mnl_attr_parse(nlh, sizeof(*ifm), attr_cb, &t) < 0)
-		return fail(c, -EPROTO);
+		return -EPROTO;
 
-	l = &c->h->links[c->h->n_links++];
+	l = &h->links[h->n_links++];
 	memset(l, 0, sizeof(*l));
 	l->ifindex = ifm->ifi_index;
 	l->up = ifm->ifi_flags & IFF_UP;
+	l->loopback = ifm->ifi_flags & IFF_LOOPBACK;
 	if (tb[IFLA_IFNAME]) {
 		size_t n = strnlen(mnl_attr_get_payload(tb[IFLA_IFNAME]),
 				   mnl_attr_get_payload_len(tb[IFLA_IFNAME]));
@@ -108,14 +152,77 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 			n = sizeof(l->name) - 1;
 		memcpy(l->name, mnl_attr_get_payload(tb[IFLA_IFNAME]), n);
 	}
+	if (tb[IFLA_MASTER] && mnl_attr_validate(tb[IFLA_MASTER], MNL_TYPE_U32) == 0)
+		l->master = (int)mnl_attr_get_u32(tb[IFLA_MASTER]);
+	/* present only when the peer's namespace differs from the link's */
+	l->peer_netns = tb[IFLA_LINK_NETNSID] &&
+			mnl_attr_validate(tb[IFLA_LINK_NETNSID], MNL_TYPE_U32) == 0;
 	if (tb[IFLA_LINKINFO] &&
 	    mnl_attr_parse_nested(tb[IFLA_LINKINFO], attr_cb, &tl) >= 0 &&
-	    li[IFLA_INFO_KIND]) {
-		const char *kind = mnl_attr_get_payload(li[IFLA_INFO_KIND]);
-		size_t klen = strnlen(kind, mnl_attr_get_payload_len(li[IFLA_INFO_KIND]));
-		l->is_bridge = klen == 6 && memcmp(kind, "bridge", 6) == 0;
+	    li[IFLA_INFO_KIND])
+		l->kind = kind_of(li[IFLA_INFO_KIND], li[IFLA_INFO_DATA]);
+	l->is_bridge = l->kind == SW_LINK_BRIDGE;
+	return 0;
+}
+
+static int link_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct dump_ctx *c = data;
+	int err = parse_link(c->h, nlh);
+
+	return err ? fail(c, err) : MNL_CB_OK;
+}
+
+int sw_host_add_link_msg(struct sw_host *h, const void *msg, size_t len)
+{
+	const struct nlmsghdr *nlh = msg;
+
+	if (!h || !msg || !mnl_nlmsg_ok(nlh, (int)(len > INT32_MAX ? INT32_MAX : len)))
+		return -EPROTO;
+	return parse_link(h, nlh);
+}
+
+static int ifindex_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool in_sorted(const int *v, size_t n, int key)
+{
+	return n && bsearch(&key, v, n, sizeof(*v), ifindex_cmp);
+}
+
+void sw_host_classify(struct sw_host *h)
+{
+	int *bridges = NULL, up[SW_MAX_UPLINKS + SW_MAX_GATEWAYS];
+	size_t nb = 0, nu = 0;
+
+	/* the bridges' ifindexes, sorted: a host has thousands of bridge ports */
+	for (size_t i = 0; i < h->n_links; i++)
+		nb += h->links[i].is_bridge;
+	if (nb && (bridges = malloc(nb * sizeof(*bridges)))) {
+		nb = 0;
+		for (size_t i = 0; i < h->n_links; i++)
+			if (h->links[i].is_bridge)
+				bridges[nb++] = h->links[i].ifindex;
+		qsort(bridges, nb, sizeof(*bridges), ifindex_cmp);
+	} else {
+		nb = 0;         /* no memory: no port is known as a bridge port */
 	}
-	return MNL_CB_OK;
+	for (size_t i = 0; i < h->n_uplinks && nu < SW_MAX_UPLINKS; i++)
+		up[nu++] = h->uplinks[i];
+	for (size_t i = 0; i < h->n_gateways; i++)
+		up[nu++] = h->gateways[i].oif;
+	qsort(up, nu, sizeof(*up), ifindex_cmp);
+	for (size_t i = 0; i < h->n_links; i++) {
+		struct sw_link *l = &h->links[i];
+
+		l->master_bridge = l->master && in_sorted(bridges, nb, l->master);
+		l->uplink = in_sorted(up, nu, l->ifindex);
+	}
+	free(bridges);
 }
 
 static int addr_cb(const struct nlmsghdr *nlh, void *data)
@@ -162,6 +269,36 @@ static int add_gateway(struct dump_ctx *c, const struct nlattr *gw, int family, 
 	return 0;
 }
 
+/* The output interface of a default route, with or without a gateway
+ * (`default dev wg0`): an uplink, never guarded by detection. */
+static int add_uplink(struct sw_host *h, int oif)
+{
+	if (oif <= 0)
+		return 0;
+	for (size_t i = 0; i < h->n_uplinks; i++)
+		if (h->uplinks[i] == oif)
+			return 0;
+	if (h->n_uplinks >= SW_MAX_UPLINKS)
+		return -ENOSPC;
+	h->uplinks[h->n_uplinks++] = oif;
+	return 0;
+}
+
+/* A directly connected route (no gateway, one output interface). */
+static void add_route(struct sw_host *h, const struct nlattr *const *tb,
+		      const struct rtmsg *rtm, int oif)
+{
+	struct sw_route r;
+
+	if (oif <= 0 || tb[RTA_GATEWAY] || tb[RTA_MULTIPATH] || h->n_routes >= SW_MAX_ROUTES ||
+	    rtm->rtm_dst_len > (rtm->rtm_family == AF_INET ? 32 : 128) ||
+	    !attr_to_prefix(tb[RTA_DST], rtm->rtm_family, rtm->rtm_dst_len, &r.dst))
+		return;
+	sw_prefix_mask(&r.dst);
+	r.oif = oif;
+	h->routes[h->n_routes++] = r;
+}
+
 static int route_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct dump_ctx *c = data;
@@ -174,7 +311,7 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 	if (nlh->nlmsg_type != RTM_NEWROUTE ||
 	    mnl_nlmsg_get_payload_len(nlh) < sizeof(*rtm) ||
 	    (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6) ||
-	    rtm->rtm_dst_len != 0 || rtm->rtm_type != RTN_UNICAST)
+	    rtm->rtm_type != RTN_UNICAST)
 		return MNL_CB_OK;
 	if (mnl_attr_parse(nlh, sizeof(*rtm), attr_cb, &t) < 0)
 		return fail(c, -EPROTO);
@@ -185,8 +322,14 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 		return MNL_CB_OK;
 	if (tb[RTA_OIF] && mnl_attr_validate(tb[RTA_OIF], MNL_TYPE_U32) == 0)
 		oif = (int)mnl_attr_get_u32(tb[RTA_OIF]);
+	if (rtm->rtm_dst_len) {
+		add_route(c->h, tb, rtm, oif);
+		return MNL_CB_OK;
+	}
 
 	err = add_gateway(c, tb[RTA_GATEWAY], rtm->rtm_family, oif);
+	if (!err)
+		err = add_uplink(c->h, oif);
 	if (err)
 		return fail(c, err);
 
@@ -208,6 +351,8 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 				return fail(c, -EPROTO);
 			err = add_gateway(c, nt[RTA_GATEWAY], rtm->rtm_family,
 					  nh->rtnh_ifindex);
+			if (!err)
+				err = add_uplink(c->h, nh->rtnh_ifindex);
 			if (err)
 				return fail(c, err);
 			if (step >= left)
@@ -328,7 +473,7 @@ static int read_rtnl(struct sw_host *h)
 	uint8_t *buf;
 	int err;
 
-	h->n_links = h->n_addrs = h->n_gateways = 0;
+	h->n_links = h->n_addrs = h->n_gateways = h->n_uplinks = h->n_routes = 0;
 	buf = malloc(RECV_BUF_SIZE);
 	nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
 	if (!buf || !nl) {
@@ -350,12 +495,14 @@ static int read_rtnl(struct sw_host *h)
 	if (!err)
 		err = dump(nl, buf, &seq, RTM_GETROUTE, sizeof(struct rtmsg),
 			   AF_INET6, route_cb, &c);
+	if (!err)
+		sw_host_classify(h);
 out:
 	if (nl)
 		mnl_socket_close(nl);
 	free(buf);
 	if (err)
-		h->n_links = h->n_addrs = h->n_gateways = 0;
+		h->n_links = h->n_addrs = h->n_gateways = h->n_uplinks = h->n_routes = 0;
 	return err;
 }
 

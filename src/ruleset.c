@@ -17,7 +17,6 @@
  * that changes with the host lives in named sets. Each rule carries the
  * comment "sandwall:<id>" as userdata; handles are never relied on. */
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,6 +228,8 @@ struct work {
 	struct ivals a, b;
 	struct sw_prefix *p;
 	size_t cap_p;
+	int *guarded;           /* ifindexes of the guarded links, sorted */
+	size_t n_guarded;
 };
 
 static void work_free(struct work *w)
@@ -238,6 +239,7 @@ static void work_free(struct work *w)
 	free(w->a.v);
 	free(w->b.v);
 	free(w->p);
+	free(w->guarded);
 	free(w);
 }
 
@@ -269,11 +271,128 @@ static int addr_sets(struct sw_model *m, struct work *w, const char *base,
 	return set_fill_intervals(s6, iv6, AF_INET6, true);
 }
 
-/* set guard_ifaces { type ifname; flags interval; elements = { "docker0", "br-*" } } */
+/* What `auto` adds by name, besides what it detects by kind: the interface
+ * names of the container and VM runtimes (a bridge or veth is detected
+ * anyway; the names also cover a device before its kind is known, e.g. a
+ * tun-mode tap* or a veth whose peer has not moved yet). */
+const char *const sw_runtime_names[] = {
+	"docker0", "br-*", "cni-podman*", "podman*", "lxcbr*", "virbr*", "lxdbr*", "incusbr*",
+	"tap*", "fc-*", "cali*", "lxc*", "cilium_*", "flannel*", "cni*", "nerdctl*", "vnet*",
+};
+const size_t sw_n_runtime_names = sizeof(sw_runtime_names) / sizeof(*sw_runtime_names);
+
+static const char *const guard_why_names[SW_GUARD_WHY_COUNT] = {
+	[SW_GUARD_NO] = "not guarded", [SW_GUARD_EX_LOOPBACK] = "loopback",
+	[SW_GUARD_EX_UPLINK] = "default route", [SW_GUARD_PATTERN] = "pattern",
+	[SW_GUARD_ALL_BRIDGES] = "all_bridges", [SW_GUARD_BRIDGE] = "bridge",
+	[SW_GUARD_ROUTED_VETH] = "routed veth", [SW_GUARD_TAP] = "tap",
+	[SW_GUARD_RUNTIME_NAME] = "runtime name",
+};
+
+const char *sw_guard_why_name(enum sw_guard_why why)
+{
+	return (unsigned)why < SW_GUARD_WHY_COUNT ? guard_why_names[why] : "unknown";
+}
+
+/* A pattern is a name, or a prefix and a final '*' (config.c refuses any
+ * other '*' and every other wildcard): the kernel's interval match. */
+static bool name_match(const char *pattern, const char *name)
+{
+	size_t n = strnlen(pattern, SW_IFNAMSIZ);
+
+	if (n && pattern[n - 1] == '*')
+		return !strncmp(pattern, name, n - 1);
+	return !strncmp(pattern, name, SW_IFNAMSIZ);
+}
+
+/* The interfaces detection never guards: lo (index 1 in every namespace)
+ * and the output interfaces of default routes (the uplink, a bridge that
+ * holds the uplink included). */
+static bool never_auto(const struct sw_link *l)
+{
+	return l->ifindex == 1 || l->loopback || l->uplink;
+}
+
+static bool runtime_name(const char *name)
+{
+	for (size_t i = 0; i < sw_n_runtime_names; i++)
+		if (name_match(sw_runtime_names[i], name))
+			return true;
+	return false;
+}
+
+enum sw_guard_why sw_ruleset_guard_why(const struct sw_config *cfg, const struct sw_link *l)
+{
+	enum sw_guard_why why = SW_GUARD_NO;
+
+	for (size_t i = 0; i < cfg->n_patterns; i++)
+		if (name_match(cfg->patterns[i], l->name))
+			return SW_GUARD_PATTERN;
+	if (cfg->all_bridges && l->is_bridge)
+		return SW_GUARD_ALL_BRIDGES;
+	if (!cfg->auto_detect)
+		return SW_GUARD_NO;
+	/* a bridge port's traffic arrives on the bridge: the bridge is guarded */
+	if (l->is_bridge)
+		why = SW_GUARD_BRIDGE;
+	else if (l->kind == SW_LINK_VETH && l->peer_netns && !l->master_bridge)
+		why = SW_GUARD_ROUTED_VETH;
+	else if (l->kind == SW_LINK_TAP)
+		why = SW_GUARD_TAP;
+	else if (runtime_name(l->name))
+		why = SW_GUARD_RUNTIME_NAME;
+	if (why != SW_GUARD_NO && never_auto(l))
+		return l->ifindex == 1 || l->loopback ? SW_GUARD_EX_LOOPBACK : SW_GUARD_EX_UPLINK;
+	return why;
+}
+
+bool sw_ruleset_guarded(const struct sw_config *cfg, const struct sw_link *l)
+{
+	return sw_ruleset_guard_why(cfg, l) >= SW_GUARD_PATTERN;
+}
+
+/* One name or pattern ("br-*": every name that starts with "br-") as an
+ * interval of ifname keys. */
+static int ifname_add(struct ivals *iv, const char *name)
+{
+	size_t len = strnlen(name, SW_IFNAMSIZ - 1);
+	int err;
+
+	if ((err = ivals_grow(iv)))
+		return err;
+	memset(&iv->v[iv->n], 0, sizeof(iv->v[0]));
+	if (len && name[len - 1] == '*') {
+		memcpy(iv->v[iv->n].lo, name, len - 1);
+		memcpy(iv->v[iv->n].hi, name, len - 1);
+		memset(iv->v[iv->n].hi + len - 1, 0xff, SW_IFNAMSIZ - (len - 1));
+	} else {
+		memcpy(iv->v[iv->n].lo, name, len);
+		memcpy(iv->v[iv->n].hi, name, len);
+	}
+	iv->n++;
+	return 0;
+}
+
+/* Does a runtime name pattern match an interface auto must never guard?
+ * Then it cannot go in as a pattern (a range has no holes): the names it
+ * matches now go in one by one instead. */
+static bool pattern_hits_excluded(const char *pattern, const struct sw_host *host)
+{
+	for (size_t i = 0; host && i < host->n_links; i++)
+		if (never_auto(&host->links[i]) && name_match(pattern, host->links[i].name))
+			return true;
+	return false;
+}
+
+/* set guard_ifaces { type ifname; flags interval; elements = { "docker0", "br-*" } }
+ * The [guard] interfaces patterns; with auto, the runtime name patterns
+ * and the name of every link detected (bridge, routed veth, tap); with
+ * all_bridges, the name of every bridge. */
 static int ifname_set(struct sw_model *m, struct work *w, const struct sw_config *cfg,
 		      const struct sw_host *host)
 {
 	struct ivals *iv = &w->a;
+	size_t n_links = host ? host->n_links : 0;
 	struct sw_set *s;
 	int err;
 
@@ -282,31 +401,17 @@ static int ifname_set(struct sw_model *m, struct work *w, const struct sw_config
 		return -ENOSPC;
 	iv->n = 0;
 	iv->klen = SW_IFNAMSIZ;
-	for (size_t i = 0; i <= cfg->n_patterns + (host ? host->n_links : 0); i++) {
-		const char *name;
-		size_t len;
-
-		if (i < cfg->n_patterns)
-			name = cfg->patterns[i];
-		else if (i - cfg->n_patterns < (host ? host->n_links : 0) && cfg->all_bridges &&
-			 host->links[i - cfg->n_patterns].is_bridge)
-			name = host->links[i - cfg->n_patterns].name;
-		else
-			continue;
-		if ((err = ivals_grow(iv)))
+	for (size_t i = 0; i < cfg->n_patterns; i++)
+		if ((err = ifname_add(iv, cfg->patterns[i])))
 			return err;
-		len = strnlen(name, SW_IFNAMSIZ - 1);
-		memset(&iv->v[iv->n], 0, sizeof(iv->v[0]));
-		if (len && name[len - 1] == '*') {
-			memcpy(iv->v[iv->n].lo, name, len - 1);
-			memcpy(iv->v[iv->n].hi, name, len - 1);
-			memset(iv->v[iv->n].hi + len - 1, 0xff, SW_IFNAMSIZ - (len - 1));
-		} else {
-			memcpy(iv->v[iv->n].lo, name, len);
-			memcpy(iv->v[iv->n].hi, name, len);
-		}
-		iv->n++;
-	}
+	for (size_t i = 0; cfg->auto_detect && i < sw_n_runtime_names; i++)
+		if (!pattern_hits_excluded(sw_runtime_names[i], host) &&
+		    (err = ifname_add(iv, sw_runtime_names[i])))
+			return err;
+	for (size_t i = 0; i < n_links; i++)
+		if (sw_ruleset_guarded(cfg, &host->links[i]) &&
+		    (err = ifname_add(iv, host->links[i].name)))
+			return err;
 	/* names are merged only when one covers another: a merged range of
 	 * unrelated names could not be written back as nft text */
 	if ((err = set_fill_intervals(s, iv, 0, false)))
@@ -627,16 +732,6 @@ static int sandbox_sets(struct sw_model *m, struct work *w, const struct sw_conf
 	return 0;
 }
 
-bool sw_ruleset_guarded(const struct sw_config *cfg, const struct sw_link *l)
-{
-	if (cfg->all_bridges && l->is_bridge)
-		return true;
-	for (size_t i = 0; i < cfg->n_patterns; i++)
-		if (!fnmatch(cfg->patterns[i], l->name, 0))
-			return true;
-	return false;
-}
-
 static bool is_loopback(const struct sw_prefix *p)
 {
 	static const uint8_t v6lo[16] = { [15] = 1 };
@@ -649,6 +744,29 @@ static bool is_loopback(const struct sw_prefix *p)
 static bool is_v6_linklocal(const struct sw_prefix *p)
 {
 	return p->family == AF_INET6 && p->addr[0] == 0xfe && (p->addr[1] & 0xc0) == 0x80;
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The guarded links' ifindexes, sorted: a lookup per route, not a scan
+ * (a Calico host has one route and one veth per pod). */
+static int guarded_index(struct work *w, const struct sw_config *cfg, const struct sw_host *host)
+{
+	w->n_guarded = 0;
+	if (!host->n_links)
+		return 0;
+	if (!(w->guarded = calloc(host->n_links, sizeof(*w->guarded))))
+		return -ENOMEM;
+	for (size_t i = 0; i < host->n_links; i++)
+		if (sw_ruleset_guarded(cfg, &host->links[i]))
+			w->guarded[w->n_guarded++] = host->links[i].ifindex;
+	qsort(w->guarded, w->n_guarded, sizeof(*w->guarded), int_cmp);
+	return 0;
 }
 
 static const char *const rfc_private[] = {
@@ -1423,9 +1541,9 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 	sw_model_init(m, cfg->table);
 	m->has_table = true;
 	if (w) {
-		/* one prefix per address, gateway or config entry at most */
+		/* one prefix per address, route, gateway or config entry at most */
 		w->cap_p = FIXED_ENTRIES + cfg->n_destinations +
-			   (host ? host->n_addrs + host->n_gateways : 0);
+			   (host ? host->n_addrs + host->n_routes + host->n_gateways : 0);
 		p = w->p = calloc(w->cap_p, sizeof(*w->p));
 	}
 	if (!w || !p) {
@@ -1470,6 +1588,18 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 			continue;
 		sw_prefix_mask(&q);
 		p[n++] = q;
+	}
+	/* and what is routed to a guarded interface without a gateway: a
+	 * routed veth has no address, its container's /32 is a route */
+	if (host && host->n_routes && (rc = guarded_index(w, cfg, host)))
+		goto fail;
+	for (size_t i = 0; host && i < host->n_routes; i++) {
+		int oif = host->routes[i].oif;
+
+		if (is_v6_linklocal(&host->routes[i].dst) || !w->n_guarded ||
+		    !bsearch(&oif, w->guarded, w->n_guarded, sizeof(oif), int_cmp))
+			continue;
+		p[n++] = host->routes[i].dst;
 	}
 	if ((rc = addr_sets(m, w, "own", p, n)))
 		goto fail;

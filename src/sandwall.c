@@ -15,12 +15,14 @@
 #include "diff.h"
 #include "export.h"
 #include "holes.h"
+#include "json.h"
 #include "log.h"
 #include "model.h"
 #include "nl.h"
 #include "observe.h"
 #include "reconcile.h"
 #include "receipt.h"
+#include "ruleset.h"
 #include "verify.h"
 
 #define EXIT_DRIFT 1
@@ -330,6 +332,82 @@ static void sandbox_counter(const struct sw_model *have, const struct sw_sandbox
 	*by = i < 0 ? 0 : have->counter_bytes[i];
 }
 
+/* What is guarded on this host and why; with auto, what it leaves out
+ * (lo, the default-route interfaces). host NULL: it could not be read. */
+static void print_guard(const struct sw_config *cfg, const struct sw_host *host, int host_err,
+			bool json)
+{
+	if (json) {
+		printf("\"guard\":{\"auto\":%s,\"all_bridges\":%s,\"patterns\":[",
+		       cfg->auto_detect ? "true" : "false", cfg->all_bridges ? "true" : "false");
+		for (size_t i = 0; i < cfg->n_patterns; i++) {
+			printf("%s", i ? "," : "");
+			sw_json_str(stdout, cfg->patterns[i]);
+		}
+		printf("],\"runtime_names\":[");
+		for (size_t i = 0; cfg->auto_detect && i < sw_n_runtime_names; i++) {
+			printf("%s", i ? "," : "");
+			sw_json_str(stdout, sw_runtime_names[i]);
+		}
+		printf("]");
+		for (int pass = 0; pass < 2; pass++) {
+			bool first = true;
+
+			printf(",\"%s\":", pass ? "excluded" : "interfaces");
+			if (!host) {
+				printf("null");
+				continue;
+			}
+			printf("[");
+			for (size_t i = 0; i < host->n_links; i++) {
+				const struct sw_link *l = &host->links[i];
+				enum sw_guard_why why = sw_ruleset_guard_why(cfg, l);
+
+				if (why == SW_GUARD_NO || (why >= SW_GUARD_PATTERN) == (bool)pass)
+					continue;
+				printf("%s{\"name\":", first ? "" : ",");
+				sw_json_str(stdout, l->name);
+				printf(",\"kind\":\"%s\",\"why\":\"%s\"}", sw_link_kind_name(l->kind),
+				       sw_guard_why_name(why));
+				first = false;
+			}
+			printf("]");
+		}
+		if (!host) {
+			printf(",\"error\":");
+			sw_json_str(stdout, strerror(-host_err));
+		}
+		printf("},");
+		return;
+	}
+	printf("guard: %s", cfg->auto_detect ? "auto" : "");
+	for (size_t i = 0; i < cfg->n_patterns; i++)
+		printf("%s%s", i || cfg->auto_detect ? " " : "", cfg->patterns[i]);
+	printf("%s\n", cfg->all_bridges ? " (and all_bridges)" : "");
+	if (!host) {
+		printf("guarded interfaces: cannot read the host's links: %s\n", strerror(-host_err));
+		return;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		bool first = true;
+
+		for (size_t i = 0; i < host->n_links; i++) {
+			const struct sw_link *l = &host->links[i];
+			enum sw_guard_why why = sw_ruleset_guard_why(cfg, l);
+
+			if (why == SW_GUARD_NO || (why >= SW_GUARD_PATTERN) == (bool)pass)
+				continue;
+			if (first)
+				printf(pass ? "left out by auto (never guarded):\n" : "guarded interfaces:\n");
+			first = false;
+			printf("  %-16s %-10s %s\n", l->name, sw_link_kind_name(l->kind),
+			       sw_guard_why_name(why));
+		}
+		if (first && !pass)
+			printf("guarded interfaces: none now (patterns guard the names they match as they appear)\n");
+	}
+}
+
 static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struct opts *o)
 {
 	static const char *const keys[] = { "pid", "uptime", "mode", "paused", "drifts", "repairs",
@@ -337,13 +415,20 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 					     "last_drift" };
 	char reply[SW_CONTROL_REPMAX], v[256];
 	bool json = o->json, daemon;
+	struct sw_host *host = calloc(1, sizeof(*host));
 	struct sw_model have;
-	int rc;
+	int rc, host_err;
 
 	daemon = sw_control_call(o->control, "status", reply, sizeof(reply)) == 0 &&
 		 !strncmp(reply, "ok\n", 3);
+	host_err = host ? sw_host_read_links_addrs_routes(host) : -ENOMEM;
+	if (host_err) {
+		free(host);
+		host = NULL;
+	}
 	if ((rc = sw_observe_counters(nl, cfg->table, &have))) {
 		sw_err("cannot read the ruleset: %s", strerror(-rc));
+		free(host);
 		return EXIT_ERR;
 	}
 	if (json) {
@@ -377,7 +462,9 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 			       i < 0 ? 0ULL : (unsigned long long)have.counter_pkts[i],
 			       i < 0 ? 0ULL : (unsigned long long)have.counter_bytes[i]);
 		}
-		printf("},\"sandboxes\":[");
+		printf("},");
+		print_guard(cfg, host, host_err, true);
+		printf("\"sandboxes\":[");
 		for (size_t b = 0; b < cfg->n_sandboxes; b++) {
 			const struct sw_sandbox *x = &cfg->sandboxes[b];
 			uint64_t pk, by;
@@ -399,6 +486,7 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 				printf("daemon %-16s %s\n", keys[k], reply_field(reply, keys[k], v, sizeof(v)));
 		else
 			printf("daemon: not running (no answer on %s)\n", o->control);
+		print_guard(cfg, host, host_err, false);
 		printf("%-14s %-8s %12s %14s\n", "category", "enabled", "packets", "bytes");
 		for (int c = 0; c < SW_CAT_COUNT; c++) {
 			int i = sw_model_find_counter(&have, sw_category_name(c));
@@ -421,6 +509,7 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 	}
 	rc = have.has_table ? 0 : EXIT_DRIFT;
 	sw_model_free(&have);
+	free(host);
 	return rc;
 }
 

@@ -34,6 +34,7 @@ static inline void tk_link(struct sw_host *h, int idx, const char *name, bool br
 	l->ifindex = idx;
 	snprintf(l->name, sizeof(l->name), "%s", name);
 	l->is_bridge = bridge;
+	l->kind = bridge ? SW_LINK_BRIDGE : SW_LINK_OTHER;
 	l->up = true;
 }
 
@@ -81,7 +82,12 @@ static inline void tk_host(struct sw_host *h)
 	tk_gateway(h, "fd00:10::1", 2);
 	assert_int_equal(sw_prefix_parse("169.254.169.253", &h->resolvers[0], NULL), 0);
 	h->n_resolvers = 1;
+	sw_host_classify(h);
 }
+
+/* The guard list of sandwall 0.1.0's default config, for the tests that
+ * are about something else than the guard selection. */
+#define TK_LEGACY_GUARD "[guard]\ninterfaces = docker0 br-*\n"
 
 /* Build the desired model from config text and host h (tk_host() if NULL). */
 static inline void tk_build_host(const char *conf, const struct sw_host *h, struct sw_model *m)

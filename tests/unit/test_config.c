@@ -36,6 +36,7 @@ static void assert_cfg_equal(const struct sw_config *a, const struct sw_config *
 	assert_int_equal(a->n_patterns, b->n_patterns);
 	for (size_t i = 0; i < a->n_patterns; i++)
 		assert_string_equal(a->patterns[i], b->patterns[i]);
+	assert_int_equal(a->auto_detect, b->auto_detect);
 	assert_int_equal(a->all_bridges, b->all_bridges);
 	for (int c = 0; c < SW_CAT_COUNT; c++)
 		assert_int_equal(a->block[c], b->block[c]);
@@ -88,9 +89,8 @@ static void test_defaults(void **state)
 {
 	struct sw_config *d = &def;
 
-	assert_int_equal(d->n_patterns, 2);
-	assert_string_equal(d->patterns[0], "docker0");
-	assert_string_equal(d->patterns[1], "br-*");
+	assert_int_equal(d->n_patterns, 0);
+	assert_true(d->auto_detect);           /* [guard] interfaces = auto */
 	assert_false(d->all_bridges);
 	assert_true(d->block[SW_CAT_METADATA]);
 	assert_true(d->block[SW_CAT_LINK_LOCAL]);
@@ -212,6 +212,22 @@ static void test_lists(void **state)
 	assert_int_equal(parse("[guard]\ninterfaces = tap*\n"), 0);
 	assert_int_equal(cfg.n_patterns, 1);            /* replaces the default */
 	assert_string_equal(cfg.patterns[0], "tap*");
+	assert_false(cfg.auto_detect);                  /* auto only when named */
+	/* auto is a keyword, combined with names in any order, said once or twice */
+	assert_int_equal(parse("[guard]\ninterfaces = docker0 auto br-* auto\n"), 0);
+	assert_true(cfg.auto_detect);
+	assert_int_equal(cfg.n_patterns, 2);
+	assert_string_equal(cfg.patterns[0], "docker0");
+	assert_string_equal(cfg.patterns[1], "br-*");
+	assert_int_equal(parse("[guard]\ninterfaces = auto\n"), 0);
+	assert_true(cfg.auto_detect);
+	assert_int_equal(cfg.n_patterns, 0);
+	/* auto alone is enough: all_bridges may be off */
+	assert_int_equal(parse("[guard]\ninterfaces = auto\nall_bridges = no\n"), 0);
+	/* "auto*" and "Auto" are patterns, not the keyword */
+	assert_int_equal(parse("[guard]\ninterfaces = auto* Auto\n"), 0);
+	assert_false(cfg.auto_detect);
+	assert_int_equal(cfg.n_patterns, 2);
 	assert_int_equal(parse("[guard]\ninterfaces = abcdefghijklmno x* x* \t y\n"), 0);
 	assert_int_equal(cfg.n_patterns, 3);            /* 15 chars ok; duplicates dropped */
 	assert_string_equal(cfg.patterns[0], "abcdefghijklmno");

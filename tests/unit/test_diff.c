@@ -30,8 +30,8 @@ static int setup(void **state)
 	struct pair *p = calloc(1, sizeof(*p));
 
 	assert_non_null(p);
-	tk_build("", &p->want);
-	tk_build("", &p->have);
+	tk_build(TK_LEGACY_GUARD, &p->want);
+	tk_build(TK_LEGACY_GUARD, &p->have);
 	/* observed models carry no nft text and no objects */
 	*state = p;
 	return 0;

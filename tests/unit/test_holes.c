@@ -166,11 +166,20 @@ static void test_guard_host(void **state)
 	assert_string_equal(err, "t.conf:2: [guard] interfaces guards loopback, the loopback interface: "
 			    "guarding it would cut the host off (and lock its operator out); name only "
 			    "the container interfaces");
-	/* the defaults (docker0 br-*) were not in the file: no line */
+	/* with auto (the default), a bridge that carries the default route is
+	 * left out silently: no refusal, and it is not guarded */
 	conf("");
 	tk_gateway(&host, "172.17.0.254", 3);
+	sw_host_classify(&host);
+	assert_int_equal(sw_config_check_host(&cfg, &host, err, sizeof(err)), 0);
+	assert_int_equal(sw_ruleset_guard_why(&cfg, &host.links[2]), SW_GUARD_EX_UPLINK);
+	assert_false(sw_ruleset_guarded(&cfg, &host.links[2]));
+	/* named explicitly, it is refused as before, with the line */
+	conf("[guard]\ninterfaces = auto docker0\n");
+	tk_gateway(&host, "172.17.0.254", 3);
+	sw_host_classify(&host);
 	assert_int_equal(sw_config_check_host(&cfg, &host, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "t.conf: [guard] interfaces guards docker0, which carries the default "
+	assert_string_equal(err, "t.conf:2: [guard] interfaces guards docker0, which carries the default "
 			    "route: guarding it would cut the host off (and lock its operator out); "
 			    "name only the container interfaces");
 	/* all_bridges on a host whose bridges carry no default route is fine */

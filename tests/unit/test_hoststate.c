@@ -14,6 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <net/if.h>
+#include <linux/if_link.h>
+#include <linux/if_tun.h>
+#include <linux/rtnetlink.h>
+#include <libmnl/libmnl.h>
+
 #include "hoststate.h"
 
 /* Assert that p is exactly the full-length address text. */
@@ -271,6 +277,208 @@ static void test_link_lookup(void **state)
 	free(h);
 }
 
+/* ---- RTM_NEWLINK parsing (crafted messages) --------------------------------- */
+
+struct lmsg {
+	char buf[1024];
+	struct nlmsghdr *nlh;
+};
+
+/* A link message: index, name, flags; the rest is added by the caller. */
+static struct nlmsghdr *lmsg_start(struct lmsg *m, int idx, const char *name, unsigned flags)
+{
+	struct ifinfomsg *ifm;
+
+	memset(m->buf, 0, sizeof(m->buf));
+	m->nlh = mnl_nlmsg_put_header(m->buf);
+	m->nlh->nlmsg_type = RTM_NEWLINK;
+	ifm = mnl_nlmsg_put_extra_header(m->nlh, sizeof(*ifm));
+	ifm->ifi_index = idx;
+	ifm->ifi_flags = flags;
+	if (name)
+		mnl_attr_put_strz(m->nlh, IFLA_IFNAME, name);
+	return m->nlh;
+}
+
+/* IFLA_LINKINFO { IFLA_INFO_KIND kind [IFLA_INFO_DATA { IFLA_TUN_TYPE tuntype }] } */
+static void lmsg_kind(struct lmsg *m, const char *kind, int tuntype)
+{
+	struct nlattr *li = mnl_attr_nest_start(m->nlh, IFLA_LINKINFO), *d;
+
+	mnl_attr_put_strz(m->nlh, IFLA_INFO_KIND, kind);
+	if (tuntype >= 0) {
+		d = mnl_attr_nest_start(m->nlh, IFLA_INFO_DATA);
+		mnl_attr_put_u8(m->nlh, IFLA_TUN_TYPE, (uint8_t)tuntype);
+		mnl_attr_nest_end(m->nlh, d);
+	}
+	mnl_attr_nest_end(m->nlh, li);
+}
+
+static const struct sw_link *add(struct sw_host *h, struct lmsg *m)
+{
+	assert_int_equal(sw_host_add_link_msg(h, m->nlh, m->nlh->nlmsg_len), 0);
+	return &h->links[h->n_links - 1];
+}
+
+static void test_link_msgs(void **state)
+{
+	struct sw_host *h = new_host();
+	const struct sw_link *l;
+	struct lmsg m;
+
+	(void)state;
+	/* lo: no kind, IFF_LOOPBACK */
+	lmsg_start(&m, 1, "lo", IFF_UP | IFF_LOOPBACK);
+	l = add(h, &m);
+	assert_true(l->loopback);
+	assert_true(l->up);
+	assert_int_equal(l->kind, SW_LINK_OTHER);
+	/* a bridge */
+	lmsg_start(&m, 3, "docker0", IFF_UP);
+	lmsg_kind(&m, "bridge", -1);
+	l = add(h, &m);
+	assert_int_equal(l->kind, SW_LINK_BRIDGE);
+	assert_true(l->is_bridge);
+	assert_false(l->loopback);
+	/* a bridged veth: master, peer in another namespace */
+	lmsg_start(&m, 5, "vethc1", IFF_UP);
+	mnl_attr_put_u32(m.nlh, IFLA_MASTER, 3);
+	mnl_attr_put_u32(m.nlh, IFLA_LINK_NETNSID, 0);
+	lmsg_kind(&m, "veth", -1);
+	l = add(h, &m);
+	assert_int_equal(l->kind, SW_LINK_VETH);
+	assert_int_equal(l->master, 3);
+	assert_true(l->peer_netns);
+	/* a routed veth: no master */
+	lmsg_start(&m, 6, "cali0123456789a", IFF_UP);
+	mnl_attr_put_u32(m.nlh, IFLA_LINK_NETNSID, 7);
+	lmsg_kind(&m, "veth", -1);
+	l = add(h, &m);
+	assert_int_equal(l->master, 0);
+	assert_true(l->peer_netns);
+	assert_string_equal(l->name, "cali0123456789a");
+	/* a veth pair inside this namespace: no IFLA_LINK_NETNSID */
+	lmsg_start(&m, 7, "cilium_host", IFF_UP);
+	lmsg_kind(&m, "veth", -1);
+	assert_false(add(h, &m)->peer_netns);
+	/* tun and tap share the kind "tun"; IFLA_TUN_TYPE tells them apart */
+	lmsg_start(&m, 8, "fc-tap0", IFF_UP);
+	lmsg_kind(&m, "tun", IFF_TAP);
+	assert_int_equal(add(h, &m)->kind, SW_LINK_TAP);
+	lmsg_start(&m, 9, "tun0", IFF_UP);
+	lmsg_kind(&m, "tun", IFF_TUN);
+	assert_int_equal(add(h, &m)->kind, SW_LINK_TUN);
+	lmsg_start(&m, 10, "tun1", IFF_UP);
+	lmsg_kind(&m, "tun", -1);       /* no type (before Linux 4.15): not a tap */
+	assert_int_equal(add(h, &m)->kind, SW_LINK_TUN);
+	/* the other kinds */
+	static const struct { const char *kind; enum sw_link_kind k; } kinds[] = {
+		{ "macvlan", SW_LINK_MACVLAN }, { "macvtap", SW_LINK_MACVLAN },
+		{ "ipvlan", SW_LINK_IPVLAN }, { "vxlan", SW_LINK_VXLAN },
+		{ "wireguard", SW_LINK_WIREGUARD }, { "dummy", SW_LINK_OTHER },
+		{ "bridg", SW_LINK_OTHER }, { "bridge0", SW_LINK_OTHER }, { "", SW_LINK_OTHER },
+	};
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++) {
+		lmsg_start(&m, 20 + (int)i, "x", 0);
+		lmsg_kind(&m, kinds[i].kind, -1);
+		assert_int_equal(add(h, &m)->kind, kinds[i].k);
+	}
+	assert_string_equal(sw_link_kind_name(SW_LINK_TAP), "tap");
+	assert_string_equal(sw_link_kind_name(SW_LINK_KIND_COUNT), "other");
+	free(h);
+}
+
+/* Lengths from outside are never trusted. */
+static void test_link_msgs_malformed(void **state)
+{
+	struct sw_host *h = new_host();
+	struct lmsg m;
+	struct nlattr *a;
+
+	(void)state;
+	/* a master of the wrong size is ignored, not read past */
+	lmsg_start(&m, 4, "v", 0);
+	a = (struct nlattr *)((char *)m.nlh + m.nlh->nlmsg_len);
+	mnl_attr_put_u16(m.nlh, IFLA_MASTER, 3);
+	(void)a;
+	mnl_attr_put_u16(m.nlh, IFLA_LINK_NETNSID, 1);
+	assert_int_equal(add(h, &m)->master, 0);
+	assert_false(h->links[0].peer_netns);
+	/* a kind without its NUL, the payload's end is the end */
+	lmsg_start(&m, 5, "b", 0);
+	{
+		struct nlattr *li = mnl_attr_nest_start(m.nlh, IFLA_LINKINFO);
+		mnl_attr_put(m.nlh, IFLA_INFO_KIND, 6, "bridge");
+		mnl_attr_nest_end(m.nlh, li);
+	}
+	assert_int_equal(add(h, &m)->kind, SW_LINK_BRIDGE);
+	/* a tun type of the wrong size: not a tap */
+	lmsg_start(&m, 6, "t", 0);
+	{
+		struct nlattr *li = mnl_attr_nest_start(m.nlh, IFLA_LINKINFO), *d;
+		mnl_attr_put_strz(m.nlh, IFLA_INFO_KIND, "tun");
+		d = mnl_attr_nest_start(m.nlh, IFLA_INFO_DATA);
+		mnl_attr_put_u32(m.nlh, IFLA_TUN_TYPE, IFF_TAP);
+		mnl_attr_nest_end(m.nlh, d);
+		mnl_attr_nest_end(m.nlh, li);
+	}
+	assert_int_equal(add(h, &m)->kind, SW_LINK_TUN);
+	/* an attribute whose length runs past the message: libmnl's walk
+	 * stops there, nothing of it is read */
+	lmsg_start(&m, 7, "y", 0);
+	a = (struct nlattr *)((char *)m.nlh + m.nlh->nlmsg_len);
+	mnl_attr_put_u32(m.nlh, IFLA_MASTER, 3);
+	a->nla_len = 200;
+	assert_int_equal(add(h, &m)->master, 0);
+	/* a message longer than the buffer given, or shorter than its header */
+	lmsg_start(&m, 8, "z", 0);
+	assert_int_equal(sw_host_add_link_msg(h, m.nlh, m.nlh->nlmsg_len - 1), -EPROTO);
+	assert_int_equal(sw_host_add_link_msg(h, m.nlh, 8), -EPROTO);
+	/* a payload shorter than struct ifinfomsg: ignored */
+	m.nlh->nlmsg_len = (uint32_t)mnl_nlmsg_size(4);
+	assert_int_equal(sw_host_add_link_msg(h, m.nlh, m.nlh->nlmsg_len), 0);
+	/* another type: ignored */
+	lmsg_start(&m, 9, "w", 0);
+	m.nlh->nlmsg_type = RTM_DELLINK;
+	assert_int_equal(sw_host_add_link_msg(h, m.nlh, m.nlh->nlmsg_len), 0);
+	assert_int_equal(h->n_links, 4);
+	/* full: -ENOSPC */
+	h->n_links = SW_MAX_LINKS;
+	lmsg_start(&m, 10, "f", 0);
+	assert_int_equal(sw_host_add_link_msg(h, m.nlh, m.nlh->nlmsg_len), -ENOSPC);
+	free(h);
+}
+
+/* master_bridge and uplink need the whole dump. */
+static void test_classify(void **state)
+{
+	struct sw_host *h = new_host();
+
+	(void)state;
+	h->links[0] = (struct sw_link){ .ifindex = 9, .name = "docker0", .is_bridge = true,
+					.kind = SW_LINK_BRIDGE };
+	h->links[1] = (struct sw_link){ .ifindex = 4, .name = "vethc1", .kind = SW_LINK_VETH,
+					.master = 9, .peer_netns = true };
+	h->links[2] = (struct sw_link){ .ifindex = 5, .name = "bond-port", .master = 6 };
+	h->links[3] = (struct sw_link){ .ifindex = 2, .name = "eth0" };
+	h->links[4] = (struct sw_link){ .ifindex = 3, .name = "wg0", .kind = SW_LINK_WIREGUARD };
+	h->links[5] = (struct sw_link){ .ifindex = 6, .name = "bond0" };
+	h->n_links = 6;
+	h->gateways[0].oif = 2;         /* default via 10.0.0.1 dev eth0 */
+	h->n_gateways = 1;
+	h->uplinks[0] = 3;              /* default dev wg0 (no gateway) */
+	h->n_uplinks = 1;
+	sw_host_classify(h);
+	assert_true(h->links[1].master_bridge);
+	assert_false(h->links[2].master_bridge);        /* its master is no bridge */
+	assert_false(h->links[0].master_bridge);
+	assert_true(h->links[3].uplink);
+	assert_true(h->links[4].uplink);
+	assert_false(h->links[0].uplink);
+	assert_false(h->links[1].uplink);
+	free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +492,9 @@ int main(void)
 		cmocka_unit_test(test_empty_and_invalid),
 		cmocka_unit_test(test_read_resolvers_file),
 		cmocka_unit_test(test_link_lookup),
+		cmocka_unit_test(test_link_msgs),
+		cmocka_unit_test(test_link_msgs_malformed),
+		cmocka_unit_test(test_classify),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

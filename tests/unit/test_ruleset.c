@@ -152,7 +152,13 @@ static void test_set_texts_defaults(void **state)
 	static const char *const own4[] = { "172.17.0.0-172.18.255.255" };
 	static const char *const gw4[] = { "10.0.0.1" };
 	static const char *const gw6[] = { "fd00:10::1" };
-	static const char *const ifs[] = { "\"br-*\"", "\"docker0\"" };
+	/* auto: the runtime names (cni-podman* is in cni*, lxcbr* in lxc*);
+	 * docker0 and br-0a1b2c3d4e5f, bridges, are in them */
+	static const char *const ifs[] = {
+		"\"br-*\"", "\"cali*\"", "\"cilium_*\"", "\"cni*\"", "\"docker0\"", "\"fc-*\"",
+		"\"flannel*\"", "\"incusbr*\"", "\"lxc*\"", "\"lxdbr*\"", "\"nerdctl*\"",
+		"\"podman*\"", "\"tap*\"", "\"virbr*\"", "\"vnet*\"",
+	};
 	static const char *const ll4[] = { "169.254.0.0/16" };
 	static const char *const ll6[] = { "fe80::/10" };
 	static const char *const allow4[] = { "169.254.169.253 . tcp . 53",
@@ -235,7 +241,7 @@ static void test_raw_intervals(void **state)
 	static const uint8_t allow_key[12] = { 169, 254, 169, 253, 6, 0, 0, 0, 0, 53, 0, 0 };
 
 	(void)state;
-	tk_build("", &m);
+	tk_build(TK_LEGACY_GUARD, &m);
 	assert_elems(&m, "link_local4", ll4, N(ll4));
 	s = set(&m, "link_local4");
 	assert_int_equal(s->elems[0].flags, NFT_SET_ELEM_INTERVAL_END);
@@ -348,21 +354,22 @@ static void test_all_bridges(void **state)
 	tk_link(&h, 7, "mybr", true);
 	tk_addr(&h, 7, "192.168.77.1/24");
 
-	tk_build_host("", &h, &m);
+	tk_build_host(TK_LEGACY_GUARD, &h, &m);
 	assert_text(&m, "guard_ifaces", ifs_no, N(ifs_no));
 	assert_text(&m, "lan4", lan_no, N(lan_no));
 	sw_model_free(&m);
 
-	tk_build_host("[guard]\nall_bridges = yes\n", &h, &m);
+	tk_build_host(TK_LEGACY_GUARD "all_bridges = yes\n", &h, &m);
 	assert_text(&m, "guard_ifaces", ifs_yes, N(ifs_yes));
 	assert_text(&m, "own4", own_yes, N(own_yes));
 	assert_text(&m, "lan4", lan_yes, N(lan_yes));
 	sw_model_free(&m);
 
-	assert_int_equal(sw_config_parse_string("[guard]\nall_bridges = yes\n", "t", &cfg, err,
+	assert_int_equal(sw_config_parse_string(TK_LEGACY_GUARD "all_bridges = yes\n", "t", &cfg, err,
 						sizeof(err)), 0);
 	assert_true(sw_ruleset_guarded(&cfg, &l));
-	assert_int_equal(sw_config_parse_string("", "t", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(sw_ruleset_guard_why(&cfg, &l), SW_GUARD_ALL_BRIDGES);
+	assert_int_equal(sw_config_parse_string(TK_LEGACY_GUARD, "t", &cfg, err, sizeof(err)), 0);
 	assert_false(sw_ruleset_guarded(&cfg, &l));
 	snprintf(l.name, sizeof(l.name), "br-xyz");
 	l.is_bridge = false;
@@ -670,6 +677,155 @@ static void test_table_name_and_determinism(void **state)
 	sw_model_free(&b);
 }
 
+/* ---- [guard] interfaces = auto ------------------------------------------------ */
+
+static struct sw_link *kl(struct sw_host *h, int idx, const char *name, enum sw_link_kind k)
+{
+	tk_link(h, idx, name, k == SW_LINK_BRIDGE);
+	h->links[h->n_links - 1].kind = k;
+	return &h->links[h->n_links - 1];
+}
+
+/* A host with one of each: what auto guards, and what it leaves out. */
+static void auto_host(struct sw_host *h)
+{
+	memset(h, 0, sizeof(*h));
+	kl(h, 1, "lo", SW_LINK_OTHER)->loopback = true;
+	kl(h, 2, "eth0", SW_LINK_VETH)->peer_netns = true;      /* uplink, a veth to the VM's host */
+	kl(h, 3, "docker0", SW_LINK_BRIDGE);
+	kl(h, 5, "vethc1", SW_LINK_VETH)->peer_netns = true;
+	h->links[h->n_links - 1].master = 3;                     /* a docker0 port */
+	kl(h, 6, "cali123", SW_LINK_VETH)->peer_netns = true;   /* routed, no address */
+	kl(h, 7, "vm0", SW_LINK_TAP);                             /* a micro-VM's tap, any name */
+	kl(h, 8, "tun0", SW_LINK_TUN);                            /* a VPN client */
+	kl(h, 9, "virbr0", SW_LINK_BRIDGE);                       /* holds `default dev virbr0` */
+	kl(h, 10, "lxcbr0", SW_LINK_BRIDGE);
+	kl(h, 11, "pair-a", SW_LINK_VETH);                        /* both ends here */
+	kl(h, 12, "podman1", SW_LINK_OTHER);                      /* kind unknown yet: by name */
+	kl(h, 13, "virbr1-nic", SW_LINK_TAP);                     /* libvirt's dummy tap */
+	kl(h, 14, "ens5", SW_LINK_OTHER);
+	tk_addr(h, 1, "127.0.0.1/8");
+	tk_addr(h, 2, "10.0.0.2/24");
+	tk_addr(h, 3, "172.17.0.1/16");
+	tk_addr(h, 7, "172.30.0.1/30");
+	tk_addr(h, 8, "10.8.0.2/24");
+	tk_addr(h, 9, "192.168.122.1/24");
+	tk_addr(h, 14, "192.168.1.5/24");
+	tk_gateway(h, "10.0.0.1", 2);
+	h->uplinks[h->n_uplinks++] = 9;
+	/* 172.29.0.5 dev cali123 (a routed container), 192.168.50.0/24 dev ens5,
+	 * fe80::/64 dev cali123 */
+	assert_int_equal(sw_prefix_parse("172.29.0.5/32", &h->routes[0].dst, NULL), 0);
+	h->routes[0].oif = 6;
+	assert_int_equal(sw_prefix_parse("192.168.50.0/24", &h->routes[1].dst, NULL), 0);
+	h->routes[1].oif = 14;
+	assert_int_equal(sw_prefix_parse("fe80::/64", &h->routes[2].dst, NULL), 0);
+	h->routes[2].oif = 6;
+	h->n_routes = 3;
+	sw_host_classify(h);
+}
+
+static void test_auto_selection(void **state)
+{
+	static struct sw_host h;
+	static const struct { const char *name; enum sw_guard_why why; } want[] = {
+		{ "lo", SW_GUARD_NO }, { "eth0", SW_GUARD_EX_UPLINK }, { "docker0", SW_GUARD_BRIDGE },
+		{ "vethc1", SW_GUARD_NO }, { "cali123", SW_GUARD_ROUTED_VETH }, { "vm0", SW_GUARD_TAP },
+		{ "tun0", SW_GUARD_NO }, { "virbr0", SW_GUARD_EX_UPLINK }, { "lxcbr0", SW_GUARD_BRIDGE },
+		{ "pair-a", SW_GUARD_NO }, { "podman1", SW_GUARD_RUNTIME_NAME },
+		{ "virbr1-nic", SW_GUARD_TAP }, { "ens5", SW_GUARD_NO },
+	};
+	/* virbr* matches virbr0, which carries a default route: no pattern,
+	 * the names it matches one by one (virbr1-nic); vm0 by kind */
+	static const char *const ifs[] = {
+		"\"br-*\"", "\"cali*\"", "\"cilium_*\"", "\"cni*\"", "\"docker0\"", "\"fc-*\"",
+		"\"flannel*\"", "\"incusbr*\"", "\"lxc*\"", "\"lxdbr*\"", "\"nerdctl*\"",
+		"\"podman*\"", "\"tap*\"", "\"virbr1-nic\"", "\"vm0\"", "\"vnet*\"",
+	};
+	/* the routed container's /32 is own; a route via an unguarded
+	 * interface is neither own nor lan (lan is built from addresses) */
+	static const char *const own4[] = { "172.17.0.0/16", "172.29.0.5", "172.30.0.0/30" };
+	static const char *const lan4[] = { "10.0.0.0/24", "10.8.0.0/24", "192.168.1.0/24",
+					    "192.168.122.0/24" };
+	static const char *const ifs_legacy[] = { "\"br-*\"", "\"docker0\"" };
+	struct sw_config cfg;
+	char err[SW_ERRLEN];
+	struct sw_model m;
+
+	(void)state;
+	auto_host(&h);
+	assert_int_equal(sw_config_parse_string("", "t", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(h.n_links, N(want));
+	for (size_t i = 0; i < N(want); i++) {
+		enum sw_guard_why why = sw_ruleset_guard_why(&cfg, &h.links[i]);
+
+		if (why != want[i].why)
+			fail_msg("%s: %s, want %s", h.links[i].name, sw_guard_why_name(why),
+				 sw_guard_why_name(want[i].why));
+		assert_int_equal(sw_ruleset_guarded(&cfg, &h.links[i]), want[i].why >= SW_GUARD_PATTERN);
+	}
+	tk_build_host("", &h, &m);
+	assert_text(&m, "guard_ifaces", ifs, N(ifs));
+	assert_text(&m, "own4", own4, N(own4));
+	assert_text(&m, "own6", NULL, 0);       /* fe80::/64 is never own */
+	assert_text(&m, "lan4", lan4, N(lan4));
+	sw_model_free(&m);
+
+	/* explicit names only: nothing detected */
+	tk_build_host(TK_LEGACY_GUARD, &h, &m);
+	assert_text(&m, "guard_ifaces", ifs_legacy, N(ifs_legacy));
+	sw_model_free(&m);
+
+	/* auto with names: a name wins as the reason */
+	assert_int_equal(sw_config_parse_string("[guard]\ninterfaces = auto vm*\n", "t", &cfg, err,
+						sizeof(err)), 0);
+	assert_int_equal(sw_ruleset_guard_why(&cfg, &h.links[5]), SW_GUARD_PATTERN);
+	assert_int_equal(sw_ruleset_guard_why(&cfg, &h.links[2]), SW_GUARD_BRIDGE);
+	/* all_bridges names the uplink bridge: guarded (sw_config_check_host refuses it) */
+	assert_int_equal(sw_config_parse_string("[guard]\ninterfaces = auto\nall_bridges = yes\n", "t",
+						&cfg, err, sizeof(err)), 0);
+	assert_int_equal(sw_ruleset_guard_why(&cfg, &h.links[7]), SW_GUARD_ALL_BRIDGES);
+	/* no host (export without one): the runtime names */
+	assert_int_equal(sw_config_parse_string("", "t", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(sw_ruleset_build(&cfg, NULL, &m, err, sizeof(err)), 0);
+	assert_int_equal(set(&m, "guard_ifaces")->n_text, sw_n_runtime_names - 2);
+	sw_model_free(&m);
+	assert_string_equal(sw_guard_why_name(SW_GUARD_ROUTED_VETH), "routed veth");
+	assert_string_equal(sw_guard_why_name(SW_GUARD_EX_UPLINK), "default route");
+	assert_string_equal(sw_guard_why_name(SW_GUARD_WHY_COUNT), "unknown");
+}
+
+/* br-* hits an uplink bridge named br-lan: the other br-* bridges go in by
+ * name, br-lan does not, and it stays out of own. */
+static void test_auto_uplink_bridge(void **state)
+{
+	static struct sw_host h;
+	static const char *const own4[] = { "172.18.0.0/16" };
+	static const char *const lan4[] = { "192.168.1.0/24" };
+	struct sw_model m;
+	const struct sw_set *s;
+
+	(void)state;
+	memset(&h, 0, sizeof(h));
+	kl(&h, 1, "lo", SW_LINK_OTHER)->loopback = true;
+	kl(&h, 2, "eth0", SW_LINK_OTHER)->master = 4;
+	kl(&h, 4, "br-lan", SW_LINK_BRIDGE);
+	kl(&h, 5, "br-0a1b2c3d4e5f", SW_LINK_BRIDGE);
+	tk_addr(&h, 4, "192.168.1.5/24");
+	tk_addr(&h, 5, "172.18.0.1/16");
+	tk_gateway(&h, "192.168.1.1", 4);
+	sw_host_classify(&h);
+	tk_build_host("", &h, &m);
+	s = set(&m, "guard_ifaces");
+	assert_false(has_text(s, "\"br-*\""));
+	assert_false(has_text(s, "\"br-lan\""));
+	assert_true(has_text(s, "\"br-0a1b2c3d4e5f\""));
+	assert_true(has_text(s, "\"docker0\""));
+	assert_text(&m, "own4", own4, N(own4));
+	assert_text(&m, "lan4", lan4, N(lan4));
+	sw_model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -682,6 +838,8 @@ int main(void)
 		cmocka_unit_test(test_host_no),
 		cmocka_unit_test(test_lan_no),
 		cmocka_unit_test(test_all_bridges),
+		cmocka_unit_test(test_auto_selection),
+		cmocka_unit_test(test_auto_uplink_bridge),
 		cmocka_unit_test_setup_teardown(test_adjacent_patterns_text, model_setup, model_teardown),
 		cmocka_unit_test(test_log_no),
 		cmocka_unit_test(test_allow_and_host_ports),
