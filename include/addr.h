@@ -30,6 +30,9 @@ void sw_prefix_mask(struct sw_prefix *p);       /* clear host bits */
 void sw_prefix_from_addr(struct sw_prefix *p, int family, const void *addr, uint8_t len);
 bool sw_prefix_contains(const struct sw_prefix *outer, const struct sw_prefix *inner);
 bool sw_prefix_equal(const struct sw_prefix *a, const struct sw_prefix *b);
+/* Order by family, address, length (<0, 0, >0): the order the config
+ * parser sorts [block] destinations in, and the hole search relies on. */
+int sw_prefix_order(const struct sw_prefix *a, const struct sw_prefix *b);
 /* First and last address covered by p (len bytes written each). */
 void sw_prefix_range(const struct sw_prefix *p, uint8_t *first, uint8_t *last);
 /* Big-endian arithmetic on n-byte keys. Return true on carry/borrow out. */

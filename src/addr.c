@@ -180,3 +180,14 @@ int sw_key_cmp(const uint8_t *a, const uint8_t *b, size_t n)
 
 	return (r > 0) - (r < 0);
 }
+
+int sw_prefix_order(const struct sw_prefix *x, const struct sw_prefix *y)
+{
+	int r;
+
+	if (x->family != y->family)
+		return x->family < y->family ? -1 : 1;
+	if ((r = memcmp(x->addr, y->addr, sizeof(x->addr))))
+		return r;
+	return x->len < y->len ? -1 : x->len > y->len;
+}

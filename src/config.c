@@ -873,20 +873,9 @@ static int set_err(char *err, size_t errlen, int rc, const char *fmt, ...)
 	return rc;
 }
 
-static int prefix_order(const struct sw_prefix *x, const struct sw_prefix *y)
-{
-	int r;
-
-	if (x->family != y->family)
-		return x->family < y->family ? -1 : 1;
-	if ((r = memcmp(x->addr, y->addr, sizeof(x->addr))))
-		return r;
-	return x->len < y->len ? -1 : x->len > y->len;
-}
-
 static int prefix_cmp(const void *a, const void *b)
 {
-	return prefix_order(a, b);
+	return sw_prefix_order(a, b);
 }
 
 /* Indices into a list, ordered by the entry and then by position: equal
@@ -895,7 +884,7 @@ static int allow_idx_cmp(const void *a, const void *b, void *arg)
 {
 	const struct sw_allow *v = arg;
 	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	int r = prefix_order(&v[i].dst, &v[j].dst);
+	int r = sw_prefix_order(&v[i].dst, &v[j].dst);
 
 	if (r)
 		return r;
@@ -927,7 +916,7 @@ static int dedup_lists(struct sw_config *cfg)
 		      prefix_cmp);
 		out = 0;
 		for (size_t i = 0; i < cfg->n_destinations; i++)
-			if (!out || prefix_order(&cfg->destinations[out - 1], &cfg->destinations[i]))
+			if (!out || sw_prefix_order(&cfg->destinations[out - 1], &cfg->destinations[i]))
 				cfg->destinations[out++] = cfg->destinations[i];
 		cfg->n_destinations = out;
 	}
@@ -942,7 +931,7 @@ static int dedup_lists(struct sw_config *cfg)
 		for (size_t i = 1; i < cfg->n_allows; i++) {
 			const struct sw_allow *p = &v[idx[i - 1]], *q = &v[idx[i]];
 
-			if (!prefix_order(&p->dst, &q->dst) && p->port.proto == q->port.proto &&
+			if (!sw_prefix_order(&p->dst, &q->dst) && p->port.proto == q->port.proto &&
 			    p->port.port == q->port.port) {
 				drop[idx[i]] = true;
 				v[idx[first]].reopen |= q->reopen;

@@ -35,18 +35,6 @@ void sw_allow_format(const struct sw_allow *a, char *buf, size_t len)
 		 a->port.port);
 }
 
-/* family, address, length: the order the config parser sorts
- * destinations in */
-static int prefix_cmp(const struct sw_prefix *x, const struct sw_prefix *y)
-{
-	int r;
-
-	if (x->family != y->family)
-		return x->family < y->family ? -1 : 1;
-	if ((r = memcmp(x->addr, y->addr, sizeof(x->addr))))
-		return r;
-	return x->len < y->len ? -1 : x->len > y->len;
-}
 
 /* First index whose entry is not below p (n if none). */
 static size_t lower_bound(const struct sw_prefix *v, size_t n, const struct sw_prefix *p)
@@ -56,7 +44,7 @@ static size_t lower_bound(const struct sw_prefix *v, size_t n, const struct sw_p
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (prefix_cmp(&v[mid], p) < 0)
+		if (sw_prefix_order(&v[mid], p) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -78,7 +66,7 @@ static const struct sw_prefix *dest_overlap(const struct sw_config *cfg, const s
 		q.len = (uint8_t)len;
 		sw_prefix_mask(&q);
 		i = lower_bound(v, n, &q);
-		if (i < n && !prefix_cmp(&v[i], &q))
+		if (i < n && !sw_prefix_order(&v[i], &q))
 			return &v[i];
 	}
 	{

@@ -250,14 +250,7 @@ static void test_size_limit(void **state)
 
 static int cmp_prefix(const void *a, const void *b)
 {
-	const struct sw_prefix *x = a, *y = b;
-	int r;
-
-	if (x->family != y->family)
-		return x->family < y->family ? -1 : 1;
-	if ((r = memcmp(x->addr, y->addr, sizeof(x->addr))))
-		return r;
-	return x->len < y->len ? -1 : x->len > y->len;
+	return sw_prefix_order(a, b);
 }
 
 /* The search in sorted destinations finds exactly what the scan finds:
