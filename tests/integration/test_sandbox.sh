@@ -221,6 +221,11 @@ egress = none")
 	tcp_probe "$C1" http://203.0.113.10/ >/dev/null
 	tcp_probe "$C1" http://169.254.169.254/ >/dev/null
 	tcp_probe "$C2" http://10.0.0.1/ >/dev/null
+	# the daemon has read the last attempt when it has logged it
+	for i in $(seq 1 50); do
+		grep -q 'event=blocked category=gateways' "$SWT_TMP/att-d.log" && break
+		sleep 0.1
+	done
 	kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null     # writes attempts.json at stop
 	if [ -s "$dir/attempts.json" ]; then ok "sandwalld wrote $(basename "$dir")/attempts.json"
 	else bad "no attempts.json beside the journal"; show "$SWT_TMP/att-d.log"; return 1; fi
