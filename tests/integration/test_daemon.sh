@@ -769,32 +769,57 @@ for i in range(1, 41):
 }
 
 # ---------------------------------------------------------------- 11
-register_test daemon_11_twin_flood "owner = twin: the owned twin holds while the unowned table is deleted and flushed (0 flood packets); watch mode shows the gap it closes"
+register_test daemon_11_twin_flood "owner = twin: the owned twin holds through 50 tampers of the unowned table and a kill -9 + restart (0 flood packets); watch mode shows the gap it closes"
 
-# _tamper_flood CONF: v4 + v6 metadata flood from c1 while the host runs 10
-# `nft delete table` and 10 `nft flush ruleset` (NAT restored after each
-# flush so that an answer can come back); sets TF_R4/TF_R6 (0 = nothing
-# through) and TF_F4/TF_F6 (the flood tool's words)
-_tamper_flood() {
-	local stop="$SWT_TMP/tflood.stop" p4 p6 i
+# _tf_start / _tf_stop: v4 + v6 metadata flood from c1 (the flood tool's
+# exit: 0 = nothing came back); TF_R4/TF_R6 and TF_F4/TF_F6 (its words)
+_tf_start() {
+	TF_STOP="$SWT_TMP/tflood.stop"
 	TF_F4="$SWT_TMP/tflood4.out"; TF_F6="$SWT_TMP/tflood6.out"
-	rm -f "$stop"
-	nsx "$C1" "$PY" "$SRV" flood 169.254.169.254 80 54 60 "$stop" >"$TF_F4" 2>&1 &
-	p4=$!
-	nsx "$C1" "$PY" "$SRV" flood fd00:ec2::254 80 54 60 "$stop" >"$TF_F6" 2>&1 &
-	p6=$!
+	rm -f "$TF_STOP"
+	nsx "$C1" "$PY" "$SRV" flood 169.254.169.254 80 54 60 "$TF_STOP" >"$TF_F4" 2>&1 &
+	TF_P4=$!
+	nsx "$C1" "$PY" "$SRV" flood fd00:ec2::254 80 54 60 "$TF_STOP" >"$TF_F6" 2>&1 &
+	TF_P6=$!
 	sleep 0.2
+}
+_tf_stop() {
+	sleep 0.3
+	touch "$TF_STOP"
+	wait "$TF_P4"; TF_R4=$?
+	wait "$TF_P6"; TF_R6=$?
+}
+
+# _tamper_flood: the flood while the host tampers with the (unowned) table
+# 10 times each way: delete table, flush ruleset, flush the guard chain, a
+# rogue accept rule first in it, the metadata element deleted (NAT restored
+# after each flush so that an answer can come back)
+_tamper_flood() {
+	local i
+	_tf_start
 	for i in $(seq 1 10); do
 		hnft delete table inet sandwall 2>/dev/null
 		sleep 0.05
 		hnft flush ruleset 2>/dev/null
 		testnat_restore
 		sleep 0.05
+		hnft flush chain inet sandwall guard 2>/dev/null
+		sleep 0.05
+		hnft insert rule inet sandwall guard accept 2>/dev/null
+		sleep 0.05
+		hnft delete element inet sandwall metadata4 '{ 169.254.169.254 }' 2>/dev/null
+		hnft delete element inet sandwall metadata6 '{ fd00:ec2::254 }' 2>/dev/null
+		sleep 0.05
 	done
-	sleep 0.3
-	touch "$stop"
-	wait $p4; TF_R4=$?
-	wait $p6; TF_R6=$?
+	_tf_stop
+}
+
+# _tf_result DESC: 0 packets through, v4 and v6
+_tf_result() {
+	if [ "$TF_R4" -eq 0 ]; then ok "$1: v4 metadata flood, 0 packets through ($(cat "$TF_F4"))"
+	else bad "$1: v4 metadata flood got through (exit $TF_R4: $(cat "$TF_F4"))"; fi
+	if [ "$TF_R6" -eq 0 ]; then ok "$1: v6 metadata flood, 0 packets through ($(cat "$TF_F6"))"
+	else bad "$1: v6 metadata flood got through (exit $TF_R6: $(cat "$TF_F6"))"; fi
 }
 
 daemon_11_twin_flood() { d_run _daemon_11; }
@@ -829,11 +854,18 @@ _daemon_11() {
 	hnft list chain inet sandwall_twin prerouting | grep -q 'priority mangle + 10' &&
 		ok "the twin hooks after the main table (priority -140)" || bad "twin priority is not -140"
 	_tamper_flood
-	if [ "$TF_R4" -eq 0 ]; then ok "twin: v4 metadata flood, 0 packets through 10 deletes + 10 flushes ($(cat "$TF_F4"))"
-	else bad "twin: v4 metadata flood got through (exit $TF_R4: $(cat "$TF_F4"))"; fi
-	if [ "$TF_R6" -eq 0 ]; then ok "twin: v6 metadata flood, 0 packets through ($(cat "$TF_F6"))"
-	else bad "twin: v6 metadata flood got through (exit $TF_R6: $(cat "$TF_F6"))"; fi
+	_tf_result "twin, 50 tampers (delete, flush ruleset, flush chain, rogue accept, element)"
 	d_wait_sync "$conf" 2000 && ok "main table restored (check 0)" || bad "main table not restored"
+	# kill -9: the twin goes with the daemon, the unowned table holds; a
+	# new daemon makes a new twin without a gap
+	_tf_start
+	d_stop KILL
+	sleep 0.3
+	d_start "$conf" || { _tf_stop; return 1; }
+	sleep 0.3
+	_tf_stop
+	_tf_result "twin, kill -9 and restart"
+	grep -q 'mode=twin' "$D_LOG" && ok "the restarted daemon is in mode twin" || bad "restart not in mode twin"
 	d_stop TERM
 	if hnft list table inet sandwall_twin >/dev/null 2>&1; then bad "the twin outlived the daemon"
 	else ok "the twin went with the daemon"; fi
