@@ -33,6 +33,10 @@ bool sw_prefix_equal(const struct sw_prefix *a, const struct sw_prefix *b);
 /* Order by family, address, length (<0, 0, >0): the order the config
  * parser sorts [block] destinations in, and the hole search relies on. */
 int sw_prefix_order(const struct sw_prefix *a, const struct sw_prefix *b);
+/* 127.0.0.0/8 or ::1 */
+bool sw_prefix_is_loopback(const struct sw_prefix *p);
+/* fe80::/10 */
+bool sw_prefix_is_v6_linklocal(const struct sw_prefix *p);
 /* First and last address covered by p (len bytes written each). */
 void sw_prefix_range(const struct sw_prefix *p, uint8_t *first, uint8_t *last);
 /* Big-endian arithmetic on n-byte keys. Return true on carry/borrow out. */

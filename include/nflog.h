@@ -3,7 +3,8 @@
 #define SANDWALL_NFLOG_H
 /* nflog: blocked attempts. The block_<category> chains send drops (rate
  * limited in the kernel) to an NFLOG group with the prefix
- * "sandwall:<category> "; this module binds that group through
+ * "sandwall:<category> " (a sandbox's policy: "sandwall:<category>:<name> ");
+ * this module binds that group through
  * nfnetlink_log and turns each packet into a struct sw_blocked. */
 #include <stdbool.h>
 #include <stddef.h>
@@ -13,7 +14,8 @@
 struct mnl_socket;
 
 struct sw_blocked {
-	char category[32];
+	char category[32];          /* "metadata", "egress", "budget" */
+	char sandbox[24];           /* egress and budget: the [sandbox NAME] ("" else) */
 	int family;                 /* AF_INET / AF_INET6 */
 	uint8_t src[16], dst[16];
 	uint8_t proto;              /* IPPROTO_* */

@@ -191,3 +191,17 @@ int sw_prefix_order(const struct sw_prefix *x, const struct sw_prefix *y)
 		return r;
 	return x->len < y->len ? -1 : x->len > y->len;
 }
+
+bool sw_prefix_is_loopback(const struct sw_prefix *p)
+{
+	static const uint8_t v6lo[16] = { [15] = 1 };
+
+	if (p->family == AF_INET)
+		return p->addr[0] == 127;
+	return p->family == AF_INET6 && !memcmp(p->addr, v6lo, 16);
+}
+
+bool sw_prefix_is_v6_linklocal(const struct sw_prefix *p)
+{
+	return p->family == AF_INET6 && p->addr[0] == 0xfe && (p->addr[1] & 0xc0) == 0x80;
+}

@@ -12,13 +12,9 @@
 
 void sw_attempts_add(struct sw_attempts *t, const struct sw_blocked *b, time_t now)
 {
-	const char *colon = strchr(b->category, ':');
-	size_t clen = colon ? (size_t)(colon - b->category) : strlen(b->category);
-	char cat[32], sbx[24];
+	const char *cat = b->category, *sbx = b->sandbox;
 	struct sw_attempt *a = NULL;
 
-	snprintf(cat, sizeof(cat), "%.*s", (int)clen, b->category);
-	snprintf(sbx, sizeof(sbx), "%s", colon ? colon + 1 : "");
 	for (size_t i = 0; i < t->n && !a; i++)
 		if (t->a[i].family == b->family && t->a[i].proto == b->proto &&
 		    t->a[i].dport == b->dport && !memcmp(t->a[i].dst, b->dst, 16) &&

@@ -306,7 +306,6 @@ static void on_blocked(const struct sw_blocked *b, void *data)
 	struct sw_daemon *d = data;
 	uint8_t key[SW_LIMITER_KEY] = { 0 };
 	char what[160], sup[32] = "", sbx[48] = "";
-	const char *colon;
 	const struct sw_link *l = sw_host_link(&d->host, (int)b->iif);
 	long n;
 
@@ -321,17 +320,14 @@ static void on_blocked(const struct sw_blocked *b, void *data)
 	if (n > 0)
 		snprintf(sup, sizeof(sup), " suppressed=%ld", n);
 	sw_blocked_format(b, what, sizeof(what));
-	/* a sandbox's policy logs as "egress:<name>" */
-	colon = strchr(b->category, ':');
-	if (colon)
-		snprintf(sbx, sizeof(sbx), " sandbox=%s", colon + 1);
+	if (b->sandbox[0])
+		snprintf(sbx, sizeof(sbx), " sandbox=%s", b->sandbox);
 	/* a sandbox's budget: its own event; everything else: blocked */
-	if (colon && colon - b->category == 6 && !strncmp(b->category, "budget", 6))
+	if (!strcmp(b->category, "budget"))
 		sw_alert(&d->alert_blocked, LOG_WARNING, "event=budget%s %s iif=%s%s", sbx, what,
 			 l ? l->name : "?", sup);
 	else
-		sw_alert(&d->alert_blocked, LOG_WARNING, "event=blocked category=%.*s%s %s iif=%s%s",
-			 (int)(colon ? colon - b->category : (ptrdiff_t)strlen(b->category)),
+		sw_alert(&d->alert_blocked, LOG_WARNING, "event=blocked category=%s%s %s iif=%s%s",
 			 b->category, sbx, what, l ? l->name : "?", sup);
 }
 

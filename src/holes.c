@@ -106,18 +106,6 @@ static void consider_text(struct acc *c, enum sw_category cat, const char *const
 			consider(c, cat, &p);
 }
 
-static bool is_loopback(const struct sw_prefix *p)
-{
-	static const uint8_t v6[16] = { [15] = 1 };
-
-	return p->family == AF_INET ? p->addr[0] == 127 : !memcmp(p->addr, v6, 16);
-}
-
-static bool is_v6_linklocal(const struct sw_prefix *p)
-{
-	return p->family == AF_INET6 && p->addr[0] == 0xfe && (p->addr[1] & 0xc0) == 0x80;
-}
-
 size_t sw_allow_holes(const struct sw_config *cfg, const struct sw_host *host,
 		      const struct sw_allow *a, struct sw_hole *out, size_t max)
 {
@@ -134,7 +122,7 @@ size_t sw_allow_holes(const struct sw_config *cfg, const struct sw_host *host,
 		struct sw_prefix q = host->addrs[i].local;
 
 		q.len = (uint8_t)(sw_family_addrlen(q.family) * 8);
-		if (!is_loopback(&q))
+		if (!sw_prefix_is_loopback(&q))
 			consider(&c, SW_CAT_HOST, &q);
 	}
 	for (size_t i = 0; host && cfg->block[SW_CAT_GATEWAYS] && i < host->n_gateways; i++)
@@ -144,7 +132,7 @@ size_t sw_allow_holes(const struct sw_config *cfg, const struct sw_host *host,
 		struct sw_prefix q = host->addrs[i].local;
 		const struct sw_link *l;
 
-		if (is_loopback(&q) || is_v6_linklocal(&q) || q.len == sw_family_addrlen(q.family) * 8)
+		if (sw_prefix_is_loopback(&q) || sw_prefix_is_v6_linklocal(&q) || q.len == sw_family_addrlen(q.family) * 8)
 			continue;
 		sw_prefix_mask(&q);
 		/* the link lookup is a scan: only for a subnet that overlaps */

@@ -83,8 +83,16 @@ size_t sw_nflog_parse(const void *buf, size_t len, struct sw_blocked *out, size_
 		}
 		if (!prefix || strncmp(prefix, PREFIX, strlen(PREFIX)))
 			continue;
-		snprintf(b.category, sizeof(b.category), "%.*s",
-			 (int)strcspn(prefix + strlen(PREFIX), " "), prefix + strlen(PREFIX));
+		{
+			/* "<category>[:<sandbox>] " */
+			const char *c = prefix + strlen(PREFIX);
+			size_t word = strcspn(c, " "), cat = strcspn(c, ": ");
+
+			snprintf(b.category, sizeof(b.category), "%.*s", (int)cat, c);
+			if (cat < word)
+				snprintf(b.sandbox, sizeof(b.sandbox), "%.*s", (int)(word - cat - 1),
+					 c + cat + 1);
+		}
 		if (payload)
 			parse_payload(payload, plen, b.family, &b);
 		out[n++] = b;

@@ -373,6 +373,28 @@ static int ifname_add(struct ivals *iv, const char *name)
 	return 0;
 }
 
+/* Fill an ifname set from the names and patterns in iv. Names are merged
+ * only when one covers another (a merged range of unrelated names could
+ * not be written back as nft text); the text comes from what is left. */
+static int ifname_fill(struct sw_set *s, struct ivals *iv)
+{
+	int err;
+
+	if ((err = set_fill_intervals(s, iv, 0, false)))
+		return err;
+	for (size_t i = 0; i < iv->n; i++) {
+		char text[SW_IFNAMSIZ + 4];
+		size_t l = strnlen((const char *)iv->v[i].lo, SW_IFNAMSIZ);
+		bool wild = l < SW_IFNAMSIZ && iv->v[i].hi[l] == 0xff;
+
+		snprintf(text, sizeof(text), "\"%.*s%s\"", (int)l, (const char *)iv->v[i].lo,
+			 wild ? "*" : "");
+		if ((err = sw_set_add_text(s, text)))
+			return err;
+	}
+	return 0;
+}
+
 /* Does a runtime name pattern match an interface auto must never guard?
  * Then it cannot go in as a pattern (a range has no holes): the names it
  * matches now go in one by one instead. */
@@ -412,23 +434,7 @@ static int ifname_set(struct sw_model *m, struct work *w, const struct sw_config
 		if (sw_ruleset_guarded(cfg, &host->links[i]) &&
 		    (err = ifname_add(iv, host->links[i].name)))
 			return err;
-	/* names are merged only when one covers another: a merged range of
-	 * unrelated names could not be written back as nft text */
-	if ((err = set_fill_intervals(s, iv, 0, false)))
-		return err;
-	for (size_t i = 0; i < iv->n; i++) {
-		char text[SW_IFNAMSIZ + 4];
-		const uint8_t *hi = iv->v[i].hi;
-		size_t l = strnlen((const char *)iv->v[i].lo, SW_IFNAMSIZ);
-
-		if (l < SW_IFNAMSIZ && hi[l] == 0xff)
-			snprintf(text, sizeof(text), "\"%.*s*\"", (int)l, (const char *)iv->v[i].lo);
-		else
-			snprintf(text, sizeof(text), "\"%.*s\"", (int)l, (const char *)iv->v[i].lo);
-		if ((err = sw_set_add_text(s, text)))
-			return err;
-	}
-	return 0;
+	return ifname_fill(s, iv);
 }
 
 /* One element of a concatenation, padded to 32-bit registers. */
@@ -647,33 +653,10 @@ static int pattern_set(struct sw_model *m, struct work *w, const char *name,
 		return -ENOSPC;
 	iv->n = 0;
 	iv->klen = SW_IFNAMSIZ;
-	for (size_t i = 0; i < n; i++) {
-		size_t len = strnlen(patterns[i], SW_IFNAMSIZ - 1);
-		bool wild = len && patterns[i][len - 1] == '*';
-
-		if ((err = ivals_grow(iv)))
+	for (size_t i = 0; i < n; i++)
+		if ((err = ifname_add(iv, patterns[i])))
 			return err;
-		memset(&iv->v[iv->n], 0, sizeof(iv->v[0]));
-		memcpy(iv->v[iv->n].lo, patterns[i], wild ? len - 1 : len);
-		memcpy(iv->v[iv->n].hi, patterns[i], wild ? len - 1 : len);
-		if (wild)
-			memset(iv->v[iv->n].hi + len - 1, 0xff, SW_IFNAMSIZ - (len - 1));
-		iv->n++;
-	}
-	/* merged only where one covers another; the text from what is left */
-	if ((err = set_fill_intervals(s, iv, 0, false)))
-		return err;
-	for (size_t i = 0; i < iv->n; i++) {
-		char text[SW_IFNAMSIZ + 4];
-		size_t l = strnlen((const char *)iv->v[i].lo, SW_IFNAMSIZ);
-		bool wild = l < SW_IFNAMSIZ && iv->v[i].hi[l] == 0xff;
-
-		snprintf(text, sizeof(text), "\"%.*s%s\"", (int)l, (const char *)iv->v[i].lo,
-			 wild ? "*" : "");
-		if ((err = sw_set_add_text(s, text)))
-			return err;
-	}
-	return 0;
+	return ifname_fill(s, iv);
 }
 
 /* Per sandbox: sbx_<name>_ifaces, sbx_<name>_src4/6 (when it names
@@ -730,20 +713,6 @@ static int sandbox_sets(struct sw_model *m, struct work *w, const struct sw_conf
 		}
 	}
 	return 0;
-}
-
-static bool is_loopback(const struct sw_prefix *p)
-{
-	static const uint8_t v6lo[16] = { [15] = 1 };
-
-	if (p->family == AF_INET)
-		return p->addr[0] == 127;
-	return !memcmp(p->addr, v6lo, 16);
-}
-
-static bool is_v6_linklocal(const struct sw_prefix *p)
-{
-	return p->family == AF_INET6 && p->addr[0] == 0xfe && (p->addr[1] & 0xc0) == 0x80;
 }
 
 static int int_cmp(const void *a, const void *b)
@@ -1584,7 +1553,7 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 		const struct sw_link *l = sw_host_link(host, host->addrs[i].ifindex);
 		struct sw_prefix q = host->addrs[i].local;
 
-		if (!l || !sw_ruleset_guarded(cfg, l) || is_v6_linklocal(&q))
+		if (!l || !sw_ruleset_guarded(cfg, l) || sw_prefix_is_v6_linklocal(&q))
 			continue;
 		sw_prefix_mask(&q);
 		p[n++] = q;
@@ -1596,7 +1565,7 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 	for (size_t i = 0; host && i < host->n_routes; i++) {
 		int oif = host->routes[i].oif;
 
-		if (is_v6_linklocal(&host->routes[i].dst) || !w->n_guarded ||
+		if (sw_prefix_is_v6_linklocal(&host->routes[i].dst) || !w->n_guarded ||
 		    !bsearch(&oif, w->guarded, w->n_guarded, sizeof(oif), int_cmp))
 			continue;
 		p[n++] = host->routes[i].dst;
@@ -1610,7 +1579,7 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 		const struct sw_link *l = sw_host_link(host, host->addrs[i].ifindex);
 		struct sw_prefix q = host->addrs[i].local;
 
-		if (!l || sw_ruleset_guarded(cfg, l) || is_loopback(&q) || is_v6_linklocal(&q))
+		if (!l || sw_ruleset_guarded(cfg, l) || sw_prefix_is_loopback(&q) || sw_prefix_is_v6_linklocal(&q))
 			continue;
 		if (q.len == sw_family_addrlen(q.family) * 8)
 			continue;       /* a host address is no subnet */

@@ -17,7 +17,14 @@ static struct sw_blocked blk(const char *cat, const char *dst, uint8_t proto, ui
 	struct sw_blocked b;
 
 	memset(&b, 0, sizeof(b));
-	snprintf(b.category, sizeof(b.category), "%s", cat);
+	{
+		const char *colon = strchr(cat, ':');
+
+		snprintf(b.category, sizeof(b.category), "%.*s",
+			 (int)(colon ? colon - cat : (ptrdiff_t)strlen(cat)), cat);
+		if (colon)
+			snprintf(b.sandbox, sizeof(b.sandbox), "%s", colon + 1);
+	}
 	b.family = strchr(dst, ':') ? AF_INET6 : AF_INET;
 	assert_int_equal(inet_pton(b.family, dst, b.dst), 1);
 	b.proto = proto;

@@ -54,6 +54,16 @@ static void test_v4_tcp(void **state)
 	assert_int_equal(b[0].dport, 80);
 	sw_blocked_format(&b[0], text, sizeof(text));
 	assert_string_equal(text, "src=172.17.0.2 dst=169.254.169.254 proto=tcp dport=80");
+	assert_string_equal(b[0].sandbox, "");
+	/* a sandbox's policy: "<category>:<name> " */
+	len = put_packet(buf, NFPROTO_IPV4, "sandwall:egress:agents ", 3, tcp4, sizeof(tcp4));
+	assert_int_equal(sw_nflog_parse(buf, len, b, 4), 1);
+	assert_string_equal(b[0].category, "egress");
+	assert_string_equal(b[0].sandbox, "agents");
+	len = put_packet(buf, NFPROTO_IPV4, "sandwall:budget:a_1 ", 3, tcp4, sizeof(tcp4));
+	assert_int_equal(sw_nflog_parse(buf, len, b, 4), 1);
+	assert_string_equal(b[0].category, "budget");
+	assert_string_equal(b[0].sandbox, "a_1");
 }
 
 static void test_v6_udp_and_foreign_prefix(void **state)
