@@ -1465,7 +1465,7 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 		return err;
 
 	for (int cat = 0; cat < SW_CAT_COUNT; cat++) {
-		snprintf(target, sizeof(target), "%s", sw_category_name(cat));
+		snprintf(target, sizeof(target), "%s", sw_categories[cat].name);
 		/* counter <cat> { } */
 		if ((err = sw_model_add_counter(m, target)))
 			return err;
