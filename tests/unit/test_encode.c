@@ -467,7 +467,7 @@ static void test_decode_roundtrip(void **state)
 	}
 	assert_int_equal(sw_diff(&e->m, &d, &diff), 0);
 	if (diff.n)
-		sw_diff_print(&diff, stderr, false);
+		sw_diff_print(&diff, stderr);
 	assert_int_equal(diff.n, 0);
 	sw_diff_free(&diff);
 
@@ -504,7 +504,7 @@ static void test_decode_roundtrip_variants(void **state)
 		assert_true(d.has_table);
 		assert_int_equal(sw_diff(&e->m, &d, &diff), 0);
 		if (diff.n)
-			sw_diff_print(&diff, stderr, false);
+			sw_diff_print(&diff, stderr);
 		assert_int_equal(diff.n, 0);
 		sw_diff_free(&diff);
 		sw_model_free(&d);

@@ -64,7 +64,7 @@ static void assert_in_sync(struct rc *r)
 	if (rc)
 		fail_msg("check: %d %s", rc, r->err);
 	if (d.n) {
-		sw_diff_print(&d, stderr, false);
+		sw_diff_print(&d, stderr);
 		fail_msg("%zu differences after the repair", d.n);
 	}
 	sw_diff_free(&d);
