@@ -244,7 +244,7 @@ static int cmd_apply(struct sw_nl *nl, const struct sw_config *cfg, const struct
 	int rc;
 
 	if (force) {
-		/* replace whatever is there, then read back */
+		/* rewrite every chain in place, then read back */
 		if ((rc = sw_apply(nl, want, err, sizeof(err)))) {
 			table_err(cfg, rc, err, "; the kernel kept its previous ruleset");
 			return EXIT_ERR;
