@@ -322,7 +322,7 @@ static void host_delta_update(struct sw_daemon *d)
 	char err[SW_ERRLEN], summary[256];
 	struct sw_model m;
 	struct sw_diff diff = { 0 };
-	int64_t t0 = d->host_t0, t1 = now_us();
+	int64_t t0 = d->host_t0, t1 = now_us(), t2;
 	int rc = -ESTALE;
 
 	d->host_dirty = false;
@@ -333,8 +333,12 @@ static void host_delta_update(struct sw_daemon *d)
 		return;
 	}
 	m.table_flags = d->own_flags;
+	t2 = now_us();
 	if (d->synced_gen && !d->retry && !d->paused && !d->twin)
 		rc = sw_update_sets(&d->nl, &m, &d->want, &d->synced_gen, &diff, err, sizeof(err));
+	sw_debug("host update: waited %lld us, model %lld us, diff and commit %lld us (%s)",
+		 (long long)(t1 - t0), (long long)(t2 - t1), (long long)(now_us() - t2),
+		 rc ? "falling back" : "deltas");
 	if (rc) {
 		if (rc != -ESTALE || d->synced_gen)
 			sw_debug("host update by deltas: %s; comparing with the kernel", err);
