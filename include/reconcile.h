@@ -97,4 +97,15 @@ struct sw_hint {
 int sw_reconcile_hint(struct sw_nl *nl, const struct sw_model *want, struct sw_hint *hint,
 		      struct sw_diff *d, bool *repaired, char *err, size_t errlen);
 
+/* sw_reconcile_hint, again while the read-back differs (-EIO) because the
+ * next tamper came in between (a one-socket tamperer does it within
+ * microseconds): at most tries rounds, each observing first. -EIO only
+ * when every round's read-back differed; any other error at once.
+ * *repaired: any round sent a batch; first: the summary of what the first
+ * compare found; d: the last round's diff; hint->committed_us: the first
+ * commit; hint->synced_genid: from the last round. */
+int sw_reconcile_settle(struct sw_nl *nl, const struct sw_model *want, struct sw_hint *hint,
+			int tries, struct sw_diff *d, bool *repaired, char *first, size_t firstlen,
+			char *err, size_t errlen);
+
 #endif

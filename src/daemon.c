@@ -117,17 +117,9 @@ static int reconcile(struct sw_daemon *d, enum sw_cause cause, const char *chang
 		d->synced_gen = 0;
 		return 0;
 	}
-	for (int i = 0; i < READBACK_TRIES && rc == -EIO; i++) {
-		if (i) {
-			sw_diff_free(&diff);
-			hint.table_deleted = false;
-		}
-		hint.synced_genid = 0;
-		rc = sw_reconcile_hint(&d->nl, &d->want, &hint, &diff, &repaired, err, sizeof(err));
-		any |= repaired;
-		if (i == 0)
-			sw_diff_summary(&diff, summary, sizeof(summary));
-	}
+	rc = sw_reconcile_settle(&d->nl, &d->want, &hint, READBACK_TRIES, &diff, &repaired,
+				 summary, sizeof(summary), err, sizeof(err));
+	any = repaired;
 	/* where host updates start from without a dump (sw_update_sets) */
 	d->synced_gen = rc ? 0 : hint.synced_genid;
 	if (!rc && !any) {

@@ -652,3 +652,38 @@ committed:
 	sw_diff_free(&after);
 	return rc;
 }
+
+int sw_reconcile_settle(struct sw_nl *nl, const struct sw_model *want, struct sw_hint *hint,
+			int tries, struct sw_diff *d, bool *repaired, char *first, size_t firstlen,
+			char *err, size_t errlen)
+{
+	struct sw_hint h = hint ? *hint : (struct sw_hint){ 0 };
+	int64_t committed = 0;
+	int rc = -EIO;
+
+	*repaired = false;
+	memset(d, 0, sizeof(*d));
+	for (int i = 0; i < tries && rc == -EIO; i++) {
+		bool rep = false;
+
+		if (i) {
+			/* the tamper that overtook the read-back is drift like any
+			 * other: compare and repair again, observing first */
+			sw_diff_free(d);
+			h.table_deleted = false;
+		}
+		h.synced_genid = 0;
+		h.committed_us = 0;
+		rc = sw_reconcile_hint(nl, want, &h, d, &rep, err, errlen);
+		*repaired |= rep;
+		if (!committed && h.committed_us)
+			committed = h.committed_us;
+		if (i == 0 && first)
+			sw_diff_summary(d, first, firstlen);
+	}
+	if (hint) {
+		h.committed_us = committed;     /* the first repair restored the blocks */
+		*hint = h;
+	}
+	return rc;
+}
