@@ -65,6 +65,9 @@ struct sw_daemon {
 	bool host_dirty;                /* host moved; want not yet rebuilt */
 	int64_t host_t0;                /* when the first of those events came */
 	int64_t update_due_us;          /* bursts: the next host update not before */
+	struct sw_model fast_base;      /* the model of a host with only lo (hostfast.h) */
+	bool fast_base_ok;
+	int64_t full_cost_us;           /* the last rebuild of the whole model */
 };
 
 /* Load the config, take the table, run until TERM/INT. Returns the exit

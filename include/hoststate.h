@@ -122,6 +122,10 @@ struct sw_host_delta {
 	bool routes_stale;      /* a default route moved, or a link that carries
 				 * one went down or away: routes are read again */
 	bool lost;              /* ENOBUFS: events were lost, a full dump is due */
+	unsigned removals;      /* of the changes: links, addresses or routes gone,
+				 * or a link gone down (nothing more to guard) */
+	unsigned n_new;         /* of the changes: links that were not there */
+	int new_idx[16];        /* their ifindexes (the first 16) */
 	/* a link came (added) or went (!added), or was renamed (both) */
 	void (*on_link)(const struct sw_link *l, bool added, void *data);
 	void *data;

@@ -22,6 +22,7 @@
 #include "control.h"
 #include "daemon.h"
 #include "diff.h"
+#include "hostfast.h"
 #include "journal.h"
 #include "log.h"
 #include "metrics.h"
@@ -35,6 +36,9 @@
 #define ALERTS_PER_SEC   20
 #define RETRY_MS         100
 #define RESYNC_SOON_MS   5      /* lost events: one resync for a burst of ENOBUFS */
+#define SETTLE_MS        20     /* after removals only, or a new link guarded by the
+				 * fast path: the whole model is rebuilt this much later
+				 * (or after 4 times its last cost), once for a burst */
 
 /* The epoll slots, one per source (epoll_event.data.u32). */
 enum slot {
@@ -354,7 +358,59 @@ static void host_delta_update(struct sw_daemon *d)
 	/* bursts (500 bridges deleted) coalesce: the next update waits as long
 	 * as this one took, so the daemon's CPU grows with the events, not
 	 * with events times the host's size */
-	d->update_due_us = now_us() + (now_us() - t1);
+	d->full_cost_us = now_us() - t1;
+	d->update_due_us = now_us() + d->full_cost_us;
+}
+
+/* The model of a host with only lo, for the fast path (per config). */
+static void fast_base_build(struct sw_daemon *d)
+{
+	char err[SW_ERRLEN];
+
+	if (d->fast_base_ok)
+		sw_model_free(&d->fast_base);
+	d->fast_base_ok = sw_fast_base(&d->cfg, &d->fast_base, err, sizeof(err)) == 0;
+	if (!d->fast_base_ok)
+		sw_debug("no fast path for new links: %s", err);
+}
+
+/* New links only: guard them now by adding their own elements to the
+ * desired sets (no rebuild of the whole model); 0 when done, else the
+ * caller takes the full path. The whole model follows, coalesced. */
+static int host_fast_update(struct sw_daemon *d, const struct sw_host_delta *dl, int64_t t0)
+{
+	char err[SW_ERRLEN];
+	struct sw_fast f;
+	size_t added = 0;
+	int64_t t1 = now_us();
+	int rc;
+
+	if (!d->fast_base_ok || !d->synced_gen || d->retry || d->paused || d->twin ||
+	    dl->n_new != dl->changes || dl->n_new > SW_FAST_MAX_LINKS || dl->routes_stale)
+		return -ESTALE;
+	if ((rc = sw_fast_plan(&d->cfg, &d->host, dl->new_idx, dl->n_new, &d->fast_base,
+			       &d->want, &f)))
+		return rc;
+	for (size_t i = 0; i < f.n; i++)
+		added += f.s[i].added;
+	if ((rc = sw_fast_commit(&d->nl, d->cfg.table, &f, &d->synced_gen, err, sizeof(err)))) {
+		sw_debug("fast path: %s", err);
+		sw_fast_free(&f);
+		d->synced_gen = 0;      /* the full path observes */
+		return rc;
+	}
+	sw_debug("host update: fast path for %u new link(s), %zu element(s), %lld us",
+		 dl->n_new, added, (long long)(now_us() - t1));
+	if (added) {
+		char change[64];
+		struct sw_repair r = { .cause = SW_CAUSE_UPDATE, .changes = added, .change = change };
+
+		snprintf(change, sizeof(change), "%zu element(s) for %u new link(s)", added, dl->n_new);
+		r.restored_us = r.verified_us = now_us() - t0;
+		d->updates++;
+		sw_report_repair(d, &r);
+	}
+	return 0;
 }
 
 
@@ -516,6 +572,17 @@ static void handle_rt(struct sw_daemon *d)
 	if (!d->host_dirty)
 		d->host_t0 = t0;
 	d->host_dirty = true;
+	/* new links are guarded at once; removals only guard less: either
+	 * way the whole model follows once for the burst */
+	if ((dl.n_new == dl.changes && host_fast_update(d, &dl, t0) == 0) ||
+	    (dl.removals == dl.changes && !dl.routes_stale)) {
+		int64_t settle = now_us() + (SETTLE_MS * 1000 > 4 * d->full_cost_us ?
+					     SETTLE_MS * 1000 : 4 * d->full_cost_us);
+
+		if (d->update_due_us < settle)
+			d->update_due_us = settle;
+		return;
+	}
 	if (now_us() >= d->update_due_us)
 		host_delta_update(d);
 }
@@ -556,6 +623,7 @@ static int reload(struct sw_daemon *d, char *msg, size_t len)
 	snprintf(oldtable, sizeof(oldtable), "%s", old->table);
 	sw_model_free(&d->want);
 	d->want = m;
+	fast_base_build(d);
 	d->paused = false;
 	if (strcmp(oldtable, d->cfg.table)) {
 		bool absent;
@@ -649,6 +717,7 @@ static int setup(struct sw_daemon *d)
 	}
 	if ((rc = build_want(d, &d->want)))
 		return rc;
+	fast_base_build(d);
 	if ((rc = sw_owner_take(d)))
 		return rc;
 
@@ -712,6 +781,8 @@ static void teardown(struct sw_daemon *d)
 	if (d->rtdump.rbuf)
 		sw_nl_close(&d->rtdump);
 	sw_model_free(&d->want);
+	if (d->fast_base_ok)
+		sw_model_free(&d->fast_base);
 	sw_journal_close(&d->journal);
 }
 

@@ -648,8 +648,14 @@ static int ev_newlink(struct sw_host *h, const struct nlmsghdr *nlh, struct sw_h
 		/* carrier, statistics, a port's state: nothing we keep */
 		if (link_same(l, &nl))
 			return 0;
-		if (l->up && !nl.up)
+		if (l->up && !nl.up) {
+			struct sw_link was_up = nl;
+
+			was_up.up = true;
 			link_gone_down(h, nl.ifindex, dl);
+			if (link_same(l, &was_up))
+				dl->removals++;         /* down, nothing else */
+		}
 		if (strcmp(l->name, nl.name))
 			link_note(dl, l, false);
 		nl.master_bridge = l->master_bridge;    /* until sw_host_classify */
@@ -670,6 +676,9 @@ static int ev_newlink(struct sw_host *h, const struct nlmsghdr *nlh, struct sw_h
 	h->links[p] = nl;
 	h->n_links++;
 	link_note(dl, &h->links[p], true);
+	if (dl->n_new < sizeof(dl->new_idx) / sizeof(*dl->new_idx))
+		dl->new_idx[dl->n_new] = nl.ifindex;
+	dl->n_new++;
 	dl->changes++;
 	return 0;
 }
@@ -696,6 +705,7 @@ static int ev_dellink(struct sw_host *h, const struct nlmsghdr *nlh, struct sw_h
 	h->n_addrs = j;
 	link_gone_down(h, ifindex, dl);
 	dl->changes++;
+	dl->removals++;
 	return 0;
 }
 
@@ -726,6 +736,7 @@ static int ev_addr(struct sw_host *h, const struct nlmsghdr *nlh, struct sw_host
 			return 0;
 		memmove(have, have + 1, (size_t)(&h->addrs[h->n_addrs] - (have + 1)) * sizeof(*have));
 		h->n_addrs--;
+		dl->removals++;
 	}
 	dl->changes++;
 	return 0;
@@ -778,6 +789,7 @@ static int ev_route(struct sw_host *h, const struct nlmsghdr *nlh, struct sw_hos
 			return 0;
 		memmove(&h->routes[i], &h->routes[i + 1], (h->n_routes - i - 1) * sizeof(*h->routes));
 		h->n_routes--;
+		dl->removals++;
 	}
 	dl->changes++;
 	return 0;

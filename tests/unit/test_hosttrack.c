@@ -17,6 +17,7 @@
 #include "fake_rtnl.h"
 #include "config.h"
 #include "diff.h"
+#include "hostfast.h"
 #include "hoststate.h"
 #include "reconcile.h"
 
@@ -447,6 +448,119 @@ static void test_commit_by_deltas(void **state)
 	free(k);
 }
 
+/* ---- the fast path for new links ----------------------------------------------- */
+
+struct fast_case {
+	const char *conf;
+	struct fr_link link;
+	bool adds;              /* the link brings elements of its own */
+};
+
+/* For each config: the desired model in the fake kernel; a new link
+ * arrives; the fast path's additions, committed, leave the kernel equal
+ * to the patched model, and the patched model equal to a full rebuild. */
+static void test_fast_path_matches_full(void **state)
+{
+	static const struct fast_case cases[] = {
+		{ CONF, { 9, "br-new", "bridge", true, 0 }, true },
+		{ CONF, { 9, "docker0x", "veth", true, 0 }, false },
+		{ "[guard]\ninterfaces = br-*\n", { 9, "br-new", "bridge", true, 0 }, false },
+		{ "[guard]\ninterfaces = auto\n", { 9, "mybr", "bridge", true, 0 }, true },
+		{ "[guard]\ninterfaces = auto\n", { 9, "tap7", "tun", true, 0 }, false },
+		{ "[guard]\ninterfaces = eth9 docker0\nall_bridges = yes\n"
+		  "[sandbox web]\ninterfaces = br-web*\negress = none\n",
+		  { 9, "br-web1", "bridge", true, 0 }, true },
+	};
+	struct ht *t = *state;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(*cases); c++) {
+		struct fn *k = calloc(1, sizeof(*k));
+		struct sw_nl nft;
+		struct sw_model want, base, full;
+		struct sw_hint hint = { 0 };
+		struct sw_diff d;
+		struct sw_fast f;
+		struct sw_host_delta dl;
+		char err[SW_ERRLEN] = "";
+		bool repaired;
+		uint32_t gen;
+		int rc;
+
+		assert_non_null(k);
+		if (sw_config_parse_string(cases[c].conf, "test.conf", &cfg, err, sizeof(err)))
+			fail_msg("case %zu: %s", c, err);
+		fn_init(k);
+		assert_int_equal(sw_nl_open_ops(&nft, &fn_ops, k), 0);
+		assert_int_equal(sw_fast_base(&cfg, &base, err, sizeof(err)), 0);
+		desired(t->h, &want);
+		assert_int_equal(sw_reconcile_hint(&nft, &want, &hint, &d, &repaired, err,
+						   sizeof(err)), 0);
+		sw_diff_free(&d);
+		gen = hint.synced_genid;
+
+		fr_add_link(&t->k, cases[c].link, true);
+		assert_int_equal(track(t, &dl), 0);
+		assert_int_equal(dl.n_new, 1);
+		assert_int_equal(dl.changes, 1);
+		rc = sw_fast_plan(&cfg, t->h, dl.new_idx, dl.n_new, &base, &want, &f);
+		if (rc)
+			fail_msg("case %zu: plan %d", c, rc);
+		assert_int_equal(f.n > 0, cases[c].adds);
+		assert_int_equal(sw_fast_commit(&nft, want.table, &f, &gen, err, sizeof(err)), 0);
+		assert_int_equal(gen, k->genid);
+		/* the kernel holds the patched model ... */
+		assert_int_equal(sw_check(&nft, &want, &d, err, sizeof(err)), 0);
+		assert_int_equal(d.n, 0);
+		sw_diff_free(&d);
+		/* ... which is what the whole rebuild gives */
+		desired(t->h, &full);
+		assert_int_equal(sw_diff(&full, &want, &d), 0);
+		if (d.n) {
+			sw_diff_print(&d, stderr, false);
+			fail_msg("case %zu: the fast path differs from the full build", c);
+		}
+		sw_diff_free(&d);
+		sw_model_free(&full);
+		sw_model_free(&want);
+		sw_model_free(&base);
+		sw_nl_close(&nft);
+		fn_free(k);
+		free(k);
+		/* the next case starts from the same host */
+		fr_del_link(&t->k, cases[c].link.ifindex, true);
+		assert_int_equal(track(t, &dl), 0);
+	}
+}
+
+/* A link the base would lose something for (an excluded name that a
+ * runtime pattern covers: auto puts the names in one by one then) is no
+ * plain addition: the fast path declines and sends nothing. */
+static void test_fast_path_declines(void **state)
+{
+	struct ht *t = *state;
+	struct sw_model want, base;
+	struct sw_fast f;
+	struct sw_link *l;
+	char err[SW_ERRLEN] = "";
+	int idx = 9;
+
+	assert_int_equal(sw_config_parse_string("[guard]\ninterfaces = auto\n", "test.conf", &cfg,
+						err, sizeof(err)), 0);
+	fr_add_link(&t->k, fr_mklink(9, "vnet0", "veth", true, 0), false);
+	assert_int_equal(sw_host_dump(&t->dump, t->h), 0);
+	l = (struct sw_link *)sw_host_link(t->h, 9);
+	l->uplink = true;       /* as if a default route went through it */
+	assert_int_equal(sw_fast_base(&cfg, &base, err, sizeof(err)), 0);
+	desired(t->h, &want);
+	assert_int_equal(sw_fast_plan(&cfg, t->h, &idx, 1, &base, &want, &f), -ESTALE);
+	assert_int_equal(f.n, 0);
+	/* and an ifindex it does not know */
+	idx = 77;
+	assert_int_equal(sw_fast_plan(&cfg, t->h, &idx, 1, &base, &want, &f), -ESTALE);
+	sw_model_free(&want);
+	sw_model_free(&base);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -460,6 +574,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_enobufs_full_dump, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_by_deltas, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_path_matches_full, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fast_path_declines, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
