@@ -32,7 +32,7 @@ struct sw_fast {
 	size_t n;
 	struct {
 		struct sw_set *set;     /* in the desired model */
-		struct sw_elem *elems;  /* set's elements with the additions, sorted */
+		struct sw_elem *elems;  /* the additions, sorted */
 		size_t n_elems;
 		size_t added;
 	} s[SW_MAX_SETS];

@@ -255,21 +255,30 @@ static int set_adds(const struct sw_set *s1, const struct sw_set *s0, const stru
 	return err;
 }
 
-/* w's elements and the additions, in one sorted array */
-static int merged(const struct sw_set *w, struct adds *a, struct sw_elem **out, size_t *n)
+/* Insert the (sorted) additions into w's sorted elements, in place. */
+static int insert_sorted(struct sw_set *w, const struct sw_elem *a, size_t na)
 {
-	size_t len = w->key_len < SW_KEY_MAX ? w->key_len : SW_KEY_MAX, i = 0, j = 0, k = 0;
-	struct sw_elem *u = malloc((w->n_elems + a->n) * sizeof(*u));
+	size_t len = w->key_len < SW_KEY_MAX ? w->key_len : SW_KEY_MAX, i, j, k;
 
-	if (!u)
-		return -ENOMEM;
-	g_len = len;
-	qsort(a->v, a->n, sizeof(*a->v), order_q);
-	while (i < w->n_elems || j < a->n)
-		u[k++] = j == a->n || (i < w->n_elems && order(&w->elems[i], &a->v[j], len) < 0) ?
-			 w->elems[i++] : a->v[j++];
-	*out = u;
-	*n = k;
+	if (w->n_elems + na > w->cap_elems) {
+		struct sw_elem *nv = realloc(w->elems, (w->n_elems + na) * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		w->elems = nv;
+		w->cap_elems = w->n_elems + na;
+	}
+	/* merge from the back: each element moves at most once */
+	i = w->n_elems;
+	j = na;
+	k = w->n_elems + na;
+	while (j > 0) {
+		if (i > 0 && order(&w->elems[i - 1], &a[j - 1], len) > 0)
+			w->elems[--k] = w->elems[--i];
+		else
+			w->elems[--k] = a[--j];
+	}
+	w->n_elems += na;
 	return 0;
 }
 
@@ -325,11 +334,13 @@ int sw_fast_plan(const struct sw_config *cfg, const struct sw_host *host, const 
 		}
 		rc = set_adds(s1, s0, w, &a);
 		if (!rc && a.n) {
-			rc = merged(w, &a, &f->s[f->n].elems, &f->s[f->n].n_elems);
-			if (!rc) {
-				f->s[f->n].set = w;
-				f->s[f->n++].added = a.n;
-			}
+			g_len = w->key_len < SW_KEY_MAX ? w->key_len : SW_KEY_MAX;
+			qsort(a.v, a.n, sizeof(*a.v), order_q);
+			f->s[f->n].set = w;
+			f->s[f->n].elems = a.v;         /* the additions only */
+			f->s[f->n].n_elems = a.n;
+			f->s[f->n++].added = a.n;
+			a.v = NULL;
 		}
 		free(a.v);
 	}
@@ -350,13 +361,15 @@ int sw_fast_commit(struct sw_nl *nl, const char *table, struct sw_fast *f, uint3
 	if (!f->n)
 		return 0;
 	if ((rc = sw_batch_init(&b, nl, *genid, true)) == 0) {
-		/* add element ...: the delta of each set against what it holds */
+		/* add element inet T S { ... }: the additions against nothing */
 		for (size_t i = 0; i < f->n && !rc; i++) {
-			struct sw_set u = *f->s[i].set;
+			struct sw_set u = *f->s[i].set, none = *f->s[i].set;
 
 			u.elems = f->s[i].elems;
 			u.n_elems = f->s[i].n_elems;
-			rc = sw_encode_set_delta(&b, nl, table, &u, f->s[i].set);
+			none.elems = NULL;
+			none.n_elems = 0;
+			rc = sw_encode_set_delta(&b, nl, table, &u, &none);
 		}
 		if (!rc)
 			rc = sw_batch_finish(&b, nl);
@@ -371,15 +384,13 @@ int sw_fast_commit(struct sw_nl *nl, const char *table, struct sw_fast *f, uint3
 			strncat(err, ")", errlen - strlen(err) - 1);
 		return rc;
 	}
-	for (size_t i = 0; i < f->n; i++) {
-		struct sw_set *s = f->s[i].set;
-
-		free(s->elems);
-		s->elems = f->s[i].elems;
-		s->n_elems = s->cap_elems = f->s[i].n_elems;
-		f->s[i].elems = NULL;
-	}
-	f->n = 0;
 	*genid = *genid + 1 ? *genid + 1 : 1;
-	return 0;
+	/* the kernel holds them: so does the desired model (a failure here
+	 * leaves the model short, and the rebuild that follows puts it right) */
+	for (size_t i = 0; i < f->n && !rc; i++)
+		rc = insert_sorted(f->s[i].set, f->s[i].elems, f->s[i].n_elems);
+	sw_fast_free(f);
+	if (rc)
+		snprintf(err, errlen, "cannot note the new link's elements: %s", strerror(-rc));
+	return rc;
 }

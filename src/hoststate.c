@@ -200,23 +200,13 @@ static bool in_sorted(const int *v, size_t n, int key)
 	return n && bsearch(&key, v, n, sizeof(*v), ifindex_cmp);
 }
 
+static struct sw_link *find_link(struct sw_host *h, int ifindex);
+
 void sw_host_classify(struct sw_host *h)
 {
-	int *bridges = NULL, up[SW_MAX_UPLINKS + SW_MAX_GATEWAYS];
-	size_t nb = 0, nu = 0;
+	int up[SW_MAX_UPLINKS + SW_MAX_GATEWAYS];
+	size_t nu = 0;
 
-	/* the bridges' ifindexes, sorted: a host has thousands of bridge ports */
-	for (size_t i = 0; i < h->n_links; i++)
-		nb += h->links[i].is_bridge;
-	if (nb && (bridges = malloc(nb * sizeof(*bridges)))) {
-		nb = 0;
-		for (size_t i = 0; i < h->n_links; i++)
-			if (h->links[i].is_bridge)
-				bridges[nb++] = h->links[i].ifindex;
-		qsort(bridges, nb, sizeof(*bridges), ifindex_cmp);
-	} else {
-		nb = 0;         /* no memory: no port is known as a bridge port */
-	}
 	for (size_t i = 0; i < h->n_uplinks && nu < SW_MAX_UPLINKS; i++)
 		up[nu++] = h->uplinks[i];
 	for (size_t i = 0; i < h->n_gateways; i++)
@@ -224,11 +214,13 @@ void sw_host_classify(struct sw_host *h)
 	qsort(up, nu, sizeof(*up), ifindex_cmp);
 	for (size_t i = 0; i < h->n_links; i++) {
 		struct sw_link *l = &h->links[i];
+		/* a dumped host's links are sorted by ifindex: a binary search
+		 * (thousands of bridge ports, on every event) */
+		const struct sw_link *m = l->master ? find_link(h, l->master) : NULL;
 
-		l->master_bridge = l->master && in_sorted(bridges, nb, l->master);
+		l->master_bridge = m && m->is_bridge;
 		l->uplink = in_sorted(up, nu, l->ifindex);
 	}
-	free(bridges);
 }
 
 /* One RTM_NEWADDR/DELADDR into *a: 1 when it is a usable v4/v6 address,
