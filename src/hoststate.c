@@ -406,6 +406,18 @@ static int done_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_STOP;
 }
 
+/* Does the datagram hold the NLMSG_DONE that ends a dump? */
+static bool has_done(const void *buf, size_t len)
+{
+	const struct nlmsghdr *nlh;
+	size_t off;
+
+	sw_nlmsg_for_each(nlh, buf, len, off)
+		if (nlh->nlmsg_type == NLMSG_DONE || nlh->nlmsg_type == NLMSG_ERROR)
+			return true;
+	return false;
+}
+
 /* Send one dump request over the transport (a NETLINK_ROUTE socket or a
  * test's fake) and feed every reply to cb; sw_nlmsg_run checks each
  * reply's sequence number and portid, and fails an interrupted dump with
@@ -417,12 +429,16 @@ static int dump(struct sw_nl *nl, uint16_t type, size_t hdrlen, uint8_t family,
 	static mnl_cb_t ctl[NLMSG_MIN_TYPE] = {
 		[NLMSG_ERROR] = error_cb, [NLMSG_DONE] = done_cb,
 	};
-	uint8_t req[NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct rtmsg))];
+	/* room for the largest family header (ifinfomsg 16, rtmsg 12, ifaddrmsg 8) */
+	uint8_t req[NLMSG_HDRLEN + 64] __attribute__((aligned(4)));
 	struct nlmsghdr *nlh;
+	bool intr = false;
 	uint32_t seq;
 	ssize_t n;
 	int ret;
 
+	if (hdrlen > sizeof(req) - NLMSG_HDRLEN)
+		return -EINVAL;
 	memset(req, 0, sizeof(req));
 	nlh = mnl_nlmsg_put_header(req);
 	nlh->nlmsg_type = type;
@@ -436,15 +452,35 @@ static int dump(struct sw_nl *nl, uint16_t type, size_t hdrlen, uint8_t family,
 	if (n < 0)
 		return (int)n;
 	do {
+		const struct nlmsghdr *first = (const void *)nl->rbuf;
+
 		n = nl->ops->recv(nl->ctx, nl->rbuf, SW_NL_RCVBUF, -1);
 		if (n < 0)
 			return (int)n;
 		if (n == 0)
 			return -EAGAIN;
+		/* the rest of an earlier dump that was given up (interrupted):
+		 * not ours, dropped */
+		if ((size_t)n >= sizeof(*first) && first->nlmsg_seq && first->nlmsg_seq != seq) {
+			ret = MNL_CB_OK;
+			continue;
+		}
+		if (intr) {
+			ret = has_done(nl->rbuf, (size_t)n) ? MNL_CB_STOP : MNL_CB_OK;
+			continue;
+		}
 		errno = 0;
 		ret = sw_nlmsg_run(nl->rbuf, (size_t)n, seq, nl->portid, cb, c,
 				   ctl, NLMSG_MIN_TYPE);
+		/* the kernel marked the dump inconsistent: read it to its end,
+		 * so that the socket is clean for the retry */
+		if (ret < 0 && errno == EINTR && !c->err) {
+			intr = true;
+			ret = has_done(nl->rbuf, (size_t)n) ? MNL_CB_STOP : MNL_CB_OK;
+		}
 	} while (ret > MNL_CB_STOP);
+	if (intr)
+		return -EINTR;
 	if (ret < 0)
 		return c->err ? c->err : errno ? -errno : -EPROTO;
 	return 0;
@@ -523,11 +559,15 @@ int sw_host_dump(struct sw_nl *nl, struct sw_host *h)
 
 int sw_host_dump_routes(struct sw_nl *nl, struct sw_host *h)
 {
-	struct dump_ctx c = { .h = h };
-	int err;
+	int err, tries = 0;
 
-	clear_routes(h);
-	if ((err = dump_routes(nl, &c)))
+	do {
+		struct dump_ctx c = { .h = h };
+
+		clear_routes(h);
+		err = dump_routes(nl, &c);
+	} while (err == -EINTR && ++tries < DUMP_RETRIES);
+	if (err)
 		clear_routes(h);
 	sw_host_classify(h);
 	return err;
