@@ -41,11 +41,13 @@ struct fr {
 	size_t n_addrs;
 	struct fr_route routes[FR_N];
 	size_t n_routes;
-	/* dump answers */
+	/* dump answers: up to two datagrams (an interrupted dump is split:
+	 * its first message flagged NLM_F_DUMP_INTR, the rest and DONE after) */
 	uint8_t answer[FR_DGRAM];
-	size_t answer_len;
+	size_t answer_len, answer_off, split;
 	bool answer_ready;
 	size_t n_dumps;
+	unsigned intr_dumps;            /* the next N dumps are interrupted */
 	/* event datagrams for the subscriber; len 0 = ENOBUFS */
 	uint8_t *ev[FR_EVQ];
 	size_t ev_len[FR_EVQ];
@@ -317,6 +319,15 @@ static inline ssize_t fr_dump_send(void *ctx, const void *buf, size_t len)
 		off += done->nlmsg_len;
 	}
 	k->answer_len = off;
+	k->answer_off = 0;
+	k->split = 0;
+	if (k->intr_dumps && off > ((struct nlmsghdr *)k->answer)->nlmsg_len) {
+		struct nlmsghdr *first = (struct nlmsghdr *)k->answer;
+
+		k->intr_dumps--;
+		first->nlmsg_flags |= NLM_F_DUMP_INTR;
+		k->split = first->nlmsg_len;
+	}
 	k->answer_ready = true;
 	k->n_dumps++;
 	return (ssize_t)len;
@@ -325,14 +336,17 @@ static inline ssize_t fr_dump_send(void *ctx, const void *buf, size_t len)
 static inline ssize_t fr_dump_recv(void *ctx, void *buf, size_t len, int timeout_ms)
 {
 	struct fr *k = ctx;
+	size_t n;
 
 	(void)timeout_ms;
 	if (!k->answer_ready)
 		return 0;
-	assert_true(k->answer_len <= len);
-	memcpy(buf, k->answer, k->answer_len);
-	k->answer_ready = false;
-	return (ssize_t)k->answer_len;
+	n = (k->split && !k->answer_off ? k->split : k->answer_len) - k->answer_off;
+	assert_true(n <= len);
+	memcpy(buf, k->answer + k->answer_off, n);
+	k->answer_off += n;
+	k->answer_ready = k->answer_off < k->answer_len;
+	return (ssize_t)n;
 }
 
 static inline ssize_t fr_ev_send(void *ctx, const void *buf, size_t len)

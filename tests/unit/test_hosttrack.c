@@ -325,6 +325,30 @@ static void test_enobufs_full_dump(void **state)
 	assert_tracked(t);
 }
 
+/* A dump the kernel marks inconsistent (NLM_F_DUMP_INTR, then the rest
+ * of it): -EINTR, and the socket is left clean, so the retry on the same
+ * transport reads its own answer; the read-again of the routes retries. */
+static void test_interrupted_dump(void **state)
+{
+	struct ht *t = *state;
+	struct sw_host_delta dl;
+
+	t->k.intr_dumps = 1;
+	assert_int_equal(sw_host_dump(&t->dump, t->h), -EINTR);
+	assert_int_equal(t->k.intr_dumps, 0);
+	assert_false(t->k.answer_ready);        /* read to its end */
+	assert_int_equal(sw_host_dump(&t->dump, t->h), 0);
+	assert_tracked(t);
+	/* a default route moved; the first route dump is interrupted */
+	t->k.routes[0] = fr_mkroute(NULL, 0, 2, "10.0.0.254");
+	fr_route_ev(&t->k, RTM_NEWROUTE, &t->k.routes[0]);
+	fr_add_route(&t->k, fr_mkroute("10.0.1.0", 24, 2, NULL), false);
+	t->k.intr_dumps = 1;
+	assert_int_equal(track(t, &dl), 0);
+	assert_int_equal(t->k.intr_dumps, 0);
+	assert_tracked(t);
+}
+
 /* A truncated message is refused, never read past its end. */
 static void test_malformed(void **state)
 {
@@ -572,6 +596,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_deladdr_delroute, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_route_rereads_routes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_enobufs_full_dump, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_interrupted_dump, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_by_deltas, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_path_matches_full, setup, teardown),
