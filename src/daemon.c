@@ -39,6 +39,8 @@
 #define SETTLE_MS        20     /* after removals only, or a new link guarded by the
 				 * fast path: the whole model is rebuilt this much later
 				 * (or after 4 times its last cost), once for a burst */
+#define SETTLE_MAX_MS    100    /* but never later than this after the first event
+				 * (a steady stream of removals must not starve it) */
 
 /* The epoll slots, one per source (epoll_event.data.u32). */
 enum slot {
@@ -579,6 +581,8 @@ static void handle_rt(struct sw_daemon *d)
 		int64_t settle = now_us() + (SETTLE_MS * 1000 > 4 * d->full_cost_us ?
 					     SETTLE_MS * 1000 : 4 * d->full_cost_us);
 
+		if (settle > d->host_t0 + SETTLE_MAX_MS * 1000)
+			settle = d->host_t0 + SETTLE_MAX_MS * 1000;
 		if (d->update_due_us < settle)
 			d->update_due_us = settle;
 		return;
@@ -797,6 +801,9 @@ int sw_daemon_run(struct sw_daemon *d)
 	rc = 0;
 	sw_notify("READY=1");
 	sw_report_start(d);
+	/* the generation at which the kernel holds want: host updates start
+	 * from it without a dump */
+	reconcile(d, SW_CAUSE_RESYNC, NULL, 0, NULL, now_us(), 0);
 
 	while (!d->stop) {
 		struct epoll_event evs[8];
