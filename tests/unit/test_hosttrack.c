@@ -540,7 +540,7 @@ static void test_fast_path_matches_full(void **state)
 		desired(t->h, &full);
 		assert_int_equal(sw_diff(&full, &want, &d), 0);
 		if (d.n) {
-			sw_diff_print(&d, stderr, false);
+			sw_diff_print(&d, stderr);
 			fail_msg("case %zu: the fast path differs from the full build", c);
 		}
 		sw_diff_free(&d);
