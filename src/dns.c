@@ -46,12 +46,12 @@ bool sw_dns_name_valid(const char *name, const char **why)
 
 		if (ch == '.' || ch == '\0') {
 			if (!label)
-				w = ch == '.' && i == n - 1 ? "no trailing dot" : "an empty label";
+				w = ch == '\0' && name[n - 1] == '.' ? "no trailing dot" : "an empty label";
 			else if (name[i - 1] == '-')
 				w = "a label ends with '-'";
-			labels++;
-			if (ch == '\0' && digits)
+			else if (ch == '\0' && digits)
 				w = "the last label is all digits (an address is written as CIDR)";
+			labels++;
 			label = 0;
 			digits = true;
 			continue;
