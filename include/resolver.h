@@ -80,9 +80,10 @@ struct sw_resolver {
 	size_t n_uses;
 	int fd[2];                      /* UDP sockets, v4 and v6 (-1: none) */
 	bool dirty;                     /* addresses the kernel does not hold yet */
+	size_t fresh;                   /* of which new addresses (not extended lifetimes) */
 	uint64_t rounds, failures, answers, pushes, push_failures;
 	int64_t last_answer_us;         /* when the answer that made it dirty came in */
-	int64_t last_push_us;           /* answer -> elements ACKed, last time */
+	int64_t last_push_us;           /* answer -> elements ACKed, last time (µs) */
 };
 
 /* From the config's [sandbox] hostname entries and [daemon] resolvers

@@ -157,11 +157,12 @@ void sw_resolver_answer(struct sw_resolver *r, size_t i, const struct sw_dns_ans
 			n->addrs[j].family = family;
 			memcpy(n->addrs[j].addr, a->a[k].addr, alen);
 			n->n_addrs++;
+			r->fresh++;
 		} else if (exp <= n->addrs[j].expires_ms) {
 			continue;       /* a lifetime is only ever extended */
 		}
 		n->addrs[j].expires_ms = exp;
-		if (!r->dirty)
+		if (!r->last_answer_us)
 			r->last_answer_us = now_us();
 		r->dirty = true;
 	}
@@ -563,6 +564,13 @@ int sw_resolver_push(struct sw_resolver *r, struct sw_nl *nl, const char *const 
 	r->pushes++;
 	if (r->last_answer_us)
 		r->last_push_us = now_us() - r->last_answer_us;
+	/* a new address is news (a lifetime extended is not): one line, with
+	 * the time from the answer to the kernel's ACK */
+	if (r->fresh && !rc)
+		sw_info("event=dns-update new=%zu tables=%zu applied_us=%lld", r->fresh, n_tables,
+			(long long)r->last_push_us);
+	r->fresh = 0;
+	r->last_answer_us = 0;
 	return rc;
 }
 
