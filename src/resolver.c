@@ -280,41 +280,111 @@ static void host_key(struct sw_elem *e, const struct sw_resolver_addr *a, const 
 	memcpy(e->key + alen + 4, &be, 2);
 }
 
-static struct sw_set *host_set(struct sw_model *m, const struct sw_resolver_use *u, int family)
+/* One element of a host set, merged over every name that gives it: two
+ * names with the same address on the same sandbox and port are one
+ * element, which lives as long as the longer of the two. */
+struct hel {
+	const char *set;                /* "sbx_<sandbox>_hosts" */
+	int family;
+	struct sw_elem e;               /* key; timeout_ms unused here */
+	int64_t expires_ms;             /* the latest of its names' */
+	bool dirty;                     /* one of its names' lifetimes is not in the kernel */
+	bool present;                   /* the kernel holds it (some name pushed it, not expired) */
+};
+
+static int hel_cmp(const void *a, const void *b)
+{
+	const struct hel *x = a, *y = b;
+	int c = strcmp(x->set, y->set);
+
+	if (c)
+		return c;
+	if (x->family != y->family)
+		return x->family < y->family ? -1 : 1;
+	return memcmp(x->e.key, y->e.key, sizeof(x->e.key));
+}
+
+/* The live elements of every host set, merged, sorted by set and key. */
+static int collect(const struct sw_resolver *r, int64_t now_ms, struct hel **out, size_t *n_out)
+{
+	struct hel *v;
+	size_t n = 0, cap = 0, k = 0;
+
+	for (size_t u = 0; u < r->n_uses; u++)
+		cap += r->names[r->uses[u].name].n_addrs;
+	*out = NULL;
+	*n_out = 0;
+	if (!cap)
+		return 0;
+	if (!(v = calloc(cap, sizeof(*v))))
+		return -ENOMEM;
+	for (size_t u = 0; u < r->n_uses; u++) {
+		const struct sw_resolver_name *nm = &r->names[r->uses[u].name];
+
+		for (size_t a = 0; a < nm->n_addrs; a++) {
+			const struct sw_resolver_addr *x = &nm->addrs[a];
+
+			if (x->expires_ms - now_ms <= SW_RESOLVER_MARGIN_MS)
+				continue;
+			v[n].set = r->uses[u].set;
+			v[n].family = x->family;
+			host_key(&v[n].e, x, &r->uses[u].port);
+			v[n].expires_ms = x->expires_ms;
+			v[n].dirty = x->kernel_ms != x->expires_ms;
+			v[n].present = x->kernel_ms - now_ms > SW_RESOLVER_MARGIN_MS;
+			n++;
+		}
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), hel_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (k && !hel_cmp(&v[k - 1], &v[i])) {
+			if (v[i].expires_ms > v[k - 1].expires_ms)
+				v[k - 1].expires_ms = v[i].expires_ms;
+			v[k - 1].dirty |= v[i].dirty;
+			v[k - 1].present |= v[i].present;
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	*out = v;
+	*n_out = k;
+	return 0;
+}
+
+static struct sw_set *host_set(struct sw_model *m, const char *base, int family)
 {
 	char name[SW_NAME_MAX];
 
-	snprintf(name, sizeof(name), "%s%c", u->set, family == AF_INET ? '4' : '6');
+	snprintf(name, sizeof(name), "%s%c", base, family == AF_INET ? '4' : '6');
 	return sw_model_find_set(m, name);
 }
 
 int sw_resolver_fill(const struct sw_resolver *r, struct sw_model *m, int64_t now_ms)
 {
+	struct hel *v;
+	size_t n;
 	int err;
 
 	for (size_t u = 0; u < r->n_uses; u++)
 		for (int f = 0; f < 2; f++) {
-			struct sw_set *s = host_set(m, &r->uses[u], f ? AF_INET6 : AF_INET);
+			struct sw_set *s = host_set(m, r->uses[u].set, f ? AF_INET6 : AF_INET);
 
 			if (s)
 				s->n_elems = 0;
 		}
-	for (size_t u = 0; u < r->n_uses; u++) {
-		const struct sw_resolver_name *n = &r->names[r->uses[u].name];
+	if ((err = collect(r, now_ms, &v, &n)))
+		return err;
+	for (size_t i = 0; i < n && !err; i++) {
+		struct sw_set *s = host_set(m, v[i].set, v[i].family);
 
-		for (size_t a = 0; a < n->n_addrs; a++) {
-			struct sw_set *s = host_set(m, &r->uses[u], n->addrs[a].family);
-			struct sw_elem e;
-
-			if (!s || n->addrs[a].expires_ms - now_ms <= SW_RESOLVER_MARGIN_MS)
-				continue;
-			host_key(&e, &n->addrs[a], &r->uses[u].port);
-			e.timeout_ms = (uint64_t)(n->addrs[a].expires_ms - now_ms);
-			if ((err = sw_set_add_elem(s, &e)))
-				return err;
-		}
+		if (!s)
+			continue;
+		v[i].e.timeout_ms = (uint64_t)(v[i].expires_ms - now_ms);
+		err = sw_set_add_elem(s, &v[i].e);
 	}
-	return 0;
+	free(v);
+	return err;
 }
 
 /* ---- I/O ---------------------------------------------------------------- */
@@ -493,62 +563,79 @@ void sw_resolver_recv(struct sw_resolver *r, int fd, int64_t now_ms)
 	}
 }
 
-/* One table's batch: for every address the kernel lacks or holds with an
- * older expiry, in every set that uses its name: [delete element (the
- * lifetime is extended: kernels before 6.10 keep the old timeout on a
- * plain add)] add element { key timeout T }. */
-static int push_table(struct sw_resolver *r, struct sw_nl *nl, const char *table,
-		      int64_t now_ms, bool dels)
+/* One table's batch: for every element the kernel lacks or holds with an
+ * older expiry: [delete element (when it holds it: kernels before 6.10
+ * keep the old timeout on a plain add)] add element { key timeout T }.
+ * One element per message, so a refused delete (the element went
+ * meanwhile: ENOENT) names its element (err_index) and is left out on
+ * the next try. */
+static int push_table(struct sw_nl *nl, const char *table, struct hel *v, size_t n,
+		      int64_t now_ms)
 {
-	struct sw_batch b;
-	int rc;
+	int rc = -EAGAIN;
 
-	if ((rc = sw_batch_init(&b, nl, 0, false)))
-		return rc;
-	for (int pass = dels ? 0 : 1; pass < 2 && !rc; pass++)
-		for (size_t u = 0; u < r->n_uses && !rc; u++) {
-			const struct sw_resolver_name *n = &r->names[r->uses[u].name];
+	for (int tries = 0; tries < 8 && rc == -EAGAIN; tries++) {
+		size_t *dels = malloc((n + 1) * sizeof(*dels)), nd = 0;
+		struct sw_batch b;
 
-			for (size_t a = 0; a < n->n_addrs && !rc; a++) {
-				const struct sw_resolver_addr *x = &n->addrs[a];
-				struct sw_set s = { .key_len = x->family == AF_INET ? 12 : 24 };
-				struct sw_elem e;
+		if (!dels || (rc = sw_batch_init(&b, nl, 0, false))) {
+			free(dels);
+			return dels ? rc : -ENOMEM;
+		}
+		for (int pass = 0; pass < 2 && !rc; pass++)
+			for (size_t i = 0; i < n && !rc; i++) {
+				struct sw_set s = { .key_len = v[i].family == AF_INET ? 12 : 24 };
 
-				if (x->kernel_ms == x->expires_ms ||
-				    x->expires_ms - now_ms <= SW_RESOLVER_MARGIN_MS)
+				if (!v[i].dirty || (pass == 0 && !v[i].present))
 					continue;
-				if (pass == 0 && (!x->kernel_ms ||
-						  x->kernel_ms - now_ms <= SW_RESOLVER_MARGIN_MS))
-					continue;
-				snprintf(s.name, sizeof(s.name), "%s%c", r->uses[u].set,
-					 x->family == AF_INET ? '4' : '6');
-				host_key(&e, x, &r->uses[u].port);
-				e.timeout_ms = (uint64_t)(x->expires_ms - now_ms);
-				rc = sw_encode_elems(&b, nl, table, &s, &e, 1,
+				snprintf(s.name, sizeof(s.name), "%s%c", v[i].set,
+					 v[i].family == AF_INET ? '4' : '6');
+				v[i].e.timeout_ms = (uint64_t)(v[i].expires_ms - now_ms);
+				if (pass == 0)
+					dels[nd++] = i;
+				rc = sw_encode_elems(&b, nl, table, &s, &v[i].e, 1,
 						     pass ? NFT_MSG_NEWSETELEM : NFT_MSG_DELSETELEM);
 			}
+		if (!rc && b.n_msgs)
+			rc = sw_batch_finish(&b, nl);
+		if (!rc && b.n_msgs)
+			rc = sw_nl_send_batch(nl, &b);
+		if (rc == -ENOENT && nl->err_index >= 0 && (size_t)nl->err_index < nd) {
+			v[dels[nl->err_index]].present = false;
+			rc = -EAGAIN;
 		}
-	if (!rc && b.n_msgs)
-		rc = sw_batch_finish(&b, nl);
-	if (!rc && b.n_msgs)
-		rc = sw_nl_send_batch(nl, &b);
-	sw_batch_free(&b);
+		sw_batch_free(&b);
+		free(dels);
+	}
 	return rc;
 }
 
 int sw_resolver_push(struct sw_resolver *r, struct sw_nl *nl, const char *const *tables,
 		     size_t n_tables, int64_t now_ms)
 {
+	struct hel *v = NULL;
+	size_t n = 0;
 	int rc = 0;
 
 	if (!r->dirty)
 		return 0;
-	for (size_t t = 0; t < n_tables; t++) {
-		int e = push_table(r, nl, tables[t], now_ms, true);
+	if ((rc = collect(r, now_ms, &v, &n)))
+		return rc;
+	/* the kernel's view may differ per table: each starts from ours */
+	bool *present = malloc((n ? n : 1) * sizeof(*present));
 
-		/* an element that went meanwhile (ENOENT): add only */
-		if (e)
-			e = push_table(r, nl, tables[t], now_ms, false);
+	if (!present) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		present[i] = v[i].present;
+	for (size_t t = 0; t < n_tables; t++) {
+		int e;
+
+		for (size_t i = 0; i < n; i++)
+			v[i].present = present[i];
+		e = push_table(nl, tables[t], v, n, now_ms);
 		if (e) {
 			r->push_failures++;
 			sw_warn("event=dns-push-failed table=inet/%s error=\"%s\"%s%s", tables[t],
@@ -556,6 +643,8 @@ int sw_resolver_push(struct sw_resolver *r, struct sw_nl *nl, const char *const 
 			rc = rc ? rc : e;
 		}
 	}
+	free(present);
+	free(v);
 	/* done either way: a missing table gets them from the repair (fill) */
 	for (size_t i = 0; i < r->n_names; i++)
 		for (size_t a = 0; a < r->names[i].n_addrs; a++)

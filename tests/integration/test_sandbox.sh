@@ -367,6 +367,9 @@ allow = pypi.test tcp/80, files.pypi.test tcp/8080, 198.51.100.10 tcp/53")
 sandbox_08_dns_change() {
 	need_sandwall || return $?
 	local conf t0 t1 dt
+	# without the table both addresses answer
+	reach "$C1" http://203.0.113.10/
+	reach "$C1" http://198.51.100.10/
 	_dns_zone '{"pypi.test": {"A": [["203.0.113.10", 2]]}}'
 	_dns_up || return 1
 	conf=$(_dns_conf change "[sandbox agents]
@@ -402,6 +405,7 @@ allow = pypi.test tcp/80" daemon.dns_min_ttl=1 daemon.dns_max_ttl=3)
 sandbox_09_dns_fail() {
 	need_sandwall || return $?
 	local conf n
+	reach "$C1" http://203.0.113.10/            # without the table
 	_dns_zone '{"pypi.test": {"A": [["203.0.113.10", 8]]}}'
 	_dns_up || return 1
 	conf=$(_dns_conf fail "[sandbox agents]
@@ -472,6 +476,7 @@ allow = meta.test tcp/80, gw.test tcp/80, self.test tcp/8080, pypi.test tcp/80")
 sandbox_11_dns_repair() {
 	need_sandwall || return $?
 	local conf
+	reach "$C1" http://198.51.100.10/           # without the table
 	_dns_zone '{"pypi.test": {"A": [["203.0.113.10", 600]]}}'
 	_dns_up || return 1
 	conf=$(_dns_conf repair "[sandbox agents]

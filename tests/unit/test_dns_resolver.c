@@ -18,6 +18,8 @@
 #include "log.h"
 #include "resolver.h"
 #include "ruleset.h"
+#include "fake_nft.h"
+#include "reconcile.h"
 
 static struct sw_config cfg;
 
@@ -321,6 +323,85 @@ static void test_reload_keeps(void **state)
 	sw_resolver_free(&r);
 }
 
+/* two names with one address, on one sandbox and port: one element,
+ * living as long as the longer of the two */
+static void test_fill_merges(void **state)
+{
+	static struct sw_model m;
+	char err[SW_ERRLEN];
+	struct sw_set *s4;
+
+	(void)state;
+	parse_ok("[daemon]\nresolvers = 127.0.0.1\n" SBX
+		 "allow = pypi.org tcp/443, files.pythonhosted.org tcp/443\n");
+	assert_int_equal(sw_resolver_init(&r, &cfg, NULL, NULL), 0);
+	assert_int_equal(sw_ruleset_build(&cfg, NULL, &m, err, sizeof(err)), 0);
+	answer(0, SW_DNS_A, "151.101.0.223", 60, 0);
+	answer(1, SW_DNS_A, "151.101.0.223", 300, 0);
+	assert_int_equal(sw_resolver_fill(&r, &m, 0), 0);
+	s4 = sw_model_find_set(&m, "sbx_agents_hosts4");
+	assert_int_equal(s4->n_elems, 1);
+	assert_int_equal(s4->elems[0].timeout_ms, 300000);
+	sw_model_free(&m);
+	sw_resolver_free(&r);
+}
+
+/* the daemon's batches against the fake kernel: a new address is added;
+ * an extended lifetime is a delete and an add; an element that went
+ * meanwhile (its delete refused, ENOENT) is added again, and the batch
+ * goes through */
+static void test_push(void **state)
+{
+	static struct sw_model m;
+	static struct fn k;
+	const char *t = "sandwall";
+	char err[SW_ERRLEN];
+	struct sw_nl nl;
+	struct fn_set *fs;
+
+	(void)state;
+	setup_resolver(30, 3600);
+	fn_init(&k);
+	assert_int_equal(sw_nl_open_ops(&nl, &fn_ops, &k), 0);
+	assert_int_equal(sw_ruleset_build(&cfg, NULL, &m, err, sizeof(err)), 0);
+	assert_int_equal(sw_apply(&nl, &m, err, sizeof(err)), 0);
+	fs = fn_st(k.s, t, "sbx_agents_hosts4");
+	assert_int_equal(fn_n_elems(k.s, fs), 0);
+	answer(0, SW_DNS_A, "151.101.0.223", 60, 1000);
+	answer(1, SW_DNS_A, "151.101.1.63", 60, 1000);
+	assert_int_equal(sw_resolver_push(&r, &nl, &t, 1, 1000), 0);
+	assert_false(r.dirty);
+	fs = fn_st(k.s, t, "sbx_agents_hosts4");
+	assert_int_equal(fn_n_elems(k.s, fs), 2);
+	assert_int_equal(fn_n_elems(k.s, fn_st(k.s, t, "sbx_web_hosts4")), 1);
+	/* nothing new: nothing sent */
+	size_t batches = k.n_batches;
+	assert_int_equal(sw_resolver_push(&r, &nl, &t, 1, 2000), 0);
+	assert_int_equal(k.n_batches, batches);
+	/* pypi.org answers again 40 s later: its elements are deleted and
+	 * added (two sets), files.pythonhosted.org's are not touched */
+	answer(0, SW_DNS_A, "151.101.0.223", 60, 41000);
+	assert_true(r.dirty);
+	assert_int_equal(sw_resolver_push(&r, &nl, &t, 1, 41000), 0);
+	assert_int_equal(k.n_batches, batches + 1);
+	assert_int_equal(k.n_log, 4);
+	assert_int_equal(k.log[0].type, NFT_MSG_DELSETELEM);
+	assert_int_equal(k.log[3].type, NFT_MSG_NEWSETELEM);
+	assert_int_equal(fn_n_elems(k.s, fn_st(k.s, t, "sbx_agents_hosts4")), 2);
+	/* someone empties the set: the next extension's deletes are refused
+	 * one by one, and the adds still go in */
+	fn_flush_elems(k.s, fn_st(k.s, t, "sbx_agents_hosts4")->sid);
+	answer(0, SW_DNS_A, "151.101.0.223", 60, 81000);
+	answer(1, SW_DNS_A, "151.101.1.63", 60, 81000);
+	assert_int_equal(sw_resolver_push(&r, &nl, &t, 1, 81000), 0);
+	assert_int_equal(fn_n_elems(k.s, fn_st(k.s, t, "sbx_agents_hosts4")), 2);
+	assert_int_equal(fn_n_elems(k.s, fn_st(k.s, t, "sbx_web_hosts4")), 1);
+	sw_nl_close(&nl);
+	fn_free(&k);
+	sw_model_free(&m);
+	sw_resolver_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +413,8 @@ int main(void)
 		cmocka_unit_test(test_failure_keeps_last_good),
 		cmocka_unit_test(test_fill),
 		cmocka_unit_test(test_reload_keeps),
+		cmocka_unit_test(test_fill_merges),
+		cmocka_unit_test(test_push),
 	};
 
 	sw_log_init("test_dns_resolver", false, false, 0);
