@@ -567,6 +567,7 @@ static void handle_control(struct sw_daemon *d)
 			 "ok\npid=%d\nuptime=%lld\nmode=%s\npaused=%s\nconfig=%s\ndrifts=%llu\n"
 			 "repairs=%llu\nrepair_failures=%llu\nresyncs=%llu\nupdates=%llu\nenobufs=%u\n"
 			 "blocked_logged=%llu\n"
+			 "dns_names=%zu\ndns_failures=%llu\ndns_last_update_us=%lld\n"
 			 "last_drift=%s\nlast_drift_at=%lld\n",
 			 (int)getpid(), (long long)(time(NULL) - d->started), d->mode,
 			 d->paused ? "yes" : "no", d->config_path,
@@ -574,6 +575,8 @@ static void handle_control(struct sw_daemon *d)
 			 (unsigned long long)d->repair_failures, (unsigned long long)d->resyncs,
 			 (unsigned long long)d->updates, d->ev.enobufs,
 			 (unsigned long long)d->blocked_seen,
+			 d->resolver.n_names, (unsigned long long)d->resolver.failures,
+			 (long long)d->resolver.last_push_us,
 			 d->last_drift[0] ? d->last_drift : "none", (long long)d->last_drift_at);
 	} else {
 		snprintf(rep, sizeof(rep), "error\nmessage=unknown request '%.32s'\n", req);
