@@ -564,7 +564,7 @@ void sw_resolver_recv(struct sw_resolver *r, int fd, int64_t now_ms)
 }
 
 /* One table's batch: for every element the kernel lacks or holds with an
- * older expiry: [delete element (when it holds it: kernels before 6.10
+ * older expiry: [delete element (when it holds it: kernels before 6.12
  * keep the old timeout on a plain add)] add element { key timeout T }.
  * One element per message, so a refused delete (the element went
  * meanwhile: ENOENT) names its element (err_index) and is left out on
