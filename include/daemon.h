@@ -18,6 +18,7 @@
 #include "model.h"
 #include "nflog.h"
 #include "nl.h"
+#include "resolver.h"
 
 
 struct sw_daemon {
@@ -41,6 +42,8 @@ struct sw_daemon {
 	time_t attempts_written;
 	uint64_t blocked_seen;
 	struct sw_journal journal;      /* drift events for `sandwall receipt` */
+	struct sw_resolver resolver;    /* the allowlists' hostnames (resolver.h) */
+	int dnsfd;                      /* timerfd: the resolver's next deadline */
 	struct sw_host host_prev;       /* scratch: the host before an update */
 	struct sw_config cfg_prev;      /* scratch: the config before a reload */
 	int64_t last_repair_us;

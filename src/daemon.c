@@ -51,6 +51,8 @@ enum slot {
 	SLOT_WATCHDOG,          /* systemd watchdog */
 	SLOT_CONTROL,           /* the CLI's control socket */
 	SLOT_NFLOG,             /* blocked attempts */
+	SLOT_DNS,               /* the resolver's UDP sockets: answers */
+	SLOT_DNS_TIMER,         /* the resolver's next round, timeout or expiry */
 };
 
 static int64_t now_us(void)
@@ -98,6 +100,9 @@ static int build_want(struct sw_daemon *d, struct sw_model *m)
 		sw_err("%s", err);
 	else
 		m->table_flags = d->own_flags;
+	/* the hostnames' addresses: a table made from it has them at once */
+	if (!rc && (rc = sw_resolver_fill(&d->resolver, m, sw_resolver_now_ms())))
+		sw_model_free(m);
 	return rc;
 }
 
@@ -123,6 +128,9 @@ static int reconcile(struct sw_daemon *d, enum sw_cause cause, const char *chang
 		d->synced_gen = 0;
 		return 0;
 	}
+	/* a re-created table or set gets the resolved addresses in the same
+	 * batch, with their remaining lifetimes */
+	sw_resolver_fill(&d->resolver, &d->want, sw_resolver_now_ms());
 	rc = sw_reconcile_settle(&d->nl, &d->want, &hint, READBACK_TRIES, &diff, &repaired,
 				 summary, sizeof(summary), err, sizeof(err));
 	any = repaired;
@@ -306,6 +314,7 @@ static void host_update(struct sw_daemon *d, enum sw_cause cause, bool only_if_c
 		return;
 	}
 	host_changes(d, old, &d->host);
+	sw_resolver_set_servers(&d->resolver, &d->cfg, &d->host);
 	want_update(d, &m, cause, only_if_changed, t0);
 }
 
@@ -616,6 +625,74 @@ static int loop_timeout(const struct sw_daemon *d)
 	return left <= 0 ? 0 : (int)((left + 999) / 1000);
 }
 
+/* The resolver's turn: drop what expired, start the rounds that are
+ * due, send new addresses to the sets, and sleep until the next deadline.
+ * Never blocks: the sockets are non-blocking, the batch is one ACK. */
+static void dns_tick(struct sw_daemon *d)
+{
+	char twin[SW_NAME_MAX + sizeof(SW_TWIN_SUFFIX)];
+	const char *tables[2] = { d->cfg.table, twin };
+	int64_t now = sw_resolver_now_ms(), next;
+	struct itimerspec it = { 0 };
+
+	if (!d->resolver.n_names)
+		return;
+	sw_resolver_expire(&d->resolver, now);
+	sw_resolver_send(&d->resolver, now);
+	if (!d->paused && d->resolver.dirty)
+		sw_resolver_push(&d->resolver, &d->nl, tables,
+				 d->twin && !sw_twin_name(d->cfg.table, twin, sizeof(twin)) ? 2 : 1, now);
+	next = sw_resolver_deadline(&d->resolver);
+	if (next == INT64_MAX)
+		return;
+	next = next > now ? next - now : 1;
+	it.it_value.tv_sec = next / 1000;
+	it.it_value.tv_nsec = (long)(next % 1000) * 1000000;
+	timerfd_settime(d->dnsfd, 0, &it, NULL);
+}
+
+static void handle_dns(struct sw_daemon *d)
+{
+	int64_t now = sw_resolver_now_ms();
+
+	for (int f = 0; f < 2; f++)
+		if (d->resolver.fd[f] >= 0)
+			sw_resolver_recv(&d->resolver, d->resolver.fd[f], now);
+	dns_tick(d);
+}
+
+/* (Re)build the resolver from the config, keeping what old knew (NULL at
+ * start), and register its sockets. */
+static int dns_setup(struct sw_daemon *d, struct sw_resolver *old)
+{
+	struct sw_resolver r;
+	int rc = sw_resolver_init(&r, &d->cfg, &d->host, old);
+
+	if (rc) {
+		sw_err("cannot set up the resolver: %s", strerror(-rc));
+		return rc;
+	}
+	if (old) {
+		for (int f = 0; f < 2; f++)
+			if (old->fd[f] >= 0)
+				epoll_ctl(d->epfd, EPOLL_CTL_DEL, old->fd[f], NULL);
+		sw_resolver_free(old);
+	}
+	d->resolver = r;
+	if (!r.n_names)
+		return 0;
+	if ((rc = sw_resolver_open(&d->resolver))) {
+		sw_err("cannot open the resolver's sockets: %s", strerror(-rc));
+		return rc;
+	}
+	for (int f = 0; f < 2; f++)
+		if (d->resolver.fd[f] >= 0)
+			epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->resolver.fd[f],
+				  &(struct epoll_event){ .events = EPOLLIN, .data.u32 = SLOT_DNS });
+	arm(d->dnsfd, 1, 0);
+	return 0;
+}
+
 static int reload(struct sw_daemon *d, char *msg, size_t len)
 {
 	struct sw_config *old = &d->cfg_prev;
@@ -631,8 +708,16 @@ static int reload(struct sw_daemon *d, char *msg, size_t len)
 		snprintf(msg, len, "%s", err);
 		return rc;
 	}
+	{
+		struct sw_resolver prev = d->resolver;
+
+		dns_setup(d, &prev);
+	}
 	if ((rc = build_want(d, &m))) {
+		struct sw_resolver prev = d->resolver;
+
 		d->cfg = *old;
+		dns_setup(d, &prev);
 		snprintf(msg, len, "cannot build the ruleset");
 		return rc;
 	}
@@ -688,6 +773,7 @@ static void handle_control(struct sw_daemon *d)
 			 "ok\npid=%d\nuptime=%lld\nmode=%s\npaused=%s\nconfig=%s\ndrifts=%llu\n"
 			 "repairs=%llu\nrepair_failures=%llu\nresyncs=%llu\nupdates=%llu\nenobufs=%u\n"
 			 "blocked_logged=%llu\n"
+			 "dns_names=%zu\ndns_failures=%llu\ndns_last_update_us=%lld\n"
 			 "last_drift=%s\nlast_drift_at=%lld\n",
 			 (int)getpid(), (long long)(time(NULL) - d->started), d->mode,
 			 d->paused ? "yes" : "no", d->config_path,
@@ -695,6 +781,8 @@ static void handle_control(struct sw_daemon *d)
 			 (unsigned long long)d->repair_failures, (unsigned long long)d->resyncs,
 			 (unsigned long long)d->updates, d->ev.enobufs,
 			 (unsigned long long)d->blocked_seen,
+			 d->resolver.n_names, (unsigned long long)d->resolver.failures,
+			 (long long)d->resolver.last_push_us,
 			 d->last_drift[0] ? d->last_drift : "none", (long long)d->last_drift_at);
 	} else {
 		snprintf(rep, sizeof(rep), "error\nmessage=unknown request '%.32s'\n", req);
@@ -709,7 +797,8 @@ static int setup(struct sw_daemon *d)
 	uint64_t wd;
 	int rc;
 
-	d->epfd = d->sigfd = d->tfd = d->wdfd = d->ctlfd = -1;
+	d->epfd = d->sigfd = d->tfd = d->wdfd = d->ctlfd = d->dnsfd = -1;
+	d->resolver.fd[0] = d->resolver.fd[1] = -1;
 	d->started = time(NULL);
 	rc = sw_config_load(d->config_path, &d->cfg, err, sizeof(err));
 	if (rc) {
@@ -759,6 +848,16 @@ static int setup(struct sw_daemon *d)
 			d->control_path, strerror(-d->ctlfd));
 	arm_resync(d);
 	nflog_setup(d);
+	d->dnsfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (d->dnsfd < 0 || epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->dnsfd,
+				      &(struct epoll_event){ .events = EPOLLIN,
+							     .data.u32 = SLOT_DNS_TIMER }) < 0) {
+		rc = -errno;
+		sw_err("cannot set up the resolver's timer: %s", strerror(errno));
+		return rc;
+	}
+	if ((rc = dns_setup(d, NULL)))
+		return rc;
 	if ((wd = sw_notify_watchdog_usec())) {
 		d->wdfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 		if (d->wdfd >= 0)
@@ -783,7 +882,7 @@ static int setup(struct sw_daemon *d)
 
 static void teardown(struct sw_daemon *d)
 {
-	int fds[] = { d->epfd, d->sigfd, d->tfd, d->wdfd, d->ctlfd };
+	int fds[] = { d->epfd, d->sigfd, d->tfd, d->wdfd, d->ctlfd, d->dnsfd };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		if (fds[i] >= 0)
@@ -801,6 +900,7 @@ static void teardown(struct sw_daemon *d)
 	sw_model_free(&d->want);
 	if (d->fast_base_ok)
 		sw_model_free(&d->fast_base);
+	sw_resolver_free(&d->resolver);
 	sw_journal_close(&d->journal);
 }
 
@@ -870,6 +970,13 @@ int sw_daemon_run(struct sw_daemon *d)
 				break;
 			case SLOT_NFLOG:
 				handle_nflog(d);
+				break;
+			case SLOT_DNS:
+				handle_dns(d);
+				break;
+			case SLOT_DNS_TIMER:
+				if (read(d->dnsfd, &ticks, sizeof(ticks)) > 0)
+					dns_tick(d);
 				break;
 			}
 		}

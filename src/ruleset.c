@@ -40,6 +40,7 @@
  * what the host and the config bring (those are sized at build time) */
 #define FIXED_ENTRIES 256
 #define SW_BUDGET_SOURCES 65535  /* sources a budget tracks at once */
+#define SW_HOST_ELEMS     65535  /* resolved address . proto . port per sandbox and family */
 
 /* ---- address intervals ------------------------------------------------ */
 
@@ -790,6 +791,34 @@ static int pattern_set(struct sw_model *m, struct work *w, const char *name,
 	return ifname_fill(s, iv);
 }
 
+/* set sbx_<name>_hosts4 { type ipv4_addr . inet_proto . inet_service;
+ *   size 65535; flags dynamic,timeout; } (and hosts6): the addresses
+ * sandwalld resolved for the sandbox's hostname entries, each element
+ * timing out with its (clamped) DNS TTL. Filled by the resolver
+ * (resolver.h), never by the ruleset: dynamic, so the compare leaves
+ * its elements alone. */
+static int host_sets(struct sw_model *m, const char *sbx)
+{
+	static const uint8_t f4[] = { 4, 1, 2 }, f6[] = { 16, 1, 2 };
+
+	for (int v6 = 0; v6 < 2; v6++) {
+		char name[SW_NAME_MAX];
+		struct sw_set *s;
+
+		snprintf(name, sizeof(name), "sbx_%s_hosts%c", sbx, v6 ? '6' : '4');
+		s = new_concat_set(m, name,
+				   (((uint32_t)(v6 ? SW_TYPE_IP6ADDR : SW_TYPE_IPADDR) << SW_TYPE_BITS |
+				     SW_TYPE_INET_PROTO) << SW_TYPE_BITS) | SW_TYPE_INET_SERVICE,
+				   v6 ? 24 : 12, NFT_SET_EVAL | NFT_SET_TIMEOUT,
+				   v6 ? "ipv6_addr . inet_proto . inet_service" :
+				   "ipv4_addr . inet_proto . inet_service", v6 ? f6 : f4, 3);
+		if (!s)
+			return -ENOSPC;
+		s->size = SW_HOST_ELEMS;
+	}
+	return 0;
+}
+
 /* Per sandbox: sbx_<name>_ifaces, sbx_<name>_src4/6 (when it names
  * them), sbx_<name>_allow4/6 (allowlist); and resolvers4/6 (udp and tcp 53
  * of the host's resolvers) for the policies' DNS rules. */
@@ -842,6 +871,9 @@ static int sandbox_sets(struct sw_model *m, struct work *w, const struct sw_conf
 			if (err)
 				return err;
 		}
+		if (x->egress == SW_EGRESS_ALLOWLIST && x->n_names &&
+		    (err = host_sets(m, x->name)))
+			return err;
 	}
 	return 0;
 }
@@ -1448,6 +1480,7 @@ static int budget_rules(struct sw_model *m, struct rb *b, const struct sw_sandbo
  *   not open:   ip6 daddr @nd6 return
  *               [dns auto]  ip daddr . ip protocol . th dport @resolvers4 return
  *               [allowlist] ip daddr . ip protocol . th dport @sbx_<name>_allow4 return
+ *               [hostnames] ip daddr . ip protocol . th dport @sbx_<name>_hosts4 return
  *               goto block_egress_<name>
  * (and ip6). A returned packet goes on through every global block. */
 static int sandbox_chains(struct sw_model *m, struct rb *b, const struct sw_config *cfg)
@@ -1493,6 +1526,13 @@ static int sandbox_chains(struct sw_model *m, struct rb *b, const struct sw_conf
 		if (x->egress == SW_EGRESS_ALLOWLIST) {
 			snprintf(id, sizeof(id), "sbx-%s-allow", x->name);
 			snprintf(set, sizeof(set), "sbx_%s_allow", x->name);
+			if ((err = concat_rules(m, b, chain, id, set, NFT_RETURN, NULL)))
+				return err;
+		}
+		if (x->egress == SW_EGRESS_ALLOWLIST && x->n_names) {
+			/* ip daddr . ip protocol . th dport @sbx_<name>_hosts4 return (and ip6) */
+			snprintf(id, sizeof(id), "sbx-%s-hosts", x->name);
+			snprintf(set, sizeof(set), "sbx_%s_hosts", x->name);
 			if ((err = concat_rules(m, b, chain, id, set, NFT_RETURN, NULL)))
 				return err;
 		}

@@ -21,6 +21,7 @@
 #include "nl.h"
 #include "observe.h"
 #include "reconcile.h"
+#include "resolver.h"
 #include "receipt.h"
 #include "ruleset.h"
 #include "verify.h"
@@ -489,7 +490,7 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 {
 	static const char *const keys[] = { "pid", "uptime", "mode", "paused", "drifts", "repairs",
 					     "repair_failures", "resyncs", "enobufs", "blocked_logged",
-					     "last_drift" };
+					     "dns_names", "dns_failures", "last_drift" };
 	char reply[SW_CONTROL_REPMAX], v[256];
 	bool json = o->json, daemon;
 	struct sw_host *host = calloc(1, sizeof(*host));
@@ -646,11 +647,41 @@ static int parse_opts(int argc, char **argv, const char *optstring, struct opts 
 	return -1;
 }
 
+/* Without sandwalld, apply resolves the allowlists' hostnames once
+ * (waiting SW_APPLY_DNS_MS at most) so that they work at once; their
+ * elements then time out with their clamped TTL, as nobody refreshes them
+ * (docs/config.md: run sandwalld for hostnames). */
+#define SW_APPLY_DNS_MS 3000
+
 static int run_apply(struct run *x)
 {
+	struct sw_resolver r;
+	int rc;
+
 	if (daemon_running(x->o) || owned(x->nl, x->want->table))
 		return via_daemon(x->o, "reload", x->want->table);
-	return cmd_apply(x->nl, x->cfg, x->want, x->o->force);
+	if ((rc = sw_resolver_init(&r, x->cfg, x->host, NULL))) {
+		sw_err("cannot set up the resolver: %s", strerror(-rc));
+		return EXIT_ERR;
+	}
+	if (r.n_names) {
+		int got = sw_resolver_once(&r, SW_APPLY_DNS_MS);
+
+		if (got < (int)r.n_names)
+			sw_warn("%d of %zu allowlist hostnames resolved; the others allow nothing "
+				"until sandwalld resolves them", got < 0 ? 0 : got, r.n_names);
+		sw_resolver_fill(&r, x->want, sw_resolver_now_ms());
+	}
+	rc = cmd_apply(x->nl, x->cfg, x->want, x->o->force);
+	if (!rc && r.n_names) {
+		const char *t = x->want->table;
+
+		/* the table was already in place: its host sets get them now */
+		if (sw_resolver_push(&r, x->nl, &t, 1, sw_resolver_now_ms()))
+			rc = EXIT_ERR;
+	}
+	sw_resolver_free(&r);
+	return rc;
 }
 
 static int run_check(struct run *x)
