@@ -29,6 +29,7 @@
 #include "observe.h"
 #include "owner.h"
 #include "report.h"
+#include "netdev.h"
 #include "reconcile.h"
 #include "ruleset.h"
 
@@ -95,6 +96,27 @@ static int build_want(struct sw_daemon *d, struct sw_model *m)
 	return rc;
 }
 
+/* table netdev <name> (the macvlan/ipvlan parents, netdev.h): compared and
+ * repaired on every pass, before table inet; one line when it changed. */
+static void netdev_sync(struct sw_daemon *d)
+{
+	char err[SW_ERRLEN], summary[256];
+	struct sw_diff diff;
+	bool repaired = false;
+	size_t n = 0;
+	int rc = sw_netdev_reconcile(&d->nl, &d->cfg, &d->host, &d->want, false, &diff,
+				     &repaired, &n, err, sizeof(err));
+
+	sw_diff_summary(&diff, summary, sizeof(summary));
+	if (rc)
+		sw_alert(&d->alert, LOG_ERR, "event=repair-failed table=netdev/%s error=\"%s\"",
+			 d->cfg.table, err);
+	else if (repaired)
+		sw_alert(&d->alert, LOG_NOTICE, "event=repair table=netdev/%s parents=%zu change=\"%s\"",
+			 d->cfg.table, n, diff.n ? summary : "removed");
+	sw_diff_free(&diff);
+}
+
 /* A read-back that differs because the next tamper came in between is no
  * failed repair: compare and repair again, this many times, before the
  * CRIT line. */
@@ -115,6 +137,7 @@ static int reconcile(struct sw_daemon *d, enum sw_cause cause, const char *chang
 
 	if (d->paused)
 		return 0;
+	netdev_sync(d);
 	for (int i = 0; i < READBACK_TRIES && rc == -EIO; i++) {
 		if (i) {
 			sw_diff_free(&diff);
@@ -183,13 +206,28 @@ static void host_changes(struct sw_daemon *d, const struct sw_host *old, const s
 		for (size_t i = 0; i < a->n_links; i++) {
 			bool found = false;
 
-			if (!sw_ruleset_guarded(&d->cfg, &a->links[i]) || !a->links[i].is_bridge)
+			const struct sw_link *l = &a->links[i];
+			enum sw_guard_why why = sw_ruleset_guard_why(&d->cfg, l);
+			bool parent = sw_ruleset_macvlan_parent(&d->cfg, l);
+
+			if (why < SW_GUARD_PATTERN && !parent)
 				continue;
 			for (size_t j = 0; j < b->n_links && !found; j++)
-				found = !strcmp(a->links[i].name, b->links[j].name);
-			if (!found)
-				sw_alert(&d->alert, LOG_NOTICE, "event=bridge action=%s ifname=%s",
-					 pass ? "del" : "add", a->links[i].name);
+				found = !strcmp(l->name, b->links[j].name);
+			if (found)
+				continue;
+			/* every guarded link, named by why: event=bridge for a bridge
+			 * (as always), event=guarded-link for the others, and
+			 * event=macvlan-parent for a parent the netdev table hooks */
+			if (why >= SW_GUARD_PATTERN)
+				sw_alert(&d->alert, LOG_NOTICE,
+					 "event=%s action=%s ifname=%s kind=%s why=\"%s\"",
+					 l->is_bridge ? "bridge" : "guarded-link", pass ? "del" : "add",
+					 l->name, sw_link_kind_name(l->kind), sw_guard_why_name(why));
+			if (parent)
+				sw_alert(&d->alert, LOG_NOTICE,
+					 "event=macvlan-parent action=%s ifname=%s kind=%s", pass ? "del" : "add",
+					 l->name, sw_link_kind_name(l->kind));
 		}
 	}
 	/* gateways: one replaced by another is a change */
@@ -222,6 +260,29 @@ static void host_changes(struct sw_daemon *d, const struct sw_host *old, const s
 	}
 }
 
+/* Did a macvlan parent come, go, or change its address? (The netdev table
+ * hooks each by name and matches its MAC.) */
+static bool parents_moved(const struct sw_config *cfg, const struct sw_host *old,
+			  const struct sw_host *new)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		const struct sw_host *a = pass ? old : new, *b = pass ? new : old;
+
+		for (size_t i = 0; i < a->n_links; i++) {
+			const struct sw_link *l = &a->links[i], *m = NULL;
+
+			if (!sw_ruleset_macvlan_parent(cfg, l))
+				continue;
+			for (size_t j = 0; j < b->n_links && !m; j++)
+				if (!strcmp(l->name, b->links[j].name))
+					m = &b->links[j];
+			if (!m || !sw_ruleset_macvlan_parent(cfg, m) || memcmp(l->mac, m->mac, 6))
+				return true;
+		}
+	}
+	return false;
+}
+
 /* Links, addresses or routes moved: rebuild the desired sets. */
 /* Rebuild the desired model from the host. With only_if_changed (a link,
  * address or route event), the kernel is compared only when the desired
@@ -249,6 +310,8 @@ static void host_update(struct sw_daemon *d, enum sw_cause cause, bool only_if_c
 		changed = diff.n > 0;
 		sw_diff_free(&diff);
 	}
+	if (parents_moved(&d->cfg, old, &d->host))
+		changed = true;
 	sw_model_free(&d->want);
 	d->want = m;
 	if (!changed && only_if_changed)
@@ -456,6 +519,8 @@ static void handle_control(struct sw_daemon *d)
 		bool absent;
 
 		rc = sw_remove(&d->nl, d->cfg.table, &absent, err, sizeof(err));
+		if (!rc)
+			rc = sw_netdev_remove(&d->nl, d->cfg.table, &absent, err, sizeof(err));
 		if (!rc) {
 			sw_owner_twin_remove(d, d->cfg.table);
 			d->paused = true;

@@ -20,6 +20,7 @@
 #include "model.h"
 #include "nl.h"
 #include "observe.h"
+#include "netdev.h"
 #include "reconcile.h"
 #include "receipt.h"
 #include "ruleset.h"
@@ -316,6 +317,12 @@ static int cmd_remove(struct sw_nl *nl, const struct sw_config *cfg)
 		return EXIT_ERR;
 	}
 	printf(absent ? "table inet %s was not there\n" : "removed table inet %s\n", table);
+	if ((rc = sw_netdev_remove(nl, table, &absent, err, sizeof(err)))) {
+		table_err(cfg, rc, err, "");
+		return EXIT_ERR;
+	}
+	if (!absent)
+		printf("removed table netdev %s\n", table);
 	return 0;
 }
 
@@ -611,16 +618,64 @@ static int parse_opts(int argc, char **argv, const char *optstring, struct opts 
 	return -1;
 }
 
+/* table netdev <name>, the macvlan/ipvlan parents' guard (netdev.h),
+ * after table inet <name> */
+static int netdev_apply(struct run *x)
+{
+	char err[SW_ERRLEN];
+	struct sw_diff d;
+	bool repaired = false;
+	size_t n = 0;
+	int rc = sw_netdev_reconcile(x->nl, x->cfg, x->host, x->want, x->o->force, &d, &repaired,
+				     &n, err, sizeof(err));
+
+	sw_diff_free(&d);
+	if (rc) {
+		table_err(x->cfg, rc, err, "");
+		return EXIT_ERR;
+	}
+	if (x->cfg->n_parents)
+		printf("%s table netdev %s: %zu macvlan/ipvlan parent(s) guarded\n",
+		       repaired ? "applied" : "in place:", x->cfg->table, n);
+	else if (repaired)
+		printf("removed table netdev %s ([guard] macvlan_parents is empty)\n", x->cfg->table);
+	return 0;
+}
+
 static int run_apply(struct run *x)
 {
+	int rc;
+
 	if (daemon_running(x->o) || owned(x->nl, x->want->table))
 		return via_daemon(x->o, "reload", x->want->table);
-	return cmd_apply(x->nl, x->cfg, x->want, x->o->force);
+	rc = cmd_apply(x->nl, x->cfg, x->want, x->o->force);
+	return rc ? rc : netdev_apply(x);
 }
 
 static int run_check(struct run *x)
 {
-	return cmd_check(x->nl, x->cfg, x->want, x->o->json);
+	char err[SW_ERRLEN];
+	struct sw_diff d;
+	int rc = cmd_check(x->nl, x->cfg, x->want, x->o->json), rc2;
+
+	if (rc == EXIT_ERR)
+		return rc;
+	if ((rc2 = sw_netdev_check(x->nl, x->cfg, x->host, x->want, &d, err, sizeof(err)))) {
+		table_err(x->cfg, rc2, err, "");
+		return EXIT_ERR;
+	}
+	if (d.n) {
+		/* JSON keeps its one object on stdout: the netdev drift goes to stderr */
+		FILE *f = x->o->json ? stderr : stdout;
+
+		fprintf(f, "drift in table netdev %s (%zu differences):\n", x->cfg->table, d.n);
+		sw_diff_print(&d, f, false);
+		rc = EXIT_DRIFT;
+	} else if (x->cfg->n_parents && !x->o->json) {
+		printf("table netdev %s matches the config\n", x->cfg->table);
+	}
+	sw_diff_free(&d);
+	return rc;
 }
 
 static int run_export(struct run *x)
