@@ -578,6 +578,7 @@ static int setup(struct sw_daemon *d)
 		return rc;
 	if ((rc = sw_owner_take(d)))
 		return rc;
+	netdev_sync(d);
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGHUP);

@@ -37,6 +37,8 @@ register_test runtimes_04_daemon_live  "sandwalld, default config: a routed veth
 register_test runtimes_10_macvlan      "macvlan child (bridge mode) of eth0 in a container: metadata, gateway, LAN, host-via-gateway blocked by table netdev; internet and the host's own traffic open; drift repaired"
 register_test runtimes_11_ipvlan_l2    "ipvlan l2 child of eth0: the same, and the host's address on eth0 (ingress)"
 register_test runtimes_12_ipvlan_l3    "ipvlan l3 child of eth0: the same through the host's routing"
+register_test runtimes_13_macvlan_forged "macvlan child forging eth0's MAC and/or the host's source address (attack.py rawudp): each door alone is closed; both forged get no answer back"
+register_test runtimes_14_daemon_parents "sandwalld: a macvlan parent made while it runs is hooked (delay measured), one deleted unhooked, a deleted chain put back; guarded links logged with their kind"
 register_test runtimes_05_podman       "real rootful Podman (CNI bridge cni-podman0) in the test namespace: metadata, gateway, LAN, host blocked; internet open"
 
 RT_META=http://169.254.169.254/
@@ -617,5 +619,126 @@ _runtimes_12() {
 	tcp_probe "$c" http://10.0.0.2:8080/; rc=$?
 	if [ $rc = 0 ]; then info "KNOWN GAP (docs/ruleset.md): ipvlan l3 child -> the host's own 10.0.0.2:8080 is reachable (routed through lo, no hook of eth0 sees it)"
 	else ok "ipvlan l3 child -> http://10.0.0.2:8080/ not reached (curl $rc)"; fi
+	return 0
+}
+
+# ---------------------------------------------------------------- 13
+# The attack suite's forged-source idea from a macvlan child: the doors of
+# parent_guard are "the frame carries a parent's MAC and a source address
+# of the host's own (or none)". A child can forge both, so each forgery is
+# tried: one door alone does not open, and when both are forged the answer
+# goes to the host, never to the child (one-way only; docs/ruleset.md).
+# rt_forge NS TAG SMAC SRC: one UDP datagram from the child to the metadata
+# server's echo (port 7101) through the gateway's MAC
+rt_forge() {
+	local ns=$1 tag=$2 smac=$3 src=$4 gw
+	gw=$(ip -n "$CL" -br link show eth0 | awk '{print $3}')
+	nsx "$ns" "$PY" "$ATK" rawudp --iface eth0 --dmac "$gw" ${smac:+--smac "$smac"} --src "$src" \
+		--dst 169.254.169.254 --sport 7100 --dport 7101 --tag "$tag" >/dev/null 2>&1
+	sleep 0.3
+	grep -q "data=$tag" "$SWT_TMP/echo.forge"
+}
+
+runtimes_13_macvlan_forged() { rt_run _runtimes_13; }
+_runtimes_13() {
+	local c=${SWT_PREFIX}rt-mvf conf pmac own=10.0.0.63 n i tag
+	rt_vlan_child "$c" macvlan bridge $own || return 1
+	wait_path "$c" $RT_NET
+	pmac=$(ip -n "$H" -br link show eth0 | awk '{print $3}')
+	atk_echo "$CL" forge 7101 || return 1
+	# the forgeries: own MAC + the host's address; the parent's MAC + the
+	# child's own address; the parent's MAC + 10.0.0.99 (on the LAN, no one's)
+	local -a smac=("" "$pmac" "$pmac") src=(10.0.0.2 $own 10.0.0.99)
+	local -a what=("forged source 10.0.0.2 (the host's), own MAC" "forged MAC (eth0's), own address"
+		       "forged MAC (eth0's), forged source 10.0.0.99")
+	for i in 0 1 2; do
+		tag=open$i
+		if rt_forge "$c" $tag "${smac[i]}" "${src[i]}"; then ok "no table: ${what[i]} -> metadata delivered (the attack works here)"
+		else bad "no table: ${what[i]} -> metadata NOT delivered: the attack proves nothing here"; fi
+	done
+	conf=$(mkconf rtmvf guard.interfaces=auto guard.macvlan_parents=eth0)
+	RT_UNDO+=("hnft delete table netdev sandwall")
+	apply_ok "$conf" || return 1
+	for i in 0 1 2; do
+		tag=tbl$i
+		if rt_forge "$c" $tag "${smac[i]}" "${src[i]}"; then bad "table: ${what[i]} -> metadata DELIVERED"
+		else ok "table: ${what[i]} -> metadata dropped"; fi
+	done
+	info "both doors forged (eth0's MAC and the host's 10.0.0.2): delivered one way, the answer goes to the host"
+	atk_rx "$c" forgeback || return 1
+	rt_forge "$c" both "$pmac" 10.0.0.2; i=$?
+	sleep 0.3
+	touch "$SWT_TMP/rx.forgeback.stop"
+	n=$(grep -c 'proto=udp src=169.254.169.254' "$SWT_TMP/rx.forgeback")
+	if [ "$n" = 0 ]; then ok "no answer from the metadata server reached the child (forged both: $([ $i = 0 ] && echo delivered one way || echo dropped))"
+	else bad "$n answer(s) from the metadata server reached the child"; fi
+	reach "$c" $RT_NET
+	return 0
+}
+
+# ---------------------------------------------------------------- 14
+# sandwalld and the parents: a parent that appears while it runs gets its
+# chains (delay measured), one that goes loses them, a chain deleted by
+# hand is put back; every guarded link and parent that comes or goes is
+# one log line naming its kind
+# rt_wait_chain NAME yes|no MS: poll table netdev sandwall for chain NAME
+rt_wait_chain() {
+	local name=$1 want=$2 max=$3 t0 have
+	t0=$(now_ms)
+	while :; do
+		if hnft list chain netdev sandwall "$name" >/dev/null 2>&1; then have=yes; else have=no; fi
+		D_WAITED=$(($(now_ms) - t0))
+		[ "$have" = "$want" ] && return 0
+		[ "$D_WAITED" -ge "$max" ] && return 1
+		sleep 0.02
+	done
+}
+
+runtimes_14_daemon_parents() { rt_run _runtimes_14; }
+_runtimes_14() {
+	local conf c=${SWT_PREFIX}rt-mvd n0 line
+	[ -x "$RT_SANDWALLD" ] || { info "skip: $RT_SANDWALLD not built"; return $SKIP; }
+	conf=$(mkconf rtmvdaemon guard.interfaces=auto "guard.macvlan_parents=eth0 upl*")
+	RT_UNDO+=("hnft delete table netdev sandwall")
+	d_start "$conf" || return 1
+	if rt_wait_chain egress_eth0 yes 2000; then ok "sandwalld made chain egress_eth0"
+	else bad "no chain egress_eth0 2 s after the start"; return 1; fi
+	rt_vlan_child "$c" macvlan bridge 10.0.0.64 || return 1
+	wait_path "$c" $RT_NET
+	blocked "$c" $RT_META
+	reach "$c" $RT_NET
+	info "a parent made while the daemon runs"
+	n0=$(wc -l <"$D_LOG")
+	ip -n "$H" link add upl7 type veth peer name upl7p netns "$CL" && RT_UNDO+=("ip -n $H link del upl7") ||
+		{ bad "could not make upl7"; return 1; }
+	ip -n "$H" link set upl7 up
+	if rt_wait_chain egress_upl7 yes 2000; then ok "upl7 hooked (egress_upl7) ${D_WAITED} ms after it was made"
+	else bad "no chain egress_upl7 2 s after upl7 was made"; fi
+	if line=$(d_wait_log "$n0" 'event=macvlan-parent action=add ifname=upl7' 1000); then ok "log: $line"
+	else bad "no event=macvlan-parent action=add ifname=upl7 in the daemon log"; tail -n +"$((n0 + 1))" "$D_LOG" | show - 8; fi
+	expect_sw 0 "check (the daemon's tables match the config and the host)" -c "$conf" check
+	info "a chain deleted by hand"
+	n0=$(wc -l <"$D_LOG")
+	hnft delete chain netdev sandwall egress_eth0
+	if rt_wait_chain egress_eth0 yes 2000; then ok "egress_eth0 put back ${D_WAITED} ms after it was deleted"
+	else bad "egress_eth0 not put back within 2 s"; fi
+	if line=$(d_wait_log "$n0" 'event=repair table=netdev/sandwall' 1000); then ok "log: $line"
+	else bad "no event=repair table=netdev/sandwall in the daemon log"; tail -n +"$((n0 + 1))" "$D_LOG" | show - 8; fi
+	blocked "$c" $RT_META
+	info "the parent goes"
+	n0=$(wc -l <"$D_LOG")
+	ip -n "$H" link del upl7
+	if rt_wait_chain egress_upl7 no 2000; then ok "egress_upl7 gone ${D_WAITED} ms after upl7 was deleted"
+	else bad "egress_upl7 still there 2 s after upl7 was deleted"; fi
+	if line=$(d_wait_log "$n0" 'event=macvlan-parent action=del ifname=upl7' 1000); then ok "log: $line"
+	else bad "no event=macvlan-parent action=del ifname=upl7"; fi
+	info "every guarded link that comes is logged with its kind"
+	n0=$(wc -l <"$D_LOG")
+	ip -n "$H" tuntap add dev mvm8 mode tap && RT_UNDO+=("ip -n $H link del mvm8") || { bad "tuntap add mvm8"; return 1; }
+	if line=$(d_wait_log "$n0" 'event=guarded-link action=add ifname=mvm8 kind=tap' 1000); then ok "log: $line"
+	else bad "no event=guarded-link action=add ifname=mvm8 kind=tap"; tail -n +"$((n0 + 1))" "$D_LOG" | show - 8; fi
+	rt_routed "${SWT_PREFIX}rt-mvr" rvmv0 172.29.0.11 || return 1
+	if line=$(d_wait_log "$n0" 'event=guarded-link action=add ifname=rvmv0 kind=veth why="routed veth"' 1000); then ok "log: $line"
+	else bad "no event=guarded-link action=add ifname=rvmv0 ... routed veth"; tail -n +"$((n0 + 1))" "$D_LOG" | show - 8; fi
 	return 0
 }
