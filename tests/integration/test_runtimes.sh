@@ -39,6 +39,7 @@ register_test runtimes_11_ipvlan_l2    "ipvlan l2 child of eth0: the same, and t
 register_test runtimes_12_ipvlan_l3    "ipvlan l3 child of eth0: the same through the host's routing"
 register_test runtimes_13_macvlan_forged "macvlan child forging eth0's MAC and/or the host's source address (attack.py rawudp): each door alone is closed; both forged get no answer back"
 register_test runtimes_14_daemon_parents "sandwalld: a macvlan parent made while it runs is hooked (delay measured), one deleted unhooked, a deleted chain put back; guarded links logged with their kind"
+register_test runtimes_15_lxc          "real LXC (busybox template, private lxcpath) on a bridge lxcbr0 of the test namespace: metadata, gateway, LAN, host blocked; internet open"
 register_test runtimes_05_podman       "real rootful Podman (CNI bridge cni-podman0) in the test namespace: metadata, gateway, LAN, host blocked; internet open"
 
 RT_META=http://169.254.169.254/
@@ -740,5 +741,108 @@ _runtimes_14() {
 	rt_routed "${SWT_PREFIX}rt-mvr" rvmv0 172.29.0.11 || return 1
 	if line=$(d_wait_log "$n0" 'event=guarded-link action=add ifname=rvmv0 kind=veth why="routed veth"' 1000); then ok "log: $line"
 	else bad "no event=guarded-link action=add ifname=rvmv0 ... routed veth"; tail -n +"$((n0 + 1))" "$D_LOG" | show - 8; fi
+	return 0
+}
+
+# ---------------------------------------------------------------- 15
+# Real LXC (Debian's lxc package, the busybox template with busybox-static):
+# a private lxcpath under $SWT_TMP, no lxc-net service and no lxcbr0 on the
+# machine: lxcbr0 is a bridge of the test namespace $H, and lxc-start runs
+# in $H (from a holder with its own mount namespace, where the cgroup
+# hierarchies are mounted again: `ip netns exec` hides them under a fresh
+# /sys). The container's network namespace gets a name for the probes.
+LX_HOLDER=""
+LX_NAME=swt-lxc-$$
+LX_NS=${SWT_PREFIX}rt-lxc
+
+lx_down() {
+	local d
+	[ -n "${LX_DIR:-}" ] && ip netns exec "$H" lxc-stop -P "$LX_DIR" -n "$LX_NAME" -k >/dev/null 2>&1
+	[ -n "$LX_HOLDER" ] && { kill "$LX_HOLDER" 2>/dev/null; wait "$LX_HOLDER" 2>/dev/null; }
+	LX_HOLDER=""
+	for d in /sys/fs/cgroup/*/lxc.*."$LX_NAME" /sys/fs/cgroup/lxc.*."$LX_NAME"; do
+		[ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null
+	done
+	# lxc-start's pivot cgroup (rmdir only takes it when empty: another
+	# LXC's stays)
+	for d in /sys/fs/cgroup/*/lxc.pivot /sys/fs/cgroup/lxc.pivot; do
+		[ -d "$d" ] && rmdir "$d" 2>/dev/null
+	done
+	return 0
+}
+
+runtimes_15_lxc() { rt_run _runtimes_15; }
+_runtimes_15() {
+	local conf pid i rdy
+	if ! command -v lxc-create >/dev/null || ! command -v lxc-start >/dev/null; then
+		info "SKIP: LXC is not installed (Debian package lxc; packaging/install-deps.sh installs it)"; return $SKIP
+	fi
+	[ -x /bin/busybox ] || { info "SKIP: no /bin/busybox (busybox-static) for the busybox template"; return $SKIP; }
+	LX_DIR="$SWT_TMP/lxc"
+	mkdir -p "$LX_DIR" || return 1
+	RT_UNDO+=("lx_down")
+	rt_bridge lxcbr0 172.25.0.1/24 || return 1
+	cat >"$LX_DIR/net.conf" <<-EOF
+	lxc.net.0.type = veth
+	lxc.net.0.link = lxcbr0
+	lxc.net.0.flags = up
+	lxc.net.0.name = eth0
+	lxc.net.0.ipv4.address = 172.25.0.2/24
+	lxc.net.0.ipv4.gateway = 172.25.0.1
+	lxc.apparmor.profile = unconfined
+	EOF
+	if ! lxc-create -P "$LX_DIR" -n "$LX_NAME" -f "$LX_DIR/net.conf" -t busybox >"$LX_DIR/create.log" 2>&1; then
+		bad "lxc-create -t busybox failed: $(tail -n 3 "$LX_DIR/create.log" | tr '\n' ' ')"; return 1
+	fi
+	# the template's init asks DHCP for an address (udhcpc deconfigures
+	# eth0 first): keep the one LXC configured
+	sed -i '/udhcpc/d' "$LX_DIR/$LX_NAME/rootfs/etc/init.d/rcS"
+	cat >"$LX_DIR/hold.sh" <<-'EOF'
+	mount --make-rslave / 2>/dev/null
+	if ! mountpoint -q /sys/fs/cgroup; then
+		while read -r dev mp type opts _; do
+			case $mp in /sys/fs/cgroup|/sys/fs/cgroup/*) ;; *) continue ;; esac
+			case $type in
+			tmpfs)   mount -t tmpfs -o "$opts" cgroup_root "$mp" || exit 2 ;;
+			cgroup)  mkdir -p "$mp" 2>/dev/null; mount -t cgroup -o "$opts" "$dev" "$mp" || exit 2 ;;
+			cgroup2) mkdir -p "$mp" 2>/dev/null; mount -t cgroup2 -o "$opts" "$dev" "$mp" || exit 2 ;;
+			esac
+		done </proc/1/mounts
+	fi
+	lxc-start -P "$1" -n "$2" -d -l INFO -o "$1/start.log" || exit 3
+	echo started >"$3"
+	exec sleep infinity
+	EOF
+	rdy="$LX_DIR/ready"
+	ip netns exec "$H" unshare -m --propagation private bash "$LX_DIR/hold.sh" "$LX_DIR" "$LX_NAME" "$rdy" \
+		>"$LX_DIR/hold.log" 2>&1 &
+	LX_HOLDER=$!
+	SWT_TEST_PIDS+=("$LX_HOLDER")
+	for i in $(seq 1 200); do [ -s "$rdy" ] && break; kill -0 "$LX_HOLDER" 2>/dev/null || break; sleep 0.05; done
+	if [ ! -s "$rdy" ]; then
+		bad "LXC cannot start a container here: $(tr '\n' ' ' <"$LX_DIR/hold.log") $(grep -m3 ERROR "$LX_DIR/start.log" 2>/dev/null | tr '\n' ' ')"
+		return 1
+	fi
+	pid=""
+	for i in $(seq 1 100); do
+		pid=$(ip netns exec "$H" lxc-info -P "$LX_DIR" -n "$LX_NAME" -pH 2>/dev/null)
+		[ -n "$pid" ] && break; sleep 0.05
+	done
+	[ -n "$pid" ] || { bad "lxc-info has no pid for $LX_NAME: $(grep -m3 ERROR "$LX_DIR/start.log" | tr '\n' ' ')"; return 1; }
+	ip netns attach "$LX_NS" "$pid" && RT_UNDO+=("ip netns del $LX_NS") || { bad "ip netns attach $LX_NS $pid"; return 1; }
+	if ip -n "$LX_NS" -4 -br addr show eth0 | grep -q 172.25.0.2 && ip -n "$H" link show master lxcbr0 | grep -q veth; then
+		ok "lxc $(lxc-start --version) runs $LX_NAME (pid $pid, 172.25.0.2) with its veth on lxcbr0 in the test namespace"
+	else bad "the LXC container has no 172.25.0.2 on eth0 or no veth on lxcbr0"; ip -n "$LX_NS" -br addr | show - 5; return 1; fi
+	wait_path "$LX_NS" $RT_NET
+	# without the table: open (the test can fail)
+	reach "$LX_NS" $RT_META
+	reach "$LX_NS" $RT_GW
+	reach "$LX_NS" $RT_LAN
+	reach "$LX_NS" $RT_HOST
+	conf=$(rt_conf lxc)
+	apply_ok "$conf" || return 1
+	rt_expect_guarded lxcbr0 yes "bridge"
+	rt_status_why "$conf" lxcbr0 bridge
+	rt_categories "$LX_NS" http://172.25.0.1:8080/
 	return 0
 }
