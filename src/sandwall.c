@@ -339,6 +339,36 @@ static void sandbox_counter(const struct sw_model *have, const struct sw_sandbox
 	*by = i < 0 ? 0 : have->counter_bytes[i];
 }
 
+/* The devices table netdev <name> hooks ([guard] macvlan_parents): their
+ * macvlan/ipvlan children are guarded ("macvlan parent"). */
+static void print_parents(const struct sw_config *cfg, const struct sw_host *host, bool json)
+{
+	bool first = true;
+
+	if (json)
+		printf(",\"macvlan_parents\":%s", host ? "[" : "null");
+	for (size_t i = 0; host && i < host->n_links; i++) {
+		const struct sw_link *l = &host->links[i];
+
+		if (!sw_ruleset_macvlan_parent(cfg, l))
+			continue;
+		if (json) {
+			printf("%s{\"name\":", first ? "" : ",");
+			sw_json_str(stdout, l->name);
+			printf(",\"kind\":\"%s\",\"why\":\"macvlan parent\"}", sw_link_kind_name(l->kind));
+		} else {
+			if (first)
+				printf("guarded macvlan/ipvlan children (table netdev %s):\n", cfg->table);
+			printf("  %-16s %-10s %s\n", l->name, sw_link_kind_name(l->kind), "macvlan parent");
+		}
+		first = false;
+	}
+	if (json && host)
+		printf("]");
+	else if (!json && first && cfg->n_parents)
+		printf("guarded macvlan/ipvlan children: no device matches [guard] macvlan_parents now\n");
+}
+
 /* What is guarded on this host and why; with auto, what it leaves out
  * (lo, the default-route interfaces). host NULL: it could not be read. */
 static void print_guard(const struct sw_config *cfg, const struct sw_host *host, int host_err,
@@ -380,6 +410,7 @@ static void print_guard(const struct sw_config *cfg, const struct sw_host *host,
 			}
 			printf("]");
 		}
+		print_parents(cfg, host, true);
 		if (!host) {
 			printf(",\"error\":");
 			sw_json_str(stdout, strerror(-host_err));
@@ -413,6 +444,7 @@ static void print_guard(const struct sw_config *cfg, const struct sw_host *host,
 		if (first && !pass)
 			printf("guarded interfaces: none now (patterns guard the names they match as they appear)\n");
 	}
+	print_parents(cfg, host, false);
 }
 
 static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struct opts *o)
