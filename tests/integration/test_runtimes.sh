@@ -524,7 +524,11 @@ rt_vlan_child() {
 	ip -n "$ns" link set eth0 up &&
 	ip -n "$ns" link set lo up || { bad "could not make a $kind ($mode) child of eth0 in $(_nsname "$ns")"; return 1; }
 	if [ "$kind.$mode" = ipvlan.l3 ]; then
-		ip -n "$ns" route add default dev eth0 || { bad "ipvlan l3: default route"; return 1; }
+		# l3 mode does no ARP: the cloud routes the child's network to the host
+		ip -n "$ns" route add default dev eth0 &&
+		ip -n "$CL" route add "${a%.*}.0/24" via 10.0.0.2 &&
+			RT_UNDO+=("ip -n $CL route del ${a%.*}.0/24 via 10.0.0.2") ||
+			{ bad "ipvlan l3: routes"; return 1; }
 	else
 		ip -n "$ns" route add default via 10.0.0.1 || { bad "$kind: default route"; return 1; }
 	fi
@@ -645,17 +649,15 @@ runtimes_12_ipvlan_l3() { rt_run _runtimes_12; }
 _runtimes_12() {
 	local c=${SWT_PREFIX}rt-ivl3
 	rt_ipvlan_ok || return $SKIP
-	rt_vlan_child "$c" ipvlan l3 10.0.0.62 || return 1
-	# l3 mode routes the child's packets in the host's namespace: one for
-	# an address of the host (10.0.0.2, docker0's 172.17.0.1) goes out
-	# through lo, never through eth0 (checked below, not in the suite)
-	rt_vlan_suite "$c" "ipvlan (l3 mode)" no || return 1
-	local d
-	for d in 10.0.0.2 $RT_HOSTHAIR; do
-		if rt_host_delivered "$c" 10.0.0.62 7013 $d; then
-			info "KNOWN GAP (docs/ruleset.md): ipvlan l3 child -> udp $d:7013 (the host's own address) delivered with the table (routed through lo, no hook of eth0 sees it)"
-		else ok "table: ipvlan l3 child -> udp $d:7013 (the host's own address) not delivered"; fi
-	done
+	rt_vlan_child "$c" ipvlan l3 10.99.0.62 || return 1
+	# l3 mode routes the child's packets in the host's namespace with eth0
+	# as the output interface: docker0's address goes out to the gateway
+	# and back (the suite), but the address on eth0 itself is local, and
+	# goes through lo, never through eth0
+	rt_vlan_suite "$c" "ipvlan (l3 mode)" yes || return 1
+	if rt_host_delivered "$c" 10.99.0.62 7013 10.0.0.2; then
+		info "KNOWN GAP (docs/ruleset.md): ipvlan l3 child -> udp 10.0.0.2:7013 (the host's address on the parent) delivered with the table (routed through lo, no hook of eth0 sees it)"
+	else ok "table: ipvlan l3 child -> udp 10.0.0.2:7013 (the host's address on the parent) not delivered"; fi
 	return 0
 }
 
@@ -771,9 +773,11 @@ _runtimes_14() {
 	else bad "no event=macvlan-parent action=del ifname=upl7"; fi
 	info "every guarded link that comes is logged with its kind"
 	n0=$(wc -l <"$D_LOG")
-	ip -n "$H" tuntap add dev mvm8 mode tap && RT_UNDO+=("ip -n $H link del mvm8") || { bad "tuntap add mvm8"; return 1; }
-	if line=$(d_wait_log "$n0" 'event=guarded-link action=add ifname=mvm8 kind=tap' 1000); then ok "log: $line"
-	else bad "no event=guarded-link action=add ifname=mvm8 kind=tap"; tail -n +"$((n0 + 1))" "$D_LOG" | show - 8; fi
+	if ip -n "$H" tuntap add dev mvm8 mode tap 2>/dev/null; then
+		RT_UNDO+=("ip -n $H link del mvm8")
+		if line=$(d_wait_log "$n0" 'event=guarded-link action=add ifname=mvm8 kind=tap' 1000); then ok "log: $line"
+		else bad "no event=guarded-link action=add ifname=mvm8 kind=tap"; tail -n +"$((n0 + 1))" "$D_LOG" | show - 8; fi
+	else info "no tun/tap device on this kernel ($(uname -r)): the tap's log line is not checked"; fi
 	rt_routed "${SWT_PREFIX}rt-mvr" rvmv0 172.29.0.11 || return 1
 	if line=$(d_wait_log "$n0" 'event=guarded-link action=add ifname=rvmv0 kind=veth why="routed veth"' 1000); then ok "log: $line"
 	else bad "no event=guarded-link action=add ifname=rvmv0 ... routed veth"; tail -n +"$((n0 + 1))" "$D_LOG" | show - 8; fi
