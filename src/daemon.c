@@ -97,7 +97,7 @@ static int build_want(struct sw_daemon *d, struct sw_model *m)
 }
 
 /* table netdev <name> (the macvlan/ipvlan parents, netdev.h): compared and
- * repaired on every pass, before table inet; one line when it changed. */
+ * repaired on every pass, after table inet; one line when it changed. */
 static void netdev_sync(struct sw_daemon *d)
 {
 	char err[SW_ERRLEN], summary[256];
@@ -137,7 +137,6 @@ static int reconcile(struct sw_daemon *d, enum sw_cause cause, const char *chang
 
 	if (d->paused)
 		return 0;
-	netdev_sync(d);
 	for (int i = 0; i < READBACK_TRIES && rc == -EIO; i++) {
 		if (i) {
 			sw_diff_free(&diff);
@@ -148,6 +147,8 @@ static int reconcile(struct sw_daemon *d, enum sw_cause cause, const char *chang
 		if (i == 0)
 			sw_diff_summary(&diff, summary, sizeof(summary));
 	}
+	/* the parents' table after table inet: its repair comes first */
+	netdev_sync(d);
 	if (!rc && !any) {
 		sw_diff_free(&diff);
 		if (d->retry) {
