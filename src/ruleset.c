@@ -1359,6 +1359,36 @@ static int sandbox_chains(struct sw_model *m, struct rb *b, const struct sw_conf
 	return 0;
 }
 
+/* With [guard] macvlan_parents: an ipvlan child in l3 mode that sends to
+ * the host's address on its parent is routed in the host's namespace
+ * through lo (docs/ruleset.md), where no hook of the parent sees it; it
+ * arrives with a source address that is not the host's, which the host's
+ * own traffic through lo never has.
+ *   meta iif lo fib saddr type != local goto block_host */
+static void e_lo_foreign(struct rb *b)
+{
+	uint32_t lo = 1 /* the loopback's ifindex in every namespace */, local = RTN_LOCAL;
+	struct nftnl_expr *e;
+
+	e_meta(b, NFT_META_IIF, NFT_REG_1);
+	e_cmp(b, NFT_REG_1, NFT_CMP_EQ, &lo, sizeof(lo));
+	if ((e = expr(b, "fib"))) {
+		nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS, NFTA_FIB_F_SADDR);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_ADDRTYPE);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
+		add_expr(b, e);
+	}
+	e_cmp(b, NFT_REG_1, NFT_CMP_NEQ, &local, sizeof(local));
+	e_verdict(b, NFT_GOTO, "block_host");
+}
+
+static int lo_foreign_rule(struct sw_model *m, struct rb *b)
+{
+	RULE(m, b, SW_CHAIN_INPUT, "input-lo-foreign",
+	     "meta iif \"lo\" fib saddr type != local goto block_host", e_lo_foreign(b));
+	return 0;
+}
+
 static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 {
 	struct rb rb = { 0 }, *b = &rb;
@@ -1462,6 +1492,8 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 		return err;
 
 	if (cfg->block[SW_CAT_HOST] && (err = input_rules(m, b)))
+		return err;
+	if (cfg->block[SW_CAT_HOST] && cfg->n_parents && (err = lo_foreign_rule(m, b)))
 		return err;
 
 	for (int cat = 0; cat < SW_CAT_COUNT; cat++) {

@@ -116,6 +116,36 @@ static void test_build(void **state)
 	sw_model_free(&inet);
 }
 
+static bool has_tag(const struct sw_model *m, const char *tag)
+{
+	for (size_t i = 0; i < m->n_rules; i++)
+		if (!strcmp(m->rules[i].tag, tag))
+			return true;
+	return false;
+}
+
+/* table inet's input chain drops foreign sources on lo (an ipvlan l3
+ * child's way to the host's address on its parent), only with parents */
+static void test_lo_foreign(void **state)
+{
+	static struct sw_model m;
+
+	(void)state;
+	host_with_macs();
+	conf("[guard]\nmacvlan_parents = eth0\n");
+	assert_int_equal(sw_ruleset_build(&cfg, &host, &m, err, sizeof(err)), 0);
+	assert_true(has_tag(&m, "sandwall:input-lo-foreign"));
+	sw_model_free(&m);
+	conf("");
+	assert_int_equal(sw_ruleset_build(&cfg, &host, &m, err, sizeof(err)), 0);
+	assert_false(has_tag(&m, "sandwall:input-lo-foreign"));
+	sw_model_free(&m);
+	conf("[guard]\nmacvlan_parents = eth0\n[block]\nhost = no\n");
+	assert_int_equal(sw_ruleset_build(&cfg, &host, &m, err, sizeof(err)), 0);
+	assert_false(has_tag(&m, "sandwall:input-lo-foreign"));
+	sw_model_free(&m);
+}
+
 static void test_too_many(void **state)
 {
 	static struct sw_model inet, nd;
@@ -175,6 +205,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_config_key),
 		cmocka_unit_test(test_build),
+		cmocka_unit_test(test_lo_foreign),
 		cmocka_unit_test(test_too_many),
 		cmocka_unit_test(test_diff_dev),
 	};
