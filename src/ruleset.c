@@ -1747,6 +1747,31 @@ static int parent_macs_set(struct sw_model *m, const struct sw_config *cfg,
 	return err;
 }
 
+/* set host_addrs4 / host_addrs6 { type ipv4_addr|ipv6_addr; flags interval; }:
+ * every address of the host (link-local included, loopback not), exactly */
+static int host_addr_sets(struct sw_model *m, const struct sw_host *host)
+{
+	struct work *w = calloc(1, sizeof(*w));
+	size_t n = 0;
+	int err;
+
+	if (!w || !(w->p = calloc((host ? host->n_addrs : 0) + 1, sizeof(*w->p)))) {
+		work_free(w);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; host && i < host->n_addrs; i++) {
+		struct sw_prefix q = host->addrs[i].local;
+
+		if (sw_prefix_is_loopback(&q))
+			continue;
+		q.len = (uint8_t)(sw_family_addrlen(q.family) * 8);
+		w->p[n++] = q;
+	}
+	err = addr_sets(m, w, "host_addrs", w->p, n);
+	work_free(w);
+	return err;
+}
+
 /* ether saddr @parent_macs: [ payload load 6b @ link header + 6 ] [ lookup ] */
 static void e_parent_mac(struct rb *b)
 {
@@ -1924,7 +1949,54 @@ static int nd_guard_rules(struct sw_model *m, struct rb *b, const struct sw_conf
 			e_verdict(b, NFT_RETURN, NULL);
 		});
 	}
-	/* a child's frame from here on. ether type arp return */
+	/* ether saddr @parent_macs meta protocol ip6 ip6 saddr @host_addrs6
+	 * return: the host's link-local traffic (fib without an interface does
+	 * not see a link-local address as local) */
+	RULE(m, b, ND_GUARD, "host-addr6", "ether saddr @parent_macs meta protocol ip6 ip6 saddr @host_addrs6 return", {
+		e_parent_mac(b);
+		e_protocol(b, NFT_CMP_EQ, 0x86dd);
+		e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 8, 16, NFT_REG_1);
+		e_lookup(b, NFT_REG_1, "host_addrs6");
+		e_verdict(b, NFT_RETURN, NULL);
+	});
+	/* ether saddr @parent_macs ether type arp return: the host's ARP */
+	RULE(m, b, ND_GUARD, "host-arp", "ether saddr @parent_macs ether type arp return", {
+		e_parent_mac(b);
+		e_ethertype(b, NFT_CMP_EQ, 0x0806);
+		e_verdict(b, NFT_RETURN, NULL);
+	});
+	/* a child's frame from here on. It must not claim an address of the
+	 * host in the LAN's neighbour caches (the answers to a forged host
+	 * source would then come to it):
+	 *   ether type arp arp saddr ip @host_addrs4 goto block_spoofed
+	 *   meta protocol ip6 icmpv6 type nd-neighbor-advert @th,64,128 @host_addrs6 goto block_spoofed
+	 *   meta protocol ip ip saddr @host_addrs4 goto block_spoofed (and ip6) */
+	RULE(m, b, ND_GUARD, "arp-host", "ether type arp arp saddr ip @host_addrs4 goto block_spoofed", {
+		e_ethertype(b, NFT_CMP_EQ, 0x0806);
+		e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 14, 4, NFT_REG_1);
+		e_lookup(b, NFT_REG_1, "host_addrs4");
+		e_verdict(b, NFT_GOTO, "block_spoofed");
+	});
+	RULE(m, b, ND_GUARD, "na-host", "meta protocol ip6 icmpv6 type nd-neighbor-advert @th,64,128 @host_addrs6 goto block_spoofed", {
+		e_protocol(b, NFT_CMP_EQ, 0x86dd);
+		e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
+		e_cmp_u8(b, NFT_REG_1, IPPROTO_ICMPV6);
+		e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1, NFT_REG_1);
+		e_cmp_u8(b, NFT_REG_1, 136);
+		e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 8, 16, NFT_REG_1);
+		e_lookup(b, NFT_REG_1, "host_addrs6");
+		e_verdict(b, NFT_GOTO, "block_spoofed");
+	});
+	for (int v6 = 0; v6 < 2; v6++)
+		RULE(m, b, ND_GUARD, v6 ? "saddr-host6" : "saddr-host4",
+		     v6 ? "meta protocol ip6 ip6 saddr @host_addrs6 goto block_spoofed" :
+			  "meta protocol ip ip saddr @host_addrs4 goto block_spoofed", {
+			e_protocol(b, NFT_CMP_EQ, v6 ? 0x86dd : 0x0800);
+			e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, v6 ? 8 : 12, v6 ? 16 : 4, NFT_REG_1);
+			e_lookup(b, NFT_REG_1, v6 ? "host_addrs6" : "host_addrs4");
+			e_verdict(b, NFT_GOTO, "block_spoofed");
+		});
+	/* ether type arp return */
 	RULE(m, b, ND_GUARD, "arp", "ether type arp return", {
 		e_ethertype(b, NFT_CMP_EQ, 0x0806);
 		e_verdict(b, NFT_RETURN, NULL);
@@ -2038,6 +2110,8 @@ int sw_ruleset_build_netdev(const struct sw_config *cfg, const struct sw_host *h
 	}
 	if (!rc)
 		rc = parent_macs_set(m, cfg, host);
+	if (!rc)
+		rc = host_addr_sets(m, host);
 	if (!rc)
 		rc = nd_guard_rules(m, &rb, cfg);
 	for (size_t i = 0; host && i < host->n_links && !rc; i++)

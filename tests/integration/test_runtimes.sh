@@ -612,7 +612,24 @@ runtimes_10_macvlan() { rt_run _runtimes_10; }
 _runtimes_10() {
 	local c=${SWT_PREFIX}rt-mv conf h
 	rt_vlan_child "$c" macvlan bridge 10.0.0.60 || return 1
+	# IPv6 too: the child on the uplink's /64
+	ip -n "$c" addr add fd00:10::60/64 dev eth0 nodad && ip -n "$c" -6 route add default via fd00:10::1 ||
+		{ bad "IPv6 for the macvlan child"; return 1; }
+	wait_path "$c" "http://[2001:db8::10]/"
+	reach "$c" "http://[fd00:ec2::254]/"
+	reach "$c" "http://[fd00:10::50]/"
 	rt_vlan_suite "$c" "macvlan (bridge mode)" yes || return 1
+	info "IPv6 from the macvlan child, and the host's own IPv6 (link-local included) through eth0"
+	blocked "$c" "http://[fd00:ec2::254]/"
+	blocked "$c" "http://[fd00:10::50]/"
+	blocked "$c" "http://[fd00:10::1]/"
+	reach "$c" "http://[2001:db8::10]/"
+	reach "$H" "http://[fd00:ec2::254]/"
+	reach "$H" "http://[fd00:10::50]/"
+	local ll
+	ll=$(ip -n "$CL" -6 -br addr show eth0 | grep -o 'fe80::[0-9a-f:]*' | head -n1)
+	if [ -n "$ll" ] && tcp_probe "$H" "http://[$ll%25eth0]/"; then ok "host -> http://[$ll%eth0]/ (the gateway's link-local, from the host's) reachable"
+	else bad "host -> ${ll:-no link-local}%eth0: not reachable with the table"; fi
 	conf=$(mkconf rtmvd guard.interfaces=auto guard.macvlan_parents=eth0)
 	sw -c "$conf" status
 	if grep -A5 '^guarded macvlan/ipvlan children' "$SW_OUT" | awk '$1 == "eth0"' | grep -q 'macvlan parent'; then
@@ -731,6 +748,20 @@ _runtimes_13() {
 		if rt_forge "$c" $tag "${smac[i]}" "${src[i]}"; then bad "table: ${what[i]} -> metadata DELIVERED"
 		else ok "table: ${what[i]} -> metadata dropped"; fi
 	done
+	info "ARP: the child claims the host's 10.0.0.2 in the gateway's cache (so that answers to a forged source would come to it)"
+	local cmac
+	cmac=$(ip -n "$c" -br link show eth0 | awk '{print $3}')
+	hnft delete table netdev sandwall
+	ip -n "$CL" neigh replace 10.0.0.2 lladdr "$pmac" dev eth0 nud stale
+	nsx "$c" "$PY" "$ATK" garp --iface eth0 --ip 10.0.0.2 >/dev/null 2>&1; sleep 0.2
+	if ip -n "$CL" neigh show 10.0.0.2 dev eth0 | grep -qi "$cmac"; then ok "no netdev table: the gateway now sends 10.0.0.2's traffic to the child ($cmac): the poisoning works here"
+	else bad "no netdev table: the gratuitous ARP did not move 10.0.0.2 in the gateway's cache: $(ip -n "$CL" neigh show 10.0.0.2)"; fi
+	ip -n "$CL" neigh replace 10.0.0.2 lladdr "$pmac" dev eth0 nud stale
+	apply_ok "$conf" || return 1
+	nsx "$c" "$PY" "$ATK" garp --iface eth0 --ip 10.0.0.2 >/dev/null 2>&1; sleep 0.2
+	if ip -n "$CL" neigh show 10.0.0.2 dev eth0 | grep -qi "$pmac"; then ok "table: the gateway's cache keeps 10.0.0.2 at eth0's $pmac (arp-host)"
+	else bad "table: the gateway's cache moved: $(ip -n "$CL" neigh show 10.0.0.2)"; fi
+	ip -n "$CL" neigh del 10.0.0.2 dev eth0 2>/dev/null
 	info "both doors forged (eth0's MAC and the host's 10.0.0.2): delivered one way, the answer goes to the host"
 	atk_rx "$c" forgeback || return 1
 	rt_forge "$c" both "$pmac" 10.0.0.2; i=$?
