@@ -20,6 +20,7 @@
 #include "model.h"
 #include "nl.h"
 #include "observe.h"
+#include "netdev.h"
 #include "reconcile.h"
 #include "resolver.h"
 #include "receipt.h"
@@ -326,6 +327,12 @@ static int cmd_remove(struct sw_nl *nl, const struct sw_config *cfg)
 		return EXIT_ERR;
 	}
 	printf(absent ? "table inet %s was not there\n" : "removed table inet %s\n", table);
+	if ((rc = sw_netdev_remove(nl, table, &absent, err, sizeof(err)))) {
+		table_err(cfg, rc, err, "");
+		return EXIT_ERR;
+	}
+	if (!absent)
+		printf("removed table netdev %s\n", table);
 	return 0;
 }
 
@@ -340,6 +347,26 @@ static void sandbox_counter(const struct sw_model *have, const struct sw_sandbox
 	i = sw_model_find_counter(have, name);
 	*pk = i < 0 ? 0 : have->counter_pkts[i];
 	*by = i < 0 ? 0 : have->counter_bytes[i];
+}
+
+/* The devices table netdev <name> hooks ([guard] macvlan_parents): their
+ * macvlan/ipvlan children are guarded ("macvlan parent"). */
+static void print_parents(const struct sw_config *cfg, const struct sw_host *host)
+{
+	bool first = true;
+
+	for (size_t i = 0; host && i < host->n_links; i++) {
+		const struct sw_link *l = &host->links[i];
+
+		if (!sw_ruleset_macvlan_parent(cfg, l))
+			continue;
+		if (first)
+			printf("guarded macvlan/ipvlan children (table netdev %s):\n", cfg->table);
+		printf("  %-16s %-10s %s\n", l->name, sw_link_kind_name(l->kind), "macvlan parent");
+		first = false;
+	}
+	if (first && host && cfg->n_parents)
+		printf("guarded macvlan/ipvlan children: no device matches [guard] macvlan_parents now\n");
 }
 
 /* The same as JSON: the "guard" member of status. */
@@ -379,6 +406,24 @@ static void guard_json(struct sw_jw *w, const struct sw_config *cfg, const struc
 		}
 		sw_jw_end(w);
 	}
+	/* the devices table netdev <name> hooks */
+	if (!host) {
+		sw_jw_null(w, "macvlan_parents");
+	} else {
+		sw_jw_arr(w, "macvlan_parents");
+		for (size_t i = 0; i < host->n_links; i++) {
+			const struct sw_link *l = &host->links[i];
+
+			if (!sw_ruleset_macvlan_parent(cfg, l))
+				continue;
+			sw_jw_obj(w, NULL);
+			sw_jw_str(w, "name", l->name);
+			sw_jw_str(w, "kind", sw_link_kind_name(l->kind));
+			sw_jw_str(w, "why", "macvlan parent");
+			sw_jw_end(w);
+		}
+		sw_jw_end(w);
+	}
 	if (!host)
 		sw_jw_str(w, "error", strerror(-host_err));
 	sw_jw_end(w);
@@ -414,6 +459,7 @@ static void print_guard(const struct sw_config *cfg, const struct sw_host *host,
 		if (first && !pass)
 			printf("guarded interfaces: none now (patterns guard the names they match as they appear)\n");
 	}
+	print_parents(cfg, host);
 }
 
 /* status --json: one document through the writer. reply: the daemon's
@@ -647,6 +693,30 @@ static int parse_opts(int argc, char **argv, const char *optstring, struct opts 
 	return -1;
 }
 
+/* table netdev <name>, the macvlan/ipvlan parents' guard (netdev.h),
+ * after table inet <name> */
+static int netdev_apply(struct run *x)
+{
+	char err[SW_ERRLEN];
+	struct sw_diff d;
+	bool repaired = false;
+	size_t n = 0;
+	int rc = sw_netdev_reconcile(x->nl, x->cfg, x->host, x->want, x->o->force, &d, &repaired,
+				     &n, err, sizeof(err));
+
+	sw_diff_free(&d);
+	if (rc) {
+		table_err(x->cfg, rc, err, "");
+		return EXIT_ERR;
+	}
+	if (x->cfg->n_parents)
+		printf("%s table netdev %s: %zu macvlan/ipvlan parent(s) guarded\n",
+		       repaired ? "applied" : "in place:", x->cfg->table, n);
+	else if (repaired)
+		printf("removed table netdev %s ([guard] macvlan_parents is empty)\n", x->cfg->table);
+	return 0;
+}
+
 /* Without sandwalld, apply resolves the allowlists' hostnames once
  * (waiting SW_APPLY_DNS_MS at most) so that they work at once; their
  * elements then time out with their clamped TTL, as nobody refreshes them
@@ -681,12 +751,33 @@ static int run_apply(struct run *x)
 			rc = EXIT_ERR;
 	}
 	sw_resolver_free(&r);
-	return rc;
+	return rc ? rc : netdev_apply(x);
 }
 
 static int run_check(struct run *x)
 {
-	return cmd_check(x->nl, x->cfg, x->want, x->o->json);
+	char err[SW_ERRLEN];
+	struct sw_diff d;
+	int rc = cmd_check(x->nl, x->cfg, x->want, x->o->json), rc2;
+
+	if (rc == EXIT_ERR)
+		return rc;
+	if ((rc2 = sw_netdev_check(x->nl, x->cfg, x->host, x->want, &d, err, sizeof(err)))) {
+		table_err(x->cfg, rc2, err, "");
+		return EXIT_ERR;
+	}
+	if (d.n) {
+		/* JSON keeps its one object on stdout: the netdev drift goes to stderr */
+		FILE *f = x->o->json ? stderr : stdout;
+
+		fprintf(f, "drift in table netdev %s (%zu differences):\n", x->cfg->table, d.n);
+		sw_diff_print(&d, f);
+		rc = EXIT_DRIFT;
+	} else if (x->cfg->n_parents && !x->o->json) {
+		printf("table netdev %s matches the config\n", x->cfg->table);
+	}
+	sw_diff_free(&d);
+	return rc;
 }
 
 static int run_export(struct run *x)

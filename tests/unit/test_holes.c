@@ -155,6 +155,7 @@ static void test_guard_host(void **state)
 	/* a bridge that carries the default route, guarded by all_bridges */
 	conf("[guard]\ninterfaces = docker0\nall_bridges = yes\n");
 	tk_gateway(&host, "172.18.0.254", 4);
+	sw_host_classify(&host);
 	assert_int_equal(sw_config_check_host(&cfg, &host, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "t.conf:3: [guard] all_bridges guards br-0a1b2c3d4e5f, which carries "
 			    "the default route: guarding it would cut the host off (and lock its "
