@@ -172,7 +172,10 @@ int sw_frame_build(const struct sw_frame *f, uint8_t *buf, size_t size, size_t *
 const char *sw_attack_kind_name(enum sw_attack_kind k)
 {
 	static const char *const names[] = {
-		"none", "prime-tcp", "prime-udp", "nd-payload", "broadcast", "canary-control",
+		[SW_ATK_NONE] = "none", [SW_ATK_PRIME_TCP] = "prime-tcp",
+		[SW_ATK_PRIME_UDP] = "prime-udp", [SW_ATK_ND] = "nd-payload",
+		[SW_ATK_BCAST] = "broadcast", [SW_ATK_CANARY] = "canary-control",
+		[SW_ATK_EGRESS] = "egress",
 	};
 
 	return (unsigned)k < sizeof(names) / sizeof(*names) ? names[k] : "?";
@@ -509,6 +512,119 @@ static void follow_up(const struct sw_attack_env *env, struct sw_attack *a, stru
 	free(pfd);
 }
 
+/* The sum of an EGRESS attack's counters (counter2 when it has one). */
+static int egress_count(const struct sw_attack_env *env, const struct sw_attack *a, uint64_t *sum)
+{
+	uint64_t c = 0;
+	int rc = env->count(env->count_arg, a->counter, sum);
+
+	if (!rc && a->counter2[0] && env->count(env->count_arg, a->counter2, &c) == 0)
+		*sum += c;
+	return rc;
+}
+
+/* Phase 0: a sandbox's unlisted destination. Every connection at once
+ * from the probe's own address; one that connects (SYN-ACK or RST) got
+ * through; one that did not must have been counted by the sandbox's
+ * egress (or budget) counter, read before and after. */
+static void egress(const struct sw_attack_env *env, struct sw_attack *a, size_t n)
+{
+	struct pollfd *pfd = calloc(n ? n : 1, sizeof(*pfd));
+	uint64_t *c0 = calloc(n ? n : 1, sizeof(*c0));
+	struct timespec t0;
+	size_t pending = 0;
+
+	if (!pfd || !c0) {
+		for (size_t i = 0; i < n; i++) {
+			if (a[i].kind != SW_ATK_EGRESS)
+				continue;
+			a[i].result = SW_ATK_ERROR;
+			a[i].err = ENOMEM;
+		}
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct sockaddr_storage ss;
+		socklen_t sl;
+		int rc, fd;
+
+		pfd[i].fd = -1;
+		if (a[i].kind != SW_ATK_EGRESS)
+			continue;
+		if ((rc = egress_count(env, &a[i], &c0[i]))) {
+			a[i].result = SW_ATK_UNCOUNTED;     /* no table or no such counter */
+			a[i].err = -rc;
+			continue;
+		}
+		fd = socket(a[i].target.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0) {
+			a[i].result = SW_ATK_ERROR;
+			a[i].err = errno;
+			continue;
+		}
+		sl = sockaddr_of(&a[i].target, a[i].port, 0, &ss);
+		if (connect(fd, (struct sockaddr *)&ss, sl) < 0 && errno != EINPROGRESS) {
+			a[i].err = errno;       /* no route: not reached; the counter decides */
+			close(fd);
+			continue;
+		}
+		pfd[i].fd = fd;
+		pfd[i].events = POLLOUT;
+		pending++;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (pending) {
+		unsigned el = ms_since(&t0);
+		int r;
+
+		if (el >= env->timeout_ms)
+			break;
+		r = poll(pfd, n, (int)(env->timeout_ms - el));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		for (size_t i = 0; i < n; i++) {
+			int soerr = 0;
+			socklen_t len = sizeof(soerr);
+
+			if (pfd[i].fd < 0 || !pfd[i].revents)
+				continue;
+			getsockopt(pfd[i].fd, SOL_SOCKET, SO_ERROR, &soerr, &len);
+			if (soerr == 0 || soerr == ECONNREFUSED) {
+				a[i].result = SW_ATK_REACHED;
+				a[i].ms = ms_since(&t0);
+			} else {
+				a[i].err = soerr;       /* unreachable/prohibited: the counter decides */
+			}
+			close(pfd[i].fd);
+			pfd[i].fd = -1;
+			pending--;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (pfd[i].fd >= 0)
+			close(pfd[i].fd);
+		if (a[i].kind != SW_ATK_EGRESS || a[i].result != SW_ATK_PENDING)
+			continue;
+		if (!a[i].ms)
+			a[i].ms = ms_since(&t0);
+		/* the SYN met the chain long before the connection timed out */
+		{
+			uint64_t c = 0;
+			int rc = egress_count(env, &a[i], &c);
+
+			if (rc)
+				a[i].err = -rc;
+			a[i].counted = !rc && c > c0[i] ? c - c0[i] : 0;
+		}
+		a[i].result = a[i].counted ? SW_ATK_COUNTED : SW_ATK_UNCOUNTED;
+	}
+out:
+	free(pfd);
+	free(c0);
+}
+
 /* Phase 3: broadcast and multicast to the host's canary, with the
  * host's own datagram to its canary as the control. */
 static void broadcast(const struct sw_attack_env *env, int ifindex, struct sw_attack *a, size_t n)
@@ -640,6 +756,14 @@ int sw_attack_run(const struct sw_attack_env *env, struct sw_attack *a, size_t n
 	}
 	follow_up(env, a, s, n);
 	broadcast(env, ifindex, a, n);
+	/* last: nothing of the phases above is still in flight (the
+	 * follow-ups' SYNs are retransmitted while their sockets live) */
+	for (size_t i = 0; i < n; i++) {
+		close_fd(&s[i].lst);
+		close_fd(&s[i].fd);
+		close_fd(&s[i].ctl);
+	}
+	egress(env, a, n);
 out:
 	for (size_t i = 0; i < n; i++) {
 		close_fd(&s[i].lst);

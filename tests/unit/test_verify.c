@@ -27,6 +27,16 @@ struct want {
 
 static struct sw_verify V;
 
+/* The category of a name ("metadata", "expect-open", ...). */
+static enum sw_vcat vcat(const char *name)
+{
+	for (int c = 0; c < SW_VCAT_COUNT; c++)
+		if (!strcmp(sw_vcat_name((enum sw_vcat)c), name))
+			return (enum sw_vcat)c;
+	fail_msg("no category %s", name);
+	return SW_VCAT_COUNT;
+}
+
 static void load_conf(const char *text, struct sw_config *cfg)
 {
 	char err[SW_ERRLEN] = "";
@@ -41,7 +51,7 @@ static void dump(const struct sw_verify *v)
 
 	for (size_t i = 0; i < v->n; i++) {
 		sw_prefix_format(&v->t[i].probe.addr, a, sizeof(a));
-		print_message("  [%zu] %-12s %s port %u %s\n", i, v->t[i].category, a,
+		print_message("  [%zu] %-12s %s port %u %s\n", i, sw_vcat_name(v->t[i].cat), a,
 			      v->t[i].probe.port, v->t[i].must_block ? "must-block" : "must-open");
 	}
 }
@@ -76,7 +86,7 @@ static void assert_plan(const struct sw_verify *v, const struct want *w, size_t 
 	bool okay = v->n == n;
 
 	for (size_t i = 0; okay && i < n; i++)
-		okay = !strcmp(v->t[i].category, w[i].category) && same_addr(&v->t[i].probe.addr, w[i].addr) &&
+		okay = !strcmp(sw_vcat_name(v->t[i].cat), w[i].category) && same_addr(&v->t[i].probe.addr, w[i].addr) &&
 		       v->t[i].probe.port == w[i].port && v->t[i].must_block == w[i].must_block &&
 		       v->t[i].probe.result == SW_PROBE_PENDING;
 	if (!okay) {
@@ -106,7 +116,7 @@ static void assert_absent(const struct sw_verify *v, const char *addr, uint16_t 
 	if (i >= 0) {
 		dump(v);
 		fail_msg("%s port %u is in the plan (category %s) but must not be", addr, port,
-			 v->t[i].category);
+			 sw_vcat_name(v->t[i].cat));
 	}
 }
 
@@ -118,10 +128,10 @@ static void assert_present(const struct sw_verify *v, const char *cat, const cha
 		dump(v);
 		fail_msg("%s port %u (%s) is missing from the plan", addr, port, cat);
 	}
-	if (strcmp(v->t[i].category, cat)) {
+	if (strcmp(sw_vcat_name(v->t[i].cat), cat)) {
 		dump(v);
 		fail_msg("%s port %u is planned under '%s', expected '%s'", addr, port,
-			 v->t[i].category, cat);
+			 sw_vcat_name(v->t[i].cat), cat);
 	}
 }
 
@@ -398,7 +408,7 @@ static void test_plan_lan_target_is_not_the_host_itself(void **state)
 	if (i >= 0) {
 		dump(&V);
 		fail_msg("the host's own address 10.0.0.1 is planned as a '%s' target on port 80",
-			 V.t[i].category);
+			 sw_vcat_name(V.t[i].cat));
 	}
 }
 
@@ -451,7 +461,7 @@ static void test_expect_open_parsed_and_last(void **state)
 		for (size_t i = 0; i < 4; i++) {
 			const struct sw_verify_target *t = &V.t[n + i];
 
-			assert_string_equal(t->category, "expect-open");
+			assert_string_equal(sw_vcat_name(t->cat), "expect-open");
 			assert_false(t->must_block);
 			assert_true(same_addr(&t->probe.addr, a[i]));
 			assert_int_equal(t->probe.port, p[i]);
@@ -523,7 +533,7 @@ static struct sw_verify one(bool must_block, enum sw_probe_result r)
 
 	memset(&v, 0, sizeof(v));
 	v.n = 1;
-	snprintf(v.t[0].category, sizeof(v.t[0].category), "%s", must_block ? "metadata" : "expect-open");
+	v.t[0].cat = vcat(must_block ? "metadata" : "expect-open");
 	v.t[0].must_block = must_block;
 	sw_prefix_parse("169.254.169.254", &v.t[0].probe.addr, NULL);
 	v.t[0].probe.port = 80;
