@@ -78,8 +78,8 @@ struct sw_attack {
 	struct sw_prefix target;        /* full-length */
 	uint16_t port;
 	char counter[32];               /* the named counter that must count it */
-	char counter2[32];              /* EGRESS: another counter that may count it instead
-					 * (budget_<name>), "" if none */
+	char counter2[32];              /* another counter that may count it instead (a
+					 * sandbox's egress_<name> or budget_<name>), "" if none */
 	enum sw_attack_result result;
 	uint64_t counted;               /* what that counter gained */
 	int err;                        /* errno of a failed step */

@@ -319,8 +319,20 @@ static int drop_all_listener(const struct sw_prefix *self, uint16_t port)
 	return fd;
 }
 
-/* Wait until the counter has grown by want (or evidence_ms passed). */
-static uint64_t counted_since(const struct sw_attack_env *env, const char *counter, uint64_t c0,
+/* What the attack's counters hold: counter, plus counter2 when it has
+ * one (a sandbox's policy may drop the packet before the category does). */
+static int attack_count(const struct sw_attack_env *env, const struct sw_attack *a, uint64_t *sum)
+{
+	uint64_t c = 0;
+	int rc = env->count(env->count_arg, a->counter, sum);
+
+	if (!rc && a->counter2[0] && env->count(env->count_arg, a->counter2, &c) == 0)
+		*sum += c;
+	return rc;
+}
+
+/* Wait until the counters have grown by want (or evidence_ms passed). */
+static uint64_t counted_since(const struct sw_attack_env *env, const struct sw_attack *a, uint64_t c0,
 			      uint64_t want, int *err)
 {
 	/* the host counts a frame from the veth within microseconds; the
@@ -331,7 +343,7 @@ static uint64_t counted_since(const struct sw_attack_env *env, const char *count
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		int rc = env->count(env->count_arg, counter, &c);
+		int rc = attack_count(env, a, &c);
 
 		if (rc) {
 			*err = -rc;
@@ -388,7 +400,7 @@ static void send_forged(const struct sw_attack_env *env, int pfd, int ifindex,
 	f.src.len = f.dst.len = (uint8_t)(sw_family_addrlen(f.src.family) * 8);
 	if ((rc = sw_frame_build(&f, buf, sizeof(buf), &len)))
 		goto fail;
-	if ((rc = env->count(env->count_arg, a->counter, &c0))) {
+	if ((rc = attack_count(env, a, &c0))) {
 		/* no table, or no such counter: nothing can count it */
 		a->result = SW_ATK_UNCOUNTED;
 		a->err = -rc;
@@ -400,7 +412,7 @@ static void send_forged(const struct sw_attack_env *env, int pfd, int ifindex,
 		rc = -errno;
 		goto fail;
 	}
-	a->counted = counted_since(env, a->counter, c0, 1, &a->err);
+	a->counted = counted_since(env, a, c0, 1, &a->err);
 	a->ms = ms_since(&t0);
 	if (!a->counted)
 		a->result = SW_ATK_UNCOUNTED;
@@ -512,17 +524,6 @@ static void follow_up(const struct sw_attack_env *env, struct sw_attack *a, stru
 	free(pfd);
 }
 
-/* The sum of an EGRESS attack's counters (counter2 when it has one). */
-static int egress_count(const struct sw_attack_env *env, const struct sw_attack *a, uint64_t *sum)
-{
-	uint64_t c = 0;
-	int rc = env->count(env->count_arg, a->counter, sum);
-
-	if (!rc && a->counter2[0] && env->count(env->count_arg, a->counter2, &c) == 0)
-		*sum += c;
-	return rc;
-}
-
 /* Phase 0: a sandbox's unlisted destination. Every connection at once
  * from the probe's own address; one that connects (SYN-ACK or RST) got
  * through; one that did not must have been counted by the sandbox's
@@ -551,10 +552,10 @@ static void egress(const struct sw_attack_env *env, struct sw_attack *a, size_t 
 		pfd[i].fd = -1;
 		if (a[i].kind != SW_ATK_EGRESS)
 			continue;
-		if ((rc = egress_count(env, &a[i], &c0[i]))) {
-			a[i].result = SW_ATK_UNCOUNTED;     /* no table or no such counter */
+		/* no table or no such counter: still tried (it may get through) */
+		if ((rc = attack_count(env, &a[i], &c0[i]))) {
 			a[i].err = -rc;
-			continue;
+			c0[i] = UINT64_MAX;     /* nothing to compare with */
 		}
 		fd = socket(a[i].target.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd < 0) {
@@ -612,11 +613,11 @@ static void egress(const struct sw_attack_env *env, struct sw_attack *a, size_t 
 		/* the SYN met the chain long before the connection timed out */
 		{
 			uint64_t c = 0;
-			int rc = egress_count(env, &a[i], &c);
+			int rc = attack_count(env, &a[i], &c);
 
 			if (rc)
 				a[i].err = -rc;
-			a[i].counted = !rc && c > c0[i] ? c - c0[i] : 0;
+			a[i].counted = !rc && c0[i] != UINT64_MAX && c > c0[i] ? c - c0[i] : 0;
 		}
 		a[i].result = a[i].counted ? SW_ATK_COUNTED : SW_ATK_UNCOUNTED;
 	}

@@ -176,7 +176,7 @@ int sw_rt_default_route(const char *name, const struct sw_prefix *gw)
 int sw_rt_route_add(const char *name, const struct sw_prefix *dst)
 {
 	char buf[512] = { 0 };
-	struct nlmsghdr *nlh = req(buf, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_REPLACE);
+	struct nlmsghdr *nlh = req(buf, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL);
 	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 	unsigned idx = if_nametoindex(name);
 
