@@ -734,6 +734,15 @@ egress = none")
 	v_verify "egress none (text)" 0
 	grep -qE '^  agents +egress none +held \(1 run' "$SW_OUT" && ok "text: $(grep -E '^  agents ' "$SW_OUT" | tr -s ' ')" ||
 		{ bad "no 'agents ... held' line"; grep -A3 '^sandboxes:' "$SW_OUT" | show -; }
+	# the receipt reads the per-sandbox verdicts back (strict reader)
+	v_sw -c "$V_CONF" receipt --json
+	n=$(v_py "$SW_OUT" "[(s['name'], s['egress'], s['verdict'], s['unlisted_blocked']) for s in d['verify']['sandboxes']]")
+	[ "$n" = '[["agents", "none", "held", 1]]' ] && ok "receipt --json: verify.sandboxes $n" || bad "receipt sandboxes: $n"
+	n=$(v_py "$SW_OUT" "[(g['name'], g['why']) for g in d['guarded']['links']]")
+	[ "$n" = '[["docker0", "pattern"], ["br-0a1b2c3d4e5f", "pattern"]]' ] && ok "receipt --json: guarded links with why $n" || bad "receipt guarded links: $n"
+	v_sw -c "$V_CONF" receipt
+	grep -qx '  sandbox         agents (egress none): held' "$SW_OUT" && ok "receipt: sandbox agents (egress none): held" ||
+		{ bad "receipt text has no sandbox line"; show "$SW_OUT" 30; }
 
 	# 3. the policy's last rule (goto block_egress_agents) deleted
 	h=$(v_rule_handle sbx_agents sbx-agents-egress)
@@ -743,6 +752,9 @@ egress = none")
 	v_verify "the egress rule deleted" 1 --json
 	n=$(v_rows "$SW_OUT" "t['verdict'] == 'FAIL'")
 	[ "$n" = "[[\"egress\", \"$sink:80\", \"FAIL\", \"reached\"]]" ] && ok "FAIL: egress $sink:80 reached" || bad "FAIL rows: $n"
+	v_sw -c "$V_CONF" receipt
+	grep -qx '  sandbox         agents (egress none): NOT HELD' "$SW_OUT" && ok "receipt: sandbox agents NOT HELD" ||
+		{ bad "receipt text: no NOT HELD sandbox line"; show "$SW_OUT" 30; }
 	apply_ok "$V_CONF" || return 1
 	v_verify "repaired" 0
 	# the sink and the throwaway links are gone
