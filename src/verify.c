@@ -182,6 +182,9 @@ int sw_verify_plan(const struct sw_config *cfg, const struct sw_host *host,
 	int rc;
 
 	v->n = 0;
+	v->sandboxes = 0;
+	v->link[0] = '\0';
+	v->why = v->site = NULL;
 	/* metadata endpoints (port 80: where IMDS answers) */
 	if ((rc = sw_endpoints_metadata(meta, 64, &n_meta)))
 		goto fail;

@@ -622,6 +622,179 @@ static void test_print_names_failures(void **state)
 	free(buf);
 }
 
+/* ---- sandboxes ------------------------------------------------------------ */
+
+static const char sbx_conf[] =
+	"[guard]\ninterfaces = docker0 br-*\n"
+	"[sandbox agents]\ninterfaces = docker0\negress = none\n"
+	"[sandbox web]\ninterfaces = br-*\negress = allowlist\n"
+	"allow = 203.0.113.10 tcp/80, 169.254.169.254 tcp/80, 10.1.0.0/16 tcp/443, 198.18.0.9 tcp/8443\n"
+	"budget = 5/minute\n"
+	"[sandbox src]\nsources = 172.30.0.0/24\negress = none\ndns = none\n"
+	"[sandbox free]\ninterfaces = docker0\n";
+
+/* The rows one run gets: canaries the policy does not let through become
+ * must-block egress rows, the sink is an egress attack counted by the
+ * policy (and its budget), single TCP allow entries no global target
+ * holds are reported; bits name the policies that apply. */
+static void test_sandbox_rows(void **state)
+{
+	static struct sw_host h;
+	static struct sw_config cfg;
+	char *open[] = { (char *)"203.0.113.10:80", (char *)"198.51.100.10:tcp/80" };
+	struct sw_prefix sink, self;
+	char err[SW_ERRLEN] = "";
+	size_t n0;
+
+	(void)state;
+	tk_host(&h);
+	load_conf(sbx_conf, &cfg);
+	sw_prefix_parse("192.0.2.77", &sink, NULL);
+	/* docker0: agents (egress none); "free" is egress open: no bit */
+	assert_int_equal(sw_verify_plan(&cfg, &h, NULL, 0, open, 2, &V, err, sizeof(err)), 0);
+	n0 = V.n;
+	sw_prefix_parse("172.17.255.253", &self, NULL);
+	self.len = 16;           /* as the host holds it: address and prefix length */
+	assert_int_equal(sw_verify_add_sandboxes(&cfg, &h, &V, "docker0", &self, NULL, &sink, 80), 0);
+	assert_int_equal(V.sandboxes, 1u << 0);
+	assert_int_equal(V.n, n0 + 1);
+	for (size_t i = n0 - 2; i < n0; i++) {
+		assert_string_equal(sw_vcat_name(V.t[i].cat), "egress");
+		assert_true(V.t[i].must_block);
+		assert_int_equal(V.t[i].sandbox, 1);
+		assert_string_equal(V.t[i].sandbox_name, "agents");
+	}
+	assert_int_equal(V.t[n0].atk.kind, SW_ATK_EGRESS);
+	assert_string_equal(V.t[n0].atk.counter, "egress_agents");
+	assert_string_equal(V.t[n0].atk.counter2, "");
+	assert_true(sw_prefix_equal(&V.t[n0].atk.target, &sink));
+
+	/* br-x: web (allowlist, budget): 203.0.113.10:80 stays a canary, the
+	 * other becomes egress; 198.18.0.9:8443 is reported; the metadata
+	 * entry stays a must-block target; a /16 is not probed */
+	assert_int_equal(sw_verify_plan(&cfg, &h, NULL, 0, open, 2, &V, err, sizeof(err)), 0);
+	n0 = V.n;
+	sw_prefix_parse("172.18.255.253", &self, NULL);
+	self.len = 16;           /* as the host holds it: address and prefix length */
+	assert_int_equal(sw_verify_add_sandboxes(&cfg, &h, &V, "br-x", &self, NULL, &sink, 80), 0);
+	assert_int_equal(V.sandboxes, 1u << 1);
+	assert_string_equal(sw_vcat_name(V.t[n0 - 2].cat), "expect-open");
+	assert_false(V.t[n0 - 2].must_block);
+	assert_string_equal(sw_vcat_name(V.t[n0 - 1].cat), "egress");
+	assert_int_equal(V.n, n0 + 2);
+	assert_string_equal(V.t[n0].atk.counter, "egress_web");
+	assert_string_equal(V.t[n0].atk.counter2, "budget_web");
+	assert_string_equal(sw_vcat_name(V.t[n0 + 1].cat), "allowed");
+	assert_int_equal(V.t[n0 + 1].probe.port, 8443);
+	assert_false(V.t[n0 + 1].must_block);
+	/* an allowed row is a report: unreachable passes, open passes */
+	V.t[n0 + 1].probe.result = SW_PROBE_TIMEOUT;
+	assert_string_equal(sw_verify_verdict(&V.t[n0 + 1]), "unreachable");
+	V.t[n0 + 1].probe.result = SW_PROBE_OPEN;
+	assert_string_equal(sw_verify_verdict(&V.t[n0 + 1]), "open");
+
+	/* by source: the probe's address, not its subnet, must be inside */
+	assert_int_equal(sw_verify_plan(&cfg, &h, NULL, 0, NULL, 0, &V, err, sizeof(err)), 0);
+	sw_prefix_parse("172.30.0.9", &self, NULL);
+	self.len = 16;           /* as the host holds it: address and prefix length */
+	assert_int_equal(sw_verify_add_sandboxes(&cfg, &h, &V, "cali123", &self, NULL, &sink, 80), 0);
+	assert_int_equal(V.sandboxes, 1u << 2);
+	assert_int_equal(sw_verify_plan(&cfg, &h, NULL, 0, NULL, 0, &V, err, sizeof(err)), 0);
+	sw_prefix_parse("172.30.1.9", &self, NULL);
+	self.len = 16;           /* as the host holds it: address and prefix length */
+	assert_int_equal(sw_verify_add_sandboxes(&cfg, &h, &V, "cali123", &self, NULL, &sink, 80), 0);
+	assert_int_equal(V.sandboxes, 0);
+	/* no sink: no egress attack, the rest as before */
+	assert_int_equal(sw_verify_plan(&cfg, &h, NULL, 0, NULL, 0, &V, err, sizeof(err)), 0);
+	n0 = V.n;
+	sw_prefix_parse("172.17.255.253", &self, NULL);
+	self.len = 16;           /* as the host holds it: address and prefix length */
+	assert_int_equal(sw_verify_add_sandboxes(&cfg, &h, &V, "docker0", &self, NULL, NULL, 0), 0);
+	assert_int_equal(V.n, n0);
+	assert_int_equal(V.sandboxes, 1u << 0);
+}
+
+/* What a policy lets through: DNS to the resolvers (dns = auto), its TCP
+ * allow entries; open lets everything through. */
+static void test_sandbox_allows(void **state)
+{
+	static struct sw_host h;
+	static struct sw_config cfg;
+	struct sw_prefix a;
+
+	(void)state;
+	tk_host(&h);
+	sw_prefix_parse("10.0.0.53", &h.resolvers[0], NULL);
+	h.n_resolvers = 1;
+	load_conf(sbx_conf, &cfg);
+	sw_prefix_parse("10.0.0.53", &a, NULL);
+	assert_true(sw_verify_sandbox_allows(&cfg.sandboxes[0], &h, &a, 53));     /* agents: dns auto */
+	assert_false(sw_verify_sandbox_allows(&cfg.sandboxes[0], &h, &a, 80));
+	assert_false(sw_verify_sandbox_allows(&cfg.sandboxes[2], &h, &a, 53));    /* src: dns none */
+	sw_prefix_parse("10.1.2.3", &a, NULL);
+	assert_true(sw_verify_sandbox_allows(&cfg.sandboxes[1], &h, &a, 443));
+	assert_false(sw_verify_sandbox_allows(&cfg.sandboxes[1], &h, &a, 80));
+	assert_false(sw_verify_sandbox_allows(&cfg.sandboxes[0], &h, &a, 443));   /* none */
+	assert_true(sw_verify_sandbox_allows(&cfg.sandboxes[3], &h, &a, 1));      /* open */
+}
+
+/* --expect-open ADDRESS:tcp/PORT is ADDRESS:PORT; udp cannot be proven open. */
+static void test_expect_open_tcp_form(void **state)
+{
+	static struct sw_host h;
+	static struct sw_config cfg;
+	char *open[] = { (char *)"203.0.113.10:tcp/443", (char *)"[2001:db8::10]:tcp/80" };
+	char err[SW_ERRLEN] = "";
+
+	(void)state;
+	tk_host(&h);
+	load_conf("", &cfg);
+	assert_int_equal(sw_verify_plan(&cfg, &h, NULL, 0, open, 2, &V, err, sizeof(err)), 0);
+	assert_int_equal(V.t[V.n - 2].probe.port, 443);
+	assert_int_equal(V.t[V.n - 1].probe.port, 80);
+	assert_int_equal(V.t[V.n - 1].probe.addr.family, AF_INET6);
+	expect_bad("203.0.113.10:udp/53", "use an address and a port");
+	expect_bad("203.0.113.10:tcp/", "use an address and a port");
+}
+
+/* The options table: each option one entry, checked values. */
+static void test_options_table(void **state)
+{
+	struct sw_verify_opts o = { .timeout_ms = 1000 };
+	char err[SW_ERRLEN];
+	size_t idx[5];
+	static const char *const names[] = { "pid", "netns", "expect-open", "timeout", "no-attacks" };
+
+	(void)state;
+	assert_int_equal(sw_verify_n_optdefs, 5);
+	for (size_t n = 0; n < 5; n++) {
+		idx[n] = sw_verify_n_optdefs;
+		for (size_t i = 0; i < sw_verify_n_optdefs; i++)
+			if (!strcmp(sw_verify_optdefs[i].name, names[n]))
+				idx[n] = i;
+		assert_true(idx[n] < sw_verify_n_optdefs);
+	}
+	assert_int_equal(sw_verify_opt(&o, idx[0], "123", err, sizeof(err)), 0);
+	assert_int_equal(o.pid, 123);
+	assert_int_equal(sw_verify_opt(&o, idx[0], "12x", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "bad --pid '12x'");
+	assert_int_equal(sw_verify_opt(&o, idx[0], "0", err, sizeof(err)), -EINVAL);
+	assert_int_equal(sw_verify_opt(&o, idx[1], "/run/netns/x", err, sizeof(err)), 0);
+	assert_string_equal(o.netns, "/run/netns/x");
+	assert_int_equal(sw_verify_opt(&o, idx[3], "9", err, sizeof(err)), -EINVAL);
+	assert_int_equal(sw_verify_opt(&o, idx[3], "60001", err, sizeof(err)), -EINVAL);
+	assert_int_equal(sw_verify_opt(&o, idx[3], "250", err, sizeof(err)), 0);
+	assert_int_equal(o.timeout_ms, 250);
+	assert_false(o.no_attacks);
+	assert_int_equal(sw_verify_opt(&o, idx[4], NULL, err, sizeof(err)), 0);
+	assert_true(o.no_attacks);
+	for (size_t i = 0; i < SW_VERIFY_MAX_OPEN; i++)
+		assert_int_equal(sw_verify_opt(&o, idx[2], "203.0.113.10:80", err, sizeof(err)), 0);
+	assert_int_equal(sw_verify_opt(&o, idx[2], "203.0.113.10:80", err, sizeof(err)), -EINVAL);
+	assert_int_equal(o.n_open, SW_VERIFY_MAX_OPEN);
+	assert_int_equal(sw_verify_opt(&o, sw_verify_n_optdefs, "x", err, sizeof(err)), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -641,6 +814,10 @@ int main(void)
 		cmocka_unit_test(test_passed_truth_table),
 		cmocka_unit_test(test_passed_all_or_nothing),
 		cmocka_unit_test(test_print_names_failures),
+		cmocka_unit_test(test_sandbox_rows),
+		cmocka_unit_test(test_sandbox_allows),
+		cmocka_unit_test(test_expect_open_tcp_form),
+		cmocka_unit_test(test_options_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
