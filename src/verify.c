@@ -1143,17 +1143,18 @@ static int run_wired(const struct run_in *in, struct sw_verify *v, int nsfd, con
 	return probe_in(nsfd, in->homefd, v, in->timeout_ms, &env);
 }
 
-static void describe(struct sw_verify *v, const char *what, const char *name,
-		     const struct sw_prefix *addr, const struct sw_prefix *addr6)
+/* "<what> as <address> [and <address6>]" */
+static void describe(struct sw_verify *v, const char *what, const struct sw_prefix *addr,
+		     const struct sw_prefix *addr6)
 {
 	char a[SW_ADDR_STRLEN], a6[SW_ADDR_STRLEN];
 
 	sw_prefix_format(addr, a, sizeof(a));
 	if (addr6) {
 		sw_prefix_format(addr6, a6, sizeof(a6));
-		snprintf(v->from, sizeof(v->from), "%s %s as %s and %s", what, name, a, a6);
+		snprintf(v->from, sizeof(v->from), "%s as %s and %s", what, a, a6);
 	} else {
-		snprintf(v->from, sizeof(v->from), "%s %s as %s", what, name, a);
+		snprintf(v->from, sizeof(v->from), "%s as %s", what, a);
 	}
 }
 
@@ -1182,7 +1183,10 @@ static int probe_bridge(const struct run_in *in, const struct sw_link *br,
 	if (!rc)
 		rc = ns_setup(nsfd, in->homefd, cname, &addr, &gw, v6 ? &addr6 : NULL, &gw6);
 	if (!rc) {
-		describe(v, "bridge", br->name, &addr, v6 ? &addr6 : NULL);
+		char what[32];
+
+		snprintf(what, sizeof(what), "bridge %s", br->name);
+		describe(v, what, &addr, v6 ? &addr6 : NULL);
 		snprintf(v->link, sizeof(v->link), "%s", br->name);
 		v->why = sw_guard_why_name(sw_ruleset_guard_why(in->cfg, br));
 		v->site = site_bridge;
@@ -1285,17 +1289,16 @@ static int routed_addr(const struct sw_config *cfg, const struct sw_host *h, enu
 
 		c.addr[3] = (uint8_t)k;
 		c.len = 32;
+		/* nothing the host routes or is connected to: the /32 route
+		 * verify adds must not take an address away from anyone */
 		taken = host_has_addr(h, &c);
 		for (size_t r = 0; r < h->n_routes && !taken; r++)
-			taken = h->routes[r].dst.family == AF_INET && h->routes[r].dst.len >= 24 &&
-				sw_prefix_contains(&h->routes[r].dst, &c);
+			taken = h->routes[r].dst.family == AF_INET && sw_prefix_contains(&h->routes[r].dst, &c);
 		for (size_t a = 0; a < h->n_addrs && !taken; a++) {
 			struct sw_prefix net = h->addrs[a].local;
 
-			/* a subnet of its own (a tap's /30) is someone's */
 			sw_prefix_mask(&net);
-			taken = net.family == AF_INET && net.len >= 24 && net.len < 32 &&
-				sw_prefix_contains(&net, &c);
+			taken = net.family == AF_INET && sw_prefix_contains(&net, &c);
 		}
 		if (!taken) {
 			*out = c;
@@ -1406,14 +1409,7 @@ static int probe_routed(const struct run_in *in, enum site_kind kind, const stru
 	snprintf(what, sizeof(what), "%s %s (a throwaway %s, as %s)",
 		 kind == SITE_TAP ? "tap" : "routed veth", hname, kind == SITE_TAP ? "tap" : "veth",
 		 stands_for->name);
-	describe(v, what, "", &addr, NULL);
-	/* "routed veth caliNNN (...) as 172.29.0.254/32": drop the empty name */
-	{
-		char *dbl = strstr(v->from, "  as ");
-
-		if (dbl)
-			memmove(dbl, dbl + 1, strlen(dbl));
-	}
+	describe(v, what, &addr, NULL);
 	snprintf(v->link, sizeof(v->link), "%s", hname);
 	v->why = sw_guard_why_name(sw_ruleset_guard_why(in->cfg, stands_for));
 	v->site = kind == SITE_TAP ? site_tap : site_routed;
