@@ -26,6 +26,7 @@
 #include "probe.h"
 
 #define SW_VERIFY_MAX   512
+#define SW_VERIFY_BUDGET_MAX 64 /* budgets up to this many connections are probed */
 
 /* What a target proves. The names are the "category" of the text and JSON
  * output. */
@@ -40,6 +41,7 @@ enum sw_vcat {
 	SW_VCAT_BROADCAST,          /* broadcast/multicast to the host's canary */
 	SW_VCAT_EGRESS,             /* a sandbox's unlisted destination: must be blocked */
 	SW_VCAT_ALLOWED,            /* a sandbox's allowlisted address: reported, never a failure */
+	SW_VCAT_BUDGET,             /* a sandbox's budget: one connection over it must be counted */
 	SW_VCAT_COUNT
 };
 const char *sw_vcat_name(enum sw_vcat c);
@@ -93,7 +95,9 @@ bool sw_verify_sandbox_allows(const struct sw_sandbox *x, const struct sw_host *
  * v->sandboxes; canaries it does not allow become EGRESS targets that
  * must be blocked; when sink is given (family != 0) and not allowed, an
  * EGRESS attack (SW_ATK_EGRESS) to sink:sink_port counted by
- * egress_<name> (or budget_<name> when it has a budget); for allowlist,
+ * egress_<name> (or budget_<name> when it has a budget), and for a
+ * budget of at most SW_VERIFY_BUDGET_MAX a BUDGET attack of budget + 1
+ * connections counted by budget_<name>; for allowlist,
  * each single-address TCP entry that no global target blocks as an
  * ALLOWED row. Returns 0 or -ENOSPC. */
 int sw_verify_add_sandboxes(const struct sw_config *cfg, const struct sw_host *host,

@@ -175,7 +175,7 @@ const char *sw_attack_kind_name(enum sw_attack_kind k)
 		[SW_ATK_NONE] = "none", [SW_ATK_PRIME_TCP] = "prime-tcp",
 		[SW_ATK_PRIME_UDP] = "prime-udp", [SW_ATK_ND] = "nd-payload",
 		[SW_ATK_BCAST] = "broadcast", [SW_ATK_CANARY] = "canary-control",
-		[SW_ATK_EGRESS] = "egress",
+		[SW_ATK_EGRESS] = "egress", [SW_ATK_BUDGET] = "budget",
 	};
 
 	return (unsigned)k < sizeof(names) / sizeof(*names) ? names[k] : "?";
@@ -524,54 +524,68 @@ static void follow_up(const struct sw_attack_env *env, struct sw_attack *a, stru
 	free(pfd);
 }
 
-/* Phase 0: a sandbox's unlisted destination. Every connection at once
- * from the probe's own address; one that connects (SYN-ACK or RST) got
- * through; one that did not must have been counted by the sandbox's
- * egress (or budget) counter, read before and after. */
-static void egress(const struct sw_attack_env *env, struct sw_attack *a, size_t n)
+/* Last phases: a sandbox's unlisted destination (kind EGRESS: one
+ * connection) and its budget (kind BUDGET: tries connections). Every
+ * connection of the kind at once from the probe's own address; one that
+ * connects (SYN-ACK or RST) got through; otherwise the attack's counters,
+ * read before and after, must have grown. */
+static void egress(const struct sw_attack_env *env, struct sw_attack *a, size_t n,
+		   enum sw_attack_kind kind)
 {
-	struct pollfd *pfd = calloc(n ? n : 1, sizeof(*pfd));
+	size_t total = 0, pending = 0;
+	struct pollfd *pfd = NULL;
+	size_t *owner = NULL;
 	uint64_t *c0 = calloc(n ? n : 1, sizeof(*c0));
 	struct timespec t0;
-	size_t pending = 0;
 
-	if (!pfd || !c0) {
+	for (size_t i = 0; i < n; i++)
+		if (a[i].kind == kind)
+			total += a[i].tries ? a[i].tries : 1;
+	if (!total)
+		goto out;
+	pfd = calloc(total, sizeof(*pfd));
+	owner = calloc(total, sizeof(*owner));
+	if (!pfd || !owner || !c0) {
 		for (size_t i = 0; i < n; i++) {
-			if (a[i].kind != SW_ATK_EGRESS)
+			if (a[i].kind != kind)
 				continue;
 			a[i].result = SW_ATK_ERROR;
 			a[i].err = ENOMEM;
 		}
 		goto out;
 	}
+	total = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct sockaddr_storage ss;
 		socklen_t sl;
-		int rc, fd;
+		int rc;
 
-		pfd[i].fd = -1;
-		if (a[i].kind != SW_ATK_EGRESS)
+		if (a[i].kind != kind)
 			continue;
 		/* no table or no such counter: still tried (it may get through) */
 		if ((rc = attack_count(env, &a[i], &c0[i]))) {
 			a[i].err = -rc;
 			c0[i] = UINT64_MAX;     /* nothing to compare with */
 		}
-		fd = socket(a[i].target.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (fd < 0) {
-			a[i].result = SW_ATK_ERROR;
-			a[i].err = errno;
-			continue;
-		}
 		sl = sockaddr_of(&a[i].target, a[i].port, 0, &ss);
-		if (connect(fd, (struct sockaddr *)&ss, sl) < 0 && errno != EINPROGRESS) {
-			a[i].err = errno;       /* no route: not reached; the counter decides */
-			close(fd);
-			continue;
+		for (unsigned k = 0; k < (a[i].tries ? a[i].tries : 1); k++) {
+			int fd = socket(a[i].target.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+			if (fd < 0) {
+				a[i].result = SW_ATK_ERROR;
+				a[i].err = errno;
+				break;
+			}
+			if (connect(fd, (struct sockaddr *)&ss, sl) < 0 && errno != EINPROGRESS) {
+				a[i].err = errno;       /* no route: not reached; the counter decides */
+				close(fd);
+				continue;
+			}
+			pfd[total].fd = fd;
+			pfd[total].events = POLLOUT;
+			owner[total++] = i;
+			pending++;
 		}
-		pfd[i].fd = fd;
-		pfd[i].events = POLLOUT;
-		pending++;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (pending) {
@@ -580,49 +594,51 @@ static void egress(const struct sw_attack_env *env, struct sw_attack *a, size_t 
 
 		if (el >= env->timeout_ms)
 			break;
-		r = poll(pfd, n, (int)(env->timeout_ms - el));
+		r = poll(pfd, total, (int)(env->timeout_ms - el));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
 			break;
-		for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < total; j++) {
+			struct sw_attack *x = &a[owner[j]];
 			int soerr = 0;
 			socklen_t len = sizeof(soerr);
 
-			if (pfd[i].fd < 0 || !pfd[i].revents)
+			if (pfd[j].fd < 0 || !pfd[j].revents)
 				continue;
-			getsockopt(pfd[i].fd, SOL_SOCKET, SO_ERROR, &soerr, &len);
+			getsockopt(pfd[j].fd, SOL_SOCKET, SO_ERROR, &soerr, &len);
 			if (soerr == 0 || soerr == ECONNREFUSED) {
-				a[i].result = SW_ATK_REACHED;
-				a[i].ms = ms_since(&t0);
+				if (x->result == SW_ATK_PENDING)
+					x->ms = ms_since(&t0);
+				x->result = SW_ATK_REACHED;
 			} else {
-				a[i].err = soerr;       /* unreachable/prohibited: the counter decides */
+				x->err = soerr;         /* unreachable/prohibited: the counter decides */
 			}
-			close(pfd[i].fd);
-			pfd[i].fd = -1;
+			close(pfd[j].fd);
+			pfd[j].fd = -1;
 			pending--;
 		}
 	}
+	for (size_t j = 0; j < total; j++)
+		if (pfd[j].fd >= 0)
+			close(pfd[j].fd);
 	for (size_t i = 0; i < n; i++) {
-		if (pfd[i].fd >= 0)
-			close(pfd[i].fd);
-		if (a[i].kind != SW_ATK_EGRESS || a[i].result != SW_ATK_PENDING)
-			continue;
-		if (!a[i].ms)
-			a[i].ms = ms_since(&t0);
-		/* the SYN met the chain long before the connection timed out */
-		{
-			uint64_t c = 0;
-			int rc = attack_count(env, &a[i], &c);
+		uint64_t c = 0;
+		int rc;
 
-			if (rc)
-				a[i].err = -rc;
-			a[i].counted = !rc && c0[i] != UINT64_MAX && c > c0[i] ? c - c0[i] : 0;
-		}
+		if (a[i].kind != kind || a[i].result != SW_ATK_PENDING)
+			continue;
+		a[i].ms = ms_since(&t0);
+		/* the SYNs met the chain long before the connections timed out */
+		rc = attack_count(env, &a[i], &c);
+		if (rc)
+			a[i].err = -rc;
+		a[i].counted = !rc && c0[i] != UINT64_MAX && c > c0[i] ? c - c0[i] : 0;
 		a[i].result = a[i].counted ? SW_ATK_COUNTED : SW_ATK_UNCOUNTED;
 	}
 out:
 	free(pfd);
+	free(owner);
 	free(c0);
 }
 
@@ -764,7 +780,8 @@ int sw_attack_run(const struct sw_attack_env *env, struct sw_attack *a, size_t n
 		close_fd(&s[i].fd);
 		close_fd(&s[i].ctl);
 	}
-	egress(env, a, n);
+	egress(env, a, n, SW_ATK_EGRESS);
+	egress(env, a, n, SW_ATK_BUDGET);     /* after: it exhausts the budget */
 out:
 	for (size_t i = 0; i < n; i++) {
 		close_fd(&s[i].lst);

@@ -84,7 +84,7 @@ static const char *const vcat_names[SW_VCAT_COUNT] = {
 	[SW_VCAT_METADATA] = "metadata", [SW_VCAT_GATEWAYS] = "gateways", [SW_VCAT_LAN] = "lan",
 	[SW_VCAT_HOST] = "host", [SW_VCAT_EXPECT_OPEN] = "expect-open",
 	[SW_VCAT_SPOOFED] = "spoofed", [SW_VCAT_ND] = "nd", [SW_VCAT_BROADCAST] = "broadcast",
-	[SW_VCAT_EGRESS] = "egress", [SW_VCAT_ALLOWED] = "allowed",
+	[SW_VCAT_EGRESS] = "egress", [SW_VCAT_ALLOWED] = "allowed", [SW_VCAT_BUDGET] = "budget",
 };
 
 const char *sw_vcat_name(enum sw_vcat c)
@@ -475,6 +475,15 @@ int sw_verify_add_sandboxes(const struct sw_config *cfg, const struct sw_host *h
 			if (x->budget)
 				snprintf(v->t[v->n - 1].atk.counter2, sizeof(v->t[0].atk.counter2),
 					 "budget_%s", x->name);
+			/* one connection over the budget, all at once: counted */
+			if (x->budget && x->budget <= SW_VERIFY_BUDGET_MAX) {
+				snprintf(counter, sizeof(counter), "budget_%s", x->name);
+				if ((rc = add_attack(v, SW_VCAT_BUDGET, SW_ATK_BUDGET, false, sink, sink_port,
+						     counter)))
+					return rc;
+				own_row(&v->t[v->n - 1], b, x);
+				v->t[v->n - 1].atk.tries = x->budget + 1;
+			}
 		}
 		/* what it lists: each single TCP address, reported */
 		for (size_t i = 0; x->egress == SW_EGRESS_ALLOWLIST && i < x->n_allows; i++) {
@@ -566,6 +575,10 @@ static void attack_words(const struct sw_attack *a, const char *gw, char *buf, s
 	case SW_ATK_CANARY:
 		snprintf(buf, len, "%s: the host to its own canary: %s", sw_attack_kind_name(a->kind),
 			 a->result == SW_ATK_HEARD ? "heard (the canary works)" : "NOT heard");
+		break;
+	case SW_ATK_BUDGET:
+		snprintf(buf, len, "%s: %u TCP connections at once to the sink, %s +%llu",
+			 sw_attack_kind_name(a->kind), a->tries, a->counter, (unsigned long long)a->counted);
 		break;
 	case SW_ATK_EGRESS:
 		snprintf(buf, len, "%s: TCP to an unlisted destination (verify's sink), %s%s%s +%llu",
@@ -1649,6 +1662,7 @@ struct link_rec {
 struct sbx_rec {
 	size_t runs, runs_failed;
 	size_t unlisted_blocked, unlisted_failed, allowed_open, allowed_unreachable;
+	size_t budget_counted, budget_failed;
 	int first_run;
 };
 
@@ -1689,6 +1703,9 @@ static void run_done(struct verify_state *st, const struct sw_config *cfg, const
 			if (t->cat == SW_VCAT_EGRESS && t->atk.kind == SW_ATK_EGRESS) {
 				r->unlisted_blocked += !fail;
 				r->unlisted_failed += fail;
+			} else if (t->atk.kind == SW_ATK_BUDGET) {
+				r->budget_counted += !fail;
+				r->budget_failed += fail;
 			} else if (t->cat == SW_VCAT_ALLOWED) {
 				r->allowed_open += sw_probe_reachable(&t->probe);
 				r->allowed_unreachable += !sw_probe_reachable(&t->probe);
@@ -1706,7 +1723,7 @@ static enum sbx_verdict sbx_verdict(const struct sw_sandbox *x, const struct sbx
 		return SBX_OPEN;
 	if (!r->runs)
 		return SBX_NOT_PROBED;
-	if (r->runs_failed || r->unlisted_failed)
+	if (r->runs_failed || r->unlisted_failed || r->budget_failed)
 		return SBX_NOT_HELD;
 	return r->unlisted_blocked ? SBX_HELD : SBX_UNPROVEN;
 }
@@ -1750,6 +1767,10 @@ static void sandboxes_out(struct verify_state *st, const struct sw_config *cfg,
 		sw_jw_u64(&st->w, "unlisted_failed", r->unlisted_failed);
 		sw_jw_u64(&st->w, "allowed_open", r->allowed_open);
 		sw_jw_u64(&st->w, "allowed_unreachable", r->allowed_unreachable);
+		if (x->budget) {
+			sw_jw_u64(&st->w, "budget_counted", r->budget_counted);
+			sw_jw_u64(&st->w, "budget_failed", r->budget_failed);
+		}
 		if (reason)
 			sw_jw_str(&st->w, "reason", reason);
 		sw_jw_end(&st->w);
@@ -1761,6 +1782,11 @@ static void sandboxes_out(struct verify_state *st, const struct sw_config *cfg,
 			printf(" (%zu run(s); unlisted %s:%u blocked %zu, FAIL %zu; allowed open %zu, "
 			       "unreachable %zu)", r->runs, a, sink->port, r->unlisted_blocked,
 			       r->unlisted_failed, r->allowed_open, r->allowed_unreachable);
+		if ((vd == SBX_HELD || vd == SBX_NOT_HELD) && x->budget > SW_VERIFY_BUDGET_MAX)
+			printf(" (budget %u: above %d, not probed)", x->budget, SW_VERIFY_BUDGET_MAX);
+		else if ((vd == SBX_HELD || vd == SBX_NOT_HELD) && x->budget)
+			printf(" (budget %u: one over it counted %zu, FAIL %zu)", x->budget,
+			       r->budget_counted, r->budget_failed);
 		if (reason)
 			printf(" (%s)", reason);
 		printf("\n");

@@ -28,6 +28,7 @@ register_test verify_11_sbx_none     "a sandbox with egress none: its unlisted d
 register_test verify_12_sbx_allow    "an allowlist sandbox: listed addresses reported open/unreachable, --expect-open of a listed one passes; FAIL when the sink is added to its set or the policy is missing"
 register_test verify_13_sbx_sources  "a sandbox chosen by source: verify probes from inside its source prefix on the bridge"
 register_test verify_14_routed_tap   "interfaces = auto: verify probes through a throwaway routed veth and tap, lists each guarded link with why; FAIL without the table and without the name pattern"
+register_test verify_15_sbx_budget   "a sandbox budget: one connection over it is counted by budget_NAME; FAIL with the budget rules deleted"
 
 V_SANDWALLD=${SANDWALLD:-$SWT_ROOT/build/sandwalld}
 V_TIMEOUT=${V_TIMEOUT:-400}  # ms a verify probe waits (blocked targets time out)
@@ -883,5 +884,36 @@ _verify_14() {
 	apply_ok "$V_CONF" || return 1
 	n=$(ip -n "$H" -o link show | grep -c 'swv' || true)
 	[ "$n" = 0 ] && ok "no throwaway link left" || bad "$n throwaway links left"
+	return 0
+}
+
+verify_15_sbx_budget() { v_run _verify_15; }
+_verify_15() {
+	local j n h v6
+	V_CONF=$(v_sbx_conf sbxbudget "[sandbox agents]
+interfaces = docker0
+egress = none
+budget = 3/minute")
+	apply_ok "$V_CONF" || return 1
+	v_verify "budget 3/minute" 0 --json
+	j="$V_DIR/held.json"; cp "$SW_OUT" "$j"
+	n=$(v_py "$j" "[(t['category'], t['verdict'], t['result'], t['counter'], t['counted'] >= 1) for r in d['runs'] for t in r['targets'] if t.get('attack') == 'budget']")
+	[ "$n" = '[["budget", "blocked", "counted", "budget_agents", true]]' ] && ok "4 connections at once: counted by budget_agents" || bad "budget rows: $n"
+	n=$(v_py "$j" "[(s['verdict'], s['budget_counted'], s['budget_failed']) for s in d['sandboxes']]")
+	[ "$n" = '[["held", 1, 0]]' ] && ok "sandbox agents: held, budget counted" || bad "sandboxes: $n"
+	v_verify "budget (text)" 0
+	grep -qE '^  agents .*budget 3: one over it counted 1, FAIL 0' "$SW_OUT" && ok "text: $(grep -E '^  agents ' "$SW_OUT" | tr -s ' ')" ||
+		{ bad "no budget in the sandbox line"; grep -A2 '^sandboxes:' "$SW_OUT" | show -; }
+	# the budget rules deleted: nothing counts the connection over it
+	for v6 in 4 6; do
+		h=$(v_rule_handle sbx_agents "sbx-agents-budget$v6")
+		[ -n "$h" ] || { bad "no rule sandwall:sbx-agents-budget$v6"; hnft list chain inet sandwall sbx_agents | show - 20; return 1; }
+		hnft delete rule inet sandwall sbx_agents handle "$h" || { bad "could not delete the budget rule"; return 1; }
+	done
+	ok "deleted rules sandwall:sbx-agents-budget4/6"
+	v_verify "budget rules deleted" 1 --json
+	n=$(v_rows "$SW_OUT" "t['verdict'] == 'FAIL'")
+	[ "$n" = '[["budget", "192.0.2.77:80", "FAIL", "uncounted"]]' ] && ok "FAIL: budget 192.0.2.77:80 uncounted" || bad "FAIL rows: $n"
+	[ "$(v_sbx "$SW_OUT" agents verdict)" = "not held" ] && ok "sandbox agents: not held" || bad "sandbox agents: $(v_sbx "$SW_OUT" agents verdict)"
 	return 0
 }

@@ -681,17 +681,23 @@ static void test_sandbox_rows(void **state)
 	assert_string_equal(sw_vcat_name(V.t[n0 - 2].cat), "expect-open");
 	assert_false(V.t[n0 - 2].must_block);
 	assert_string_equal(sw_vcat_name(V.t[n0 - 1].cat), "egress");
-	assert_int_equal(V.n, n0 + 2);
+	assert_int_equal(V.n, n0 + 3);
 	assert_string_equal(V.t[n0].atk.counter, "egress_web");
 	assert_string_equal(V.t[n0].atk.counter2, "budget_web");
-	assert_string_equal(sw_vcat_name(V.t[n0 + 1].cat), "allowed");
-	assert_int_equal(V.t[n0 + 1].probe.port, 8443);
-	assert_false(V.t[n0 + 1].must_block);
+	/* the budget (5/minute): 6 connections at once, counted by budget_web */
+	assert_int_equal(V.t[n0 + 1].atk.kind, SW_ATK_BUDGET);
+	assert_string_equal(sw_vcat_name(V.t[n0 + 1].cat), "budget");
+	assert_int_equal(V.t[n0 + 1].atk.tries, 6);
+	assert_string_equal(V.t[n0 + 1].atk.counter, "budget_web");
+	assert_true(V.t[n0 + 1].must_block);
+	assert_string_equal(sw_vcat_name(V.t[n0 + 2].cat), "allowed");
+	assert_int_equal(V.t[n0 + 2].probe.port, 8443);
+	assert_false(V.t[n0 + 2].must_block);
 	/* an allowed row is a report: unreachable passes, open passes */
-	V.t[n0 + 1].probe.result = SW_PROBE_TIMEOUT;
-	assert_string_equal(sw_verify_verdict(&V.t[n0 + 1]), "unreachable");
-	V.t[n0 + 1].probe.result = SW_PROBE_OPEN;
-	assert_string_equal(sw_verify_verdict(&V.t[n0 + 1]), "open");
+	V.t[n0 + 2].probe.result = SW_PROBE_TIMEOUT;
+	assert_string_equal(sw_verify_verdict(&V.t[n0 + 2]), "unreachable");
+	V.t[n0 + 2].probe.result = SW_PROBE_OPEN;
+	assert_string_equal(sw_verify_verdict(&V.t[n0 + 2]), "open");
 
 	/* by source: the probe's address, not its subnet, must be inside */
 	assert_int_equal(sw_verify_plan(&cfg, &h, NULL, 0, NULL, 0, &V, err, sizeof(err)), 0);
