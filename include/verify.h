@@ -106,7 +106,17 @@ int sw_verify_add_sandboxes(const struct sw_config *cfg, const struct sw_host *h
 			    uint16_t sink_port);
 /* Did it hold? (every must-block target blocked, every canary open) */
 bool sw_verify_passed(const struct sw_verify *v);
-/* "blocked", "open", "FAIL", "skipped", "unreachable" */
+/* A target's verdict. */
+enum sw_vverdict {
+	SW_VV_BLOCKED,
+	SW_VV_OPEN,
+	SW_VV_SKIPPED,              /* no route (e.g. no IPv6): proves nothing, fails nothing */
+	SW_VV_UNREACHABLE,          /* an ALLOWED row that did not answer: a report */
+	SW_VV_FAIL,
+	SW_VV_COUNT
+};
+enum sw_vverdict sw_verify_verdict_of(const struct sw_verify_target *t);
+/* Its name: "blocked", "open", "skipped", "unreachable", "FAIL" */
 const char *sw_verify_verdict(const struct sw_verify_target *t);
 /* One run as text (a table and a HELD/NOT HELD line). */
 void sw_verify_text(const struct sw_verify *v, FILE *f);

@@ -244,6 +244,19 @@ static void sandbox_verdicts_json(struct sw_jw *w, const struct sbx_verdicts *sv
 	sw_jw_end(w);
 }
 
+/* How the text shows a sandbox verdict of the record (a failure in capitals). */
+static const char *verdict_text(const char *v)
+{
+	static const struct { const char *json, *text; } shown[] = {
+		{ "not held", "NOT HELD" },
+	};
+
+	for (size_t i = 0; i < sizeof(shown) / sizeof(*shown); i++)
+		if (!strcmp(v, shown[i].json))
+			return shown[i].text;
+	return v;
+}
+
 static void sandbox_verdicts_text(const struct sbx_verdicts *sv)
 {
 	for (size_t i = 0; sv->list && i < sv->list->n; i++) {
@@ -255,7 +268,7 @@ static void sandbox_verdicts_text(const struct sbx_verdicts *sv)
 		sw_jv_get_str(e, "verdict", &verdict);
 		sw_jv_get_str(e, "reason", &reason);
 		printf("  sandbox         %s (egress %s): %s%s%s%s\n", name, egress,
-		       !strcmp(verdict, "not held") ? "NOT HELD" : verdict, reason ? " (" : "",
+		       verdict_text(verdict), reason ? " (" : "",
 		       reason ? reason : "", reason ? ")" : "");
 	}
 }

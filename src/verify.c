@@ -206,7 +206,7 @@ int sw_verify_plan(const struct sw_config *cfg, const struct sw_host *host,
 		struct sw_prefix q = host->addrs[i].local, first;
 		size_t alen = sw_family_addrlen(q.family);
 
-		if (!l || sw_ruleset_guarded(cfg, l) || !strcmp(l->name, "lo") || v6_linklocal(&q) ||
+		if (!l || sw_ruleset_guarded(cfg, l) || l->loopback || l->ifindex == 1 || v6_linklocal(&q) ||
 		    q.len >= alen * 8 - 1)
 			continue;
 		sw_prefix_mask(&q);
@@ -229,7 +229,7 @@ int sw_verify_plan(const struct sw_config *cfg, const struct sw_host *host,
 		const struct sw_link *l = sw_host_link(host, host->addrs[i].ifindex);
 
 		a.len = (uint8_t)(sw_family_addrlen(a.family) * 8);
-		if ((l && !strcmp(l->name, "lo")) || v6_linklocal(&a) ||
+		if ((l && (l->loopback || l->ifindex == 1)) || v6_linklocal(&a) ||
 		    (a.family == AF_INET && a.addr[0] == 127))
 			continue;
 		for (size_t p = 0; p <= n_ports; p++) {
@@ -539,17 +539,28 @@ bool sw_verify_passed(const struct sw_verify *v)
 	return true;
 }
 
-const char *sw_verify_verdict(const struct sw_verify_target *t)
+enum sw_vverdict sw_verify_verdict_of(const struct sw_verify_target *t)
 {
 	if (report_only(t))
-		return sw_probe_reachable(&t->probe) ? "open" : "unreachable";
+		return sw_probe_reachable(&t->probe) ? SW_VV_OPEN : SW_VV_UNREACHABLE;
 	if (t->atk.kind != SW_ATK_NONE)
-		return !sw_attack_held(&t->atk) ? "FAIL" : t->must_block ? "blocked" : "open";
+		return !sw_attack_held(&t->atk) ? SW_VV_FAIL : t->must_block ? SW_VV_BLOCKED : SW_VV_OPEN;
 	if (t->probe.result == SW_PROBE_NOROUTE)
-		return t->must_block ? "skipped" : "FAIL";
+		return t->must_block ? SW_VV_SKIPPED : SW_VV_FAIL;
 	if (t->must_block)
-		return sw_probe_reachable(&t->probe) || t->probe.result == SW_PROBE_ERROR ? "FAIL" : "blocked";
-	return sw_probe_reachable(&t->probe) ? "open" : "FAIL";
+		return sw_probe_reachable(&t->probe) || t->probe.result == SW_PROBE_ERROR ? SW_VV_FAIL
+											   : SW_VV_BLOCKED;
+	return sw_probe_reachable(&t->probe) ? SW_VV_OPEN : SW_VV_FAIL;
+}
+
+const char *sw_verify_verdict(const struct sw_verify_target *t)
+{
+	static const char *const names[SW_VV_COUNT] = {
+		[SW_VV_BLOCKED] = "blocked", [SW_VV_OPEN] = "open", [SW_VV_SKIPPED] = "skipped",
+		[SW_VV_UNREACHABLE] = "unreachable", [SW_VV_FAIL] = "FAIL",
+	};
+
+	return names[sw_verify_verdict_of(t)];
 }
 
 /* The attack in words, for the text table's last column. */
@@ -1696,7 +1707,7 @@ static void run_done(struct verify_state *st, const struct sw_config *cfg, const
 		r->runs_failed += !passed;
 		for (size_t i = 0; i < v->n; i++) {
 			const struct sw_verify_target *t = &v->t[i];
-			bool fail = !strcmp(sw_verify_verdict(t), "FAIL");
+			bool fail = sw_verify_verdict_of(t) == SW_VV_FAIL;
 
 			if (t->sandbox != (int)b + 1)
 				continue;
