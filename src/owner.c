@@ -28,7 +28,11 @@ int sw_owner_twin_sync(struct sw_daemon *d)
 	if (!d->twin || d->paused)
 		return 0;
 	rc = sw_twin_build(&d->cfg, &d->host, NFT_TABLE_F_OWNER, &m, err, sizeof(err));
-	if (!rc) {
+	/* the twin holds the hostnames' addresses too (resolver.h) */
+	if (!rc && (rc = sw_resolver_fill(&d->resolver, &m, sw_resolver_now_ms()))) {
+		snprintf(err, sizeof(err), "cannot fill the twin's host sets: %s", strerror(-rc));
+		sw_model_free(&m);
+	} else if (!rc) {
 		rc = sw_reconcile(&d->nl, &m, &diff, &repaired, err, sizeof(err));
 		sw_diff_free(&diff);
 		sw_model_free(&m);
