@@ -10,6 +10,7 @@
 #include <string.h>
 #include <linux/netfilter/nf_tables.h>
 
+#include "cgwatch.h"
 #include "config.h"
 #include "control.h"
 #include "diff.h"
@@ -408,6 +409,70 @@ static void print_guard(const struct sw_config *cfg, const struct sw_host *host,
 	}
 }
 
+/* The output path ([guard] users and cgroups): which users, and which
+ * cgroups match now (a scan of the cgroup tree) and by which pattern. */
+static void print_guard_output(const struct sw_config *cfg, bool json)
+{
+	struct sw_cgroup *cg = NULL;
+	size_t n = 0;
+	char root[4096] = "";
+	int rc = 0;
+
+	if (!cfg->n_users && !cfg->n_cgroups)
+		return;
+	if (cfg->n_cgroups) {
+		cg = calloc(SW_MAX_CGROUPS, sizeof(*cg));
+		rc = !cg ? -ENOMEM : sw_cg_root(root, sizeof(root));
+		if (!rc)
+			rc = sw_cg_scan(cfg, root, cg, SW_MAX_CGROUPS, &n);
+	}
+	if (json) {
+		printf("\"guard_output\":{\"users\":[");
+		for (size_t i = 0; i < cfg->n_users; i++) {
+			printf("%s{\"uid\":%u,\"name\":", i ? "," : "", cfg->users[i].uid);
+			sw_json_str(stdout, cfg->users[i].name);
+			printf(",\"why\":\"user\"}");
+		}
+		printf("],\"cgroups\":[");
+		for (size_t i = 0; !rc && i < n; i++) {
+			printf("%s{\"path\":", i ? "," : "");
+			sw_json_str(stdout, cg[i].path);
+			printf(",\"id\":%llu,\"level\":%u,\"pattern\":", (unsigned long long)cg[i].id,
+			       cg[i].level);
+			sw_json_str(stdout, cfg->cgroups[cg[i].pattern]);
+			printf(",\"why\":\"cgroup\"}");
+		}
+		printf("]");
+		if (rc) {
+			printf(",\"error\":");
+			sw_json_str(stdout, strerror(-rc));
+		}
+		printf("},");
+		free(cg);
+		return;
+	}
+	printf("guarded on the output path (traffic that starts on the host):\n");
+	for (size_t i = 0; i < cfg->n_users; i++) {
+		char who[64];
+
+		if (cfg->users[i].name[0])
+			snprintf(who, sizeof(who), "%s (uid %u)", cfg->users[i].name, cfg->users[i].uid);
+		else
+			snprintf(who, sizeof(who), "%u", cfg->users[i].uid);
+		printf("  %-40s user\n", who);
+	}
+	if (rc)
+		printf("  cgroups: cannot read the cgroup tree%s%s: %s\n", root[0] ? " at " : "", root,
+		       strerror(-rc));
+	for (size_t i = 0; !rc && i < n; i++)
+		printf("  %-40s cgroup (pattern %s, id %llu, level %u)\n",
+		       cg[i].path[0] ? cg[i].path : "(path too long)", cfg->cgroups[cg[i].pattern],
+		       (unsigned long long)cg[i].id, cg[i].level);
+	if (!rc && cfg->n_cgroups && !n)
+		printf("  no cgroup matches a pattern now\n");
+	free(cg);
+}
+
 static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struct opts *o)
 {
 	static const char *const keys[] = { "pid", "uptime", "mode", "paused", "drifts", "repairs",
@@ -464,6 +529,7 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 		}
 		printf("},");
 		print_guard(cfg, host, host_err, true);
+		print_guard_output(cfg, true);
 		printf("\"sandboxes\":[");
 		for (size_t b = 0; b < cfg->n_sandboxes; b++) {
 			const struct sw_sandbox *x = &cfg->sandboxes[b];
@@ -487,6 +553,7 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 		else
 			printf("daemon: not running (no answer on %s)\n", o->control);
 		print_guard(cfg, host, host_err, false);
+		print_guard_output(cfg, false);
 		printf("%-14s %-8s %12s %14s\n", "category", "enabled", "packets", "bytes");
 		for (int c = 0; c < SW_CAT_COUNT; c++) {
 			int i = sw_model_find_counter(&have, sw_category_name(c));
