@@ -3,6 +3,7 @@
 #define SANDWALL_ALERT_H
 /* alert: key=value event lines through the log module, at most `per_sec`
  * a second; the rest are counted and reported as event=suppressed. */
+#include <stdbool.h>
 #include <stdint.h>
 
 struct sw_alert {
@@ -18,5 +19,7 @@ void sw_alert(struct sw_alert *a, int prio, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Report what was suppressed once its window is over. */
 void sw_alert_flush(struct sw_alert *a);
+/* Is a summary waiting for its window to end? */
+bool sw_alert_pending(const struct sw_alert *a);
 
 #endif

@@ -49,4 +49,9 @@ int sw_encode_delete(struct sw_batch *b, struct sw_nl *nl, const char *table);
 int sw_encode_table_flags(struct sw_batch *b, struct sw_nl *nl, const char *table,
 			  uint32_t flags);
 
+/* Name the batch message the kernel refused (index: nl->err_index), e.g.
+ * `add rule in chain guard (comment "sandwall:metadata4")`: 0, or -ENOENT
+ * when no message has that index. */
+int sw_encode_describe(const struct sw_batch *b, int index, char *out, size_t len);
+
 #endif

@@ -32,6 +32,7 @@ struct sw_nl {
 	uint32_t seq;
 	char errmsg[SW_NL_ERRMSG];      /* the kernel's extack text for the last error */
 	int err_index;                  /* which batch message failed (0-based), -1 */
+	char errobj[160];               /* what that message did (encode.c names it), "" */
 	uint8_t *rbuf;
 };
 

@@ -12,12 +12,14 @@
  * sw_nl_recv_kernel() reads one datagram and drops those whose sender is
  * not the kernel (nl_pid != 0): any local process may unicast to our port. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <libmnl/libmnl.h>
 
 struct nlmsghdr;
+struct nlattr;
 
 /* The message at *off and advance *off past it (aligned, clamped to len);
  * NULL at the end or at a malformed header, which leaves *off where the
@@ -42,6 +44,20 @@ static inline int sw_nlmsg_status(int32_t code)
 		return code;
 	return -EPROTO;
 }
+
+/* The same walk over attributes: the attribute at *off in buf[0..len) and
+ * advance *off past it (padded, clamped to len); NULL at the end or at an
+ * attribute whose length is below a header or beyond len, which leaves
+ * *off where it starts. The attributes were whole when, after the walk,
+ * len - *off < NLA_HDRLEN (what the kernel and libmnl ignore). */
+const struct nlattr *sw_nlattr_next(const void *buf, size_t len, size_t *off);
+
+#define sw_nlattr_for_each(a, buf, len, off) \
+	for ((off) = 0; ((a) = sw_nlattr_next((buf), (len), &(off))) != NULL; )
+
+/* Is every attribute of this attribute's payload whole, and recursively
+ * so inside those flagged NLA_F_NESTED, to at most depth levels? */
+bool sw_nlattr_tree_ok(const struct nlattr *nest, unsigned depth);
 
 /* mnl_cb_run2() on the bounded walk: the same checks (portid and sequence
  * when non-zero, NLM_F_DUMP_INTR -> EINTR, NLMSG_ERROR/DONE/NOOP/OVERRUN

@@ -42,8 +42,11 @@ enum sw_table_owner sw_table_owner(const struct sw_model *have);
 int sw_desired(const struct sw_config *cfg, struct sw_host *host, struct sw_model *m,
 	       char *err, size_t errlen);
 
-/* Replace the table with the desired model in one batch, retrying on
- * ERESTART. On failure err holds the reason (with the kernel's text). */
+/* apply --force: rewrite every chain of the table in place (sets by
+ * element deltas), creating the table when absent, in one batch,
+ * retrying on ERESTART. The table itself is replaced only where the
+ * kernel gives no other way (ownership flags, the marker). On failure
+ * err holds the reason (with the kernel's text and the refused object). */
 int sw_apply(struct sw_nl *nl, const struct sw_model *want, char *err, size_t errlen);
 /* add table with these flags (ownership: adopt an orphaned table);
  * refused (-EEXIST) unless the table is ours. */
@@ -62,8 +65,9 @@ int sw_twin_build(const struct sw_config *cfg, const struct sw_host *host, uint3
 int sw_check(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
 	     char *err, size_t errlen);
 /* Observe, diff and, on drift, send the smallest batch that fixes it
- * (create when the table is absent, refill sets when only elements
- * differ, else replace the table), stamped with the generation the diff
+ * (create when the table is absent, element deltas for the sets, flush
+ * and refill only the chains that differ, all in place; replace only to
+ * change the ownership flags or add the marker), stamped with the generation the diff
  * saw (ERESTART: observe again, bounded); then read back. *repaired says
  * a batch was sent; d holds the drift that was found. Returns -EIO if
  * the read-back still differs. */

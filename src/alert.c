@@ -36,6 +36,11 @@ void sw_alert_flush(struct sw_alert *a)
 	a->sent = a->suppressed = 0;
 }
 
+bool sw_alert_pending(const struct sw_alert *a)
+{
+	return a->suppressed > 0;
+}
+
 void sw_alert(struct sw_alert *a, int prio, const char *fmt, ...)
 {
 	char line[1024];

@@ -12,6 +12,7 @@
 #include <linux/netfilter/nfnetlink_conntrack.h>
 
 #include "conntrack.h"
+#include "nlmsg.h"
 
 /* In an interval set as the kernel holds it (start elements, END markers
  * one past each range): the last element at or below addr decides. */
@@ -77,25 +78,8 @@ static int tuple_src(const struct nlattr *tuple, int *family, const uint8_t **ad
 	return -1;
 }
 
-/* Is a nest well-formed: every attribute inside its bounds? */
-static bool nest_ok(const struct nlattr *nest)
-{
-	const struct nlattr *a;
-	int left = (int)mnl_attr_get_payload_len(nest);
-
-	if (mnl_attr_get_payload_len(nest) > 4096)
-		return false;
-	a = mnl_attr_get_payload(nest);
-	while (left >= (int)sizeof(*a)) {
-		if (a->nla_len < sizeof(*a) || a->nla_len > left)
-			return false;
-		if ((a->nla_type & NLA_F_NESTED) && !nest_ok(a))
-			return false;
-		left -= (int)MNL_ALIGN(a->nla_len);
-		a = (const struct nlattr *)((const char *)a + MNL_ALIGN(a->nla_len));
-	}
-	return left <= 0 || left < (int)sizeof(*a);
-}
+/* ctnetlink nests go at most tuple -> ip/proto -> values deep */
+#define CT_NEST_DEPTH 4
 
 static int keep(struct victims *v, uint8_t family, const struct nlattr *orig,
 		const struct nlattr *zone)
@@ -151,7 +135,7 @@ static int entry_cb(const struct nlmsghdr *nlh, void *data)
 			break;
 		}
 	}
-	if (!orig || !reply || !nest_ok(orig) || !nest_ok(reply) ||
+	if (!orig || !reply || !sw_nlattr_tree_ok(orig, CT_NEST_DEPTH) || !sw_nlattr_tree_ok(reply, CT_NEST_DEPTH) ||
 	    tuple_src(reply, &family, &src) || family != g->nfgen_family)
 		return 0;
 	if (!sw_ct_sandbox_side(v->want, family, src))

@@ -350,6 +350,20 @@ static void attempts_flush(struct sw_daemon *d, bool now)
 	d->attempts_written = t;
 }
 
+/* How long the loop may sleep: until the next second when attempts.json
+ * or a suppressed-lines summary is waiting for its window to end (else a
+ * quiet host would hold them until the next event), forever otherwise. */
+static int flush_timeout(const struct sw_daemon *d)
+{
+	struct timespec ts;
+
+	if (!d->attempts_dirty && !sw_alert_pending(&d->alert) &&
+	    !sw_alert_pending(&d->alert_blocked))
+		return -1;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int)(1000 - ts.tv_nsec / 1000000) + 5;
+}
+
 static void handle_nflog(struct sw_daemon *d)
 {
 	int rc = sw_nflog_read(&d->nflog, on_blocked, d);
@@ -647,7 +661,7 @@ int sw_daemon_run(struct sw_daemon *d)
 
 	while (!d->stop) {
 		struct epoll_event evs[8];
-		int n = epoll_wait(d->epfd, evs, 8, -1);
+		int n = epoll_wait(d->epfd, evs, 8, flush_timeout(d));
 
 		if (n < 0 && errno == EINTR)
 			continue;

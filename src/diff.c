@@ -10,6 +10,7 @@
 #include <linux/netfilter/nf_tables.h>
 
 #include "diff.h"
+#include "json.h"
 
 static int add(struct sw_diff *d, enum sw_diff_kind k, const char *object,
 	       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -270,21 +271,23 @@ void sw_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-void sw_diff_print(const struct sw_diff *d, FILE *f, bool json)
+void sw_diff_print(const struct sw_diff *d, FILE *f)
 {
-	if (!json) {
-		for (size_t i = 0; i < d->n; i++)
-			fprintf(f, "%s %s\n", sw_diff_kind_name(d->items[i].kind), d->items[i].desc);
-		return;
-	}
-	fputc('[', f);
+	for (size_t i = 0; i < d->n; i++)
+		fprintf(f, "%s %s\n", sw_diff_kind_name(d->items[i].kind), d->items[i].desc);
+}
+
+void sw_diff_json(const struct sw_diff *d, struct sw_jw *w, const char *key)
+{
+	sw_jw_arr(w, key);
 	for (size_t i = 0; i < d->n; i++) {
-		fprintf(f, "%s{\"kind\":\"%s\",\"object\":\"%s\",\"what\":", i ? "," : "",
-			sw_diff_kind_name(d->items[i].kind), d->items[i].object);
-		sw_json_str(f, d->items[i].desc);
-		fputc('}', f);
+		sw_jw_obj(w, NULL);
+		sw_jw_str(w, "kind", sw_diff_kind_name(d->items[i].kind));
+		sw_jw_str(w, "object", d->items[i].object);
+		sw_jw_str(w, "what", d->items[i].desc);
+		sw_jw_end(w);
 	}
-	fputc(']', f);
+	sw_jw_end(w);
 }
 
 void sw_diff_summary(const struct sw_diff *d, char *buf, size_t len)

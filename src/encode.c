@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
 #include <libmnl/libmnl.h>
 #include <libnftnl/common.h>
 #include <libnftnl/table.h>
@@ -17,6 +18,7 @@
 #include <libnftnl/udata.h>
 
 #include "encode.h"
+#include "nlmsg.h"
 
 #define MSG_ROOM        65536   /* upper bound for one message */
 #define ELEMS_PER_MSG   256
@@ -548,4 +550,108 @@ int sw_encode_table_flags(struct sw_batch *b, struct sw_nl *nl, const char *tabl
 {
 	/* table inet <name> { flags owner, persist } -- update or adopt */
 	return table_msg(b, nl, table, NFT_MSG_NEWTABLE, flags, true);
+}
+
+/* ---- naming a refused message ------------------------------------------ */
+
+/* What a batch message does, and which attribute names its object. */
+static const struct {
+	uint16_t msg;
+	const char *verb;
+	uint16_t name;          /* the object's name */
+	uint16_t parent;        /* its chain or set, 0: none */
+	uint16_t udata;         /* user data with a comment, 0: none */
+} msg_names[] = {
+	{ NFT_MSG_NEWTABLE,   "add table",             NFTA_TABLE_NAME,         0, 0 },
+	{ NFT_MSG_DELTABLE,   "delete table",          NFTA_TABLE_NAME,         0, 0 },
+	{ NFT_MSG_NEWCHAIN,   "add chain",             NFTA_CHAIN_NAME,         0, 0 },
+	{ NFT_MSG_DELCHAIN,   "delete chain",          NFTA_CHAIN_NAME,         0, 0 },
+	{ NFT_MSG_NEWRULE,    "add rule in chain",     NFTA_RULE_CHAIN,         0, NFTA_RULE_USERDATA },
+	{ NFT_MSG_DELRULE,    "delete rules of chain", NFTA_RULE_CHAIN,         0, 0 },
+	{ NFT_MSG_NEWSET,     "add set",               NFTA_SET_NAME,           0, 0 },
+	{ NFT_MSG_DELSET,     "delete set",            NFTA_SET_NAME,           0, 0 },
+	{ NFT_MSG_NEWSETELEM, "add elements to set",   NFTA_SET_ELEM_LIST_SET,  0, 0 },
+	{ NFT_MSG_DELSETELEM, "delete elements of set", NFTA_SET_ELEM_LIST_SET, 0, 0 },
+	{ NFT_MSG_NEWOBJ,     "add counter",           NFTA_OBJ_NAME,           0, 0 },
+	{ NFT_MSG_DELOBJ,     "delete counter",        NFTA_OBJ_NAME,           0, 0 },
+	{ NFT_MSG_NEWFLOWTABLE, "add flowtable",       NFTA_FLOWTABLE_NAME,     0, 0 },
+};
+
+/* A string attribute, printable and bounded, into out ("" if absent). */
+static void attr_text(const struct nlattr *a, char *out, size_t len)
+{
+	const char *p = (const char *)a + NLA_HDRLEN;
+	size_t n = a->nla_len - NLA_HDRLEN, i;
+
+	for (i = 0; i < n && i + 1 < len && p[i]; i++)
+		out[i] = p[i] >= 0x20 && p[i] < 0x7f ? p[i] : '?';
+	out[i] = '\0';
+}
+
+/* The comment record (type 0) of libnftnl user data, bounded. */
+static void udata_comment(const struct nlattr *a, char *out, size_t len)
+{
+	const uint8_t *u = (const uint8_t *)a + NLA_HDRLEN;
+	size_t n = a->nla_len - NLA_HDRLEN, off = 0;
+
+	out[0] = '\0';
+	while (n - off >= 2) {
+		uint8_t type = u[off], l = u[off + 1];
+
+		if (l > n - off - 2)
+			return;
+		if (type == 0) {
+			size_t i;
+
+			for (i = 0; i < l && i + 1 < len && u[off + 2 + i]; i++)
+				out[i] = u[off + 2 + i] >= 0x20 && u[off + 2 + i] < 0x7f ?
+					 (char)u[off + 2 + i] : '?';
+			out[i] = '\0';
+			return;
+		}
+		off += 2u + l;
+	}
+}
+
+int sw_encode_describe(const struct sw_batch *b, int index, char *out, size_t len)
+{
+	const struct nlmsghdr *nlh;
+	size_t off;
+
+	if (index < 0 || !len)
+		return -EINVAL;
+	out[0] = '\0';
+	sw_nlmsg_for_each(nlh, b->buf, b->len, off) {
+		const uint8_t *p = (const uint8_t *)nlh + NLMSG_HDRLEN + sizeof(struct nfgenmsg);
+		char name[64] = "", comment[96] = "";
+		const struct nlattr *a;
+		size_t plen, aoff;
+		uint16_t type = NFNL_MSG_TYPE(nlh->nlmsg_type);
+
+		if (nlh->nlmsg_seq != b->first_seq + (uint32_t)index)
+			continue;
+		if (NFNL_SUBSYS_ID(nlh->nlmsg_type) != NFNL_SUBSYS_NFTABLES ||
+		    sw_nlmsg_payload_len(nlh) < sizeof(struct nfgenmsg))
+			return -ENOENT;
+		plen = sw_nlmsg_payload_len(nlh) - sizeof(struct nfgenmsg);
+		for (size_t i = 0; i < sizeof(msg_names) / sizeof(msg_names[0]); i++) {
+			if (msg_names[i].msg != type)
+				continue;
+			sw_nlattr_for_each(a, p, plen, aoff) {
+				uint16_t t = a->nla_type & NLA_TYPE_MASK;
+
+				if (t == msg_names[i].name)
+					attr_text(a, name, sizeof(name));
+				else if (msg_names[i].udata && t == msg_names[i].udata)
+					udata_comment(a, comment, sizeof(comment));
+			}
+			snprintf(out, len, "%s %s%s%s%s", msg_names[i].verb, name,
+				 comment[0] ? " (comment \"" : "", comment,
+				 comment[0] ? "\")" : "");
+			return 0;
+		}
+		snprintf(out, len, "nf_tables message %u", type);
+		return 0;
+	}
+	return -ENOENT;
 }

@@ -13,6 +13,7 @@
 #include <libmnl/libmnl.h>
 
 #include "nftval.h"
+#include "nlmsg.h"
 
 #define MAX_DEPTH        8      /* expressions inside expressions (dynset) */
 #define DATA_VALUE_MAX   64     /* union nftnl_data_reg: NFT_DATA_VALUE_MAXLEN */
@@ -671,15 +672,13 @@ static int check_attr(const struct nlattr *a, const struct vpol *p, struct vctx 
 static int check_nest(const uint8_t *p, size_t len, const struct vnest *n,
 		      const struct nlattr **tb, struct vctx *c)
 {
-	size_t off = 0;
+	const struct nlattr *a;
+	size_t off;
 	int err;
 
-	while (off + NLA_HDRLEN <= len) {
-		const struct nlattr *a = (const struct nlattr *)(const void *)(p + off);
+	sw_nlattr_for_each(a, p, len, off) {
 		uint16_t t = atype(a);
 
-		if (a->nla_len < NLA_HDRLEN || a->nla_len > len - off)
-			return -EBADMSG;
 		if (n->strict_max && t > n->strict_max)
 			return -EBADMSG;
 		if (t < n->n) {
@@ -688,9 +687,8 @@ static int check_nest(const uint8_t *p, size_t len, const struct vnest *n,
 			if (tb)
 				tb[t] = a;
 		}
-		off += NLA_ALIGN(a->nla_len);
 	}
-	return off < len && len - off >= NLA_HDRLEN ? -EBADMSG : 0;
+	return len - off >= NLA_HDRLEN ? -EBADMSG : 0;
 }
 
 /* NFTA_OBJ_DATA is parsed by the object type's own parser: only counters

@@ -30,6 +30,39 @@ const struct nlmsghdr *sw_nlmsg_next(const void *buf, size_t len, size_t *off)
 	return nlh;
 }
 
+const struct nlattr *sw_nlattr_next(const void *buf, size_t len, size_t *off)
+{
+	const struct nlattr *a;
+	size_t left, step;
+
+	if (!buf || *off > len)
+		return NULL;
+	left = len - *off;
+	if (left < NLA_HDRLEN)
+		return NULL;
+	a = (const struct nlattr *)(const void *)((const uint8_t *)buf + *off);
+	if (a->nla_len < NLA_HDRLEN || a->nla_len > left)
+		return NULL;
+	step = NLA_ALIGN((size_t)a->nla_len);
+	*off += step < left ? step : left;
+	return a;
+}
+
+bool sw_nlattr_tree_ok(const struct nlattr *nest, unsigned depth)
+{
+	const uint8_t *p = (const uint8_t *)nest + NLA_HDRLEN;
+	size_t len, off;
+	const struct nlattr *a;
+
+	if (!depth || nest->nla_len < NLA_HDRLEN)
+		return false;
+	len = nest->nla_len - NLA_HDRLEN;
+	sw_nlattr_for_each(a, p, len, off)
+		if ((a->nla_type & NLA_F_NESTED) && !sw_nlattr_tree_ok(a, depth - 1))
+			return false;
+	return len - off < NLA_HDRLEN;
+}
+
 /* NLMSG_ERROR as libmnl's default handler reads it. */
 static int error_default(const struct nlmsghdr *nlh)
 {

@@ -44,12 +44,14 @@ int sw_desired(const struct sw_config *cfg, struct sw_host *host, struct sw_mode
 
 static void kernel_error(struct sw_nl *nl, const char *what, int rc, char *err, size_t errlen)
 {
+	const char *sep = nl->errobj[0] ? ": " : "";
+
 	if (nl->errmsg[0])
-		snprintf(err, errlen, "%s: %s (kernel: %s, message %d of the batch)", what,
-			 strerror(-rc), nl->errmsg, nl->err_index);
+		snprintf(err, errlen, "%s: %s (kernel: %s, message %d of the batch%s%s)", what,
+			 strerror(-rc), nl->errmsg, nl->err_index, sep, nl->errobj);
 	else if (nl->err_index >= 0)
-		snprintf(err, errlen, "%s: %s (message %d of the batch)", what, strerror(-rc),
-			 nl->err_index);
+		snprintf(err, errlen, "%s: %s (message %d of the batch%s%s)", what, strerror(-rc),
+			 nl->err_index, sep, nl->errobj);
 	else
 		snprintf(err, errlen, "%s: %s", what, strerror(-rc));
 }
@@ -106,12 +108,15 @@ static int send_once(struct sw_nl *nl, uint32_t genid, build_fn build, const voi
 	struct sw_batch b;
 	int rc;
 
+	nl->errobj[0] = '\0';
 	if ((rc = sw_batch_init(&b, nl, genid, true)) == 0) {
 		rc = build(&b, nl, arg);
 		if (!rc)
 			rc = sw_batch_finish(&b, nl);
 		if (!rc)
 			rc = sw_nl_send_batch(nl, &b);
+		if (rc && nl->err_index >= 0)
+			sw_encode_describe(&b, nl->err_index, nl->errobj, sizeof(nl->errobj));
 	}
 	sw_batch_free(&b);
 	return rc;

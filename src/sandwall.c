@@ -245,7 +245,7 @@ static int cmd_apply(struct sw_nl *nl, const struct sw_config *cfg, const struct
 	int rc;
 
 	if (force) {
-		/* replace whatever is there, then read back */
+		/* rewrite every chain in place, then read back */
 		if ((rc = sw_apply(nl, want, err, sizeof(err)))) {
 			table_err(cfg, rc, err, "; the kernel kept its previous ruleset");
 			return EXIT_ERR;
@@ -256,7 +256,7 @@ static int cmd_apply(struct sw_nl *nl, const struct sw_config *cfg, const struct
 		}
 		if (d.n) {
 			sw_err("applied, but the kernel does not hold the same ruleset:");
-			sw_diff_print(&d, stderr, false);
+			sw_diff_print(&d, stderr);
 			sw_diff_free(&d);
 			return EXIT_ERR;
 		}
@@ -290,13 +290,22 @@ static int cmd_check(struct sw_nl *nl, const struct sw_config *cfg, const struct
 		return EXIT_ERR;
 	}
 	if (json) {
-		printf("{\"table\":\"inet/%s\",\"in_sync\":%s,\"drift\":", want->table,
-		       d.n ? "false" : "true");
-		sw_diff_print(&d, stdout, true);
-		printf("}\n");
+		struct sw_jw w;
+		char t[8 + SW_TABLE_MAXLEN];
+
+		snprintf(t, sizeof(t), "inet/%s", want->table);
+		sw_jw_init(&w);
+		sw_jw_obj(&w, NULL);
+		sw_jw_str(&w, "table", t);
+		sw_jw_bool(&w, "in_sync", !d.n);
+		sw_diff_json(&d, &w, "drift");
+		sw_jw_end(&w);
+		if ((rc = sw_jw_print(&w, stdout)))
+			sw_err("cannot write the answer: %s", strerror(-rc));
+		sw_jw_free(&w);
 	} else if (d.n) {
 		printf("drift in table inet %s (%zu differences):\n", want->table, d.n);
-		sw_diff_print(&d, stdout, false);
+		sw_diff_print(&d, stdout);
 	} else {
 		printf("table inet %s matches the config\n", want->table);
 	}
@@ -333,54 +342,52 @@ static void sandbox_counter(const struct sw_model *have, const struct sw_sandbox
 	*by = i < 0 ? 0 : have->counter_bytes[i];
 }
 
+/* The same as JSON: the "guard" member of status. */
+static void guard_json(struct sw_jw *w, const struct sw_config *cfg, const struct sw_host *host,
+		       int host_err)
+{
+	sw_jw_obj(w, "guard");
+	sw_jw_bool(w, "auto", cfg->auto_detect);
+	sw_jw_bool(w, "all_bridges", cfg->all_bridges);
+	sw_jw_arr(w, "patterns");
+	for (size_t i = 0; i < cfg->n_patterns; i++)
+		sw_jw_str(w, NULL, cfg->patterns[i]);
+	sw_jw_end(w);
+	sw_jw_arr(w, "runtime_names");
+	for (size_t i = 0; cfg->auto_detect && i < sw_n_runtime_names; i++)
+		sw_jw_str(w, NULL, sw_runtime_names[i]);
+	sw_jw_end(w);
+	for (int pass = 0; pass < 2; pass++) {
+		const char *key = pass ? "excluded" : "interfaces";
+
+		if (!host) {
+			sw_jw_null(w, key);
+			continue;
+		}
+		sw_jw_arr(w, key);
+		for (size_t i = 0; i < host->n_links; i++) {
+			const struct sw_link *l = &host->links[i];
+			enum sw_guard_why why = sw_ruleset_guard_why(cfg, l);
+
+			if (why == SW_GUARD_NO || (why >= SW_GUARD_PATTERN) == (bool)pass)
+				continue;
+			sw_jw_obj(w, NULL);
+			sw_jw_str(w, "name", l->name);
+			sw_jw_str(w, "kind", sw_link_kind_name(l->kind));
+			sw_jw_str(w, "why", sw_guard_why_name(why));
+			sw_jw_end(w);
+		}
+		sw_jw_end(w);
+	}
+	if (!host)
+		sw_jw_str(w, "error", strerror(-host_err));
+	sw_jw_end(w);
+}
+
 /* What is guarded on this host and why; with auto, what it leaves out
  * (lo, the default-route interfaces). host NULL: it could not be read. */
-static void print_guard(const struct sw_config *cfg, const struct sw_host *host, int host_err,
-			bool json)
+static void print_guard(const struct sw_config *cfg, const struct sw_host *host, int host_err)
 {
-	if (json) {
-		printf("\"guard\":{\"auto\":%s,\"all_bridges\":%s,\"patterns\":[",
-		       cfg->auto_detect ? "true" : "false", cfg->all_bridges ? "true" : "false");
-		for (size_t i = 0; i < cfg->n_patterns; i++) {
-			printf("%s", i ? "," : "");
-			sw_json_str(stdout, cfg->patterns[i]);
-		}
-		printf("],\"runtime_names\":[");
-		for (size_t i = 0; cfg->auto_detect && i < sw_n_runtime_names; i++) {
-			printf("%s", i ? "," : "");
-			sw_json_str(stdout, sw_runtime_names[i]);
-		}
-		printf("]");
-		for (int pass = 0; pass < 2; pass++) {
-			bool first = true;
-
-			printf(",\"%s\":", pass ? "excluded" : "interfaces");
-			if (!host) {
-				printf("null");
-				continue;
-			}
-			printf("[");
-			for (size_t i = 0; i < host->n_links; i++) {
-				const struct sw_link *l = &host->links[i];
-				enum sw_guard_why why = sw_ruleset_guard_why(cfg, l);
-
-				if (why == SW_GUARD_NO || (why >= SW_GUARD_PATTERN) == (bool)pass)
-					continue;
-				printf("%s{\"name\":", first ? "" : ",");
-				sw_json_str(stdout, l->name);
-				printf(",\"kind\":\"%s\",\"why\":\"%s\"}", sw_link_kind_name(l->kind),
-				       sw_guard_why_name(why));
-				first = false;
-			}
-			printf("]");
-		}
-		if (!host) {
-			printf(",\"error\":");
-			sw_json_str(stdout, strerror(-host_err));
-		}
-		printf("},");
-		return;
-	}
 	printf("guard: %s", cfg->auto_detect ? "auto" : "");
 	for (size_t i = 0; i < cfg->n_patterns; i++)
 		printf("%s%s", i || cfg->auto_detect ? " " : "", cfg->patterns[i]);
@@ -409,48 +416,74 @@ static void print_guard(const struct sw_config *cfg, const struct sw_host *host,
 	}
 }
 
-/* The output path ([guard] users and cgroups): which users, and which
- * cgroups match now (a scan of the cgroup tree) and by which pattern. */
-static void print_guard_output(const struct sw_config *cfg, bool json)
+/* The output path ([guard] users and cgroups): the cgroups that match now
+ * (a scan of the cgroup tree). *cg is malloc'd (NULL: no patterns). */
+static int guard_output_scan(const struct sw_config *cfg, struct sw_cgroup **cg, size_t *n,
+			     char *root, size_t rootlen)
 {
-	struct sw_cgroup *cg = NULL;
-	size_t n = 0;
-	char root[4096] = "";
-	int rc = 0;
+	int rc;
+
+	*cg = NULL;
+	*n = 0;
+	root[0] = '\0';
+	if (!cfg->n_cgroups)
+		return 0;
+	if (!(*cg = calloc(SW_MAX_CGROUPS, sizeof(**cg))))
+		return -ENOMEM;
+	if ((rc = sw_cg_root(root, rootlen)))
+		return rc;
+	return sw_cg_scan(cfg, root, *cg, SW_MAX_CGROUPS, n);
+}
+
+/* status --json: "guard_output": the users and the matching cgroups, and why */
+static void guard_output_json(struct sw_jw *w, const struct sw_config *cfg)
+{
+	struct sw_cgroup *cg;
+	char root[4096];
+	size_t n;
+	int rc;
 
 	if (!cfg->n_users && !cfg->n_cgroups)
 		return;
-	if (cfg->n_cgroups) {
-		cg = calloc(SW_MAX_CGROUPS, sizeof(*cg));
-		rc = !cg ? -ENOMEM : sw_cg_root(root, sizeof(root));
-		if (!rc)
-			rc = sw_cg_scan(cfg, root, cg, SW_MAX_CGROUPS, &n);
+	rc = guard_output_scan(cfg, &cg, &n, root, sizeof(root));
+	sw_jw_obj(w, "guard_output");
+	sw_jw_arr(w, "users");
+	for (size_t i = 0; i < cfg->n_users; i++) {
+		sw_jw_obj(w, NULL);
+		sw_jw_u64(w, "uid", cfg->users[i].uid);
+		sw_jw_str(w, "name", cfg->users[i].name);
+		sw_jw_str(w, "why", "user");
+		sw_jw_end(w);
 	}
-	if (json) {
-		printf("\"guard_output\":{\"users\":[");
-		for (size_t i = 0; i < cfg->n_users; i++) {
-			printf("%s{\"uid\":%u,\"name\":", i ? "," : "", cfg->users[i].uid);
-			sw_json_str(stdout, cfg->users[i].name);
-			printf(",\"why\":\"user\"}");
-		}
-		printf("],\"cgroups\":[");
-		for (size_t i = 0; !rc && i < n; i++) {
-			printf("%s{\"path\":", i ? "," : "");
-			sw_json_str(stdout, cg[i].path);
-			printf(",\"id\":%llu,\"level\":%u,\"pattern\":", (unsigned long long)cg[i].id,
-			       cg[i].level);
-			sw_json_str(stdout, cfg->cgroups[cg[i].pattern]);
-			printf(",\"why\":\"cgroup\"}");
-		}
-		printf("]");
-		if (rc) {
-			printf(",\"error\":");
-			sw_json_str(stdout, strerror(-rc));
-		}
-		printf("},");
-		free(cg);
+	sw_jw_end(w);
+	sw_jw_arr(w, "cgroups");
+	for (size_t i = 0; !rc && i < n; i++) {
+		sw_jw_obj(w, NULL);
+		sw_jw_str(w, "path", cg[i].path);
+		sw_jw_u64(w, "id", cg[i].id);
+		sw_jw_u64(w, "level", cg[i].level);
+		sw_jw_str(w, "pattern", cfg->cgroups[cg[i].pattern]);
+		sw_jw_str(w, "why", "cgroup");
+		sw_jw_end(w);
+	}
+	sw_jw_end(w);
+	if (rc)
+		sw_jw_str(w, "error", strerror(-rc));
+	sw_jw_end(w);
+	free(cg);
+}
+
+/* The same as text, after the guarded interfaces. */
+static void print_guard_output(const struct sw_config *cfg)
+{
+	struct sw_cgroup *cg;
+	char root[4096];
+	size_t n;
+	int rc;
+
+	if (!cfg->n_users && !cfg->n_cgroups)
 		return;
-	}
+	rc = guard_output_scan(cfg, &cg, &n, root, sizeof(root));
 	printf("guarded on the output path (traffic that starts on the host):\n");
 	for (size_t i = 0; i < cfg->n_users; i++) {
 		char who[64];
@@ -471,6 +504,77 @@ static void print_guard_output(const struct sw_config *cfg, bool json)
 	if (!rc && cfg->n_cgroups && !n)
 		printf("  no cgroup matches a pattern now\n");
 	free(cg);
+}
+
+/* status --json: one document through the writer. reply: the daemon's
+ * answer to "status" (NULL: no daemon); keys: the fields taken from it. */
+static void status_json(const struct sw_config *cfg, const struct sw_model *have,
+			const struct sw_host *host, int host_err, const char *reply,
+			const char *const *keys, size_t n_keys)
+{
+	char t[8 + SW_TABLE_MAXLEN], v[256];
+	struct sw_jw w;
+	int rc;
+
+	snprintf(t, sizeof(t), "inet/%s", cfg->table);
+	sw_jw_init(&w);
+	sw_jw_obj(&w, NULL);
+	sw_jw_str(&w, "table", t);
+	sw_jw_bool(&w, "present", have->has_table);
+	sw_jw_u64(&w, "generation", have->genid);
+	sw_jw_bool(&w, "owner", have->table_flags & NFT_TABLE_F_OWNER);
+	sw_jw_bool(&w, "persist", have->table_flags & NFT_TABLE_F_PERSIST);
+	if (!reply) {
+		sw_jw_null(&w, "daemon");
+	} else {
+		sw_jw_obj(&w, "daemon");
+		for (size_t k = 0; k < n_keys; k++) {
+			const char *val = reply_field(reply, keys[k], v, sizeof(v));
+			char *end;
+			unsigned long long n;
+
+			/* counters and ids as numbers, the rest as strings */
+			errno = 0;
+			n = strtoull(val, &end, 10);
+			if (*val >= '0' && *val <= '9' && !*end && !errno)
+				sw_jw_u64(&w, keys[k], n);
+			else
+				sw_jw_str(&w, keys[k], val);
+		}
+		sw_jw_end(&w);
+	}
+	sw_jw_obj(&w, "categories");
+	for (int c = 0; c < SW_CAT_COUNT; c++) {
+		int i = sw_model_find_counter(have, sw_category_name(c));
+
+		sw_jw_obj(&w, sw_category_name(c));
+		sw_jw_bool(&w, "enabled", cfg->block[c]);
+		sw_jw_u64(&w, "packets", i < 0 ? 0 : have->counter_pkts[i]);
+		sw_jw_u64(&w, "bytes", i < 0 ? 0 : have->counter_bytes[i]);
+		sw_jw_end(&w);
+	}
+	sw_jw_end(&w);
+	guard_json(&w, cfg, host, host_err);
+	guard_output_json(&w, cfg);
+	sw_jw_arr(&w, "sandboxes");
+	for (size_t b = 0; b < cfg->n_sandboxes; b++) {
+		const struct sw_sandbox *x = &cfg->sandboxes[b];
+		uint64_t pk, by;
+
+		sandbox_counter(have, x, &pk, &by);
+		sw_jw_obj(&w, NULL);
+		sw_jw_str(&w, "name", x->name);
+		sw_jw_str(&w, "egress", sw_egress_name(x->egress));
+		sw_jw_str(&w, "dns", x->dns == SW_DNS_AUTO ? "auto" : "none");
+		sw_jw_u64(&w, "packets", pk);
+		sw_jw_u64(&w, "bytes", by);
+		sw_jw_end(&w);
+	}
+	sw_jw_end(&w);
+	sw_jw_end(&w);
+	if ((rc = sw_jw_print(&w, stdout)))
+		sw_err("cannot write the answer: %s", strerror(-rc));
+	sw_jw_free(&w);
 }
 
 static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struct opts *o)
@@ -497,51 +601,8 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 		return EXIT_ERR;
 	}
 	if (json) {
-		printf("{\"table\":\"inet/%s\",\"present\":%s,\"generation\":%u,"
-		       "\"owner\":%s,\"persist\":%s,",
-		       cfg->table, have.has_table ? "true" : "false", have.genid,
-		       have.table_flags & NFT_TABLE_F_OWNER ? "true" : "false",
-		       have.table_flags & NFT_TABLE_F_PERSIST ? "true" : "false");
-		printf("\"daemon\":");
-		if (!daemon) {
-			printf("null,");
-		} else {
-			for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
-				const char *val = reply_field(reply, keys[k], v, sizeof(v));
-
-				printf("%s\"%s\":", k ? "," : "{", keys[k]);
-				/* counters and ids as numbers, the rest as strings */
-				if (*val && strspn(val, "0123456789") == strlen(val))
-					printf("%s", val);
-				else
-					sw_json_str(stdout, val);
-			}
-			printf("},");
-		}
-		printf("\"categories\":{");
-		for (int c = 0; c < SW_CAT_COUNT; c++) {
-			int i = sw_model_find_counter(&have, sw_category_name(c));
-
-			printf("%s\"%s\":{\"enabled\":%s,\"packets\":%llu,\"bytes\":%llu}", c ? "," : "",
-			       sw_category_name(c), cfg->block[c] ? "true" : "false",
-			       i < 0 ? 0ULL : (unsigned long long)have.counter_pkts[i],
-			       i < 0 ? 0ULL : (unsigned long long)have.counter_bytes[i]);
-		}
-		printf("},");
-		print_guard(cfg, host, host_err, true);
-		print_guard_output(cfg, true);
-		printf("\"sandboxes\":[");
-		for (size_t b = 0; b < cfg->n_sandboxes; b++) {
-			const struct sw_sandbox *x = &cfg->sandboxes[b];
-			uint64_t pk, by;
-
-			sandbox_counter(&have, x, &pk, &by);
-			printf("%s{\"name\":\"%s\",\"egress\":\"%s\",\"dns\":\"%s\",\"packets\":%llu,"
-			       "\"bytes\":%llu}", b ? "," : "", x->name, sw_egress_name(x->egress),
-			       x->dns == SW_DNS_AUTO ? "auto" : "none", (unsigned long long)pk,
-			       (unsigned long long)by);
-		}
-		printf("]}\n");
+		status_json(cfg, &have, host, host_err, daemon ? reply : NULL, keys,
+			    sizeof(keys) / sizeof(*keys));
 	} else {
 		printf("table inet %s: %s (generation %u)%s%s\n", cfg->table,
 		       have.has_table ? "present" : "ABSENT", have.genid,
@@ -552,8 +613,8 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 				printf("daemon %-16s %s\n", keys[k], reply_field(reply, keys[k], v, sizeof(v)));
 		else
 			printf("daemon: not running (no answer on %s)\n", o->control);
-		print_guard(cfg, host, host_err, false);
-		print_guard_output(cfg, false);
+		print_guard(cfg, host, host_err);
+		print_guard_output(cfg);
 		printf("%-14s %-8s %12s %14s\n", "category", "enabled", "packets", "bytes");
 		for (int c = 0; c < SW_CAT_COUNT; c++) {
 			int i = sw_model_find_counter(&have, sw_category_name(c));

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "diff.h"
+#include "json.h"
 #include "events.h"
 #include "fuzz_host.h"
 #include "model.h"
@@ -85,12 +86,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (sw_diff(&want, &have, &d) == 0) {
 		char sum[256];
 		FILE *f = fopen("/dev/null", "w");
+		struct sw_jw w;
 
 		sw_diff_summary(&d, sum, sizeof(sum));
 		if (f) {
-			sw_diff_print(&d, f, true);
+			sw_diff_print(&d, f);
 			fclose(f);
 		}
+		sw_jw_init(&w);
+		sw_diff_json(&d, &w, NULL);
+		sw_jw_free(&w);
 		sw_diff_free(&d);
 	}
 	sw_model_free(&have);

@@ -521,10 +521,11 @@ _flood_during() {
 
 core_11_atomic() {
 	need_sandwall || return $SKIP
-	local conf c_dest c_priv l1 l2
+	local conf c_dest c_priv c_host l1 l2
 	conf=$(mkconf default)
 	c_dest=$(mkconf dest_other "block.destinations=198.51.100.0/24")
 	c_priv=$(mkconf private block.private=yes)
+	c_host=$(mkconf host_off block.host=no)
 	apply_ok "$conf" || return 1
 	apply_ok "$conf" || return 1
 	expect_sw 0 "check after applying twice" -c "$conf" check
@@ -533,17 +534,14 @@ core_11_atomic() {
 
 	# plain re-apply of the same config (may be a no-op when the kernel matches)
 	_flood_during "same config" "-c $conf apply" "-c $conf apply"
-	# forced full replace every time (apply --force, if the CLI has it)
-	sw -c "$conf" --force apply
-	if [ "$SW_RC" -eq 0 ]; then
-		_flood_during "apply --force" "-c $conf --force apply" "-c $conf --force apply"
-	else
-		info "apply --force not supported (exit $SW_RC): forced-replace phase skipped"
-	fi
-	# set contents change every time (destinations4 differs)
+	# every chain rewritten every time (apply --force flushes and refills them all)
+	_flood_during "apply --force" "-c $conf --force apply" "-c $conf --force apply"
+	# set contents change every time (destinations4 differs; private fills private4)
 	_flood_during "set elements change" "-c $c_dest apply" "-c $conf apply"
-	# rules change every time (private adds rules)
-	_flood_during "rules change" "-c $c_priv apply" "-c $conf apply"
+	_flood_during "private on and off" "-c $c_priv apply" "-c $conf apply"
+	# rules and chains change every time: block.host = no drops the fib
+	# local rule and the input chain, the default puts them back
+	_flood_during "rules and chains change" "-c $c_host apply" "-c $conf apply"
 	expect_sw 0 "check after the re-applies" -c "$conf" check
 	return 0
 }

@@ -226,6 +226,12 @@ egress = none")
 		grep -q 'event=blocked category=gateways' "$SWT_TMP/att-d.log" && break
 		sleep 0.1
 	done
+	# a quiet daemon still writes attempts.json within about a second (its
+	# loop wakes for it; no further event needed)
+	for i in $(seq 1 30); do grep -q '"10.0.0.1"' "$dir/attempts.json" 2>/dev/null && break; sleep 0.1; done
+	if grep -q '"10.0.0.1"' "$dir/attempts.json" 2>/dev/null; then
+		ok "attempts.json holds the last attempt while the daemon runs (no event needed)"
+	else bad "attempts.json lacks the last attempt 3 s later"; fi
 	kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null     # writes attempts.json at stop
 	if [ -s "$dir/attempts.json" ]; then ok "sandwalld wrote $(basename "$dir")/attempts.json"
 	else bad "no attempts.json beside the journal"; show "$SWT_TMP/att-d.log"; return 1; fi

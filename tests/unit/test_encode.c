@@ -20,6 +20,7 @@
 #include "diff.h"
 #include "encode.h"
 #include "fake_kernel.h"
+#include "nft_canon.h"
 #include "observe.h"
 
 #define MSG(t) ((NFNL_SUBSYS_NFTABLES << 8) | (t))
@@ -71,81 +72,13 @@ static size_t walk(const struct sw_batch *b, const struct nlmsghdr **out, size_t
 }
 
 
-/* The message as the kernel would dump it back. libnftnl 1.2.4 builds two
- * things its own parser refuses, while the kernel accepts them and dumps
- * them in canonical form:
- *  - set elements are nested with types 1, 2, 3... (kernel: NFTA_LIST_ELEM);
- *  - the objref name is put without its NUL (kernel: nla_put_string).
- * Returns a malloc'd copy. */
-static void copy_attr(struct nlmsghdr *out, const struct nlattr *a)
-{
-	mnl_attr_put(out, a->nla_type, mnl_attr_get_payload_len(a), mnl_attr_get_payload(a));
-}
-
+/* The message as the kernel would dump it back (nft_canon.h): a malloc'd copy. */
 static struct nlmsghdr *kernel_echo(const struct nlmsghdr *in)
 {
 	struct nlmsghdr *out = calloc(1, MNL_ALIGN(in->nlmsg_len) * 2 + 256);
-	const struct nlattr *a, *el, *x, *d;
 
 	assert_non_null(out);
-	if (NFNL_MSG_TYPE(in->nlmsg_type) == NFT_MSG_NEWSETELEM ||
-	    NFNL_MSG_TYPE(in->nlmsg_type) == NFT_MSG_DELSETELEM) {
-		memcpy(out, in, in->nlmsg_len);
-		mnl_attr_for_each(a, out, sizeof(struct nfgenmsg))
-			if (mnl_attr_get_type(a) == NFTA_SET_ELEM_LIST_ELEMENTS)
-				mnl_attr_for_each_nested(el, a)
-					((struct nlattr *)el)->nla_type = NLA_F_NESTED | NFTA_LIST_ELEM;
-		return out;
-	}
-	if (NFNL_MSG_TYPE(in->nlmsg_type) != NFT_MSG_NEWRULE) {
-		memcpy(out, in, in->nlmsg_len);
-		return out;
-	}
-	*out = *in;
-	out->nlmsg_len = MNL_NLMSG_HDRLEN;
-	memcpy(mnl_nlmsg_put_extra_header(out, sizeof(struct nfgenmsg)),
-	       mnl_nlmsg_get_payload(in), sizeof(struct nfgenmsg));
-	mnl_attr_for_each(a, in, sizeof(struct nfgenmsg)) {
-		struct nlattr *n1;
-
-		if (mnl_attr_get_type(a) != NFTA_RULE_EXPRESSIONS) {
-			copy_attr(out, a);
-			continue;
-		}
-		n1 = mnl_attr_nest_start(out, NFTA_RULE_EXPRESSIONS);
-		mnl_attr_for_each_nested(el, a) {
-			struct nlattr *n2 = mnl_attr_nest_start(out, NFTA_LIST_ELEM);
-			const char *name = "";
-
-			mnl_attr_for_each_nested(x, el) {
-				struct nlattr *n3;
-
-				if (mnl_attr_get_type(x) == NFTA_EXPR_NAME)
-					name = mnl_attr_get_str(x);
-				if (mnl_attr_get_type(x) != NFTA_EXPR_DATA) {
-					copy_attr(out, x);
-					continue;
-				}
-				n3 = mnl_attr_nest_start(out, NFTA_EXPR_DATA);
-				mnl_attr_for_each_nested(d, x) {
-					if (!strcmp(name, "objref") &&
-					    mnl_attr_get_type(d) == NFTA_OBJREF_IMM_NAME) {
-						char v[256] = "";
-
-						memcpy(v, mnl_attr_get_payload(d),
-						       mnl_attr_get_payload_len(d) < 255 ?
-						       mnl_attr_get_payload_len(d) : 255);
-						mnl_attr_put_strz(out, NFTA_OBJREF_IMM_NAME, v);
-					} else {
-						copy_attr(out, d);
-					}
-				}
-				mnl_attr_nest_end(out, n3);
-			}
-			mnl_attr_nest_end(out, n2);
-		}
-		mnl_attr_nest_end(out, n1);
-	}
+	fn_canon(in, out);
 	return out;
 }
 
@@ -467,7 +400,7 @@ static void test_decode_roundtrip(void **state)
 	}
 	assert_int_equal(sw_diff(&e->m, &d, &diff), 0);
 	if (diff.n)
-		sw_diff_print(&diff, stderr, false);
+		sw_diff_print(&diff, stderr);
 	assert_int_equal(diff.n, 0);
 	sw_diff_free(&diff);
 
@@ -504,7 +437,7 @@ static void test_decode_roundtrip_variants(void **state)
 		assert_true(d.has_table);
 		assert_int_equal(sw_diff(&e->m, &d, &diff), 0);
 		if (diff.n)
-			sw_diff_print(&diff, stderr, false);
+			sw_diff_print(&diff, stderr);
 		assert_int_equal(diff.n, 0);
 		sw_diff_free(&diff);
 		sw_model_free(&d);

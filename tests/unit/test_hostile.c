@@ -209,6 +209,58 @@ static void test_walk_unpadded_tail(void **state)
 	assert_int_equal(off, 48);
 }
 
+/* attributes: the same bounded walk, and the nest check conntrack uses */
+static void put_attr(uint8_t *p, uint16_t len, uint16_t type)
+{
+	struct nlattr a = { .nla_len = len, .nla_type = type };
+
+	memcpy(p, &a, sizeof(a));
+}
+
+static void test_attr_walk_and_tree(void **state)
+{
+	uint8_t *p = (uint8_t *)buf;
+	const struct nlattr *a;
+	size_t off, seen = 0;
+
+	(void)state;
+	memset(buf, 0, 65536);
+	/* outer nest (40) = [ inner nest (12) = [ u32 (8) ], u32 (8), u64 (12) ], 4 pad bytes left */
+	put_attr(p, 36, 1 | NLA_F_NESTED);
+	put_attr(p + 4, 12, 1 | NLA_F_NESTED);
+	put_attr(p + 8, 8, 1);
+	put_attr(p + 16, 8, 2);
+	put_attr(p + 24, 12, 3);
+	sw_nlattr_for_each(a, p + 4, 32, off)
+		seen++;
+	assert_int_equal(seen, 3);
+	assert_int_equal(off, 32);
+	assert_true(sw_nlattr_tree_ok((const struct nlattr *)p, 4));
+	assert_false(sw_nlattr_tree_ok((const struct nlattr *)p, 1));     /* too deep */
+	/* an inner length past its nest, below a header, at 0xffff */
+	for (unsigned bad = 0; bad < 3; bad++) {
+		static const uint16_t lens[] = { 16, 2, 0xffff };
+
+		put_attr(p + 4, lens[bad], 1 | NLA_F_NESTED);
+		assert_false(sw_nlattr_tree_ok((const struct nlattr *)p, 4));
+	}
+	put_attr(p + 4, 12, 1 | NLA_F_NESTED);
+	put_attr(p + 8, 9, 1);          /* inner value past the inner nest */
+	assert_false(sw_nlattr_tree_ok((const struct nlattr *)p, 4));
+	put_attr(p + 8, 8, 1);
+	/* trailing bytes that could hold a header but are not whole */
+	put_attr(p, 40, 1 | NLA_F_NESTED);
+	put_attr(p + 36, 8, 4);
+	assert_false(sw_nlattr_tree_ok((const struct nlattr *)p, 4));
+	/* nla_len wraps nothing: 0xffff from the end of a small buffer */
+	put_attr(p, 0xffff, 1);
+	seen = 0;
+	sw_nlattr_for_each(a, p, 8, off)
+		seen++;
+	assert_int_equal(seen, 0);
+	assert_int_equal(off, 0);
+}
+
 static void test_parsers_oversized_len(void **state)
 {
 	struct sw_blocked b[4];
@@ -560,6 +612,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_elems_without_set_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_walk_oversized_len, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_walk_unpadded_tail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_attr_walk_and_tree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_parsers_oversized_len, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dump_oversized_len, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nftnl_attr_size, setup, teardown),

@@ -237,7 +237,7 @@ static void test_apply_error_text(void **state)
 	assert_int_equal(sw_apply(&t->nl, &t->m, err, sizeof(err)), -EOPNOTSUPP);
 	assert_int_equal(t->k.n_batches, 1);
 	assert_string_equal(err, "cannot apply the ruleset: Operation not supported "
-			    "(kernel: Table flag not supported, message 2 of the batch)");
+			    "(kernel: Table flag not supported, message 2 of the batch: add counter metadata)");
 }
 
 static void test_remove_absent(void **state)
