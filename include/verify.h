@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdint.h>
 #include "attack.h"
 #include "config.h"
 #include "hoststate.h"
@@ -68,6 +69,10 @@ struct sw_verify_opts {
 	bool json;
 	const char *record;         /* write the JSON result here ("" = no) */
 	bool no_attacks;            /* --no-attacks: TCP probes only */
+	bool has_uid;               /* --uid: probe as this user, from the host */
+	uint32_t uid;
+	const char *cgroup;         /* --cgroup: probe from this cgroup (below the
+				     * cgroup2 root), from the host */
 };
 
 /* The whole command: returns the exit code (0 held, 1 not, 2 error). */

@@ -43,6 +43,9 @@ struct opts {
 	bool json;
 	bool verbose;
 	bool no_attacks;
+	bool has_uid;           /* verify --uid */
+	uint32_t uid;
+	const char *cgroup;     /* verify --cgroup */
 };
 
 /* ---- the commands: one table entry each ---------------------------------- */
@@ -113,6 +116,8 @@ static void usage(FILE *f)
 		"      --expect-open HOST:PORT  verify: a canary that must stay reachable (repeatable)\n"
 		"      --timeout MS   verify: how long a probe waits (default 1000)\n"
 		"      --no-attacks   verify: TCP probes only (no priming, ND or broadcast attacks)\n"
+		"      --uid UID      verify: probe from the host as that user ([guard] users)\n"
+		"      --cgroup PATH  verify: probe from the host in that cgroup ([guard] cgroups)\n"
 		"  -v, --verbose      more messages on stderr\n"
 		"      --control PATH the daemon's control socket (default " SW_CONTROL_PATH ")\n"
 		"  -h, --help         this text\n"
@@ -658,6 +663,18 @@ static int verify_opt(struct opts *o, int c, const char *arg)
 	case 'N':
 		o->netns = arg;
 		return 0;
+	case 'U':
+		v = strtol(arg, &end, 10);
+		if (*end || v <= 0 || v > (long)UINT32_MAX - 1) {
+			fprintf(stderr, "sandwall: bad --uid '%s' (a number, not 0)\n", arg);
+			return -1;
+		}
+		o->has_uid = true;
+		o->uid = (uint32_t)v;
+		return 0;
+	case 'G':
+		o->cgroup = arg;
+		return 0;
 	case 'E':
 		if (o->n_open >= MAX_CANARIES) {
 			fprintf(stderr, "sandwall: at most %d --expect-open\n", MAX_CANARIES);
@@ -681,7 +698,8 @@ static int cmd_verify(const struct opts *o, const struct sw_config *cfg)
 	struct sw_verify_opts vo = {
 		.pid = o->pid, .netns = o->netns, .timeout_ms = o->timeout_ms,
 		.expect_open = o->expect_open, .n_open = o->n_open, .json = o->json,
-		.no_attacks = o->no_attacks,
+		.no_attacks = o->no_attacks, .has_uid = o->has_uid, .uid = o->uid,
+		.cgroup = o->cgroup,
 	};
 	char record[SW_PATH_MAX + 16] = "";
 	const char *slash = strrchr(cfg->journal_path, '/');
@@ -693,6 +711,10 @@ static int cmd_verify(const struct opts *o, const struct sw_config *cfg)
 	vo.record = record;
 	if (o->pid && o->netns) {
 		fprintf(stderr, "sandwall: --pid and --netns exclude each other\n");
+		return EXIT_ERR;
+	}
+	if ((o->has_uid || o->cgroup) && (o->pid || o->netns)) {
+		fprintf(stderr, "sandwall: --uid and --cgroup probe from the host; not with --pid or --netns\n");
 		return EXIT_ERR;
 	}
 	return sw_verify_cmd(cfg, &vo);
@@ -711,6 +733,8 @@ static const struct option longopts[] = {
 	{ "expect-open", required_argument, NULL, 'E' },
 	{ "timeout", required_argument, NULL, 'T' },
 	{ "no-attacks", no_argument, NULL, 'A' },
+	{ "uid", required_argument, NULL, 'U' },
+	{ "cgroup", required_argument, NULL, 'G' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -729,7 +753,7 @@ static int parse_opts(int argc, char **argv, const char *optstring, struct opts 
 		case 'C': o->control = optarg; break;
 		case 'F': o->force = true; break;
 		case 'A': o->no_attacks = true; break;
-		case 'P': case 'N': case 'E': case 'T':
+		case 'P': case 'N': case 'E': case 'T': case 'U': case 'G':
 			if (verify_opt(o, c, optarg))
 				return EXIT_ERR;
 			break;

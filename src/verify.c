@@ -14,9 +14,12 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "atomicfile.h"
+#include "cgwatch.h"
 #include "diff.h"
 #include "endpoints.h"
 #include "holes.h"
@@ -483,6 +486,116 @@ static int probe_in(int nsfd, int homefd, struct sw_verify *v, unsigned timeout_
 	return rc;
 }
 
+/* --uid / --cgroup: the output path ([guard] users, cgroups). A child
+ * takes the identity (writes itself into the cgroup's cgroup.procs, drops
+ * to the uid and gid), probes from the host's own namespace and sends the
+ * results back through a pipe. The plan gains the host's loopback
+ * (127.0.0.1 and ::1 x every listening port not in host_ports), which the
+ * output path blocks too. */
+static int join_cgroup(const char *cg)
+{
+	char root[4096], path[8192], pid[24];
+	int fd, rc = 0;
+
+	while (*cg == '/')
+		cg++;
+	if (!*cg || strstr(cg, ".."))
+		return -EINVAL;
+	if ((rc = sw_cg_root(root, sizeof(root))))
+		return rc;
+	snprintf(path, sizeof(path), "%s/%s/cgroup.procs", root, cg);
+	snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	if (write(fd, pid, strlen(pid)) < 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+static int plan_loopback(const struct sw_config *cfg, const struct sw_host *host,
+			 const uint16_t *ports, size_t n_ports, struct sw_verify *v)
+{
+	static const char *const lo[] = { "127.0.0.1", "::1" };
+	int rc;
+
+	for (size_t i = 0; i < 2; i++) {
+		struct sw_prefix a;
+
+		sw_prefix_parse(lo[i], &a, NULL);
+		for (size_t p = 0; p < n_ports; p++)
+			if (!allowed(cfg, host, &a, ports[p], true) &&
+			    (rc = add(v, "host", true, &a, ports[p])) == -ENOSPC)
+				return rc;
+	}
+	return 0;
+}
+
+/* Exactly len bytes, or -EIO (the child died or wrote less). */
+static int read_full(int fd, void *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t r = read(fd, (char *)buf + got, len - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -EIO;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+static int probe_as(struct sw_verify *v, const struct sw_verify_opts *o)
+{
+	static struct sw_probe p[SW_VERIFY_MAX];
+	size_t np = 0;
+	int fds[2], rc = 0, status;
+	pid_t pid;
+
+	for (size_t i = 0; i < v->n; i++)
+		if (v->t[i].atk.kind == SW_ATK_NONE)
+			p[np++] = v->t[i].probe;
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -errno;
+	if ((pid = fork()) < 0) {
+		rc = -errno;
+		close(fds[0]);
+		close(fds[1]);
+		return rc;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		if (o->cgroup)
+			rc = join_cgroup(o->cgroup);
+		if (!rc && o->has_uid && (setgroups(0, NULL) < 0 || setgid(o->uid) < 0 ||
+					  setuid(o->uid) < 0))
+			rc = -errno;
+		if (!rc)
+			rc = sw_probe_run(p, np, o->timeout_ms);
+		if (write(fds[1], &rc, sizeof(rc)) != sizeof(rc) ||
+		    (!rc && write(fds[1], p, np * sizeof(*p)) != (ssize_t)(np * sizeof(*p))))
+			_exit(2);
+		_exit(0);
+	}
+	close(fds[1]);
+	if (read_full(fds[0], &rc, sizeof(rc)))
+		rc = -EIO;
+	else if (!rc && read_full(fds[0], p, np * sizeof(*p)))
+		rc = -EIO;
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	if (rc)
+		return rc;
+	np = 0;
+	for (size_t i = 0; i < v->n; i++)
+		if (v->t[i].atk.kind == SW_ATK_NONE)
+			v->t[i].probe = p[np++];
+	return 0;
+}
+
 /* What the attacks need from the host's side (NULL: no attacks). */
 struct attack_ctx {
 	struct sw_nl *nl;               /* nfnetlink, in the host's namespace */
@@ -868,7 +981,7 @@ fail:
 int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 {
 	static struct attack_ctx ac;
-	bool attacks = !o->no_attacks && !o->pid && !o->netns;
+	bool attacks = !o->no_attacks && !o->pid && !o->netns && !o->has_uid && !o->cgroup;
 	static struct sw_host host;
 	static struct sw_verify plan, run;
 	uint16_t ports[128];
@@ -913,7 +1026,27 @@ int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 	if (!o->json)
 		sw_verify_print_holes(cfg, &host, stdout, false);
 	fprintf(jf, "\"runs\":[");
-	if (o->pid || o->netns) {
+	if (o->has_uid || o->cgroup) {
+		run = plan;
+		if (o->cgroup && o->has_uid)
+			snprintf(run.from, sizeof(run.from), "uid %u in cgroup %s", o->uid, o->cgroup);
+		else if (o->cgroup)
+			snprintf(run.from, sizeof(run.from), "cgroup %s", o->cgroup);
+		else
+			snprintf(run.from, sizeof(run.from), "uid %u", o->uid);
+		rc = plan_loopback(cfg, &host, ports, n_ports, &run);
+		if (!rc)
+			rc = probe_as(&run, o);
+		if (rc)
+			sw_err("%s: cannot probe: %s", run.from, strerror(-rc));
+		else {
+			sw_verify_print(&run, runs, o->json ? jf : stdout, o->json);
+			if (!o->json)
+				sw_verify_print(&run, runs, jf, true);
+			all = sw_verify_passed(&run);
+			runs++;
+		}
+	} else if (o->pid || o->netns) {
 		char path[64];
 		const char *nspath = o->netns;
 		int fd;

@@ -527,8 +527,14 @@ _runtimes_06() {
 	info "without the table: uid $OU_UID reaches everything (the attack works here)"
 	ou_expect $OU_UID reach $RT_META $RT_GW $RT_LAN $RT_HOST http://10.0.0.2:9090/ $OU_LOOP $OU_LOOP6
 	conf=$(mkconf ou6 guard.interfaces=auto guard.users="$OU_UID")
+	expect_sw 1 "verify --uid $OU_UID without the table: not held" -c "$conf" verify --uid $OU_UID
 	apply_ok "$conf" || return 1
 	expect_sw 0 "check" -c "$conf" check
+	expect_sw 0 "verify --uid $OU_UID: held (metadata, gateways, LAN, host and loopback probed as the uid)" \
+		-c "$conf" verify --uid $OU_UID
+	if grep -q '127.0.0.1' "$SW_OUT" && grep -q "uid $OU_UID" "$SW_OUT"; then ok "verify --uid probed the loopback as uid $OU_UID"
+	else bad "verify --uid output lacks the loopback or the uid"; show "$SW_OUT" 20; fi
+	expect_sw 1 "verify --uid $OU_OTHER (not guarded): not held" -c "$conf" verify --uid $OU_OTHER
 	ou_expect $OU_UID block $RT_META $RT_GW $RT_LAN $RT_HOST http://10.0.0.2:9090/ $OU_LOOP $OU_LOOP6
 	ou_expect $OU_UID reach $RT_NET "http://[2001:db8::10]/" $OU_DNS
 	info "another uid and root: the host's own processes are untouched"
@@ -737,6 +743,8 @@ _runtimes_10() {
 	cg_expect "$OU_CGDIR/ctr-1" block $RT_META $RT_GW $RT_LAN $RT_HOST $OU_LOOP $OU_LOOP6
 	cg_expect "$OU_CGDIR/ctr-1" reach $RT_NET $OU_DNS
 	cg_expect "$OU_CGDIR/ctr-1/inner" block $RT_META $OU_LOOP
+	expect_sw 0 "verify --cgroup $(basename "$OU_CGDIR")/ctr-1: held" -c "$conf" verify --cgroup "$(basename "$OU_CGDIR")/ctr-1"
+	expect_sw 1 "verify --cgroup $(basename "$OU_CGDIR")/other: not held" -c "$conf" verify --cgroup "$(basename "$OU_CGDIR")/other"
 	cg_expect "$OU_CGDIR/other" reach $RT_META $OU_LOOP
 	cg_expect "$OU_CGDIR" reach $RT_META
 	reach "$H" $RT_META
