@@ -19,9 +19,6 @@
  * /proc/self/mountinfo (/sys/fs/cgroup, or /sys/fs/cgroup/unified on a
  * hybrid host). 0, or -ENOENT when there is none. */
 int sw_cg_root(char *buf, size_t len);
-/* Does the path rel (relative to the root) match the pattern: as many
- * components, each matching its shell pattern? */
-bool sw_cg_match(const char *pattern, const char *rel);
 /* Find every cgroup a pattern matches, into cg[] (sorted by level and id,
  * each once): 0, -ENOSPC beyond max, or -errno. No patterns: 0, none. */
 int sw_cg_scan(const struct sw_config *cfg, const char *root, struct sw_cgroup *cg,

@@ -75,22 +75,6 @@ static unsigned comp(const char *pattern, unsigned k, char *buf, size_t len)
 	}
 }
 
-bool sw_cg_match(const char *pattern, const char *rel)
-{
-	char pc[SW_CG_PATTERN_MAX], rc[SW_CG_PATH_MAX];
-	unsigned np = comp(pattern, 0, pc, sizeof(pc)), nr = comp(rel, 0, rc, sizeof(rc));
-
-	if (np != nr || !*rel)
-		return false;
-	for (unsigned k = 0; k < np; k++) {
-		comp(pattern, k, pc, sizeof(pc));
-		comp(rel, k, rc, sizeof(rc));
-		if (fnmatch(pc, rc, FNM_PERIOD))
-			return false;
-	}
-	return true;
-}
-
 struct walk {
 	const struct sw_config *cfg;
 	unsigned ncomp[SW_MAX_CG_PATTERNS];
