@@ -729,19 +729,48 @@ cg_expect() {
 	done
 }
 
+# cg_forge CGDIR SRC: from inside the cgroup (root with CAP_NET_RAW, as in a
+# host-network container), a raw IPv4/UDP datagram with the forged source
+# SRC to 203.0.113.10:5454 (an address the guard leaves open)
+cg_forge() {
+	cat >"$SWT_TMP/forge.py" <<-'PYF'
+	import socket, struct, sys
+	src, dst = socket.inet_aton(sys.argv[1]), socket.inet_aton("203.0.113.10")
+	payload = b"swt-forged"
+	udp = struct.pack("!HHHH", 40404, 5454, 8 + len(payload), 0) + payload
+	ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 1, 0, 64, 17, 0, src, dst)
+	s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+	for _ in range(3):
+	    s.sendto(ip + udp, ("203.0.113.10", 0))
+	PYF
+	sh -c 'echo $$ >"$1/cgroup.procs" && exec ip netns exec "$2" "$3" "$4" "$5"' \
+		sh "$1" "$H" "$PY" "$SWT_TMP/forge.py" "$2" 2>/dev/null
+	sleep 0.2
+}
+
 runtimes_10_cgroups() { rt_run _runtimes_10; }
 _runtimes_10() {
-	local conf pat
+	local conf pat n sp
 	ou_cg_setup || return $SKIP
 	mkdir -p "$OU_CGDIR/ctr-1/inner" "$OU_CGDIR/other" || { bad "mkdir cgroups"; return 1; }
 	info "without the table: a process in $(basename "$OU_CGDIR")/ctr-1 reaches everything"
 	cg_expect "$OU_CGDIR/ctr-1" reach $RT_META $RT_GW $RT_LAN $RT_HOST $OU_LOOP
+	# the forged-source attack (conntrack priming's first step) works here
+	atk_rx "$CL" outcg || return 1
+	cg_forge "$OU_CGDIR/ctr-1" 10.0.0.77
+	n=$(atk_rx_n outcg "src=10.0.0.77")
+	if [ "${n:-0}" -gt 0 ]; then ok "without the table a forged source from the cgroup reaches the cloud ($n datagrams): the attack works here"
+	else bad "the forged datagrams did not arrive without the table: the attack proves nothing here"; fi
 	pat="$(basename "$OU_CGDIR")/ctr-*"
 	conf=$(mkconf ou10 guard.interfaces=auto guard.cgroups="$pat")
 	apply_ok "$conf" || return 1
 	expect_sw 0 "check" -c "$conf" check
 	cg_expect "$OU_CGDIR/ctr-1" block $RT_META $RT_GW $RT_LAN $RT_HOST $OU_LOOP $OU_LOOP6
 	cg_expect "$OU_CGDIR/ctr-1" reach $RT_NET $OU_DNS
+	cg_forge "$OU_CGDIR/ctr-1" 10.0.0.78
+	n=$(atk_rx_n outcg "src=10.0.0.78"); sp=$(counter_packets spoofed)
+	if [ "${n:-0}" = 0 ] && [ "${sp:-0}" -gt 0 ]; then ok "a forged source from the cgroup is dropped and counted as spoofed ($sp)"
+	else bad "forged source from the cgroup: $n datagrams arrived, counter spoofed = ${sp:-missing}"; fi
 	cg_expect "$OU_CGDIR/ctr-1/inner" block $RT_META $OU_LOOP
 	expect_sw 0 "verify --cgroup $(basename "$OU_CGDIR")/ctr-1: held" -c "$conf" verify --cgroup "$(basename "$OU_CGDIR")/ctr-1"
 	expect_sw 1 "verify --cgroup $(basename "$OU_CGDIR")/other: not held" -c "$conf" verify --cgroup "$(basename "$OU_CGDIR")/other"
@@ -763,7 +792,7 @@ ou_cg_in_set() { hnft list set inet sandwall guard_cg2 2>/dev/null | tr -c '0-9\
 
 runtimes_11_cgroups_live() { rt_run _runtimes_11; }
 _runtimes_11() {
-	local conf pat id i ms=() out
+	local conf pat id i ms=() out js
 	[ -x "$RT_SANDWALLD" ] || { info "skip: $RT_SANDWALLD not built"; return $SKIP; }
 	ou_cg_setup || return $SKIP
 	mkdir -p "$OU_CGDIR/ctr-old" || return 1
@@ -792,6 +821,17 @@ _runtimes_11() {
 	out=$(grep -F "$(basename "$OU_CGDIR")/ctr-3" "$SW_OUT")
 	if [[ "$out" == *cgroup* ]] || [[ "$out" == *"$pat"* ]]; then ok "status: $(echo $out)"
 	else bad "status does not list $(basename "$OU_CGDIR")/ctr-3 and why"; show "$SW_OUT" 40; fi
+	sw -c "$conf" --json status
+	js=$("$PY" - "$SW_OUT" "$(basename "$OU_CGDIR")/ctr-3" "$pat" <<-'EOF'
+	import json, sys
+	d = json.load(open(sys.argv[1]))["guard_output"]
+	c = [x for x in d["cgroups"] if x["path"] == sys.argv[2]]
+	ok = len(c) == 1 and c[0]["why"] == "cgroup" and c[0]["pattern"] == sys.argv[3] and c[0]["level"] == 2
+	print("ok" if ok else "bad %s" % d)
+	EOF
+	)
+	if [ "$js" = ok ]; then ok "status --json: guard_output.cgroups lists ctr-3, its pattern and why"
+	else bad "status --json: $js"; fi
 	if grep -q 'event=cgroups' "$D_LOG"; then ok "daemon: $(grep -m1 'event=cgroups' "$D_LOG" | sed 's/^sandwalld: //')"
 	else bad "no event=cgroups line in the daemon's log"; fi
 	return 0
