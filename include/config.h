@@ -48,6 +48,50 @@ enum sw_category {
 /* "metadata", "link_local", ... (the config key and counter name) */
 const char *sw_category_name(enum sw_category c);
 
+/* How the config switches a category on. */
+enum sw_cat_key {
+	SW_CAT_KEY_NONE,        /* always on, no key (spoofed) */
+	SW_CAT_KEY_BOOL,        /* [block] NAME = yes|no */
+	SW_CAT_KEY_LIST,        /* on when [block] NAME lists entries (its own parser) */
+};
+
+/* How the guard chain finds what a category blocks (ruleset.c). */
+enum sw_cat_match {
+	SW_CAT_MATCH_SPOOF,     /* fib saddr . iif oif missing, before every accept */
+	SW_CAT_MATCH_LOCAL,     /* fib daddr type local (+ the input hook's broadcast) */
+	SW_CAT_MATCH_SET,       /* ip daddr @<name>4, ip6 daddr @<name>6 */
+};
+
+#define SW_CAT_V4 1u
+#define SW_CAT_V6 2u
+
+/* One entry per category. Its name is the [block] key, the named counter,
+ * the chain block_<name> and the log prefix "sandwall:<name> ". Adding a
+ * category is one entry here (and, for SW_CAT_MATCH_SET, the code in
+ * ruleset.c that fills its sets). */
+struct sw_category_info {
+	const char *name;
+	enum sw_cat_key key;
+	bool default_on;
+	enum sw_cat_match match;
+	unsigned families;      /* SW_CAT_V4 | SW_CAT_V6: where it can block */
+	/* where it sits in the guard chain (lower first; the first category
+	 * that matches counts the packet); from SW_CAT_RANK_OWN on, after the
+	 * guarded subnets' return (container-to-container stays open) */
+	unsigned rank;
+	/* verify's plan: probe one address of each entry (0: the category
+	 * has no addresses of its own to probe, e.g. spoofed) */
+	bool probed;
+};
+#define SW_CAT_RANK_OWN 100
+extern const struct sw_category_info sw_categories[SW_CAT_COUNT];
+/* The entry of c (NULL when out of range). */
+const struct sw_category_info *sw_category_info(enum sw_category c);
+/* The category of a name ("metadata"), or -ENOENT. */
+int sw_category_lookup(const char *name);
+/* prefix of every category's log line and chain */
+#define SW_CAT_CHAIN_PREFIX "block_"
+
 enum sw_dns_mode { SW_DNS_AUTO, SW_DNS_NONE };
 /* [daemon] owner: auto = the strongest the kernel has (owner+persist, else
  * twin, else watch); yes = owner even without persist; twin = force the

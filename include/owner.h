@@ -9,6 +9,10 @@
  *   watch          nothing owned: repair after the fact */
 #include "daemon.h"
 
+/* table inet <table>_probe: made and deleted in one batch at start, to ask
+ * the kernel which table flags it has */
+#define SW_PROBE_SUFFIX "_probe"
+
 /* Take the table at start (and after losing it): apply the desired model
  * with the mode's flags, adopting an orphaned persistent table. Sets
  * d->mode, d->own_flags, d->twin. Returns 0 or -errno. */

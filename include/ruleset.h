@@ -10,6 +10,7 @@
 
 #define SW_CHAIN_HOOK     "prerouting"
 #define SW_CHAIN_GUARD    "guard"
+#define SW_CHAIN_GUARD_ND "guard_nd"
 #define SW_CHAIN_INPUT    "input"
 #define SW_CHAIN_GUARD_INPUT "guard_input"
 #define SW_HOOK_PRIO      (-150)   /* after conntrack (-200), before DNAT (-100) */

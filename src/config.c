@@ -44,21 +44,49 @@ struct ctx {
 	int line, err_line;
 	bool cont, prev_key, had_section, stop;
 	unsigned long seen;     /* bit per keys[] entry */
+	unsigned cat_seen;      /* bit per category: its [block] key was given */
 	int section_line[6];    /* per sections[]: where it was opened (0: not yet) */
 	char msg[SW_ERRLEN];
 };
 
 static const char *const sections[] = { "guard", "block", "allow", "log", "daemon", "nft" };
 
-static const char *const category_names[SW_CAT_COUNT] = {
-	[SW_CAT_SPOOFED] = "spoofed", [SW_CAT_METADATA] = "metadata", [SW_CAT_LINK_LOCAL] = "link_local",
-	[SW_CAT_HOST] = "host", [SW_CAT_GATEWAYS] = "gateways", [SW_CAT_LAN] = "lan",
-	[SW_CAT_PRIVATE] = "private", [SW_CAT_DESTINATIONS] = "destinations",
+/* The categories, in enum order; `rank` gives the guard chain's order. */
+const struct sw_category_info sw_categories[SW_CAT_COUNT] = {
+	[SW_CAT_SPOOFED] = { "spoofed", SW_CAT_KEY_NONE, true, SW_CAT_MATCH_SPOOF,
+			     SW_CAT_V4 | SW_CAT_V6, 0, false },
+	[SW_CAT_METADATA] = { "metadata", SW_CAT_KEY_BOOL, true, SW_CAT_MATCH_SET,
+			      SW_CAT_V4 | SW_CAT_V6, 10, true },
+	[SW_CAT_LINK_LOCAL] = { "link_local", SW_CAT_KEY_BOOL, true, SW_CAT_MATCH_SET,
+				SW_CAT_V4 | SW_CAT_V6, 20, true },
+	[SW_CAT_HOST] = { "host", SW_CAT_KEY_BOOL, true, SW_CAT_MATCH_LOCAL,
+			  SW_CAT_V4 | SW_CAT_V6, 30, true },
+	[SW_CAT_GATEWAYS] = { "gateways", SW_CAT_KEY_BOOL, true, SW_CAT_MATCH_SET,
+			      SW_CAT_V4 | SW_CAT_V6, 40, true },
+	[SW_CAT_LAN] = { "lan", SW_CAT_KEY_BOOL, true, SW_CAT_MATCH_SET,
+			 SW_CAT_V4 | SW_CAT_V6, SW_CAT_RANK_OWN + 10, true },
+	[SW_CAT_PRIVATE] = { "private", SW_CAT_KEY_BOOL, false, SW_CAT_MATCH_SET,
+			     SW_CAT_V4 | SW_CAT_V6, SW_CAT_RANK_OWN + 20, true },
+	[SW_CAT_DESTINATIONS] = { "destinations", SW_CAT_KEY_LIST, false, SW_CAT_MATCH_SET,
+				  SW_CAT_V4 | SW_CAT_V6, 50, true },
 };
+
+const struct sw_category_info *sw_category_info(enum sw_category c)
+{
+	return (unsigned)c < SW_CAT_COUNT ? &sw_categories[c] : NULL;
+}
 
 const char *sw_category_name(enum sw_category c)
 {
-	return (unsigned)c < SW_CAT_COUNT ? category_names[c] : "unknown";
+	return (unsigned)c < SW_CAT_COUNT ? sw_categories[c].name : "unknown";
+}
+
+int sw_category_lookup(const char *name)
+{
+	for (int c = 0; c < SW_CAT_COUNT; c++)
+		if (!strcmp(sw_categories[c].name, name))
+			return c;
+	return -ENOENT;
 }
 
 void sw_config_defaults(struct sw_config *cfg)
@@ -66,7 +94,7 @@ void sw_config_defaults(struct sw_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->auto_detect = true;        /* [guard] interfaces = auto */
 	for (int c = 0; c < SW_CAT_COUNT; c++)
-		cfg->block[c] = c != SW_CAT_PRIVATE && c != SW_CAT_DESTINATIONS;
+		cfg->block[c] = sw_categories[c].default_on;
 	cfg->dns = SW_DNS_AUTO;
 	cfg->log_blocked = true;
 	cfg->log_facility = LOG_DAEMON;
@@ -534,12 +562,6 @@ static const struct key keys[] = {
 	  offsetof(struct sw_config, all_bridges_line) },
 	{ "guard", "users", set_users, 0, true, 0 },
 	{ "guard", "cgroups", set_cgroups, 0, true, 0 },
-	BOOL("block", "metadata", block[SW_CAT_METADATA]),
-	BOOL("block", "link_local", block[SW_CAT_LINK_LOCAL]),
-	BOOL("block", "host", block[SW_CAT_HOST]),
-	BOOL("block", "gateways", block[SW_CAT_GATEWAYS]),
-	BOOL("block", "lan", block[SW_CAT_LAN]),
-	BOOL("block", "private", block[SW_CAT_PRIVATE]),
 	{ "block", "destinations", set_dests, 0, true, 0 },
 	{ "allow", "dns", set_dns, 0, false, 0 },
 	{ "allow", "host_ports", set_host_ports, 0, true, 0 },
@@ -923,6 +945,24 @@ static char *reader(char *buf, int num, void *stream)
 	return buf;
 }
 
+/* [block] <category> = yes|no, for every category with a switch */
+static int block_key(struct ctx *c, enum sw_category cat, const char *name, const char *value)
+{
+	char v[LINE_MAX_CHARS + 3];
+
+	if (c->cont)
+		return fail(c, "continuation line for '%s' in [block] (only lists may span lines)", name);
+	if (c->cat_seen & (1u << cat))
+		return fail(c, "duplicate key '%s' in [block]", name);
+	c->cat_seen |= 1u << cat;
+	snprintf(v, sizeof(v), "%s", value);
+	strip_comment(v);
+	if (parse_bool(v, &c->cfg.block[cat]) < 0)
+		return fail(c, "bad boolean '%s' for [block] %s (use yes or no)", v, name);
+	return 1;
+}
+_Static_assert(SW_CAT_COUNT <= 32, "cat_seen bits");
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct ctx *c = user;
@@ -935,6 +975,9 @@ static int handler(void *user, const char *section, const char *name, const char
 		return sandbox_key(c, name, value);
 	if (!section_known(section, strlen(section)))
 		return 1;       /* reported at its header */
+	if (!strcmp(section, "block") && (i = (size_t)sw_category_lookup(name)) < SW_CAT_COUNT &&
+	    sw_categories[i].key == SW_CAT_KEY_BOOL)
+		return block_key(c, (enum sw_category)i, name, value);
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (!strcmp(keys[i].section, section) && !strcmp(keys[i].name, name))
 			break;

@@ -40,12 +40,37 @@ static void sock_fit(struct sw_nl *nl, size_t len)
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &want, sizeof(want));
 }
 
+/* The kernel answers every message of a batch with an ack (NLM_F_ACK),
+ * one skb each, all queued before we read: a receive buffer too small
+ * for them is ENOBUFS and the batch's outcome is lost. Grow it to the
+ * number of messages (an ack's skb takes well under 2 KiB). */
+static void sock_fit_acks(struct sw_nl *nl, const void *buf, size_t len)
+{
+	const struct nlmsghdr *h = buf;
+	int fd = mnl_socket_get_fd(nl->sock), cur = 0, want, left = (int)len;
+	socklen_t sl = sizeof(cur);
+	size_t n = 0;
+
+	if (len > INT_MAX / 2)
+		return;
+	for (; mnl_nlmsg_ok(h, left); h = mnl_nlmsg_next(h, &left))
+		n++;
+	if (n > (size_t)(INT_MAX / 4096))
+		return;
+	want = (int)n * 2048 + 65536;
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &cur, &sl) == 0 && cur / 2 >= want)
+		return;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof(want)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
+}
+
 static ssize_t sock_send(void *ctx, const void *buf, size_t len)
 {
 	struct sw_nl *nl = ctx;
 	ssize_t n;
 
 	sock_fit(nl, len);
+	sock_fit_acks(nl, buf, len);
 	n = mnl_socket_sendto(nl->sock, buf, len);
 	return n < 0 ? -errno : n;
 }

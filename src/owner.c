@@ -7,6 +7,7 @@
 #include <linux/netfilter/nf_tables.h>
 
 #include "diff.h"
+#include "encode.h"
 #include "log.h"
 #include "observe.h"
 #include "owner.h"
@@ -49,9 +50,56 @@ void sw_owner_twin_remove(struct sw_daemon *d, const char *table)
 		sw_warn("%s", err);
 }
 
+/* batch: add table inet <table>_probe { flags F; }; delete table inet
+ * <table>_probe. The kernel checks the flags at the add (EOPNOTSUPP for
+ * one it does not know); the table never outlives the batch and, empty,
+ * hooks nothing. */
+struct flag_probe {
+	const char *name;
+	uint32_t flags;
+};
+
+static int build_flag_probe(struct sw_batch *b, struct sw_nl *nl, const struct flag_probe *p)
+{
+	struct sw_model empty;
+	int err;
+
+	sw_model_init(&empty, p->name);
+	err = sw_encode_twin(b, nl, &empty, p->name, p->flags);
+	sw_model_free(&empty);
+	return err ? err : sw_encode_delete(b, nl, p->name);
+}
+
+/* Does the kernel take these table flags? 1 yes, 0 no, or -errno when
+ * the question could not be asked. */
+static int flags_supported(struct sw_nl *nl, const char *table, uint32_t flags)
+{
+	char name[SW_NAME_MAX + sizeof(SW_PROBE_SUFFIX)];
+	struct flag_probe p = { name, flags };
+	struct sw_batch b;
+	int rc;
+
+	if (snprintf(name, sizeof(name), "%s" SW_PROBE_SUFFIX, table) >= (int)sizeof(name))
+		return -ENAMETOOLONG;
+	if ((rc = sw_batch_init(&b, nl, 0, false)) == 0) {
+		rc = build_flag_probe(&b, nl, &p);
+		if (!rc)
+			rc = sw_batch_finish(&b, nl);
+		if (!rc)
+			rc = sw_nl_send_batch(nl, &b);
+	}
+	sw_batch_free(&b);
+	if (rc == -EOPNOTSUPP || rc == -EINVAL)
+		return 0;
+	return rc ? rc : 1;
+}
+
 /* Take the table: owner+persist where the kernel has them, adopting an
  * orphaned table; else (owner without persist, kernels before 6.9) an
- * unowned table plus an owned twin; otherwise watch and repair only. */
+ * unowned table plus an owned twin; otherwise watch and repair only. The
+ * kernel's flags are asked first, with an empty table made and deleted
+ * in one batch: a refusal of the real table is then an error, never
+ * mistaken for a missing flag. */
 int sw_owner_take(struct sw_daemon *d)
 {
 	char err[SW_ERRLEN];
@@ -59,17 +107,39 @@ int sw_owner_take(struct sw_daemon *d)
 	struct sw_diff diff;
 	/* the main table's flags per try; TWIN: flags 0 and an owned twin */
 	enum { TWIN = 1u << 31 };
-	uint32_t tries[3];
-	int n = 0, rc = 0;
+	uint32_t tries[2];
+	int n = 0, rc = 0, persist = 0, owner = 0;
 
-	if (d->cfg.owner == SW_OWNER_AUTO || d->cfg.owner == SW_OWNER_YES)
-		tries[n++] = NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST;
-	if (d->cfg.owner == SW_OWNER_YES)
-		tries[n++] = NFT_TABLE_F_OWNER;     /* asked for: even without persist */
-	if (d->cfg.owner == SW_OWNER_AUTO || d->cfg.owner == SW_OWNER_TWIN)
-		tries[n++] = TWIN;
-	if (d->cfg.owner != SW_OWNER_YES)
+	if (d->cfg.owner != SW_OWNER_NO) {
+		persist = flags_supported(&d->nl, d->cfg.table,
+					  NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST);
+		owner = persist > 0 ? 1 : flags_supported(&d->nl, d->cfg.table, NFT_TABLE_F_OWNER);
+		if (persist < 0 || owner < 0) {
+			rc = persist < 0 ? persist : owner;
+			sw_err("cannot ask the kernel which table flags it has: %s", strerror(-rc));
+			return rc;
+		}
+		sw_info("table flags: owner %s, persist %s", owner ? "yes" : "no",
+			persist ? "yes" : "no");
+	}
+	switch (d->cfg.owner) {
+	case SW_OWNER_AUTO:
+		tries[n++] = persist ? NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST : owner ? TWIN : 0;
+		break;
+	case SW_OWNER_YES:          /* asked for: owner even without persist */
+		if (!owner) {
+			sw_err("[daemon] owner = yes, but the kernel has no owner flag for tables");
+			return -EOPNOTSUPP;
+		}
+		tries[n++] = persist ? NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST : NFT_TABLE_F_OWNER;
+		break;
+	case SW_OWNER_TWIN:         /* also the test switch on a kernel with persist */
+		tries[n++] = owner ? TWIN : 0;
+		break;
+	case SW_OWNER_NO:
 		tries[n++] = 0;
+		break;
+	}
 
 	for (int i = 0; i < n; i++) {
 		if (tries[i] == TWIN) {
@@ -109,13 +179,7 @@ int sw_owner_take(struct sw_daemon *d)
 		rc = sw_apply(&d->nl, &d->want, err, sizeof(err));
 		if (rc == 0)
 			return 0;
-		/* only a refused table message is a refused flag: every batch
-		 * that sets the flags starts with its table messages (create,
-		 * the takeover's probe: message 0; replace: 2); a refused rule
-		 * or set further on is an error of its own */
-		if ((rc != -EOPNOTSUPP && rc != -EINVAL) || d->nl.err_index > 2)
-			break;
-		sw_info("the kernel refused table flags 0x%x: %s", tries[i], err);
+		break;
 	}
 	if (n == 0 || rc == 0)
 		return rc;

@@ -230,6 +230,10 @@ struct work {
 	size_t cap_p;
 	int *guarded;           /* ifindexes of the guarded links, sorted */
 	size_t n_guarded;
+	/* what goes into blocked4/6: pre[0] every category before own,
+	 * pre[1] those after it (lan, private), pre[2] own */
+	struct sw_prefix *pre[3];
+	size_t n_pre[3], cap_pre[3];
 };
 
 static void work_free(struct work *w)
@@ -240,6 +244,8 @@ static void work_free(struct work *w)
 	free(w->b.v);
 	free(w->p);
 	free(w->guarded);
+	for (int i = 0; i < 3; i++)
+		free(w->pre[i]);
 	free(w);
 }
 
@@ -269,6 +275,129 @@ static int addr_sets(struct sw_model *m, struct work *w, const char *base,
 	if ((err = set_fill_intervals(s4, iv4, AF_INET, true)))
 		return err;
 	return set_fill_intervals(s6, iv6, AF_INET6, true);
+}
+
+/* Note n prefixes for the gate: list 0 (blocks before own), 1 (after
+ * own: lan, private) or 2 (own itself). */
+static int gate_note(struct work *w, int list, const struct sw_prefix *p, size_t n)
+{
+	if (w->n_pre[list] + n > w->cap_pre[list]) {
+		size_t cap = w->cap_pre[list] * 2 + n + 64;
+		struct sw_prefix *v = reallocarray(w->pre[list], cap, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		w->pre[list] = v;
+		w->cap_pre[list] = cap;
+	}
+	memcpy(w->pre[list] + w->n_pre[list], p, n * sizeof(*p));
+	w->n_pre[list] += n;
+	return 0;
+}
+
+/* k - 1; false when k was 0 */
+static bool key_dec(uint8_t *k, size_t n)
+{
+	for (size_t i = n; i-- > 0;)
+		if (k[i]--)
+			return true;
+	return false;
+}
+
+/* out += x minus y (both merged and sorted) */
+static int ivals_subtract(struct ivals *out, const struct ivals *x, const struct ivals *y)
+{
+	size_t klen = x->klen;
+	int err;
+
+	for (size_t i = 0; i < x->n; i++) {
+		uint8_t lo[16];
+		bool open = true;
+
+		memcpy(lo, x->v[i].lo, klen);
+		for (size_t j = 0; j < y->n && open; j++) {
+			uint8_t end[16];
+
+			if (sw_key_cmp(y->v[j].hi, lo, klen) < 0)
+				continue;
+			if (sw_key_cmp(y->v[j].lo, x->v[i].hi, klen) > 0)
+				break;
+			memcpy(end, y->v[j].lo, klen);
+			if (sw_key_cmp(end, lo, klen) > 0 && key_dec(end, klen)) {
+				if ((err = ivals_grow(out)))
+					return err;
+				memset(&out->v[out->n], 0, sizeof(out->v[0]));
+				memcpy(out->v[out->n].lo, lo, klen);
+				memcpy(out->v[out->n].hi, end, klen);
+				out->n++;
+			}
+			memcpy(lo, y->v[j].hi, klen);
+			open = !sw_key_inc(lo, klen) && sw_key_cmp(lo, x->v[i].hi, klen) <= 0;
+		}
+		if (open) {
+			if ((err = ivals_grow(out)))
+				return err;
+			memset(&out->v[out->n], 0, sizeof(out->v[0]));
+			memcpy(out->v[out->n].lo, lo, klen);
+			memcpy(out->v[out->n].hi, x->v[i].hi, klen);
+			out->n++;
+		}
+	}
+	return 0;
+}
+
+/* set blocked4 { type ipv4_addr; flags interval; } and blocked6: every
+ * address some category's set blocks, less the own subnets where only
+ * lan and private would block them. The guard chain's fast path: a
+ * destination outside it (and not local) is never blocked. */
+static int gate_sets(struct sw_model *m, struct work *w)
+{
+	struct ivals iv[3] = { { 0 } }, out = { 0 };
+	int err = 0;
+
+	for (int v6 = 0; v6 < 2 && !err; v6++) {
+		int fam = v6 ? AF_INET6 : AF_INET;
+		struct sw_set *s = new_set(m, v6 ? "blocked6" : "blocked4",
+					   v6 ? SW_TYPE_IP6ADDR : SW_TYPE_IPADDR, v6 ? 16 : 4,
+					   NFT_SET_INTERVAL, v6 ? "ipv6_addr" : "ipv4_addr");
+
+		if (!s) {
+			err = -ENOSPC;
+			break;
+		}
+		for (int l = 0; l < 3; l++) {
+			iv[l].n = 0;
+			iv[l].klen = sw_family_addrlen(fam);
+			for (size_t i = 0; i < w->n_pre[l] && !err; i++)
+				if (w->pre[l][i].family == fam)
+					err = ivals_add_prefix(&iv[l], &w->pre[l][i]);
+			ivals_merge(&iv[l], true);
+		}
+		out.n = 0;
+		out.klen = iv[0].klen;
+		for (size_t i = 0; i < iv[0].n && !err; i++) {
+			if (!(err = ivals_grow(&out)))
+				out.v[out.n++] = iv[0].v[i];
+		}
+		if (!err)
+			err = ivals_subtract(&out, &iv[1], &iv[2]);
+		if (!err)
+			err = set_fill_intervals(s, &out, fam, true);
+	}
+	for (int l = 0; l < 3; l++)
+		free(iv[l].v);
+	free(out.v);
+	return err;
+}
+
+/* A category's sets <name>4/<name>6, noted for the gate */
+static int cat_sets(struct sw_model *m, struct work *w, enum sw_category cat,
+		    const struct sw_prefix *p, size_t n)
+{
+	const struct sw_category_info *ci = &sw_categories[cat];
+	int err = addr_sets(m, w, ci->name, p, n);
+
+	return err ? err : gate_note(w, ci->rank >= SW_CAT_RANK_OWN, p, n);
 }
 
 /* What `auto` adds by name, besides what it detects by kind: the interface
@@ -825,6 +954,19 @@ static void e_lookup(struct rb *b, uint32_t sreg, const char *set)
 	add_expr(b, e);
 }
 
+/* [ lookup reg SREG set NAME 0x1 ]: not in the set */
+static void e_lookup_inv(struct rb *b, uint32_t sreg, const char *set)
+{
+	struct nftnl_expr *e = expr(b, "lookup");
+
+	if (!e)
+		return;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, sreg);
+	nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, set);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_FLAGS, NFT_LOOKUP_F_INV);
+	add_expr(b, e);
+}
+
 /* [ immediate reg 0 VERDICT [-> CHAIN] ] */
 static void e_verdict(struct rb *b, int verdict, const char *chain)
 {
@@ -868,11 +1010,10 @@ static void e_daddr(struct rb *b, int family)
 		e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 24, 16, NFT_REG_1);
 }
 
-/* fib daddr type local */
-static void e_fib_local(struct rb *b)
+/* fib daddr type [!=] TYPE */
+static void e_fib_type(struct rb *b, uint32_t op, uint32_t type)
 {
 	struct nftnl_expr *e = expr(b, "fib");
-	uint32_t local = RTN_LOCAL;
 
 	if (!e)
 		return;
@@ -880,7 +1021,13 @@ static void e_fib_local(struct rb *b)
 	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_ADDRTYPE);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
 	add_expr(b, e);
-	e_cmp(b, NFT_REG_1, NFT_CMP_EQ, &local, sizeof(local));
+	e_cmp(b, NFT_REG_1, op, &type, sizeof(type));
+}
+
+/* fib daddr type local */
+static void e_fib_local(struct rb *b)
+{
+	e_fib_type(b, NFT_CMP_EQ, RTN_LOCAL);
 }
 
 #ifndef NFTA_FIB_F_PRESENT
@@ -1359,31 +1506,52 @@ static int sandbox_chains(struct sw_model *m, struct rb *b, const struct sw_conf
 	return 0;
 }
 
-/* The block categories, in order, into chain (guard, and guard_output
- * for the output path): metadata, link_local, host, gateways,
- * destinations, own (returns), lan, private. One list for both paths. */
+/* ip daddr @<cat>4 goto block_<cat> (and ip6) for a set category;
+ * fib daddr type local goto block_host for the host (with [block] host);
+ * ip daddr @own4 return (and ip6) between the ranks below and from
+ * SW_CAT_RANK_OWN. Into chain: guard, and guard_output for the output
+ * path ([guard] users, cgroups): one list for both. */
 static int category_rules(struct sw_model *m, struct rb *b, const struct sw_config *cfg,
 			  const char *chain)
 {
+	bool done[SW_CAT_COUNT] = { false }, own = false;
+	char target[SW_NAME_MAX];
 	int err;
 
-	if ((err = addr_rules(m, b, chain, "metadata", NFT_GOTO, "block_metadata")) ||
-	    (err = addr_rules(m, b, chain, "link_local", NFT_GOTO, "block_link_local")))
-		return err;
-	if (cfg->block[SW_CAT_HOST]) {
-		/* fib daddr type local goto block_host */
-		RULE(m, b, chain, "host", "fib daddr type local goto block_host", {
-			e_fib_local(b);
-			e_verdict(b, NFT_GOTO, "block_host");
-		});
+	for (;;) {
+		int next = -1;
+
+		for (int c = 0; c < SW_CAT_COUNT; c++)
+			if (!done[c] && (next < 0 || sw_categories[c].rank < sw_categories[next].rank))
+				next = c;
+		if (!own && (next < 0 || sw_categories[next].rank >= SW_CAT_RANK_OWN)) {
+			own = true;
+			if ((err = addr_rules(m, b, chain, "own", NFT_RETURN, NULL)))
+				return err;
+		}
+		if (next < 0)
+			return 0;
+		done[next] = true;
+		snprintf(target, sizeof(target), SW_CAT_CHAIN_PREFIX "%s", sw_categories[next].name);
+		switch (sw_categories[next].match) {
+		case SW_CAT_MATCH_SPOOF:
+			break;          /* first of all, in build_rules */
+		case SW_CAT_MATCH_LOCAL:
+			if (!cfg->block[next])
+				break;
+			/* fib daddr type local goto block_host */
+			RULE(m, b, chain, sw_categories[next].name,
+			     "fib daddr type local goto block_host", {
+				e_fib_local(b);
+				e_verdict(b, NFT_GOTO, target);
+			});
+			break;
+		case SW_CAT_MATCH_SET:
+			if ((err = addr_rules(m, b, chain, sw_categories[next].name, NFT_GOTO, target)))
+				return err;
+			break;
+		}
 	}
-	if ((err = addr_rules(m, b, chain, "gateways", NFT_GOTO, "block_gateways")) ||
-	    (err = addr_rules(m, b, chain, "destinations", NFT_GOTO, "block_destinations")) ||
-	    (err = addr_rules(m, b, chain, "own", NFT_RETURN, NULL)) ||
-	    (err = addr_rules(m, b, chain, "lan", NFT_GOTO, "block_lan")) ||
-	    (err = addr_rules(m, b, chain, "private", NFT_GOTO, "block_private")))
-		return err;
-	return 0;
 }
 
 static int output_rules(struct sw_model *m, struct rb *b, const struct sw_config *cfg);
@@ -1432,7 +1600,17 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 		e_cmp_u8(b, NFT_REG_1, 1 /* IP_CT_DIR_REPLY */);
 		e_verdict(b, NF_ACCEPT, NULL);
 	});
-	/* icmpv6 type nd-neighbor-solicit ip6 hoplimit 255 ip6 daddr @nd6 accept
+	/* meta l4proto ipv6-icmp jump guard_nd: the ND accepts, behind one
+	 * compare that every other packet fails */
+	if (!sw_model_add_chain(m, SW_CHAIN_GUARD_ND))
+		return -ENOSPC;
+	RULE(m, b, SW_CHAIN_GUARD, "nd", "meta l4proto ipv6-icmp jump " SW_CHAIN_GUARD_ND, {
+		e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
+		e_cmp_u8(b, NFT_REG_1, IPPROTO_ICMPV6);
+		e_verdict(b, NFT_JUMP, SW_CHAIN_GUARD_ND);
+	});
+	/* chain guard_nd:
+	 * icmpv6 type nd-neighbor-solicit ip6 hoplimit 255 ip6 daddr @nd6 accept
 	 * icmpv6 type nd-neighbor-solicit ip6 hoplimit 255 fib daddr type local accept
 	 * (and nd-neighbor-advert): ND only on-link and only to link-local,
 	 * link-scope multicast or the host itself */
@@ -1444,7 +1622,7 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 			{ "nd-advert-host", "icmpv6 type nd-neighbor-advert ip6 hoplimit 255 fib daddr type local accept", 136, true },
 		};
 
-		RULE(m, b, SW_CHAIN_GUARD, nd[i].id, nd[i].text, {
+		RULE(m, b, SW_CHAIN_GUARD_ND, nd[i].id, nd[i].text, {
 			e_nd(b, nd[i].type);
 			if (nd[i].local) {
 				e_fib_local(b);
@@ -1459,6 +1637,24 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 	 * they only drop or return */
 	if ((err = sandbox_dispatch(m, b, cfg)))
 		return err;
+	/* ip daddr != @blocked4 fib daddr type != local return (and ip6):
+	 * the fast path. A destination in no category's set and not the
+	 * host's can only meet accepts and returns below, so it leaves
+	 * now: one set lookup and one fib per packet whatever the number of
+	 * entries and categories. (Without [block] host: no fib.) */
+	for (int v6 = 0; v6 < 2; v6++) {
+		char text[128];
+
+		snprintf(text, sizeof(text), "%s daddr != @blocked%c %sreturn", v6 ? "ip6" : "ip",
+			 v6 ? '6' : '4', cfg->block[SW_CAT_HOST] ? "fib daddr type != local " : "");
+		RULE(m, b, SW_CHAIN_GUARD, v6 ? "unblocked6" : "unblocked4", text, {
+			e_daddr(b, v6 ? AF_INET6 : AF_INET);
+			e_lookup_inv(b, NFT_REG_1, v6 ? "blocked6" : "blocked4");
+			if (cfg->block[SW_CAT_HOST])
+				e_fib_type(b, NFT_CMP_NEQ, RTN_LOCAL);
+			e_verdict(b, NFT_RETURN, NULL);
+		});
+	}
 	/* ip daddr . ip protocol . th dport @allow4 accept (and ip6 daddr . ip6 nexthdr ...) */
 	if ((err = concat_rules(m, b, SW_CHAIN_GUARD, "allow", "allow", NF_ACCEPT, NULL)))
 		return err;
@@ -1472,7 +1668,8 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 		e_verdict(b, NF_ACCEPT, NULL);
 	});
 
-	/* the categories, in order; own subnets return before lan/private */
+	/* the categories in their rank order (the first that matches counts
+	 * the packet); own subnets return before lan and private */
 	if ((err = category_rules(m, b, cfg, SW_CHAIN_GUARD)))
 		return err;
 
@@ -1482,7 +1679,7 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 		return err;
 
 	for (int cat = 0; cat < SW_CAT_COUNT; cat++) {
-		snprintf(target, sizeof(target), "%s", sw_category_name(cat));
+		snprintf(target, sizeof(target), "%s", sw_categories[cat].name);
 		/* counter <cat> { } */
 		if ((err = sw_model_add_counter(m, target)))
 			return err;
@@ -1698,6 +1895,22 @@ static int output_rules(struct sw_model *m, struct rb *b, const struct sw_config
 		e_cmp_u8(b, NFT_REG_1, 1 /* IP_CT_DIR_REPLY */);
 		e_verdict(b, NF_ACCEPT, NULL);
 	});
+	/* ip daddr != @blocked4 fib daddr type != local return (and ip6): the
+	 * fast path, as in guard (a destination no category blocks, not the
+	 * host's, meets only accepts below) */
+	for (int v6 = 0; v6 < 2; v6++) {
+		char text[128];
+
+		snprintf(text, sizeof(text), "%s daddr != @blocked%c %sreturn", v6 ? "ip6" : "ip",
+			 v6 ? '6' : '4', cfg->block[SW_CAT_HOST] ? "fib daddr type != local " : "");
+		RULE(m, b, SW_CHAIN_GUARD_OUTPUT, v6 ? "out-unblocked6" : "out-unblocked4", text, {
+			e_daddr(b, v6 ? AF_INET6 : AF_INET);
+			e_lookup_inv(b, NFT_REG_1, v6 ? "blocked6" : "blocked4");
+			if (cfg->block[SW_CAT_HOST])
+				e_fib_type(b, NFT_CMP_NEQ, RTN_LOCAL);
+			e_verdict(b, NFT_RETURN, NULL);
+		});
+	}
 	/* ip daddr . ip protocol . th dport @allow4 accept (and ip6): DNS to
 	 * the resolvers, [allow] destinations */
 	if ((err = concat_rules(m, b, SW_CHAIN_GUARD_OUTPUT, "out-allow", "allow", NF_ACCEPT, NULL)))
@@ -1745,25 +1958,25 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 	n = 0;
 	if (cfg->block[SW_CAT_METADATA] && (rc = sw_endpoints_metadata(p, FIXED_ENTRIES, &n)))
 		goto fail;
-	if ((rc = addr_sets(m, w, "metadata", p, n)))
+	if ((rc = cat_sets(m, w, SW_CAT_METADATA, p, n)))
 		goto fail;
 
 	/* link_local: 169.254.0.0/16, fe80::/10 */
 	n = 0;
 	for (size_t i = 0; cfg->block[SW_CAT_LINK_LOCAL] && i < 2; i++)
 		sw_prefix_parse(link_local[i], &p[n++], NULL);
-	if ((rc = addr_sets(m, w, "link_local", p, n)))
+	if ((rc = cat_sets(m, w, SW_CAT_LINK_LOCAL, p, n)))
 		goto fail;
 
 	/* gateways: default-route next hops */
 	n = 0;
 	for (size_t i = 0; host && cfg->block[SW_CAT_GATEWAYS] && i < host->n_gateways; i++)
 		p[n++] = host->gateways[i].addr;
-	if ((rc = addr_sets(m, w, "gateways", p, n)))
+	if ((rc = cat_sets(m, w, SW_CAT_GATEWAYS, p, n)))
 		goto fail;
 
 	/* destinations: from the config */
-	if ((rc = addr_sets(m, w, "destinations", cfg->destinations, cfg->n_destinations)))
+	if ((rc = cat_sets(m, w, SW_CAT_DESTINATIONS, cfg->destinations, cfg->n_destinations)))
 		goto fail;
 
 	/* own: subnets of guarded interfaces (container-to-container stays) */
@@ -1789,7 +2002,7 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 			continue;
 		p[n++] = host->routes[i].dst;
 	}
-	if ((rc = addr_sets(m, w, "own", p, n)))
+	if ((rc = addr_sets(m, w, "own", p, n)) || (rc = gate_note(w, 2, p, n)))
 		goto fail;
 
 	/* lan: subnets connected to the other interfaces */
@@ -1805,14 +2018,17 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 		sw_prefix_mask(&q);
 		p[n++] = q;
 	}
-	if ((rc = addr_sets(m, w, "lan", p, n)))
+	if ((rc = cat_sets(m, w, SW_CAT_LAN, p, n)))
 		goto fail;
 
 	/* private: RFC 1918, CGNAT, ULA */
 	n = 0;
 	for (size_t i = 0; cfg->block[SW_CAT_PRIVATE] && i < sizeof(rfc_private) / sizeof(*rfc_private); i++)
 		sw_prefix_parse(rfc_private[i], &p[n++], NULL);
-	if ((rc = addr_sets(m, w, "private", p, n)))
+	if ((rc = cat_sets(m, w, SW_CAT_PRIVATE, p, n)))
+		goto fail;
+	/* blocked4, blocked6: the union, for the fast path */
+	if ((rc = gate_sets(m, w)))
 		goto fail;
 
 	/* set nd6 { type ipv6_addr; flags interval; elements = { fe80::/10, ff02::/16 } } */

@@ -177,6 +177,7 @@ struct fn {
 	int fail_err;
 	size_t drop_send;               /* no answer at all to send number N (1-based, 0 off) */
 	size_t enobufs_recv;            /* recv number N returns -ENOBUFS (0 off) */
+	uint32_t no_table_flags;        /* a new table with any of these: -EOPNOTSUPP (an older kernel) */
 	void (*hook)(struct fn *k, enum fn_when when, uint16_t type, void *arg);
 	void *hook_arg;
 };
@@ -814,6 +815,10 @@ static inline int fn_newtable(struct fn *k, struct fn_state *s, const struct nlm
 	}
 	if (s->n_tables == FN_TABLES) {
 		err = -ENOSPC;
+		goto out;
+	}
+	if (nftnl_table_get_u32(nt, NFTNL_TABLE_FLAGS) & k->no_table_flags) {
+		err = -EOPNOTSUPP;
 		goto out;
 	}
 	t = &s->tables[s->n_tables++];

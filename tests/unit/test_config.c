@@ -124,6 +124,45 @@ static void test_category_names(void **state)
 	assert_string_equal(sw_category_name((enum sw_category)-1), "unknown");
 }
 
+/* The category table drives the [block] keys: every BOOL entry is a key,
+ * its default is the entry's, and a name round-trips. */
+static void test_category_table(void **state)
+{
+	struct sw_config dflt, c2;
+	char e2[SW_ERRLEN];
+
+	sw_config_defaults(&dflt);
+	assert_null(sw_category_info(SW_CAT_COUNT));
+	assert_int_equal(sw_category_lookup("nosuch"), -ENOENT);
+	for (int c = 0; c < SW_CAT_COUNT; c++) {
+		const struct sw_category_info *ci = sw_category_info((enum sw_category)c);
+		char text[128];
+
+		assert_non_null(ci);
+		assert_int_equal(sw_category_lookup(ci->name), c);
+		assert_int_equal(dflt.block[c], ci->default_on);
+		assert_true(ci->families & (SW_CAT_V4 | SW_CAT_V6));
+		for (int d = 0; d < c; d++)
+			assert_true(sw_categories[d].rank != ci->rank);
+		if (ci->key != SW_CAT_KEY_BOOL)
+			continue;
+		snprintf(text, sizeof(text), "[block]\n%s = %s\n", ci->name,
+			 ci->default_on ? "no" : "yes");
+		assert_int_equal(sw_config_parse_string(text, "t", &c2, e2, sizeof(e2)), 0);
+		assert_int_equal(c2.block[c], !ci->default_on);
+		snprintf(text, sizeof(text), "[block]\n%s = yes\n%s = no\n", ci->name, ci->name);
+		assert_int_equal(sw_config_parse_string(text, "t", &c2, e2, sizeof(e2)), -EINVAL);
+		assert_non_null(strstr(e2, "duplicate key"));
+		snprintf(text, sizeof(text), "[block]\n%s = maybe\n", ci->name);
+		assert_int_equal(sw_config_parse_string(text, "t", &c2, e2, sizeof(e2)), -EINVAL);
+		assert_non_null(strstr(e2, "bad boolean 'maybe'"));
+	}
+	/* spoofed has no key */
+	assert_int_equal(sw_config_parse_string("[block]\nspoofed = no\n", "t", &c2, e2,
+						sizeof(e2)), -EINVAL);
+	assert_non_null(strstr(e2, "unknown key 'spoofed'"));
+}
+
 static void test_shipped(void **state)
 {
 	char path[4096];
@@ -528,6 +567,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_category_names),
+		cmocka_unit_test(test_category_table),
 		cmocka_unit_test(test_shipped),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_booleans),

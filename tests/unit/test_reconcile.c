@@ -880,6 +880,33 @@ static void test_owner_twin(void **state)
 	assert_null(fn_table(x->k.s, T SW_TWIN_SUFFIX));
 }
 
+/* The mode comes from the kernel's flags, asked with an empty table made
+ * and deleted in one batch: no persist (6.1) -> twin, no owner either ->
+ * watch; the probe leaves no table behind. */
+static void test_owner_flags_probe(void **state)
+{
+	struct dmn *x = *state;
+
+	x->d.cfg.owner = SW_OWNER_AUTO;
+	x->k.no_table_flags = NFT_TABLE_F_PERSIST;
+	assert_int_equal(sw_owner_take(&x->d), 0);
+	assert_string_equal(x->d.mode, "twin");
+	assert_int_equal(fn_tab(x->k.s, T)->flags, 0);
+	assert_int_equal(fn_tab(x->k.s, T SW_TWIN_SUFFIX)->flags, NFT_TABLE_F_OWNER);
+	assert_null(fn_table(x->k.s, T SW_PROBE_SUFFIX));
+	sw_owner_twin_remove(&x->d, T);
+
+	x->k.no_table_flags = NFT_TABLE_F_PERSIST | NFT_TABLE_F_OWNER;
+	x->d.twin = false;
+	assert_int_equal(sw_owner_take(&x->d), 0);
+	assert_string_equal(x->d.mode, "watch");
+	assert_false(x->d.twin);
+	assert_null(fn_table(x->k.s, T SW_PROBE_SUFFIX));
+	/* owner = yes without the flag: refused, never a silent watch */
+	x->d.cfg.owner = SW_OWNER_YES;
+	assert_int_equal(sw_owner_take(&x->d), -EOPNOTSUPP);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -913,6 +940,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_enobufs_and_lost_answer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_owner_take_and_adopt, setup_daemon, teardown_daemon),
 		cmocka_unit_test_setup_teardown(test_owner_twin, setup_daemon, teardown_daemon),
+		cmocka_unit_test_setup_teardown(test_owner_flags_probe, setup_daemon, teardown_daemon),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

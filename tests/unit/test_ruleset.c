@@ -18,12 +18,13 @@
 static const char *const golden_sets[] = {
 	"guard_ifaces", "metadata4", "metadata6", "link_local4", "link_local6",
 	"gateways4", "gateways6", "destinations4", "destinations6", "own4", "own6",
-	"lan4", "lan6", "private4", "private6", "nd6", "allow4", "allow6", "host_ports",
+	"lan4", "lan6", "private4", "private6", "blocked4", "blocked6", "nd6", "allow4", "allow6",
+	"host_ports",
 };
 
 static const char *const golden_guard_tags[] = {
-	"sandwall:spoofed", "sandwall:replies", "sandwall:nd-solicit", "sandwall:nd-advert",
-	"sandwall:nd-solicit-host", "sandwall:nd-advert-host",
+	"sandwall:spoofed", "sandwall:replies", "sandwall:nd",
+	"sandwall:unblocked4", "sandwall:unblocked6",
 	"sandwall:allow4", "sandwall:allow6", "sandwall:host_ports",
 	"sandwall:metadata4", "sandwall:metadata6",
 	"sandwall:link_local4", "sandwall:link_local6",
@@ -299,6 +300,32 @@ static void test_private(void **state)
 	sw_model_free(&m);
 }
 
+/* blocked4/6, the fast path's gate: every address a category's set
+ * blocks, less the own subnets where only lan and private would block
+ * (a destination inside own, listed before own, stays in). */
+static void test_gate(void **state)
+{
+	struct sw_model m;
+	static const char *const g4[] = {
+		"8.8.8.0/24", "10.0.0.0/8", "100.64.0.0/10", "172.16.0.0/16", "172.17.5.5",
+		"172.19.0.0-172.31.255.255", "192.168.0.0/16",
+	};
+	static const char *const g6[] = { "fc00::/7" };
+
+	(void)state;
+	tk_build("[block]\nmetadata = no\nlink_local = no\ngateways = no\nlan = no\n"
+		 "private = yes\ndestinations = 172.17.5.5 8.8.8.0/24\n", &m);
+	assert_text(&m, "blocked4", g4, N(g4));
+	assert_text(&m, "blocked6", g6, N(g6));
+	sw_model_free(&m);
+	/* the default: every category's entries are in it */
+	tk_build("", &m);
+	assert_true(has_text(set(&m, "blocked4"), "169.254.0.0/16"));
+	assert_true(has_text(set(&m, "blocked4"), "10.0.0.0/24"));
+	assert_true(has_text(set(&m, "blocked6"), "fe80::/10"));
+	sw_model_free(&m);
+}
+
 static void test_host_no(void **state)
 {
 	struct sw_model m;
@@ -307,15 +334,24 @@ static void test_host_no(void **state)
 	tk_build("", &m);
 	assert_non_null(rule(&m, "sandwall:host"));
 	assert_non_null(sw_model_find_chain(&m, "input"));
-	assert_int_equal(m.n_rules, 57);
+	assert_int_equal(m.n_rules, 60);
 	sw_model_free(&m);
 	tk_build("[block]\nhost = no\n", &m);
 	assert_null(rule(&m, "sandwall:host"));
+	/* no host block: the fast path needs no fib */
+	{
+		const struct sw_rule *r = rule(&m, "sandwall:unblocked4");
+
+		assert_non_null(r);
+		if (r)
+			assert_string_equal(r->text, "ip daddr != @blocked4 return "
+					    "comment \"sandwall:unblocked4\"");
+	}
 	/* no host block: no input chain for broadcast/multicast either */
 	assert_null(sw_model_find_chain(&m, "input"));
 	assert_null(sw_model_find_chain(&m, "guard_input"));
 	assert_null(rule(&m, "sandwall:input-host"));
-	assert_int_equal(m.n_rules, 48);
+	assert_int_equal(m.n_rules, 51);
 	sw_model_free(&m);
 }
 
@@ -424,7 +460,7 @@ static void test_log_no(void **state)
 	tk_build("[log]\nblocked = no\n", &m);
 	for (size_t i = 0; i < m.n_rules; i++)
 		assert_null(strstr(m.rules[i].tag, "-log"));
-	assert_int_equal(m.n_rules, 49);
+	assert_int_equal(m.n_rules, 52);
 	sw_model_free(&m);
 }
 
@@ -456,7 +492,7 @@ static void test_allow_and_host_ports(void **state)
 static void test_chains_and_counters(void **state)
 {
 	static const char *const chains[] = {
-		"prerouting", "guard", "input", "guard_input", "block_spoofed",
+		"prerouting", "guard", "guard_nd", "input", "guard_input", "block_spoofed",
 		"block_metadata", "block_link_local", "block_host",
 		"block_gateways", "block_lan", "block_private", "block_destinations",
 	};
@@ -546,17 +582,27 @@ static void test_output_path(void **state)
 		}
 		assert_int_equal(sum, 77 + 4400);
 	}
-	/* guard_output: its own head, then exactly guard's categories */
+	/* guard_output: its own head, then exactly guard's categories (what
+	 * follows host_ports in each) */
 	n = chain_rules(&m, "guard_output", tags, 64);
 	assert_string_equal(tags[0], "sandwall:out-spoofed");
 	assert_string_equal(tags[1], "sandwall:out-replies");
-	assert_string_equal(tags[2], "sandwall:out-allow4");
-	assert_string_equal(tags[3], "sandwall:out-allow6");
-	assert_string_equal(tags[4], "sandwall:out-host_ports");
+	assert_string_equal(tags[2], "sandwall:out-unblocked4");
+	assert_string_equal(tags[3], "sandwall:out-unblocked6");
+	assert_string_equal(tags[4], "sandwall:out-allow4");
+	assert_string_equal(tags[5], "sandwall:out-allow6");
+	assert_string_equal(tags[6], "sandwall:out-host_ports");
 	ng = chain_rules(&m, "guard", gtags, 64);
-	assert_int_equal(n - 5, ng - 9);
-	for (size_t i = 5; i < n; i++)
-		assert_string_equal(tags[i], gtags[i + 4]);
+	{
+		size_t g = 0;
+
+		while (g < ng && strcmp(gtags[g], "sandwall:host_ports"))
+			g++;
+		assert_true(g < ng);
+		assert_int_equal(n - 7, ng - g - 1);
+		for (size_t i = 7; i < n; i++)
+			assert_string_equal(tags[i], gtags[g + 1 + i - 7]);
+	}
 	sw_model_free(&m);
 }
 
@@ -575,6 +621,13 @@ static void test_guard_order(void **state)
 	n = chain_rules(&m, "prerouting", tags, 64);
 	assert_int_equal(n, 1);
 	assert_string_equal(tags[0], "sandwall:guard");
+	/* neighbour discovery behind one compare */
+	n = chain_rules(&m, "guard_nd", tags, 64);
+	assert_int_equal(n, 4);
+	assert_string_equal(tags[0], "sandwall:nd-solicit");
+	assert_string_equal(tags[1], "sandwall:nd-advert");
+	assert_string_equal(tags[2], "sandwall:nd-solicit-host");
+	assert_string_equal(tags[3], "sandwall:nd-advert-host");
 	n = chain_rules(&m, "block_lan", tags, 64);
 	assert_int_equal(n, 3);
 	assert_string_equal(tags[0], "sandwall:lan-count");
@@ -635,7 +688,25 @@ static void test_canon_golden(void **state)
 		    "[ ct load direction => reg 1 ] [ cmp eq reg 1 0x00000001 ] "
 		    "[ immediate reg 0 accept ]",
 		    "ct state established ct direction reply accept comment \"sandwall:replies\"");
-	assert_rule(&m, "sandwall:nd-solicit", "guard",
+	assert_rule(&m, "sandwall:nd", "guard",
+		    "[ meta load l4proto => reg 1 ] [ cmp eq reg 1 0x0000003a ] "
+		    "[ immediate reg 0 jump -> guard_nd ]",
+		    "meta l4proto ipv6-icmp jump guard_nd comment \"sandwall:nd\"");
+	assert_rule(&m, "sandwall:unblocked4", "guard",
+		    "[ meta load nfproto => reg 1 ] [ cmp eq reg 1 0x00000002 ] "
+		    "[ payload load 4b @ network header + 16 => reg 1 ] "
+		    "[ lookup reg 1 set blocked4 0x1 ] "
+		    "[ fib daddr type => reg 1 ] [ cmp neq reg 1 0x00000002 ] "
+		    "[ immediate reg 0 return ]",
+		    "ip daddr != @blocked4 fib daddr type != local return comment \"sandwall:unblocked4\"");
+	assert_rule(&m, "sandwall:unblocked6", "guard",
+		    "[ meta load nfproto => reg 1 ] [ cmp eq reg 1 0x0000000a ] "
+		    "[ payload load 16b @ network header + 24 => reg 1 ] "
+		    "[ lookup reg 1 set blocked6 0x1 ] "
+		    "[ fib daddr type => reg 1 ] [ cmp neq reg 1 0x00000002 ] "
+		    "[ immediate reg 0 return ]",
+		    "ip6 daddr != @blocked6 fib daddr type != local return comment \"sandwall:unblocked6\"");
+	assert_rule(&m, "sandwall:nd-solicit", "guard_nd",
 		    "[ meta load nfproto => reg 1 ] [ cmp eq reg 1 0x0000000a ] "
 		    "[ meta load l4proto => reg 1 ] [ cmp eq reg 1 0x0000003a ] "
 		    "[ payload load 1b @ transport header + 0 => reg 1 ] [ cmp eq reg 1 0x00000087 ] "
@@ -644,7 +715,7 @@ static void test_canon_golden(void **state)
 		    "[ lookup reg 1 set nd6 0x0 ] [ immediate reg 0 accept ]",
 		    "icmpv6 type nd-neighbor-solicit ip6 hoplimit 255 ip6 daddr @nd6 accept "
 		    "comment \"sandwall:nd-solicit\"");
-	assert_rule(&m, "sandwall:nd-advert-host", "guard",
+	assert_rule(&m, "sandwall:nd-advert-host", "guard_nd",
 		    "[ meta load nfproto => reg 1 ] [ cmp eq reg 1 0x0000000a ] "
 		    "[ meta load l4proto => reg 1 ] [ cmp eq reg 1 0x0000003a ] "
 		    "[ payload load 1b @ transport header + 0 => reg 1 ] [ cmp eq reg 1 0x00000088 ] "
@@ -904,6 +975,7 @@ int main(void)
 		cmocka_unit_test(test_raw_intervals),
 		cmocka_unit_test(test_dns_none),
 		cmocka_unit_test(test_private),
+		cmocka_unit_test(test_gate),
 		cmocka_unit_test(test_host_no),
 		cmocka_unit_test(test_lan_no),
 		cmocka_unit_test(test_all_bridges),
