@@ -813,6 +813,13 @@ _runtimes_11() {
 	cg_expect "$OU_CGDIR/ctr-3" reach $RT_NET
 	cg_expect "$OU_CGDIR" reach $RT_META
 	expect_sw 0 "check (the daemon's sets match the config and the cgroup tree)" -c "$conf" check
+	# tampering with the output path: refused (owner) or repaired (watch)
+	hnft flush chain inet sandwall guard_output 2>/dev/null
+	hnft delete element inet sandwall guard_cg2 "{ $(stat -c %i "$OU_CGDIR/ctr-3") }" 2>/dev/null
+	for i in $(seq 1 100); do sw -c "$conf" check; [ "$SW_RC" = 0 ] && break; sleep 0.02; done
+	if [ "$SW_RC" = 0 ]; then ok "guard_output flushed and a cgroup deleted from guard_cg2 by nft: in place again (refused or repaired)"
+	else bad "after tampering with guard_output / guard_cg2 the table still differs"; show "$SW_OUT" 10; fi
+	cg_expect "$OU_CGDIR/ctr-3" block $RT_META
 	id=$(stat -c %i "$OU_CGDIR/ctr-5")
 	rmdir "$OU_CGDIR/ctr-5"
 	if d_wait_set guard_cg2 "$id" no 2000 ou_cg_in_set; then ok "ctr-5 left guard_cg2 after removal (${D_WAITED} ms)"
