@@ -126,7 +126,7 @@ static int set_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
 		nftnl_set_set_u32(ns, NFTNL_SET_DESC_SIZE, s->size);
 	if (s->n_concat && (s->flags & NFT_SET_CONCAT))
 		nftnl_set_set_data(ns, NFTNL_SET_DESC_CONCAT, s->concat, s->n_concat);
-	if (s->key_type == 24 /* uid */ || s->key_type == 46 /* cgroupsv2 */) {
+	if (s->key_type == SW_TYPE_UID || s->key_type == SW_TYPE_CGROUPV2) {
 		/* nft's own note that the keys are in host byte order (else
 		 * `nft list` shows them byte-swapped; the kernel ignores it) */
 		struct nftnl_udata_buf *ud = nftnl_udata_buf_alloc(16);

@@ -1713,9 +1713,6 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 
 /* ---- the output path: [guard] users and cgroups ----------------------- */
 
-#define SW_TYPE_UID       24      /* nft's uid type: host byte order, 4 bytes */
-#define SW_TYPE_CGROUPV2  46      /* nft's cgroupsv2 type: host byte order, 8 bytes */
-
 unsigned sw_ruleset_cg_levels(const struct sw_config *cfg)
 {
 	unsigned levels = 0;
