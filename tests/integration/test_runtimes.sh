@@ -555,6 +555,9 @@ _runtimes_06() {
 	sw -c "$conf" status
 	if grep -E "^ *$OU_UID .*user" "$SW_OUT" >/dev/null || grep -E "user.*$OU_UID" "$SW_OUT" >/dev/null; then ok "status lists uid $OU_UID as a guarded user"
 	else bad "status does not list uid $OU_UID"; show "$SW_OUT" 40; fi
+	sw -c "$conf" receipt
+	if grep -E "^output path .* uid $OU_UID" "$SW_OUT" >/dev/null; then ok "receipt: $(grep '^output path' "$SW_OUT")"
+	else bad "the receipt does not name uid $OU_UID on the output path"; show "$SW_OUT" 30; fi
 	info "host_ports = tcp/8080 opens that port of the host to the uid, nothing else"
 	conf=$(mkconf ou6b guard.interfaces=auto guard.users="$OU_UID" allow.host_ports=tcp/8080)
 	apply_ok "$conf" || return 1
@@ -839,6 +842,14 @@ _runtimes_11() {
 	)
 	if [ "$js" = ok ]; then ok "status --json: guard_output.cgroups lists ctr-3, its pattern and why"
 	else bad "status --json: $js"; fi
+	sw -c "$conf" --json receipt
+	js=$("$PY" - "$SW_OUT" "$(basename "$OU_CGDIR")/ctr-3" <<-'EOF'
+	import json, sys
+	g = json.load(open(sys.argv[1]))["guarded"]
+	print("ok" if sys.argv[2] in g.get("cgroups", []) else "bad %s" % g)
+	EOF
+	)
+	if [ "$js" = ok ]; then ok "receipt --json: guarded.cgroups lists ctr-3"; else bad "receipt --json: $js"; fi
 	if grep -q 'event=cgroups' "$D_LOG"; then ok "daemon: $(grep -m1 'event=cgroups' "$D_LOG" | sed 's/^sandwalld: //')"
 	else bad "no event=cgroups line in the daemon's log"; fi
 	return 0
