@@ -35,8 +35,10 @@
 #                behind slirp4netns (run as the uid in $H): metadata, gateway,
 #                LAN, host and the host's loopback (10.0.2.2) blocked
 #   runtimes_08  the same with pasta (passt)
-#   runtimes_09  rootless podman as that uid: SKIP with the reason when it
-#                cannot run without changes to the host
+#   runtimes_09  real rootless podman as that uid (slirp4netns): the uid's
+#                passwd and subuid entries exist only in a private mount
+#                namespace (no host change); SKIP with the reason when
+#                podman cannot run a container here
 #   runtimes_10  [guard] cgroups with `sandwall apply`: a process moved into
 #                a matching cgroup (and into a child of it) is blocked, one
 #                outside stays open
@@ -56,7 +58,7 @@ register_test runtimes_05_podman       "real rootful Podman (CNI bridge cni-podm
 register_test runtimes_06_output_users "[guard] users: an unused uid's processes in the host namespace: metadata, gateway, LAN, host and loopback blocked; DNS, internet, other uids open"
 register_test runtimes_07_slirp4netns  "[guard] users: a rootless slirp4netns sandbox run by that uid: metadata, gateway, LAN, host, host loopback blocked; internet open"
 register_test runtimes_08_pasta        "[guard] users: a rootless pasta sandbox run by that uid: metadata, gateway, LAN, host blocked; internet open"
-register_test runtimes_09_podman_rootless "[guard] users: rootless podman as that uid (skips with the reason if it needs host changes)"
+register_test runtimes_09_podman_rootless "[guard] users: real rootless podman (slirp4netns) as that uid, user database bound in a private mount namespace: metadata, gateway, LAN, host, host loopback blocked; internet open"
 register_test runtimes_10_cgroups      "[guard] cgroups, sandwall apply: a process in a matching cgroup (or below it) blocked; outside open"
 register_test runtimes_11_cgroups_live "[guard] cgroups, sandwalld: a cgroup made after the start is guarded (delay measured) and dropped when removed"
 
@@ -517,7 +519,16 @@ ou_uids_free() {
 }
 
 # kill what the test uid runs (sandboxes, slirp4netns, pasta); only that uid
-ou_kill_uid() { pkill -KILL -u "$OU_UID" 2>/dev/null; sleep 0.1; return 0; }
+ou_kill_uid() {
+	local i
+	for i in $(seq 1 30); do
+		pkill -KILL -u "$OU_UID" 2>/dev/null
+		sleep 0.1
+		pgrep -u "$OU_UID" >/dev/null 2>&1 || return 0
+	done
+	bad "processes of uid $OU_UID survive: $(pgrep -l -u "$OU_UID" | tr '\n' ' ')"
+	return 0
+}
 
 runtimes_06_output_users() { rt_run _runtimes_06; }
 _runtimes_06() {
@@ -672,18 +683,76 @@ _runtimes_08() {
 	return 0
 }
 
+# Rootless podman as the uid, with no change to the host: in a private
+# mount namespace, copies of /etc/passwd, /etc/group, /etc/subuid and
+# /etc/subgid with an entry for the uid are bind-mounted over the real ones
+# (newuidmap reads them there), /dev/net/tun is a 0666 node (ou_tun's
+# trick), and storage, run directory and home live in a directory of this
+# test. nsenter, not ip netns exec: runc needs the cgroup mounts.
+OU_PMR=""
+pmr() {
+	nsenter --net="/run/netns/$H" unshare -m --propagation private sh "$OU_PMR/wrap.sh" "$@"
+}
+pmr_down() {
+	[ -n "$OU_PMR" ] && [ -d "$OU_PMR" ] || return 0
+	pmr rm -af -t 0 >/dev/null 2>&1
+	ou_kill_uid
+	rm -rf "${OU_PMR:?}"
+	OU_PMR=""
+}
+
 runtimes_09_podman_rootless() { rt_run _runtimes_09; }
 _runtimes_09() {
+	local out u rc conf
 	command -v podman >/dev/null || { info "SKIP: podman is not installed"; return $SKIP; }
+	command -v newuidmap >/dev/null || { info "SKIP: newuidmap is not installed (package uidmap)"; return $SKIP; }
+	command -v slirp4netns >/dev/null || { info "SKIP: slirp4netns is not installed"; return $SKIP; }
+	command -v busybox >/dev/null || { info "SKIP: busybox-static is not installed"; return $SKIP; }
+	[ -e /etc/subuid ] && [ -e /etc/subgid ] || { info "SKIP: no /etc/subuid or /etc/subgid to bind over (creating them is a host change)"; return $SKIP; }
 	ou_uids_free || return $SKIP
-	# rootless podman needs a home, a login name and /etc/subuid and
-	# /etc/subgid ranges for the uid: changes to the host's user database
-	# that this suite does not make
-	if ! getent passwd $OU_UID >/dev/null || ! grep -q "^$OU_UID:" /etc/subuid 2>/dev/null; then
-		info "SKIP: rootless podman needs a passwd entry and /etc/subuid, /etc/subgid ranges for uid $OU_UID (host changes the suite does not make); slirp4netns and pasta, which rootless podman runs as the user, are tested in runtimes_07 and runtimes_08"
-		return $SKIP
+	OU_PMR=$(mktemp -d /tmp/sandwall-pmr.XXXXXX) && chmod 755 "$OU_PMR" || { bad "mktemp"; return 1; }
+	RT_UNDO+=(pmr_down)
+	mkdir -p "$OU_PMR/home" "$OU_PMR/run" "$OU_PMR/tun" && chown $OU_UID:$OU_UID "$OU_PMR/home" "$OU_PMR/run" &&
+	chmod 700 "$OU_PMR/run" &&
+	{ cat /etc/passwd; echo "swtpm:x:$OU_UID:$OU_UID::$OU_PMR/home:/bin/sh"; } >"$OU_PMR/passwd" &&
+	{ cat /etc/group; echo "swtpm:x:$OU_UID:"; } >"$OU_PMR/group" &&
+	echo "swtpm:$((OU_UID * 100000 % 4000000000 + 100000)):65536" >"$OU_PMR/subuid" &&
+	cp "$OU_PMR/subuid" "$OU_PMR/subgid" && chmod 644 "$OU_PMR"/passwd "$OU_PMR"/group "$OU_PMR"/sub?id ||
+		{ bad "cannot prepare the podman directory"; return 1; }
+	cat >"$OU_PMR/wrap.sh" <<-EOF
+	D=$OU_PMR
+	for f in passwd group subuid subgid; do mount --bind "\$D/\$f" "/etc/\$f" || exit 3; done
+	if [ "\$(stat -c %a /dev/net/tun)" != 666 ]; then
+		mount -t tmpfs -o mode=0755 swt-tun "\$D/tun" && mknod -m 666 "\$D/tun/tun" c 10 200 &&
+			mount --bind "\$D/tun/tun" /dev/net/tun || exit 4
 	fi
-	return $SKIP
+	exec setpriv --reuid $OU_UID --regid $OU_UID --clear-groups env HOME="\$D/home" XDG_RUNTIME_DIR="\$D/run" \\
+		USER=swtpm LOGNAME=swtpm timeout 60 podman --root "\$D/home/storage" --runroot "\$D/run/containers" \\
+		--storage-driver vfs --cgroup-manager cgroupfs --events-backend file "\$@"
+	EOF
+	bash "$SWT_DIR/docker/mkimage.sh" "$OU_PMR/bb.tar" >"$OU_PMR/mkimage.log" 2>&1 && chmod 644 "$OU_PMR/bb.tar" ||
+		{ info "SKIP: no busybox image: $(tail -n 2 "$OU_PMR/mkimage.log" | tr '\n' ' ')"; return $SKIP; }
+	out=$(pmr import "$OU_PMR/bb.tar" swt-pmr:1 2>&1) ||
+		{ info "SKIP: rootless podman import failed here: $(printf '%s' "$out" | grep -v 'not a shared mount' | tail -n 2 | tr '\n' ' ')"; return $SKIP; }
+	out=$(pmr run -d --name swt-pmr --network slirp4netns:allow_host_loopback=true swt-pmr:1 sleep 100000 2>&1) || {
+		info "SKIP: rootless podman $(podman --version | awk '{print $3}') cannot run a container on this host (without host changes): $(printf '%s' "$out" | grep -v 'not a shared mount' | tail -n 2 | tr '\n' ' '); slirp4netns and pasta, which rootless podman runs as the user, are tested in runtimes_07 and runtimes_08"
+		return $SKIP
+	}
+	ok "rootless podman runs a container as uid $OU_UID (slirp4netns)"
+	# pmr_probe WANT URL...
+	for u in $RT_META $RT_GW $RT_LAN $RT_HOST http://10.0.2.2:8080/ $RT_NET; do
+		pmr exec swt-pmr timeout 3 wget -q -O /dev/null "$u" >/dev/null 2>&1; rc=$?
+		[ $rc = 0 ] && ok "without the table: rootless container -> $u reachable" || bad "without the table: rootless container -> $u: wget exit $rc"
+	done
+	conf=$(mkconf ou9 guard.interfaces=auto guard.users="$OU_UID")
+	apply_ok "$conf" || return 1
+	for u in $RT_META $RT_GW $RT_LAN $RT_HOST http://10.0.2.2:8080/; do
+		pmr exec swt-pmr timeout 3 wget -q -O /dev/null "$u" >/dev/null 2>&1; rc=$?
+		[ $rc != 0 ] && ok "rootless container -> $u blocked (wget exit $rc)" || bad "rootless container -> $u: expected blocked, but it was REACHABLE"
+	done
+	pmr exec swt-pmr timeout 3 wget -q -O /dev/null $RT_NET >/dev/null 2>&1 && ok "rootless container -> $RT_NET reachable" ||
+		bad "rootless container -> $RT_NET: expected reachable"
+	return 0
 }
 
 # ---- cgroups: a test-only directory below the cgroup2 root, reached from
