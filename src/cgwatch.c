@@ -20,7 +20,6 @@
 
 #include "cgwatch.h"
 #include "encode.h"
-#include "log.h"
 #include "ruleset.h"
 
 int sw_cg_root(char *buf, size_t len)
@@ -317,8 +316,10 @@ int sw_cgwatch_update(struct sw_cgwatch *w, const struct sw_config *cfg, struct 
 		return rc;
 	if (same_cgroups(w->scratch, n, host->cgroups, host->n_cgroups))
 		return 0;
-	if ((rc = sw_batch_init(&b, nl, 0, false)))
+	if ((rc = sw_batch_init(&b, nl, 0, false))) {
+		sw_batch_free(&b);
 		goto out;
+	}
 	/* delete element / add element per level set: the cgroups that went
 	 * and came, nothing else */
 	for (unsigned l = 1; l <= SW_CG_MAX_LEVEL && !rc; l++) {
