@@ -44,10 +44,12 @@ void sw_cgwatch_close(struct sw_cgwatch *w);
 int sw_cgwatch_read(struct sw_cgwatch *w, const struct sw_config *cfg, bool *changed);
 /* Rescan, and when the matching cgroups differ from host->cgroups, send
  * the element deltas of the guard_cg<level> sets in one batch and update
- * host and want (the desired model) to match. *sent says a batch went
- * out. On an error neither host nor want changes (the caller falls back
- * to a full compare). */
+ * host and want (the desired model) to match. *genid, when not 0, is the
+ * generation at which the kernel held want: the batch is stamped with it
+ * (ERESTART if anything moved since) and *genid becomes the batch's own.
+ * *sent says a batch went out. On an error neither host nor want changes
+ * (the caller falls back to a full compare). */
 int sw_cgwatch_update(struct sw_cgwatch *w, const struct sw_config *cfg, struct sw_host *host,
-		      struct sw_model *want, struct sw_nl *nl, bool *sent);
+		      struct sw_model *want, struct sw_nl *nl, uint32_t *genid, bool *sent);
 
 #endif

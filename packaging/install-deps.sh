@@ -22,7 +22,7 @@ PACKAGING="debhelper dpkg-dev fakeroot lintian mandoc python3-yaml rpm bash-comp
 DOCKER="busybox-static iptables"
 # other runtimes for tests/integration/test_runtimes.sh: rootful Podman with
 # its CNI bridge (Debian 12's podman 4.3 uses CNI); no service is started
-RUNTIMES="podman containernetworking-plugins"
+RUNTIMES="podman containernetworking-plugins lxc"
 # the output-path guard's tests: rootless networking as an unprivileged
 # uid (slirp4netns, pasta from passt; newuidmap for rootless podman)
 RUNTIMES="$RUNTIMES slirp4netns passt uidmap"

@@ -302,7 +302,7 @@ static void set_clear(struct sw_set *s)
 }
 
 int sw_cgwatch_update(struct sw_cgwatch *w, const struct sw_config *cfg, struct sw_host *host,
-		      struct sw_model *want, struct sw_nl *nl, bool *sent)
+		      struct sw_model *want, struct sw_nl *nl, uint32_t *genid, bool *sent)
 {
 	struct sw_set fresh[SW_CG_MAX_LEVEL + 1];
 	struct sw_batch b;
@@ -316,7 +316,7 @@ int sw_cgwatch_update(struct sw_cgwatch *w, const struct sw_config *cfg, struct 
 		return rc;
 	if (same_cgroups(w->scratch, n, host->cgroups, host->n_cgroups))
 		return 0;
-	if ((rc = sw_batch_init(&b, nl, 0, false))) {
+	if ((rc = sw_batch_init(&b, nl, *genid, *genid != 0))) {
 		sw_batch_free(&b);
 		goto out;
 	}
@@ -343,6 +343,8 @@ int sw_cgwatch_update(struct sw_cgwatch *w, const struct sw_config *cfg, struct 
 	sw_batch_free(&b);
 	if (rc)
 		goto out;
+	if (*sent && *genid)
+		*genid = *genid + 1 ? *genid + 1 : 1;   /* our batch's generation */
 	w->deltas++;
 	for (unsigned l = 1; l <= SW_CG_MAX_LEVEL; l++) {
 		struct sw_set *old;
