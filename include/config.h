@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "addr.h"
+#include "dns.h"
 
 #define SW_DEFAULT_CONFIG   "/etc/sandwall/sandwall.conf"
 #define SW_IFNAMSIZ         16
@@ -112,6 +113,16 @@ struct sw_allow {           /* "10.0.0.5 tcp/3128", "169.254.169.254 tcp/80 reop
 #define SW_MAX_SBX_PATTERNS   16
 #define SW_MAX_SBX_SOURCES    64
 #define SW_MAX_SBX_ALLOWS     256
+#define SW_MAX_SBX_NAMES      64        /* hostname entries per sandbox */
+#define SW_MAX_DNS_SERVERS    4         /* [daemon] resolvers */
+#define SW_DNS_MIN_TTL        30        /* [daemon] dns_min_ttl default, seconds */
+#define SW_DNS_MAX_TTL        3600      /* [daemon] dns_max_ttl default, seconds */
+
+struct sw_name_allow {      /* "pypi.org tcp/443": resolved by sandwalld (resolver.h) */
+	char name[SW_DNS_NAMELEN];      /* lower case, RFC 1123 */
+	struct sw_port port;
+	unsigned line;
+};
 
 enum sw_egress {
 	SW_EGRESS_OPEN,         /* the global blocks only */
@@ -132,6 +143,8 @@ struct sw_sandbox {
 	enum sw_dns_mode dns;
 	struct sw_allow allows[SW_MAX_SBX_ALLOWS];
 	size_t n_allows;
+	struct sw_name_allow names[SW_MAX_SBX_NAMES];   /* allow entries by hostname */
+	size_t n_names;
 	uint32_t budget;                         /* new connections per source and window, 0: none */
 	uint32_t budget_unit;                    /* the window in seconds: 1, 60 or 3600 */
 	unsigned seen;                           /* keys given (bit per key) */
@@ -170,6 +183,10 @@ struct sw_config {
 	enum sw_owner_mode owner;
 	char metrics_path[SW_PATH_MAX];          /* Prometheus textfile, "" = off */
 	char journal_path[SW_PATH_MAX];          /* drift journal (JSON lines), "" = off */
+	unsigned dns_min_ttl, dns_max_ttl;       /* hostname allowlists: TTL bounds, seconds */
+	struct sw_prefix dns_servers[SW_MAX_DNS_SERVERS]; /* resolvers = ...; none: resolv.conf's */
+	size_t n_dns_servers;
+	unsigned dns_ttl_line;                   /* of dns_max_ttl (or dns_min_ttl), for messages */
 	/* [nft] */
 	char table[SW_TABLE_MAXLEN];             /* default "sandwall" */
 	unsigned table_line;                     /* 0: not in the file */

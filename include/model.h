@@ -40,6 +40,7 @@ struct sw_elem {
 	uint8_t key_end[SW_KEY_MAX];
 	bool has_key_end;
 	uint32_t flags;                 /* NFT_SET_ELEM_INTERVAL_END */
+	uint64_t timeout_ms;            /* per-element timeout (sets with flags timeout), 0: none */
 };
 
 struct sw_set {

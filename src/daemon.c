@@ -22,6 +22,7 @@
 #include "control.h"
 #include "daemon.h"
 #include "diff.h"
+#include "hostfast.h"
 #include "journal.h"
 #include "log.h"
 #include "metrics.h"
@@ -36,6 +37,11 @@
 #define ALERTS_PER_SEC   20
 #define RETRY_MS         100
 #define RESYNC_SOON_MS   5      /* lost events: one resync for a burst of ENOBUFS */
+#define SETTLE_MS        20     /* after removals only, or a new link guarded by the
+				 * fast path: the whole model is rebuilt this much later
+				 * (or after 4 times its last cost), once for a burst */
+#define SETTLE_MAX_MS    100    /* but never later than this after the first event
+				 * (a steady stream of removals must not starve it) */
 
 /* The epoll slots, one per source (epoll_event.data.u32). */
 enum slot {
@@ -46,6 +52,8 @@ enum slot {
 	SLOT_WATCHDOG,          /* systemd watchdog */
 	SLOT_CONTROL,           /* the CLI's control socket */
 	SLOT_NFLOG,             /* blocked attempts */
+	SLOT_DNS,               /* the resolver's UDP sockets: answers */
+	SLOT_DNS_TIMER,         /* the resolver's next round, timeout or expiry */
 };
 
 static int64_t now_us(void)
@@ -93,8 +101,13 @@ static int build_want(struct sw_daemon *d, struct sw_model *m)
 		sw_err("%s", err);
 	else
 		m->table_flags = d->own_flags;
+	/* the hostnames' addresses: a table made from it has them at once */
+	if (!rc && (rc = sw_resolver_fill(&d->resolver, m, sw_resolver_now_ms())))
+		sw_model_free(m);
 	return rc;
 }
+
+static uint64_t parents_sig(const struct sw_config *cfg, const struct sw_host *h);
 
 /* table netdev <name> (the macvlan/ipvlan parents, netdev.h): compared and
  * repaired on every pass, after table inet; one line when it changed. */
@@ -106,6 +119,9 @@ static void netdev_sync(struct sw_daemon *d)
 	size_t n = 0;
 	int rc = sw_netdev_reconcile(&d->nl, &d->cfg, &d->host, &d->want, false, &diff,
 				     &repaired, &n, err, sizeof(err));
+
+	if (!rc)
+		d->parents_sig = parents_sig(&d->cfg, &d->host);
 
 	sw_diff_summary(&diff, summary, sizeof(summary));
 	if (rc)
@@ -135,18 +151,18 @@ static int reconcile(struct sw_daemon *d, enum sw_cause cause, const char *chang
 	bool repaired = false, any = false;
 	int rc = -EIO;
 
-	if (d->paused)
+	if (d->paused) {
+		d->synced_gen = 0;
 		return 0;
-	for (int i = 0; i < READBACK_TRIES && rc == -EIO; i++) {
-		if (i) {
-			sw_diff_free(&diff);
-			hint.table_deleted = false;
-		}
-		rc = sw_reconcile_hint(&d->nl, &d->want, &hint, &diff, &repaired, err, sizeof(err));
-		any |= repaired;
-		if (i == 0)
-			sw_diff_summary(&diff, summary, sizeof(summary));
 	}
+	/* a re-created table or set gets the resolved addresses in the same
+	 * batch, with their remaining lifetimes */
+	sw_resolver_fill(&d->resolver, &d->want, sw_resolver_now_ms());
+	rc = sw_reconcile_settle(&d->nl, &d->want, &hint, READBACK_TRIES, &diff, &repaired,
+				 summary, sizeof(summary), err, sizeof(err));
+	any = repaired;
+	/* where host updates start from without a dump (sw_update_sets) */
+	d->synced_gen = rc ? 0 : hint.synced_genid;
 	/* the parents' table after table inet: its repair comes first */
 	netdev_sync(d);
 	if (!rc && !any) {
@@ -198,90 +214,117 @@ static void on_txn(const struct sw_nft_txn *t, void *data)
 	dr->n++;
 }
 
-/* Log what changed on the host that matters to us. */
-static void host_changes(struct sw_daemon *d, const struct sw_host *old, const struct sw_host *new)
+static int link_cmp(const void *a, const void *b)
 {
-	for (int pass = 0; pass < 2; pass++) {
-		const struct sw_host *a = pass ? old : new, *b = pass ? new : old;
+	return strcmp((*(const struct sw_link *const *)a)->name,
+		      (*(const struct sw_link *const *)b)->name);
+}
 
-		for (size_t i = 0; i < a->n_links; i++) {
+/* The guarded links and macvlan parents, sorted by name (NULL when there
+ * are none or no memory: then no line is logged). */
+static const struct sw_link **guarded_links(struct sw_daemon *d, const struct sw_host *h,
+					    size_t *n)
+{
+	const struct sw_link **v = h->n_links ? malloc(h->n_links * sizeof(*v)) : NULL;
+
+	*n = 0;
+	for (size_t i = 0; v && i < h->n_links; i++)
+		if (sw_ruleset_guard_why(&d->cfg, &h->links[i]) >= SW_GUARD_PATTERN ||
+		    sw_ruleset_macvlan_parent(&d->cfg, &h->links[i]))
+			v[(*n)++] = &h->links[i];
+	if (v)
+		qsort(v, *n, sizeof(*v), link_cmp);
+	return v;
+}
+
+/* Every guarded link, named by why: event=bridge for a bridge (as
+ * always), event=guarded-link for the others, and event=macvlan-parent
+ * for a parent the netdev table hooks. */
+static void link_line(struct sw_daemon *d, const struct sw_link *l, bool added)
+{
+	enum sw_guard_why why = sw_ruleset_guard_why(&d->cfg, l);
+
+	if (why >= SW_GUARD_PATTERN)
+		sw_alert(&d->alert, LOG_NOTICE, "event=%s action=%s ifname=%s kind=%s why=\"%s\"",
+			 l->is_bridge ? "bridge" : "guarded-link", added ? "add" : "del", l->name,
+			 sw_link_kind_name(l->kind), sw_guard_why_name(why));
+	if (sw_ruleset_macvlan_parent(&d->cfg, l))
+		sw_alert(&d->alert, LOG_NOTICE, "event=macvlan-parent action=%s ifname=%s kind=%s",
+			 added ? "add" : "del", l->name, sw_link_kind_name(l->kind));
+}
+
+/* gateways: one replaced by another is a change */
+static void gateway_changes(struct sw_daemon *d, const struct sw_gateway *og, size_t nog,
+			    const struct sw_host *new)
+{
+	char added[SW_MAX_GATEWAYS][SW_ADDR_STRLEN], removed[SW_MAX_GATEWAYS][SW_ADDR_STRLEN];
+	size_t na = 0, nr = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		const struct sw_gateway *a = pass ? og : new->gateways, *b = pass ? new->gateways : og;
+		size_t an = pass ? nog : new->n_gateways, bn = pass ? new->n_gateways : nog;
+
+		for (size_t i = 0; i < an; i++) {
 			bool found = false;
 
-			const struct sw_link *l = &a->links[i];
-			enum sw_guard_why why = sw_ruleset_guard_why(&d->cfg, l);
-			bool parent = sw_ruleset_macvlan_parent(&d->cfg, l);
-
-			if (why < SW_GUARD_PATTERN && !parent)
-				continue;
-			for (size_t j = 0; j < b->n_links && !found; j++)
-				found = !strcmp(l->name, b->links[j].name);
-			if (found)
-				continue;
-			/* every guarded link, named by why: event=bridge for a bridge
-			 * (as always), event=guarded-link for the others, and
-			 * event=macvlan-parent for a parent the netdev table hooks */
-			if (why >= SW_GUARD_PATTERN)
-				sw_alert(&d->alert, LOG_NOTICE,
-					 "event=%s action=%s ifname=%s kind=%s why=\"%s\"",
-					 l->is_bridge ? "bridge" : "guarded-link", pass ? "del" : "add",
-					 l->name, sw_link_kind_name(l->kind), sw_guard_why_name(why));
-			if (parent)
-				sw_alert(&d->alert, LOG_NOTICE,
-					 "event=macvlan-parent action=%s ifname=%s kind=%s", pass ? "del" : "add",
-					 l->name, sw_link_kind_name(l->kind));
+			for (size_t j = 0; j < bn && !found; j++)
+				found = sw_prefix_equal(&a[i].addr, &b[j].addr);
+			if (!found && pass)
+				sw_prefix_format(&a[i].addr, removed[nr++], SW_ADDR_STRLEN);
+			else if (!found)
+				sw_prefix_format(&a[i].addr, added[na++], SW_ADDR_STRLEN);
 		}
 	}
-	/* gateways: one replaced by another is a change */
-	{
-		char added[SW_MAX_GATEWAYS][SW_ADDR_STRLEN], removed[SW_MAX_GATEWAYS][SW_ADDR_STRLEN];
-		size_t na = 0, nr = 0;
-
-		for (int pass = 0; pass < 2; pass++) {
-			const struct sw_host *a = pass ? old : new, *b = pass ? new : old;
-
-			for (size_t i = 0; i < a->n_gateways; i++) {
-				bool found = false;
-
-				for (size_t j = 0; j < b->n_gateways && !found; j++)
-					found = sw_prefix_equal(&a->gateways[i].addr, &b->gateways[j].addr);
-				if (!found && pass)
-					sw_prefix_format(&a->gateways[i].addr, removed[nr++], SW_ADDR_STRLEN);
-				else if (!found)
-					sw_prefix_format(&a->gateways[i].addr, added[na++], SW_ADDR_STRLEN);
-			}
-		}
-		for (size_t i = 0; i < na || i < nr; i++) {
-			if (i < na && i < nr)
-				sw_alert(&d->alert, LOG_NOTICE, "event=gateway action=change addr=%s old=%s",
-					 added[i], removed[i]);
-			else
-				sw_alert(&d->alert, LOG_NOTICE, "event=gateway action=%s addr=%s",
-					 i < na ? "add" : "del", i < na ? added[i] : removed[i]);
-		}
+	for (size_t i = 0; i < na || i < nr; i++) {
+		if (i < na && i < nr)
+			sw_alert(&d->alert, LOG_NOTICE, "event=gateway action=change addr=%s old=%s",
+				 added[i], removed[i]);
+		else
+			sw_alert(&d->alert, LOG_NOTICE, "event=gateway action=%s addr=%s",
+				 i < na ? "add" : "del", i < na ? added[i] : removed[i]);
 	}
 }
 
-/* Did a macvlan parent come, go, or change its address? (The netdev table
- * hooks each by name and matches its MAC.) */
-static bool parents_moved(const struct sw_config *cfg, const struct sw_host *old,
-			  const struct sw_host *new)
+/* Log what changed on the host that matters to us (after a full read:
+ * sorted names, one merge). */
+static void host_changes(struct sw_daemon *d, const struct sw_host *old, const struct sw_host *new)
 {
-	for (int pass = 0; pass < 2; pass++) {
-		const struct sw_host *a = pass ? old : new, *b = pass ? new : old;
+	size_t no, nn, i = 0, j = 0;
+	const struct sw_link **o = guarded_links(d, old, &no), **n = guarded_links(d, new, &nn);
 
-		for (size_t i = 0; i < a->n_links; i++) {
-			const struct sw_link *l = &a->links[i], *m = NULL;
+	while (i < no || j < nn) {
+		int c = i == no ? 1 : j == nn ? -1 : strcmp(o[i]->name, n[j]->name);
 
-			if (!sw_ruleset_macvlan_parent(cfg, l))
-				continue;
-			for (size_t j = 0; j < b->n_links && !m; j++)
-				if (!strcmp(l->name, b->links[j].name))
-					m = &b->links[j];
-			if (!m || !sw_ruleset_macvlan_parent(cfg, m) || memcmp(l->mac, m->mac, 6))
-				return true;
-		}
+		if (c < 0)
+			link_line(d, o[i++], false);
+		else if (c > 0)
+			link_line(d, n[j++], true);
+		else
+			i++, j++;
 	}
-	return false;
+	free(o);
+	free(n);
+	gateway_changes(d, old->gateways, old->n_gateways, new);
+}
+
+/* The macvlan/ipvlan parents as the netdev table hooks them (name, index,
+ * MAC): a different value means one came, went or changed its address. */
+static uint64_t parents_sig(const struct sw_config *cfg, const struct sw_host *h)
+{
+	uint64_t x = 1469598103934665603ull;    /* FNV-1a */
+
+	for (size_t i = 0; i < h->n_links; i++) {
+		const struct sw_link *l = &h->links[i];
+
+		if (!sw_ruleset_macvlan_parent(cfg, l))
+			continue;
+		for (const char *c = l->name; *c; c++)
+			x = (x ^ (uint8_t)*c) * 1099511628211ull;
+		for (size_t k = 0; k < 6; k++)
+			x = (x ^ l->mac[k]) * 1099511628211ull;
+		x = (x ^ (uint32_t)l->ifindex) * 1099511628211ull;
+	}
+	return x;
 }
 
 /* Links, addresses or routes moved: rebuild the desired sets. */
@@ -289,32 +332,25 @@ static bool parents_moved(const struct sw_config *cfg, const struct sw_host *old
  * address or route event), the kernel is compared only when the desired
  * sets moved: kernel drift comes in as nftables events, and the resync
  * timer is the backstop, so a bridge port changing state costs no dump. */
-static void host_update(struct sw_daemon *d, enum sw_cause cause, bool only_if_changed)
+/* A new desired model m (the host moved or was read again) replaces
+ * d->want; the kernel is compared unless only_if_changed and m is the
+ * same as before. */
+static void want_update(struct sw_daemon *d, struct sw_model *m, enum sw_cause cause,
+			bool only_if_changed, int64_t t0)
 {
-	struct sw_host *old = &d->host_prev;
-	struct sw_model m;
 	struct sw_diff diff;
 	bool changed = true;
-	int64_t t0 = now_us();
 
-	*old = d->host;
-	if (build_want(d, &m)) {
-		d->host = *old;
-		d->retry = true;
-		arm_resync(d);
-		return;
-	}
-	host_changes(d, old, &d->host);
 	/* a different desired model means the host moved (or the resolvers
 	 * changed): updating the sets is no drift */
-	if (sw_diff(&m, &d->want, &diff) == 0) {
+	if (sw_diff(m, &d->want, &diff) == 0) {
 		changed = diff.n > 0;
 		sw_diff_free(&diff);
 	}
-	if (parents_moved(&d->cfg, old, &d->host))
+	if (parents_sig(&d->cfg, &d->host) != d->parents_sig)
 		changed = true;
 	sw_model_free(&d->want);
-	d->want = m;
+	d->want = *m;
 	if (!changed && only_if_changed)
 		return;
 	if (changed) {
@@ -325,9 +361,140 @@ static void host_update(struct sw_daemon *d, enum sw_cause cause, bool only_if_c
 	reconcile(d, cause, NULL, 0, NULL, t0, 0);
 }
 
+/* Read the whole host again (start, resync timer, lost events) and
+ * rebuild the desired model. */
+static void host_update(struct sw_daemon *d, enum sw_cause cause, bool only_if_changed)
+{
+	struct sw_host *old = &d->host_prev;
+	struct sw_model m;
+	int64_t t0 = now_us();
+
+	*old = d->host;
+	d->host_dirty = false;
+	if (build_want(d, &m)) {
+		d->host = *old;
+		d->retry = true;
+		arm_resync(d);
+		return;
+	}
+	host_changes(d, old, &d->host);
+	sw_resolver_set_servers(&d->resolver, &d->cfg, &d->host);
+	want_update(d, &m, cause, only_if_changed, t0);
+}
+
+/* The host model moved by rtnetlink deltas: rebuild the desired model
+ * from it (no dump) and send only the set elements that changed, stamped
+ * with the generation at which the table was last seen to hold d->want.
+ * Anything else (more than elements, the generation moved, the kernel
+ * refuses a delta, a failed repair pending, mode twin) takes the observed
+ * path. */
+static void host_delta_update(struct sw_daemon *d)
+{
+	char err[SW_ERRLEN], summary[256];
+	struct sw_model m;
+	struct sw_diff diff = { 0 };
+	int64_t t0 = d->host_t0, t1 = now_us(), t2;
+	int rc = -ESTALE;
+
+	d->host_dirty = false;
+	if (sw_desired_host(&d->cfg, &d->host, &m, err, sizeof(err))) {
+		sw_err("%s", err);
+		d->retry = true;
+		arm_resync(d);
+		return;
+	}
+	m.table_flags = d->own_flags;
+	t2 = now_us();
+	if (d->synced_gen && !d->retry && !d->paused && !d->twin)
+		rc = sw_update_sets(&d->nl, &m, &d->want, &d->synced_gen, &diff, err, sizeof(err));
+	sw_debug("host update: waited %lld us, model %lld us, diff and commit %lld us (%s)",
+		 (long long)(t1 - t0), (long long)(t2 - t1), (long long)(now_us() - t2),
+		 rc ? "falling back" : "deltas");
+	if (rc) {
+		if (rc != -ESTALE || d->synced_gen)
+			sw_debug("host update by deltas: %s; comparing with the kernel", err);
+		sw_diff_free(&diff);
+		d->synced_gen = 0;
+		want_update(d, &m, SW_CAUSE_RESYNC, true, t0);
+	} else {
+		sw_model_free(&d->want);
+		d->want = m;
+		if (diff.n) {
+			struct sw_repair r = { .cause = SW_CAUSE_UPDATE, .changes = diff.n,
+					       .change = summary };
+
+			r.restored_us = r.verified_us = now_us() - t0;
+			sw_diff_summary(&diff, summary, sizeof(summary));
+			d->updates++;
+			sw_report_repair(d, &r);
+		}
+		sw_diff_free(&diff);
+		/* a parent that came or went by a delta: the netdev table follows */
+		if (parents_sig(&d->cfg, &d->host) != d->parents_sig)
+			netdev_sync(d);
+	}
+	/* bursts (500 bridges deleted) coalesce: the next update waits as long
+	 * as this one took, so the daemon's CPU grows with the events, not
+	 * with events times the host's size */
+	d->full_cost_us = now_us() - t1;
+	d->update_due_us = now_us() + d->full_cost_us;
+}
+
+/* The model of a host with only lo, for the fast path (per config). */
+static void fast_base_build(struct sw_daemon *d)
+{
+	char err[SW_ERRLEN];
+
+	if (d->fast_base_ok)
+		sw_model_free(&d->fast_base);
+	d->fast_base_ok = sw_fast_base(&d->cfg, &d->fast_base, err, sizeof(err)) == 0;
+	if (!d->fast_base_ok)
+		sw_debug("no fast path for new links: %s", err);
+}
+
+/* New links only: guard them now by adding their own elements to the
+ * desired sets (no rebuild of the whole model); 0 when done, else the
+ * caller takes the full path. The whole model follows, coalesced. */
+static int host_fast_update(struct sw_daemon *d, const struct sw_host_delta *dl, int64_t t0)
+{
+	char err[SW_ERRLEN];
+	struct sw_fast f;
+	size_t added = 0;
+	int64_t t1 = now_us();
+	int rc;
+
+	if (!d->fast_base_ok || !d->synced_gen || d->retry || d->paused || d->twin ||
+	    dl->n_new != dl->changes || dl->n_new > SW_FAST_MAX_LINKS || dl->routes_stale)
+		return -ESTALE;
+	if ((rc = sw_fast_plan(&d->cfg, &d->host, dl->new_idx, dl->n_new, &d->fast_base,
+			       &d->want, &f)))
+		return rc;
+	for (size_t i = 0; i < f.n; i++)
+		added += f.s[i].added;
+	if ((rc = sw_fast_commit(&d->nl, d->cfg.table, &f, &d->synced_gen, err, sizeof(err)))) {
+		sw_debug("fast path: %s", err);
+		sw_fast_free(&f);
+		d->synced_gen = 0;      /* the full path observes */
+		return rc;
+	}
+	sw_debug("host update: fast path for %u new link(s), %zu element(s), %lld us",
+		 dl->n_new, added, (long long)(now_us() - t1));
+	if (added) {
+		char change[64];
+		struct sw_repair r = { .cause = SW_CAUSE_UPDATE, .changes = added, .change = change };
+
+		snprintf(change, sizeof(change), "%zu element(s) for %u new link(s)", added, dl->n_new);
+		r.restored_us = r.verified_us = now_us() - t0;
+		d->updates++;
+		sw_report_repair(d, &r);
+	}
+	return 0;
+}
+
 
 static void full_resync(struct sw_daemon *d)
 {
+	d->host_dirty = false;
 	d->resyncs++;
 	d->resync_soon = false;
 	/* after a failed repair, the retry is no new drift */
@@ -456,11 +623,27 @@ static void nflog_setup(struct sw_daemon *d)
 		  &(struct epoll_event){ .events = EPOLLIN, .data.u32 = SLOT_NFLOG });
 }
 
+static void on_link(const struct sw_link *l, bool added, void *data)
+{
+	struct sw_daemon *d = data;
+
+	if (sw_ruleset_guarded(&d->cfg, l) || sw_ruleset_macvlan_parent(&d->cfg, l))
+		link_line(d, l, added);
+}
+
+/* rtnetlink events update the host model as deltas; the desired model
+ * follows at once, or, within a burst, when the last update's cost has
+ * passed (the loop's epoll timeout). */
 static void handle_rt(struct sw_daemon *d)
 {
-	bool changed = false;
-	int rc = sw_events_read_rt(&d->ev, &changed);
+	struct sw_host_delta dl = { .on_link = on_link, .data = d };
+	struct sw_gateway gw[SW_MAX_GATEWAYS];
+	size_t ngw = d->host.n_gateways;
+	int64_t t0 = now_us();
+	int rc;
 
+	memcpy(gw, d->host.gateways, ngw * sizeof(*gw));
+	rc = sw_events_track_rt(&d->ev, &d->rtdump, &d->host, &dl);
 	if (rc == -ENOBUFS) {
 		sw_alert(&d->alert, LOG_WARNING,
 			 "event=enobufs source=rtnetlink count=%u rcvbuf=%d action=resync",
@@ -468,11 +651,113 @@ static void handle_rt(struct sw_daemon *d)
 		resync_soon(d);
 		return;
 	}
-	if (rc < 0)
+	if (rc < 0) {
+		/* a broken socket or a host model that cannot follow (full):
+		 * read everything and compare the kernel, as on the timer */
 		sw_err("rtnetlink events: %s", strerror(-rc));
-	/* a broken socket: compare the kernel too, as on the resync timer */
-	if (changed || rc < 0)
-		host_update(d, SW_CAUSE_RESYNC, rc >= 0);
+		host_update(d, SW_CAUSE_RESYNC, false);
+		return;
+	}
+	if (!dl.changes)
+		return;
+	gateway_changes(d, gw, ngw, &d->host);
+	if (!d->host_dirty)
+		d->host_t0 = t0;
+	d->host_dirty = true;
+	/* new links are guarded at once; removals only guard less: either
+	 * way the whole model follows once for the burst */
+	if ((dl.n_new == dl.changes && host_fast_update(d, &dl, t0) == 0) ||
+	    (dl.removals == dl.changes && !dl.routes_stale)) {
+		int64_t settle = now_us() + (SETTLE_MS * 1000 > 4 * d->full_cost_us ?
+					     SETTLE_MS * 1000 : 4 * d->full_cost_us);
+
+		if (settle > d->host_t0 + SETTLE_MAX_MS * 1000)
+			settle = d->host_t0 + SETTLE_MAX_MS * 1000;
+		if (d->update_due_us < settle)
+			d->update_due_us = settle;
+		return;
+	}
+	if (now_us() >= d->update_due_us)
+		host_delta_update(d);
+}
+
+/* epoll_wait's timeout: -1, or until a deferred host update is due */
+static int loop_timeout(const struct sw_daemon *d)
+{
+	int64_t left;
+
+	if (!d->host_dirty)
+		return -1;
+	left = d->update_due_us - now_us();
+	return left <= 0 ? 0 : (int)((left + 999) / 1000);
+}
+
+/* The resolver's turn: drop what expired, start the rounds that are
+ * due, send new addresses to the sets, and sleep until the next deadline.
+ * Never blocks: the sockets are non-blocking, the batch is one ACK. */
+static void dns_tick(struct sw_daemon *d)
+{
+	char twin[SW_NAME_MAX + sizeof(SW_TWIN_SUFFIX)];
+	const char *tables[2] = { d->cfg.table, twin };
+	int64_t now = sw_resolver_now_ms(), next;
+	struct itimerspec it = { 0 };
+
+	if (!d->resolver.n_names)
+		return;
+	sw_resolver_expire(&d->resolver, now);
+	sw_resolver_send(&d->resolver, now);
+	if (!d->paused && d->resolver.dirty)
+		sw_resolver_push(&d->resolver, &d->nl, tables,
+				 d->twin && !sw_twin_name(d->cfg.table, twin, sizeof(twin)) ? 2 : 1, now);
+	next = sw_resolver_deadline(&d->resolver);
+	if (next == INT64_MAX)
+		return;
+	next = next > now ? next - now : 1;
+	it.it_value.tv_sec = next / 1000;
+	it.it_value.tv_nsec = (long)(next % 1000) * 1000000;
+	timerfd_settime(d->dnsfd, 0, &it, NULL);
+}
+
+static void handle_dns(struct sw_daemon *d)
+{
+	int64_t now = sw_resolver_now_ms();
+
+	for (int f = 0; f < 2; f++)
+		if (d->resolver.fd[f] >= 0)
+			sw_resolver_recv(&d->resolver, d->resolver.fd[f], now);
+	dns_tick(d);
+}
+
+/* (Re)build the resolver from the config, keeping what old knew (NULL at
+ * start), and register its sockets. */
+static int dns_setup(struct sw_daemon *d, struct sw_resolver *old)
+{
+	struct sw_resolver r;
+	int rc = sw_resolver_init(&r, &d->cfg, &d->host, old);
+
+	if (rc) {
+		sw_err("cannot set up the resolver: %s", strerror(-rc));
+		return rc;
+	}
+	if (old) {
+		for (int f = 0; f < 2; f++)
+			if (old->fd[f] >= 0)
+				epoll_ctl(d->epfd, EPOLL_CTL_DEL, old->fd[f], NULL);
+		sw_resolver_free(old);
+	}
+	d->resolver = r;
+	if (!r.n_names)
+		return 0;
+	if ((rc = sw_resolver_open(&d->resolver))) {
+		sw_err("cannot open the resolver's sockets: %s", strerror(-rc));
+		return rc;
+	}
+	for (int f = 0; f < 2; f++)
+		if (d->resolver.fd[f] >= 0)
+			epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->resolver.fd[f],
+				  &(struct epoll_event){ .events = EPOLLIN, .data.u32 = SLOT_DNS });
+	arm(d->dnsfd, 1, 0);
+	return 0;
 }
 
 static int reload(struct sw_daemon *d, char *msg, size_t len)
@@ -490,8 +775,16 @@ static int reload(struct sw_daemon *d, char *msg, size_t len)
 		snprintf(msg, len, "%s", err);
 		return rc;
 	}
+	{
+		struct sw_resolver prev = d->resolver;
+
+		dns_setup(d, &prev);
+	}
 	if ((rc = build_want(d, &m))) {
+		struct sw_resolver prev = d->resolver;
+
 		d->cfg = *old;
+		dns_setup(d, &prev);
 		snprintf(msg, len, "cannot build the ruleset");
 		return rc;
 	}
@@ -500,6 +793,7 @@ static int reload(struct sw_daemon *d, char *msg, size_t len)
 	snprintf(oldtable, sizeof(oldtable), "%s", old->table);
 	sw_model_free(&d->want);
 	d->want = m;
+	fast_base_build(d);
 	d->paused = false;
 	if (strcmp(oldtable, d->cfg.table)) {
 		bool absent;
@@ -548,6 +842,7 @@ static void handle_control(struct sw_daemon *d)
 			 "ok\npid=%d\nuptime=%lld\nmode=%s\npaused=%s\nconfig=%s\ndrifts=%llu\n"
 			 "repairs=%llu\nrepair_failures=%llu\nresyncs=%llu\nupdates=%llu\nenobufs=%u\n"
 			 "blocked_logged=%llu\n"
+			 "dns_names=%zu\ndns_failures=%llu\ndns_last_update_us=%lld\n"
 			 "last_drift=%s\nlast_drift_at=%lld\n",
 			 (int)getpid(), (long long)(time(NULL) - d->started), d->mode,
 			 d->paused ? "yes" : "no", d->config_path,
@@ -555,6 +850,8 @@ static void handle_control(struct sw_daemon *d)
 			 (unsigned long long)d->repair_failures, (unsigned long long)d->resyncs,
 			 (unsigned long long)d->updates, d->ev.enobufs,
 			 (unsigned long long)d->blocked_seen,
+			 d->resolver.n_names, (unsigned long long)d->resolver.failures,
+			 (long long)d->resolver.last_push_us,
 			 d->last_drift[0] ? d->last_drift : "none", (long long)d->last_drift_at);
 	} else {
 		snprintf(rep, sizeof(rep), "error\nmessage=unknown request '%.32s'\n", req);
@@ -569,7 +866,8 @@ static int setup(struct sw_daemon *d)
 	uint64_t wd;
 	int rc;
 
-	d->epfd = d->sigfd = d->tfd = d->wdfd = d->ctlfd = -1;
+	d->epfd = d->sigfd = d->tfd = d->wdfd = d->ctlfd = d->dnsfd = -1;
+	d->resolver.fd[0] = d->resolver.fd[1] = -1;
 	d->started = time(NULL);
 	rc = sw_config_load(d->config_path, &d->cfg, err, sizeof(err));
 	if (rc) {
@@ -589,8 +887,13 @@ static int setup(struct sw_daemon *d)
 		sw_err("cannot open the netfilter netlink socket: %s", strerror(-rc));
 		return rc;
 	}
+	if ((rc = sw_nl_open_route(&d->rtdump, 0))) {
+		sw_err("cannot open the rtnetlink socket: %s", strerror(-rc));
+		return rc;
+	}
 	if ((rc = build_want(d, &d->want)))
 		return rc;
+	fast_base_build(d);
 	if ((rc = sw_owner_take(d)))
 		return rc;
 	netdev_sync(d);
@@ -615,6 +918,16 @@ static int setup(struct sw_daemon *d)
 			d->control_path, strerror(-d->ctlfd));
 	arm_resync(d);
 	nflog_setup(d);
+	d->dnsfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (d->dnsfd < 0 || epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->dnsfd,
+				      &(struct epoll_event){ .events = EPOLLIN,
+							     .data.u32 = SLOT_DNS_TIMER }) < 0) {
+		rc = -errno;
+		sw_err("cannot set up the resolver's timer: %s", strerror(errno));
+		return rc;
+	}
+	if ((rc = dns_setup(d, NULL)))
+		return rc;
 	if ((wd = sw_notify_watchdog_usec())) {
 		d->wdfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 		if (d->wdfd >= 0)
@@ -639,7 +952,7 @@ static int setup(struct sw_daemon *d)
 
 static void teardown(struct sw_daemon *d)
 {
-	int fds[] = { d->epfd, d->sigfd, d->tfd, d->wdfd, d->ctlfd };
+	int fds[] = { d->epfd, d->sigfd, d->tfd, d->wdfd, d->ctlfd, d->dnsfd };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		if (fds[i] >= 0)
@@ -652,7 +965,12 @@ static void teardown(struct sw_daemon *d)
 	/* closing the owner socket leaves a persist table in place */
 	if (d->nl.rbuf)
 		sw_nl_close(&d->nl);
+	if (d->rtdump.rbuf)
+		sw_nl_close(&d->rtdump);
 	sw_model_free(&d->want);
+	if (d->fast_base_ok)
+		sw_model_free(&d->fast_base);
+	sw_resolver_free(&d->resolver);
 	sw_journal_close(&d->journal);
 }
 
@@ -667,10 +985,15 @@ int sw_daemon_run(struct sw_daemon *d)
 	rc = 0;
 	sw_notify("READY=1");
 	sw_report_start(d);
+	/* the generation at which the kernel holds want: host updates start
+	 * from it without a dump */
+	reconcile(d, SW_CAUSE_RESYNC, NULL, 0, NULL, now_us(), 0);
 
 	while (!d->stop) {
 		struct epoll_event evs[8];
-		int n = epoll_wait(d->epfd, evs, 8, flush_timeout(d));
+		/* the sooner of the two deadlines (-1: none) */
+		int tf = flush_timeout(d), th = loop_timeout(d);
+		int n = epoll_wait(d->epfd, evs, 8, tf < 0 ? th : th < 0 || tf < th ? tf : th);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -718,8 +1041,17 @@ int sw_daemon_run(struct sw_daemon *d)
 			case SLOT_NFLOG:
 				handle_nflog(d);
 				break;
+			case SLOT_DNS:
+				handle_dns(d);
+				break;
+			case SLOT_DNS_TIMER:
+				if (read(d->dnsfd, &ticks, sizeof(ticks)) > 0)
+					dns_tick(d);
+				break;
 			}
 		}
+		if (d->host_dirty && now_us() >= d->update_due_us)
+			host_delta_update(d);
 		sw_alert_flush(&d->alert);
 		sw_alert_flush(&d->alert_blocked);
 		attempts_flush(d, false);

@@ -159,6 +159,8 @@ static int elems_op_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
 				nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY_END, v[j].key_end, s->key_len);
 			if (v[j].flags)
 				nftnl_set_elem_set_u32(e, NFTNL_SET_ELEM_FLAGS, v[j].flags);
+			if (v[j].timeout_ms && type == NFT_MSG_NEWSETELEM)
+				nftnl_set_elem_set_u64(e, NFTNL_SET_ELEM_TIMEOUT, v[j].timeout_ms);
 			nftnl_set_elem_add(ns, e);
 		}
 		nlh = msg(b, type, type == NFT_MSG_NEWSETELEM ? NLM_F_CREATE : 0);
@@ -178,6 +180,14 @@ static int elems_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
 		     const struct sw_set *s, uint32_t id)
 {
 	return elems_op_msg(b, nl, table, s, s->elems, s->n_elems, id, NFT_MSG_NEWSETELEM);
+}
+
+int sw_encode_elems(struct sw_batch *b, struct sw_nl *nl, const char *table,
+		    const struct sw_set *s, const struct sw_elem *v, size_t n, uint16_t type)
+{
+	if (type != NFT_MSG_NEWSETELEM && type != NFT_MSG_DELSETELEM)
+		return -EINVAL;
+	return elems_op_msg(b, nl, table, s, v, n, 0, type);
 }
 
 /* The order sw_set_sort keeps elements in: key, an END before a start

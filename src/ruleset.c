@@ -3,8 +3,10 @@
  *
  *   chain prerouting   filter hook prerouting priority -150, policy accept
  *                      iifname @guard_ifaces jump guard
- *   chain guard        anti-spoofing, replies, ND, allow lists, then one
- *                      rule per category
+ *   chain guard        anti-spoofing, the fast path (a destination outside
+ *                      blocked4/6 and not local returns), replies, ND
+ *                      (chain guard_nd), sandboxes, allow lists, then one
+ *                      rule per category in rank order
  *   chain input        filter hook input priority -150, policy accept
  *                      iifname @guard_ifaces jump guard_input ([block] host)
  *   chain guard_input  broadcast/multicast to the host -> block_host
@@ -38,6 +40,7 @@
  * what the host and the config bring (those are sized at build time) */
 #define FIXED_ENTRIES 256
 #define SW_BUDGET_SOURCES 65535  /* sources a budget tracks at once */
+#define SW_HOST_ELEMS     65535  /* resolved address . proto . port per sandbox and family */
 
 /* ---- address intervals ------------------------------------------------ */
 
@@ -789,6 +792,34 @@ static int pattern_set(struct sw_model *m, struct work *w, const char *name,
 	return ifname_fill(s, iv);
 }
 
+/* set sbx_<name>_hosts4 { type ipv4_addr . inet_proto . inet_service;
+ *   size 65535; flags dynamic,timeout; } (and hosts6): the addresses
+ * sandwalld resolved for the sandbox's hostname entries, each element
+ * timing out with its (clamped) DNS TTL. Filled by the resolver
+ * (resolver.h), never by the ruleset: dynamic, so the compare leaves
+ * its elements alone. */
+static int host_sets(struct sw_model *m, const char *sbx)
+{
+	static const uint8_t f4[] = { 4, 1, 2 }, f6[] = { 16, 1, 2 };
+
+	for (int v6 = 0; v6 < 2; v6++) {
+		char name[SW_NAME_MAX];
+		struct sw_set *s;
+
+		snprintf(name, sizeof(name), "sbx_%s_hosts%c", sbx, v6 ? '6' : '4');
+		s = new_concat_set(m, name,
+				   (((uint32_t)(v6 ? SW_TYPE_IP6ADDR : SW_TYPE_IPADDR) << SW_TYPE_BITS |
+				     SW_TYPE_INET_PROTO) << SW_TYPE_BITS) | SW_TYPE_INET_SERVICE,
+				   v6 ? 24 : 12, NFT_SET_EVAL | NFT_SET_TIMEOUT,
+				   v6 ? "ipv6_addr . inet_proto . inet_service" :
+				   "ipv4_addr . inet_proto . inet_service", v6 ? f6 : f4, 3);
+		if (!s)
+			return -ENOSPC;
+		s->size = SW_HOST_ELEMS;
+	}
+	return 0;
+}
+
 /* Per sandbox: sbx_<name>_ifaces, sbx_<name>_src4/6 (when it names
  * them), sbx_<name>_allow4/6 (allowlist); and resolvers4/6 (udp and tcp 53
  * of the host's resolvers) for the policies' DNS rules. */
@@ -841,6 +872,9 @@ static int sandbox_sets(struct sw_model *m, struct work *w, const struct sw_conf
 			if (err)
 				return err;
 		}
+		if (x->egress == SW_EGRESS_ALLOWLIST && x->n_names &&
+		    (err = host_sets(m, x->name)))
+			return err;
 	}
 	return 0;
 }
@@ -1447,6 +1481,7 @@ static int budget_rules(struct sw_model *m, struct rb *b, const struct sw_sandbo
  *   not open:   ip6 daddr @nd6 return
  *               [dns auto]  ip daddr . ip protocol . th dport @resolvers4 return
  *               [allowlist] ip daddr . ip protocol . th dport @sbx_<name>_allow4 return
+ *               [hostnames] ip daddr . ip protocol . th dport @sbx_<name>_hosts4 return
  *               goto block_egress_<name>
  * (and ip6). A returned packet goes on through every global block. */
 static int sandbox_chains(struct sw_model *m, struct rb *b, const struct sw_config *cfg)
@@ -1495,6 +1530,13 @@ static int sandbox_chains(struct sw_model *m, struct rb *b, const struct sw_conf
 			if ((err = concat_rules(m, b, chain, id, set, NFT_RETURN, NULL)))
 				return err;
 		}
+		if (x->egress == SW_EGRESS_ALLOWLIST && x->n_names) {
+			/* ip daddr . ip protocol . th dport @sbx_<name>_hosts4 return (and ip6) */
+			snprintf(id, sizeof(id), "sbx-%s-hosts", x->name);
+			snprintf(set, sizeof(set), "sbx_%s_hosts", x->name);
+			if ((err = concat_rules(m, b, chain, id, set, NFT_RETURN, NULL)))
+				return err;
+		}
 		/* goto block_egress_<name> */
 		snprintf(id, sizeof(id), "sbx-%s-egress", x->name);
 		{
@@ -1503,6 +1545,32 @@ static int sandbox_chains(struct sw_model *m, struct rb *b, const struct sw_conf
 			snprintf(text, sizeof(text), "goto %s", block);
 			RULE(m, b, chain, id, text, e_verdict(b, NFT_GOTO, block));
 		}
+	}
+	return 0;
+}
+
+/* ip daddr != @blocked4 fib daddr type != local return (and ip6): the
+ * fast path. A destination in no category's set and not the host's can
+ * only meet accepts and returns after it, so it leaves now: one set lookup
+ * and one fib per packet whatever the number of entries and categories.
+ * (Without [block] host: no fib.) Right after the anti-spoofing check
+ * when there are no sandboxes (replies and ND only accept, so for such a
+ * destination they decide nothing); after the sandboxes' dispatch when
+ * there are (their policies judge allowed destinations too). */
+static int fast_rules(struct sw_model *m, struct rb *b, const struct sw_config *cfg)
+{
+	for (int v6 = 0; v6 < 2; v6++) {
+		char text[128];
+
+		snprintf(text, sizeof(text), "%s daddr != @blocked%c %sreturn", v6 ? "ip6" : "ip",
+			 v6 ? '6' : '4', cfg->block[SW_CAT_HOST] ? "fib daddr type != local " : "");
+		RULE(m, b, SW_CHAIN_GUARD, v6 ? "unblocked6" : "unblocked4", text, {
+			e_daddr(b, v6 ? AF_INET6 : AF_INET);
+			e_lookup_inv(b, NFT_REG_1, v6 ? "blocked6" : "blocked4");
+			if (cfg->block[SW_CAT_HOST])
+				e_fib_type(b, NFT_CMP_NEQ, RTN_LOCAL);
+			e_verdict(b, NFT_RETURN, NULL);
+		});
 	}
 	return 0;
 }
@@ -1614,6 +1682,8 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 		e_fib_spoofed(b);
 		e_verdict(b, NFT_GOTO, "block_spoofed");
 	});
+	if (!cfg->n_sandboxes && (err = fast_rules(m, b, cfg)))
+		return err;
 	/* ct state established ct direction reply accept: replies to
 	 * connections others opened (related ICMP errors are not let through) */
 	RULE(m, b, SW_CHAIN_GUARD, "replies", "ct state established ct direction reply accept", {
@@ -1664,24 +1734,8 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 	 * they only drop or return */
 	if ((err = sandbox_dispatch(m, b, cfg)))
 		return err;
-	/* ip daddr != @blocked4 fib daddr type != local return (and ip6):
-	 * the fast path. A destination in no category's set and not the
-	 * host's can only meet accepts and returns below, so it leaves
-	 * now: one set lookup and one fib per packet whatever the number of
-	 * entries and categories. (Without [block] host: no fib.) */
-	for (int v6 = 0; v6 < 2; v6++) {
-		char text[128];
-
-		snprintf(text, sizeof(text), "%s daddr != @blocked%c %sreturn", v6 ? "ip6" : "ip",
-			 v6 ? '6' : '4', cfg->block[SW_CAT_HOST] ? "fib daddr type != local " : "");
-		RULE(m, b, SW_CHAIN_GUARD, v6 ? "unblocked6" : "unblocked4", text, {
-			e_daddr(b, v6 ? AF_INET6 : AF_INET);
-			e_lookup_inv(b, NFT_REG_1, v6 ? "blocked6" : "blocked4");
-			if (cfg->block[SW_CAT_HOST])
-				e_fib_type(b, NFT_CMP_NEQ, RTN_LOCAL);
-			e_verdict(b, NFT_RETURN, NULL);
-		});
-	}
+	if (cfg->n_sandboxes && (err = fast_rules(m, b, cfg)))
+		return err;
 	/* ip daddr . ip protocol . th dport @allow4 accept (and ip6 daddr . ip6 nexthdr ...) */
 	if ((err = concat_rules(m, b, SW_CHAIN_GUARD, "allow", "allow", NF_ACCEPT, NULL)))
 		return err;

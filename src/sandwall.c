@@ -22,6 +22,7 @@
 #include "observe.h"
 #include "netdev.h"
 #include "reconcile.h"
+#include "resolver.h"
 #include "receipt.h"
 #include "ruleset.h"
 #include "verify.h"
@@ -29,20 +30,13 @@
 #define EXIT_DRIFT 1
 #define EXIT_ERR   2
 
-#define MAX_CANARIES 32
-
 struct opts {
 	bool force;
-	pid_t pid;
-	const char *netns;
-	unsigned timeout_ms;
-	char *expect_open[MAX_CANARIES];
-	size_t n_open;
+	struct sw_verify_opts verify;   /* verify's options (sw_verify_optdefs) */
 	const char *config;
 	const char *control;
 	bool json;
 	bool verbose;
-	bool no_attacks;
 };
 
 /* ---- the commands: one table entry each ---------------------------------- */
@@ -107,12 +101,15 @@ static void usage(FILE *f)
 		"options:\n"
 		"  -c, --config FILE  config file (default " SW_DEFAULT_CONFIG ")\n"
 		"  -j, --json         machine-readable output (check, status, verify, receipt)\n"
-		"      --force        apply: rewrite the table even when it matches\n"
-		"      --pid PID      verify: probe from that process's network namespace\n"
-		"      --netns PATH   verify: probe from that namespace (e.g. /run/netns/NAME)\n"
-		"      --expect-open HOST:PORT  verify: a canary that must stay reachable (repeatable)\n"
-		"      --timeout MS   verify: how long a probe waits (default 1000)\n"
-		"      --no-attacks   verify: TCP probes only (no priming, ND or broadcast attacks)\n"
+		"      --force        apply: rewrite the table even when it matches\n");
+	for (size_t i = 0; i < sw_verify_n_optdefs; i++) {
+		char opt[48];
+
+		snprintf(opt, sizeof(opt), "--%s%s%s", sw_verify_optdefs[i].name,
+			 sw_verify_optdefs[i].arg ? " " : "", sw_verify_optdefs[i].arg ? sw_verify_optdefs[i].arg : "");
+		fprintf(f, "      %-14s verify: %s\n", opt, sw_verify_optdefs[i].help);
+	}
+	fprintf(f,
 		"  -v, --verbose      more messages on stderr\n"
 		"      --control PATH the daemon's control socket (default " SW_CONTROL_PATH ")\n"
 		"  -h, --help         this text\n"
@@ -535,7 +532,7 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 {
 	static const char *const keys[] = { "pid", "uptime", "mode", "paused", "drifts", "repairs",
 					     "repair_failures", "resyncs", "enobufs", "blocked_logged",
-					     "last_drift" };
+					     "dns_names", "dns_failures", "last_drift" };
 	char reply[SW_CONTROL_REPMAX], v[256];
 	bool json = o->json, daemon;
 	struct sw_host *host = calloc(1, sizeof(*host));
@@ -594,48 +591,9 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 	return rc;
 }
 
-static int verify_opt(struct opts *o, int c, const char *arg)
-{
-	char *end;
-	long v;
-
-	switch (c) {
-	case 'P':
-		v = strtol(arg, &end, 10);
-		if (*end || v <= 0) {
-			fprintf(stderr, "sandwall: bad --pid '%s'\n", arg);
-			return -1;
-		}
-		o->pid = (pid_t)v;
-		return 0;
-	case 'N':
-		o->netns = arg;
-		return 0;
-	case 'E':
-		if (o->n_open >= MAX_CANARIES) {
-			fprintf(stderr, "sandwall: at most %d --expect-open\n", MAX_CANARIES);
-			return -1;
-		}
-		o->expect_open[o->n_open++] = (char *)arg;
-		return 0;
-	default:
-		v = strtol(arg, &end, 10);
-		if (*end || v < 10 || v > 60000) {
-			fprintf(stderr, "sandwall: bad --timeout '%s' (10..60000 ms)\n", arg);
-			return -1;
-		}
-		o->timeout_ms = (unsigned)v;
-		return 0;
-	}
-}
-
 static int cmd_verify(const struct opts *o, const struct sw_config *cfg)
 {
-	struct sw_verify_opts vo = {
-		.pid = o->pid, .netns = o->netns, .timeout_ms = o->timeout_ms,
-		.expect_open = o->expect_open, .n_open = o->n_open, .json = o->json,
-		.no_attacks = o->no_attacks,
-	};
+	struct sw_verify_opts vo = o->verify;
 	char record[SW_PATH_MAX + 16] = "";
 	const char *slash = strrchr(cfg->journal_path, '/');
 
@@ -644,7 +602,8 @@ static int cmd_verify(const struct opts *o, const struct sw_config *cfg)
 		snprintf(record, sizeof(record), "%.*s/verify.json",
 			 (int)(slash - cfg->journal_path), cfg->journal_path);
 	vo.record = record;
-	if (o->pid && o->netns) {
+	vo.json = o->json;
+	if (vo.pid && vo.netns) {
 		fprintf(stderr, "sandwall: --pid and --netns exclude each other\n");
 		return EXIT_ERR;
 	}
@@ -659,20 +618,41 @@ static const struct option longopts[] = {
 	{ "version", no_argument, NULL, 'V' },
 	{ "control", required_argument, NULL, 'C' },
 	{ "force", no_argument, NULL, 'F' },
-	{ "pid", required_argument, NULL, 'P' },
-	{ "netns", required_argument, NULL, 'N' },
-	{ "expect-open", required_argument, NULL, 'E' },
-	{ "timeout", required_argument, NULL, 'T' },
-	{ "no-attacks", no_argument, NULL, 'A' },
-	{ NULL, 0, NULL, 0 },
 };
+
+/* longopts, then verify's options (val SW_VERIFY_OPT_BASE + index), then the end */
+static struct option all_opts[sizeof(longopts) / sizeof(*longopts) + 16 + 1];
+
+static const struct option *options(void)
+{
+	size_t n = sizeof(longopts) / sizeof(*longopts);
+
+	if (all_opts[0].name)
+		return all_opts;
+	memcpy(all_opts, longopts, sizeof(longopts));
+	for (size_t i = 0; i < sw_verify_n_optdefs && i < 16; i++)
+		all_opts[n + i] = (struct option){ sw_verify_optdefs[i].name,
+			sw_verify_optdefs[i].has_arg ? required_argument : no_argument, NULL,
+			SW_VERIFY_OPT_BASE + (int)i };
+	return all_opts;
+}
 
 /* Options before and after the command; -1 to go on, else the exit code. */
 static int parse_opts(int argc, char **argv, const char *optstring, struct opts *o)
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, optstring, options(), NULL)) != -1) {
+		char err[SW_ERRLEN];
+
+		if (c >= SW_VERIFY_OPT_BASE && (size_t)(c - SW_VERIFY_OPT_BASE) < sw_verify_n_optdefs) {
+			if (sw_verify_opt(&o->verify, (size_t)(c - SW_VERIFY_OPT_BASE), optarg, err,
+					  sizeof(err))) {
+				fprintf(stderr, "sandwall: %s\n", err);
+				return EXIT_ERR;
+			}
+			continue;
+		}
 		switch (c) {
 		case 'c': o->config = optarg; break;
 		case 'j': o->json = true; break;
@@ -681,11 +661,6 @@ static int parse_opts(int argc, char **argv, const char *optstring, struct opts 
 		case 'V': printf("sandwall " SW_VERSION "\n"); return 0;
 		case 'C': o->control = optarg; break;
 		case 'F': o->force = true; break;
-		case 'A': o->no_attacks = true; break;
-		case 'P': case 'N': case 'E': case 'T':
-			if (verify_opt(o, c, optarg))
-				return EXIT_ERR;
-			break;
 		default: usage(stderr); return EXIT_ERR;
 		}
 	}
@@ -716,13 +691,40 @@ static int netdev_apply(struct run *x)
 	return 0;
 }
 
+/* Without sandwalld, apply resolves the allowlists' hostnames once
+ * (waiting SW_APPLY_DNS_MS at most) so that they work at once; their
+ * elements then time out with their clamped TTL, as nobody refreshes them
+ * (docs/config.md: run sandwalld for hostnames). */
+#define SW_APPLY_DNS_MS 3000
+
 static int run_apply(struct run *x)
 {
+	struct sw_resolver r;
 	int rc;
 
 	if (daemon_running(x->o) || owned(x->nl, x->want->table))
 		return via_daemon(x->o, "reload", x->want->table);
+	if ((rc = sw_resolver_init(&r, x->cfg, x->host, NULL))) {
+		sw_err("cannot set up the resolver: %s", strerror(-rc));
+		return EXIT_ERR;
+	}
+	if (r.n_names) {
+		int got = sw_resolver_once(&r, SW_APPLY_DNS_MS);
+
+		if (got < (int)r.n_names)
+			sw_warn("%d of %zu allowlist hostnames resolved; the others allow nothing "
+				"until sandwalld resolves them", got < 0 ? 0 : got, r.n_names);
+		sw_resolver_fill(&r, x->want, sw_resolver_now_ms());
+	}
 	rc = cmd_apply(x->nl, x->cfg, x->want, x->o->force);
+	if (!rc && r.n_names) {
+		const char *t = x->want->table;
+
+		/* the table was already in place: its host sets get them now */
+		if (sw_resolver_push(&r, x->nl, &t, 1, sw_resolver_now_ms()))
+			rc = EXIT_ERR;
+	}
+	sw_resolver_free(&r);
 	return rc ? rc : netdev_apply(x);
 }
 
@@ -792,7 +794,8 @@ static int run_receipt(struct run *x)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .config = SW_DEFAULT_CONFIG, .control = SW_CONTROL_PATH, .timeout_ms = 1000 };
+	struct opts o = { .config = SW_DEFAULT_CONFIG, .control = SW_CONTROL_PATH,
+			  .verify = { .timeout_ms = 1000 } };
 	static struct sw_config cfg;
 	static struct sw_host host;
 	struct sw_model want;
