@@ -295,7 +295,8 @@ static int gate_note(struct work *w, int list, const struct sw_prefix *p, size_t
 		w->pre[list] = v;
 		w->cap_pre[list] = cap;
 	}
-	memcpy(w->pre[list] + w->n_pre[list], p, n * sizeof(*p));
+	if (n)          /* w->pre[list] may still be NULL: memcpy(NULL, ..., 0) is UB */
+		memcpy(w->pre[list] + w->n_pre[list], p, n * sizeof(*p));
 	w->n_pre[list] += n;
 	return 0;
 }
