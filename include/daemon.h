@@ -61,6 +61,16 @@ struct sw_daemon {
 	time_t last_drift_at;
 	bool retry;                     /* a repair failed: try again soon */
 	bool resync_soon;               /* events were lost: resync on the timer */
+	/* incremental host tracking (rtnetlink deltas, see handle_rt) */
+	struct sw_nl rtdump;            /* NETLINK_ROUTE requests: stale routes */
+	uint32_t synced_gen;            /* the generation at which the kernel was
+					 * seen to hold want (0: unknown) */
+	bool host_dirty;                /* host moved; want not yet rebuilt */
+	int64_t host_t0;                /* when the first of those events came */
+	int64_t update_due_us;          /* bursts: the next host update not before */
+	struct sw_model fast_base;      /* the model of a host with only lo (hostfast.h) */
+	bool fast_base_ok;
+	int64_t full_cost_us;           /* the last rebuild of the whole model */
 };
 
 /* Load the config, take the table, run until TERM/INT. Returns the exit

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "hoststate.h"
+#include "nl.h"
 
 #define SW_EV_RCVBUF_MIN   (1 << 20)
 #define SW_EV_RCVBUF_MAX   (64 << 20)
@@ -39,7 +41,8 @@ bool sw_events_parse_rt(const void *buf, size_t len);
 
 struct sw_events {
 	struct mnl_socket *nft;
-	struct mnl_socket *rt;
+	struct mnl_socket *rt;     /* rtnl's socket */
+	struct sw_nl rtnl;          /* rtnetlink subscriber (sw_host_track reads it) */
 	int nft_rcvbuf, rt_rcvbuf;
 	unsigned enobufs;           /* times the kernel dropped events */
 	struct sw_nft_txn txn;
@@ -55,6 +58,11 @@ int sw_events_rt_fd(const struct sw_events *ev);
 int sw_events_read_nft(struct sw_events *ev, const char *table, sw_nft_txn_cb cb, void *data);
 /* Drain rtnetlink; *changed when any link/address/route message came. */
 int sw_events_read_rt(struct sw_events *ev, bool *changed);
+/* Drain rtnetlink into the host model as deltas (sw_host_track; dump_nl
+ * re-reads stale routes). -ENOBUFS: events were lost (the buffer has been
+ * grown): the caller must dump the host again. */
+int sw_events_track_rt(struct sw_events *ev, struct sw_nl *dump_nl, struct sw_host *h,
+		       struct sw_host_delta *dl);
 /* Close and reopen both subscriptions (after an unexpected error). */
 int sw_events_reopen(struct sw_events *ev);
 

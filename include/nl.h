@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SANDWALL_NL_H
 #define SANDWALL_NL_H
-/* nl: the one netlink transport for nf_tables. A whole batch per sendmsg
+/* nl: the one netlink transport for nf_tables and rtnetlink. A whole batch per sendmsg
  * (BEGIN with the generation id, NLM_F_ACK on every inner message, END),
  * then a wait for every sequence number; dumps read to NLMSG_DONE. The
  * kernel side is behind a small ops table so tests can inject ACK, EPERM,
@@ -38,6 +38,11 @@ struct sw_nl {
 
 /* Open NETLINK_NETFILTER: SOCK_CLOEXEC, NETLINK_EXT_ACK, NETLINK_CAP_ACK. */
 int sw_nl_open(struct sw_nl *nl);
+/* Open NETLINK_ROUTE on the same transport: groups 0 for requests and
+ * dumps (sw_host_dump), or RTMGRP_* bits for a non-blocking subscriber
+ * (recv with timeout 0 drains it). The host tracker's events and dumps go
+ * through ops, so tests feed RTM_* messages without a kernel. */
+int sw_nl_open_route(struct sw_nl *nl, unsigned int groups);
 /* Use a fake kernel (tests). */
 int sw_nl_open_ops(struct sw_nl *nl, const struct sw_nl_ops *ops, void *ctx);
 void sw_nl_close(struct sw_nl *nl);

@@ -42,6 +42,22 @@ enum sw_table_owner sw_table_owner(const struct sw_model *have);
 int sw_desired(const struct sw_config *cfg, struct sw_host *host, struct sw_model *m,
 	       char *err, size_t errlen);
 
+/* The desired model from a host already read (the daemon tracks it by
+ * rtnetlink deltas): the host-dependent refusals, then the ruleset. */
+int sw_desired_host(const struct sw_config *cfg, const struct sw_host *host, struct sw_model *m,
+		    char *err, size_t errlen);
+
+/* The host moved: the kernel held old at generation *genid (the daemon's
+ * last verified state). Send what differs from old to want as set element
+ * deltas only (no flush), in one batch stamped with *genid, without
+ * reading the table: 0 (nothing sent when d->n == 0), *genid advanced to
+ * the generation after the commit. -ESTALE when the change is more than
+ * elements; -ERESTART when anything changed the ruleset since *genid;
+ * ENOENT/EEXIST when the kernel does not hold old. On any error the
+ * caller observes and repairs (sw_reconcile_hint). d: the change. */
+int sw_update_sets(struct sw_nl *nl, const struct sw_model *want, const struct sw_model *old,
+		   uint32_t *genid, struct sw_diff *d, char *err, size_t errlen);
+
 /* apply --force: rewrite every chain of the table in place (sets by
  * element deltas), creating the table when absent, in one batch,
  * retrying on ERESTART. The table itself is replaced only where the
@@ -79,8 +95,21 @@ struct sw_hint {
 	bool table_deleted;     /* the transaction deleted our table ... */
 	uint32_t genid;         /* ... and this generation followed it */
 	int64_t committed_us;   /* out: CLOCK_MONOTONIC µs when the repair batch was ACKed */
+	uint32_t synced_genid;  /* out: the generation at which the table was seen to
+				 * hold want (0: not seen; sw_update_sets starts there) */
 };
 int sw_reconcile_hint(struct sw_nl *nl, const struct sw_model *want, struct sw_hint *hint,
 		      struct sw_diff *d, bool *repaired, char *err, size_t errlen);
+
+/* sw_reconcile_hint, again while the read-back differs (-EIO) because the
+ * next tamper came in between (a one-socket tamperer does it within
+ * microseconds): at most tries rounds, each observing first. -EIO only
+ * when every round's read-back differed; any other error at once.
+ * *repaired: any round sent a batch; first: the summary of what the first
+ * compare found; d: the last round's diff; hint->committed_us: the first
+ * commit; hint->synced_genid: from the last round. */
+int sw_reconcile_settle(struct sw_nl *nl, const struct sw_model *want, struct sw_hint *hint,
+			int tries, struct sw_diff *d, bool *repaired, char *first, size_t firstlen,
+			char *err, size_t errlen);
 
 #endif

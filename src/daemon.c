@@ -22,6 +22,7 @@
 #include "control.h"
 #include "daemon.h"
 #include "diff.h"
+#include "hostfast.h"
 #include "journal.h"
 #include "log.h"
 #include "metrics.h"
@@ -35,6 +36,11 @@
 #define ALERTS_PER_SEC   20
 #define RETRY_MS         100
 #define RESYNC_SOON_MS   5      /* lost events: one resync for a burst of ENOBUFS */
+#define SETTLE_MS        20     /* after removals only, or a new link guarded by the
+				 * fast path: the whole model is rebuilt this much later
+				 * (or after 4 times its last cost), once for a burst */
+#define SETTLE_MAX_MS    100    /* but never later than this after the first event
+				 * (a steady stream of removals must not starve it) */
 
 /* The epoll slots, one per source (epoll_event.data.u32). */
 enum slot {
@@ -118,21 +124,18 @@ static int reconcile(struct sw_daemon *d, enum sw_cause cause, const char *chang
 	bool repaired = false, any = false;
 	int rc = -EIO;
 
-	if (d->paused)
+	if (d->paused) {
+		d->synced_gen = 0;
 		return 0;
-	for (int i = 0; i < READBACK_TRIES && rc == -EIO; i++) {
-		if (i) {
-			sw_diff_free(&diff);
-			hint.table_deleted = false;
-		}
-		/* a re-created table or set gets the resolved addresses in the
-		 * same batch, with their remaining lifetimes */
-		sw_resolver_fill(&d->resolver, &d->want, sw_resolver_now_ms());
-		rc = sw_reconcile_hint(&d->nl, &d->want, &hint, &diff, &repaired, err, sizeof(err));
-		any |= repaired;
-		if (i == 0)
-			sw_diff_summary(&diff, summary, sizeof(summary));
 	}
+	/* a re-created table or set gets the resolved addresses in the same
+	 * batch, with their remaining lifetimes */
+	sw_resolver_fill(&d->resolver, &d->want, sw_resolver_now_ms());
+	rc = sw_reconcile_settle(&d->nl, &d->want, &hint, READBACK_TRIES, &diff, &repaired,
+				 summary, sizeof(summary), err, sizeof(err));
+	any = repaired;
+	/* where host updates start from without a dump (sw_update_sets) */
+	d->synced_gen = rc ? 0 : hint.synced_genid;
 	if (!rc && !any) {
 		sw_diff_free(&diff);
 		if (d->retry) {
@@ -182,52 +185,84 @@ static void on_txn(const struct sw_nft_txn *t, void *data)
 	dr->n++;
 }
 
-/* Log what changed on the host that matters to us. */
-static void host_changes(struct sw_daemon *d, const struct sw_host *old, const struct sw_host *new)
+static int name_cmp(const void *a, const void *b)
 {
-	for (int pass = 0; pass < 2; pass++) {
-		const struct sw_host *a = pass ? old : new, *b = pass ? new : old;
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
 
-		for (size_t i = 0; i < a->n_links; i++) {
+/* The names of the guarded bridges, sorted (NULL when there are none or
+ * no memory: then no bridge line is logged). */
+static const char **guarded_bridges(struct sw_daemon *d, const struct sw_host *h, size_t *n)
+{
+	const char **v = h->n_links ? malloc(h->n_links * sizeof(*v)) : NULL;
+
+	*n = 0;
+	for (size_t i = 0; v && i < h->n_links; i++)
+		if (h->links[i].is_bridge && sw_ruleset_guarded(&d->cfg, &h->links[i]))
+			v[(*n)++] = h->links[i].name;
+	if (v)
+		qsort(v, *n, sizeof(*v), name_cmp);
+	return v;
+}
+
+static void bridge_line(struct sw_daemon *d, const char *name, bool added)
+{
+	sw_alert(&d->alert, LOG_NOTICE, "event=bridge action=%s ifname=%s", added ? "add" : "del",
+		 name);
+}
+
+/* gateways: one replaced by another is a change */
+static void gateway_changes(struct sw_daemon *d, const struct sw_gateway *og, size_t nog,
+			    const struct sw_host *new)
+{
+	char added[SW_MAX_GATEWAYS][SW_ADDR_STRLEN], removed[SW_MAX_GATEWAYS][SW_ADDR_STRLEN];
+	size_t na = 0, nr = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		const struct sw_gateway *a = pass ? og : new->gateways, *b = pass ? new->gateways : og;
+		size_t an = pass ? nog : new->n_gateways, bn = pass ? new->n_gateways : nog;
+
+		for (size_t i = 0; i < an; i++) {
 			bool found = false;
 
-			if (!sw_ruleset_guarded(&d->cfg, &a->links[i]) || !a->links[i].is_bridge)
-				continue;
-			for (size_t j = 0; j < b->n_links && !found; j++)
-				found = !strcmp(a->links[i].name, b->links[j].name);
-			if (!found)
-				sw_alert(&d->alert, LOG_NOTICE, "event=bridge action=%s ifname=%s",
-					 pass ? "del" : "add", a->links[i].name);
+			for (size_t j = 0; j < bn && !found; j++)
+				found = sw_prefix_equal(&a[i].addr, &b[j].addr);
+			if (!found && pass)
+				sw_prefix_format(&a[i].addr, removed[nr++], SW_ADDR_STRLEN);
+			else if (!found)
+				sw_prefix_format(&a[i].addr, added[na++], SW_ADDR_STRLEN);
 		}
 	}
-	/* gateways: one replaced by another is a change */
-	{
-		char added[SW_MAX_GATEWAYS][SW_ADDR_STRLEN], removed[SW_MAX_GATEWAYS][SW_ADDR_STRLEN];
-		size_t na = 0, nr = 0;
-
-		for (int pass = 0; pass < 2; pass++) {
-			const struct sw_host *a = pass ? old : new, *b = pass ? new : old;
-
-			for (size_t i = 0; i < a->n_gateways; i++) {
-				bool found = false;
-
-				for (size_t j = 0; j < b->n_gateways && !found; j++)
-					found = sw_prefix_equal(&a->gateways[i].addr, &b->gateways[j].addr);
-				if (!found && pass)
-					sw_prefix_format(&a->gateways[i].addr, removed[nr++], SW_ADDR_STRLEN);
-				else if (!found)
-					sw_prefix_format(&a->gateways[i].addr, added[na++], SW_ADDR_STRLEN);
-			}
-		}
-		for (size_t i = 0; i < na || i < nr; i++) {
-			if (i < na && i < nr)
-				sw_alert(&d->alert, LOG_NOTICE, "event=gateway action=change addr=%s old=%s",
-					 added[i], removed[i]);
-			else
-				sw_alert(&d->alert, LOG_NOTICE, "event=gateway action=%s addr=%s",
-					 i < na ? "add" : "del", i < na ? added[i] : removed[i]);
-		}
+	for (size_t i = 0; i < na || i < nr; i++) {
+		if (i < na && i < nr)
+			sw_alert(&d->alert, LOG_NOTICE, "event=gateway action=change addr=%s old=%s",
+				 added[i], removed[i]);
+		else
+			sw_alert(&d->alert, LOG_NOTICE, "event=gateway action=%s addr=%s",
+				 i < na ? "add" : "del", i < na ? added[i] : removed[i]);
 	}
+}
+
+/* Log what changed on the host that matters to us (after a full read:
+ * sorted names, one merge). */
+static void host_changes(struct sw_daemon *d, const struct sw_host *old, const struct sw_host *new)
+{
+	size_t no, nn, i = 0, j = 0;
+	const char **o = guarded_bridges(d, old, &no), **n = guarded_bridges(d, new, &nn);
+
+	while (i < no || j < nn) {
+		int c = i == no ? 1 : j == nn ? -1 : strcmp(o[i], n[j]);
+
+		if (c < 0)
+			bridge_line(d, o[i++], false);
+		else if (c > 0)
+			bridge_line(d, n[j++], true);
+		else
+			i++, j++;
+	}
+	free(o);
+	free(n);
+	gateway_changes(d, old->gateways, old->n_gateways, new);
 }
 
 /* Links, addresses or routes moved: rebuild the desired sets. */
@@ -235,31 +270,23 @@ static void host_changes(struct sw_daemon *d, const struct sw_host *old, const s
  * address or route event), the kernel is compared only when the desired
  * sets moved: kernel drift comes in as nftables events, and the resync
  * timer is the backstop, so a bridge port changing state costs no dump. */
-static void host_update(struct sw_daemon *d, enum sw_cause cause, bool only_if_changed)
+/* A new desired model m (the host moved or was read again) replaces
+ * d->want; the kernel is compared unless only_if_changed and m is the
+ * same as before. */
+static void want_update(struct sw_daemon *d, struct sw_model *m, enum sw_cause cause,
+			bool only_if_changed, int64_t t0)
 {
-	struct sw_host *old = &d->host_prev;
-	struct sw_model m;
 	struct sw_diff diff;
 	bool changed = true;
-	int64_t t0 = now_us();
 
-	*old = d->host;
-	if (build_want(d, &m)) {
-		d->host = *old;
-		d->retry = true;
-		arm_resync(d);
-		return;
-	}
-	host_changes(d, old, &d->host);
-	sw_resolver_set_servers(&d->resolver, &d->cfg, &d->host);
 	/* a different desired model means the host moved (or the resolvers
 	 * changed): updating the sets is no drift */
-	if (sw_diff(&m, &d->want, &diff) == 0) {
+	if (sw_diff(m, &d->want, &diff) == 0) {
 		changed = diff.n > 0;
 		sw_diff_free(&diff);
 	}
 	sw_model_free(&d->want);
-	d->want = m;
+	d->want = *m;
 	if (!changed && only_if_changed)
 		return;
 	if (changed) {
@@ -270,9 +297,137 @@ static void host_update(struct sw_daemon *d, enum sw_cause cause, bool only_if_c
 	reconcile(d, cause, NULL, 0, NULL, t0, 0);
 }
 
+/* Read the whole host again (start, resync timer, lost events) and
+ * rebuild the desired model. */
+static void host_update(struct sw_daemon *d, enum sw_cause cause, bool only_if_changed)
+{
+	struct sw_host *old = &d->host_prev;
+	struct sw_model m;
+	int64_t t0 = now_us();
+
+	*old = d->host;
+	d->host_dirty = false;
+	if (build_want(d, &m)) {
+		d->host = *old;
+		d->retry = true;
+		arm_resync(d);
+		return;
+	}
+	host_changes(d, old, &d->host);
+	sw_resolver_set_servers(&d->resolver, &d->cfg, &d->host);
+	want_update(d, &m, cause, only_if_changed, t0);
+}
+
+/* The host model moved by rtnetlink deltas: rebuild the desired model
+ * from it (no dump) and send only the set elements that changed, stamped
+ * with the generation at which the table was last seen to hold d->want.
+ * Anything else (more than elements, the generation moved, the kernel
+ * refuses a delta, a failed repair pending, mode twin) takes the observed
+ * path. */
+static void host_delta_update(struct sw_daemon *d)
+{
+	char err[SW_ERRLEN], summary[256];
+	struct sw_model m;
+	struct sw_diff diff = { 0 };
+	int64_t t0 = d->host_t0, t1 = now_us(), t2;
+	int rc = -ESTALE;
+
+	d->host_dirty = false;
+	if (sw_desired_host(&d->cfg, &d->host, &m, err, sizeof(err))) {
+		sw_err("%s", err);
+		d->retry = true;
+		arm_resync(d);
+		return;
+	}
+	m.table_flags = d->own_flags;
+	t2 = now_us();
+	if (d->synced_gen && !d->retry && !d->paused && !d->twin)
+		rc = sw_update_sets(&d->nl, &m, &d->want, &d->synced_gen, &diff, err, sizeof(err));
+	sw_debug("host update: waited %lld us, model %lld us, diff and commit %lld us (%s)",
+		 (long long)(t1 - t0), (long long)(t2 - t1), (long long)(now_us() - t2),
+		 rc ? "falling back" : "deltas");
+	if (rc) {
+		if (rc != -ESTALE || d->synced_gen)
+			sw_debug("host update by deltas: %s; comparing with the kernel", err);
+		sw_diff_free(&diff);
+		d->synced_gen = 0;
+		want_update(d, &m, SW_CAUSE_RESYNC, true, t0);
+	} else {
+		sw_model_free(&d->want);
+		d->want = m;
+		if (diff.n) {
+			struct sw_repair r = { .cause = SW_CAUSE_UPDATE, .changes = diff.n,
+					       .change = summary };
+
+			r.restored_us = r.verified_us = now_us() - t0;
+			sw_diff_summary(&diff, summary, sizeof(summary));
+			d->updates++;
+			sw_report_repair(d, &r);
+		}
+		sw_diff_free(&diff);
+	}
+	/* bursts (500 bridges deleted) coalesce: the next update waits as long
+	 * as this one took, so the daemon's CPU grows with the events, not
+	 * with events times the host's size */
+	d->full_cost_us = now_us() - t1;
+	d->update_due_us = now_us() + d->full_cost_us;
+}
+
+/* The model of a host with only lo, for the fast path (per config). */
+static void fast_base_build(struct sw_daemon *d)
+{
+	char err[SW_ERRLEN];
+
+	if (d->fast_base_ok)
+		sw_model_free(&d->fast_base);
+	d->fast_base_ok = sw_fast_base(&d->cfg, &d->fast_base, err, sizeof(err)) == 0;
+	if (!d->fast_base_ok)
+		sw_debug("no fast path for new links: %s", err);
+}
+
+/* New links only: guard them now by adding their own elements to the
+ * desired sets (no rebuild of the whole model); 0 when done, else the
+ * caller takes the full path. The whole model follows, coalesced. */
+static int host_fast_update(struct sw_daemon *d, const struct sw_host_delta *dl, int64_t t0)
+{
+	char err[SW_ERRLEN];
+	struct sw_fast f;
+	size_t added = 0;
+	int64_t t1 = now_us();
+	int rc;
+
+	if (!d->fast_base_ok || !d->synced_gen || d->retry || d->paused || d->twin ||
+	    dl->n_new != dl->changes || dl->n_new > SW_FAST_MAX_LINKS || dl->routes_stale)
+		return -ESTALE;
+	if ((rc = sw_fast_plan(&d->cfg, &d->host, dl->new_idx, dl->n_new, &d->fast_base,
+			       &d->want, &f)))
+		return rc;
+	for (size_t i = 0; i < f.n; i++)
+		added += f.s[i].added;
+	if ((rc = sw_fast_commit(&d->nl, d->cfg.table, &f, &d->synced_gen, err, sizeof(err)))) {
+		sw_debug("fast path: %s", err);
+		sw_fast_free(&f);
+		d->synced_gen = 0;      /* the full path observes */
+		return rc;
+	}
+	sw_debug("host update: fast path for %u new link(s), %zu element(s), %lld us",
+		 dl->n_new, added, (long long)(now_us() - t1));
+	if (added) {
+		char change[64];
+		struct sw_repair r = { .cause = SW_CAUSE_UPDATE, .changes = added, .change = change };
+
+		snprintf(change, sizeof(change), "%zu element(s) for %u new link(s)", added, dl->n_new);
+		r.restored_us = r.verified_us = now_us() - t0;
+		d->updates++;
+		sw_report_repair(d, &r);
+	}
+	return 0;
+}
+
 
 static void full_resync(struct sw_daemon *d)
 {
+	d->host_dirty = false;
 	d->resyncs++;
 	d->resync_soon = false;
 	/* after a failed repair, the retry is no new drift */
@@ -401,11 +556,27 @@ static void nflog_setup(struct sw_daemon *d)
 		  &(struct epoll_event){ .events = EPOLLIN, .data.u32 = SLOT_NFLOG });
 }
 
+static void on_link(const struct sw_link *l, bool added, void *data)
+{
+	struct sw_daemon *d = data;
+
+	if (l->is_bridge && sw_ruleset_guarded(&d->cfg, l))
+		bridge_line(d, l->name, added);
+}
+
+/* rtnetlink events update the host model as deltas; the desired model
+ * follows at once, or, within a burst, when the last update's cost has
+ * passed (the loop's epoll timeout). */
 static void handle_rt(struct sw_daemon *d)
 {
-	bool changed = false;
-	int rc = sw_events_read_rt(&d->ev, &changed);
+	struct sw_host_delta dl = { .on_link = on_link, .data = d };
+	struct sw_gateway gw[SW_MAX_GATEWAYS];
+	size_t ngw = d->host.n_gateways;
+	int64_t t0 = now_us();
+	int rc;
 
+	memcpy(gw, d->host.gateways, ngw * sizeof(*gw));
+	rc = sw_events_track_rt(&d->ev, &d->rtdump, &d->host, &dl);
 	if (rc == -ENOBUFS) {
 		sw_alert(&d->alert, LOG_WARNING,
 			 "event=enobufs source=rtnetlink count=%u rcvbuf=%d action=resync",
@@ -413,11 +584,45 @@ static void handle_rt(struct sw_daemon *d)
 		resync_soon(d);
 		return;
 	}
-	if (rc < 0)
+	if (rc < 0) {
+		/* a broken socket or a host model that cannot follow (full):
+		 * read everything and compare the kernel, as on the timer */
 		sw_err("rtnetlink events: %s", strerror(-rc));
-	/* a broken socket: compare the kernel too, as on the resync timer */
-	if (changed || rc < 0)
-		host_update(d, SW_CAUSE_RESYNC, rc >= 0);
+		host_update(d, SW_CAUSE_RESYNC, false);
+		return;
+	}
+	if (!dl.changes)
+		return;
+	gateway_changes(d, gw, ngw, &d->host);
+	if (!d->host_dirty)
+		d->host_t0 = t0;
+	d->host_dirty = true;
+	/* new links are guarded at once; removals only guard less: either
+	 * way the whole model follows once for the burst */
+	if ((dl.n_new == dl.changes && host_fast_update(d, &dl, t0) == 0) ||
+	    (dl.removals == dl.changes && !dl.routes_stale)) {
+		int64_t settle = now_us() + (SETTLE_MS * 1000 > 4 * d->full_cost_us ?
+					     SETTLE_MS * 1000 : 4 * d->full_cost_us);
+
+		if (settle > d->host_t0 + SETTLE_MAX_MS * 1000)
+			settle = d->host_t0 + SETTLE_MAX_MS * 1000;
+		if (d->update_due_us < settle)
+			d->update_due_us = settle;
+		return;
+	}
+	if (now_us() >= d->update_due_us)
+		host_delta_update(d);
+}
+
+/* epoll_wait's timeout: -1, or until a deferred host update is due */
+static int loop_timeout(const struct sw_daemon *d)
+{
+	int64_t left;
+
+	if (!d->host_dirty)
+		return -1;
+	left = d->update_due_us - now_us();
+	return left <= 0 ? 0 : (int)((left + 999) / 1000);
 }
 
 /* The resolver's turn: drop what expired, start the rounds that are
@@ -521,6 +726,7 @@ static int reload(struct sw_daemon *d, char *msg, size_t len)
 	snprintf(oldtable, sizeof(oldtable), "%s", old->table);
 	sw_model_free(&d->want);
 	d->want = m;
+	fast_base_build(d);
 	d->paused = false;
 	if (strcmp(oldtable, d->cfg.table)) {
 		bool absent;
@@ -612,8 +818,13 @@ static int setup(struct sw_daemon *d)
 		sw_err("cannot open the netfilter netlink socket: %s", strerror(-rc));
 		return rc;
 	}
+	if ((rc = sw_nl_open_route(&d->rtdump, 0))) {
+		sw_err("cannot open the rtnetlink socket: %s", strerror(-rc));
+		return rc;
+	}
 	if ((rc = build_want(d, &d->want)))
 		return rc;
+	fast_base_build(d);
 	if ((rc = sw_owner_take(d)))
 		return rc;
 
@@ -684,7 +895,11 @@ static void teardown(struct sw_daemon *d)
 	/* closing the owner socket leaves a persist table in place */
 	if (d->nl.rbuf)
 		sw_nl_close(&d->nl);
+	if (d->rtdump.rbuf)
+		sw_nl_close(&d->rtdump);
 	sw_model_free(&d->want);
+	if (d->fast_base_ok)
+		sw_model_free(&d->fast_base);
 	sw_resolver_free(&d->resolver);
 	sw_journal_close(&d->journal);
 }
@@ -700,10 +915,15 @@ int sw_daemon_run(struct sw_daemon *d)
 	rc = 0;
 	sw_notify("READY=1");
 	sw_report_start(d);
+	/* the generation at which the kernel holds want: host updates start
+	 * from it without a dump */
+	reconcile(d, SW_CAUSE_RESYNC, NULL, 0, NULL, now_us(), 0);
 
 	while (!d->stop) {
 		struct epoll_event evs[8];
-		int n = epoll_wait(d->epfd, evs, 8, flush_timeout(d));
+		/* the sooner of the two deadlines (-1: none) */
+		int tf = flush_timeout(d), th = loop_timeout(d);
+		int n = epoll_wait(d->epfd, evs, 8, tf < 0 ? th : th < 0 || tf < th ? tf : th);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -760,6 +980,8 @@ int sw_daemon_run(struct sw_daemon *d)
 				break;
 			}
 		}
+		if (d->host_dirty && now_us() >= d->update_due_us)
+			host_delta_update(d);
 		sw_alert_flush(&d->alert);
 		sw_alert_flush(&d->alert_blocked);
 		attempts_flush(d, false);

@@ -159,37 +159,55 @@ int sw_events_open(struct sw_events *ev)
 	return sw_events_reopen(ev);
 }
 
+/* The rtnetlink subscriber sits on the sw_nl transport (the host
+ * tracker's test seam): links, v4/v6 addresses, v4/v6 routes. */
+static int sub_rt(struct sw_events *ev)
+{
+	int size = SW_EV_RCVBUF_MIN, fd, err;
+
+	err = sw_nl_open_route(&ev->rtnl, RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR |
+			       RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE);
+	if (err)
+		return err;
+	fd = sw_nl_fd(&ev->rtnl);
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	ev->rt_rcvbuf = size;
+	ev->rt = ev->rtnl.sock;
+	return 0;
+}
+
+static void close_rt(struct sw_events *ev)
+{
+	if (ev->rtnl.rbuf)
+		sw_nl_close(&ev->rtnl);
+	ev->rt = NULL;
+}
+
 int sw_events_reopen(struct sw_events *ev)
 {
 	int err;
 
 	if (ev->nft)
 		mnl_socket_close(ev->nft);
-	if (ev->rt)
-		mnl_socket_close(ev->rt);
+	close_rt(ev);
 	ev->nft = sub(NETLINK_NETFILTER, NFNLGRP_NFTABLES, true, &ev->nft_rcvbuf);
 	if (!ev->nft)
-		goto fail;
-	ev->rt = sub(NETLINK_ROUTE, RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR |
-		     RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE, false, &ev->rt_rcvbuf);
-	if (!ev->rt)
-		goto fail;
+		return errno ? -errno : -EIO;
+	if ((err = sub_rt(ev))) {
+		mnl_socket_close(ev->nft);
+		ev->nft = NULL;
+		return err;
+	}
 	memset(&ev->txn, 0, sizeof(ev->txn));
 	return 0;
-fail:
-	err = -errno;
-	if (ev->nft)
-		mnl_socket_close(ev->nft);
-	ev->nft = NULL;
-	return err ? err : -EIO;
 }
 
 void sw_events_close(struct sw_events *ev)
 {
 	if (ev->nft)
 		mnl_socket_close(ev->nft);
-	if (ev->rt)
-		mnl_socket_close(ev->rt);
+	close_rt(ev);
 	free(ev->buf);
 	memset(ev, 0, sizeof(*ev));
 }
@@ -252,4 +270,12 @@ int sw_events_read_rt(struct sw_events *ev, bool *changed)
 		if (sw_events_parse_rt(ev->buf, (size_t)n))
 			*changed = true;
 	}
+}
+
+int sw_events_track_rt(struct sw_events *ev, struct sw_nl *dump_nl, struct sw_host *h,
+		       struct sw_host_delta *dl)
+{
+	int rc = sw_host_track(&ev->rtnl, dump_nl, h, dl);
+
+	return rc == -ENOBUFS ? lost(ev, ev->rt, &ev->rt_rcvbuf) : rc;
 }

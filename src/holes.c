@@ -60,6 +60,8 @@ static const struct sw_prefix *dest_overlap(const struct sw_config *cfg, const s
 	const struct sw_prefix *v = cfg->destinations;
 	size_t n = cfg->n_destinations, i;
 
+	if (!n)
+		return NULL;
 	for (int len = 0; len <= p->len; len++) {
 		struct sw_prefix q = *p;
 
@@ -97,27 +99,40 @@ static void consider(struct acc *c, enum sw_category cat, const struct sw_prefix
 	c->out[c->n++].blocked = *p;
 }
 
-static void consider_text(struct acc *c, enum sw_category cat, const char *const *v, size_t n)
+/* v parsed once into cache (ok says how many parsed): this runs for
+ * every [allow] entry, twice */
+static void consider_text(struct acc *c, enum sw_category cat, const char *const *v, size_t n,
+			  struct sw_prefix *cache, bool *ok)
 {
-	struct sw_prefix p;
-
+	if (!ok[n])
+		for (size_t i = 0; i < n; i++)
+			ok[i] = sw_prefix_parse(v[i], &cache[i], NULL) == 0;
+	ok[n] = true;
 	for (size_t i = 0; i < n; i++)
-		if (sw_prefix_parse(v[i], &p, NULL) == 0)
-			consider(c, cat, &p);
+		if (ok[i])
+			consider(c, cat, &cache[i]);
 }
+
+#define N_PRIVATE (sizeof(rfc_private) / sizeof(*rfc_private))
+static struct sw_prefix ll_cache[2], priv_cache[N_PRIVATE];
+static bool ll_ok[3], priv_ok[N_PRIVATE + 1];
 
 size_t sw_allow_holes(const struct sw_config *cfg, const struct sw_host *host,
 		      const struct sw_allow *a, struct sw_hole *out, size_t max)
 {
+	/* the compiled-in list, parsed once: this runs for every entry */
+	static struct sw_prefix meta[MAX_META];
+	static size_t n_meta;
+	static int meta_rc = 1;
 	struct acc c = { out, 0, max, a };
-	struct sw_prefix meta[MAX_META];
-	size_t n = 0;
 
-	if (cfg->block[SW_CAT_METADATA] && sw_endpoints_metadata(meta, MAX_META, &n) == 0)
-		for (size_t i = 0; i < n; i++)
+	if (meta_rc > 0 && (meta_rc = sw_endpoints_metadata(meta, MAX_META, &n_meta)))
+		n_meta = 0;
+	if (cfg->block[SW_CAT_METADATA] && meta_rc == 0)
+		for (size_t i = 0; i < n_meta; i++)
 			consider(&c, SW_CAT_METADATA, &meta[i]);
 	if (cfg->block[SW_CAT_LINK_LOCAL])
-		consider_text(&c, SW_CAT_LINK_LOCAL, link_local, 2);
+		consider_text(&c, SW_CAT_LINK_LOCAL, link_local, 2, ll_cache, ll_ok);
 	for (size_t i = 0; host && cfg->block[SW_CAT_HOST] && i < host->n_addrs; i++) {
 		struct sw_prefix q = host->addrs[i].local;
 
@@ -142,7 +157,7 @@ size_t sw_allow_holes(const struct sw_config *cfg, const struct sw_host *host,
 		consider(&c, SW_CAT_LAN, &q);
 	}
 	if (cfg->block[SW_CAT_PRIVATE])
-		consider_text(&c, SW_CAT_PRIVATE, rfc_private, sizeof(rfc_private) / sizeof(*rfc_private));
+		consider_text(&c, SW_CAT_PRIVATE, rfc_private, N_PRIVATE, priv_cache, priv_ok);
 	if (cfg->destinations_sorted) {
 		const struct sw_prefix *d = dest_overlap(cfg, &a->dst);
 

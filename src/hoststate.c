@@ -23,9 +23,9 @@
 #include <libmnl/libmnl.h>
 
 #include "hoststate.h"
+#include "nl.h"
 #include "nlmsg.h"
 
-#define RECV_BUF_SIZE     32768u        /* kernel dump skbs are at most 32 KiB */
 #define DUMP_RETRIES      3             /* on an interrupted dump (EINTR) */
 #define RESOLV_MAX_BYTES  (1u << 20)
 #define RESOLV_DEFAULT    "/etc/resolv.conf"
@@ -124,23 +124,16 @@ static enum sw_link_kind kind_of(const struct nlattr *kind, const struct nlattr 
 	return k;
 }
 
-static int parse_link(struct sw_host *h, const struct nlmsghdr *nlh)
+/* One RTM_NEWLINK (dump reply or event) into *l: 0, or -EPROTO. */
+static int link_of(struct sw_link *l, const struct nlmsghdr *nlh)
 {
 	const struct nlattr *tb[IFLA_MAX + 1] = { 0 };
 	const struct nlattr *li[IFLA_INFO_MAX + 1] = { 0 };
 	struct attr_tab t = { tb, IFLA_MAX }, tl = { li, IFLA_INFO_MAX };
 	const struct ifinfomsg *ifm = mnl_nlmsg_get_payload(nlh);
-	struct sw_link *l;
 
-	if (nlh->nlmsg_type != RTM_NEWLINK ||
-	    mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifm))
-		return 0;
-	if (h->n_links >= SW_MAX_LINKS)
-		return -ENOSPC;
 	if (mnl_attr_parse(nlh, sizeof(*ifm), attr_cb, &t) < 0)
 		return -EPROTO;
-
-	l = &h->links[h->n_links++];
 	memset(l, 0, sizeof(*l));
 	l->ifindex = ifm->ifi_index;
 	l->up = ifm->ifi_flags & IFF_UP;
@@ -162,6 +155,19 @@ static int parse_link(struct sw_host *h, const struct nlmsghdr *nlh)
 	    li[IFLA_INFO_KIND])
 		l->kind = kind_of(li[IFLA_INFO_KIND], li[IFLA_INFO_DATA]);
 	l->is_bridge = l->kind == SW_LINK_BRIDGE;
+	return 0;
+}
+
+static int parse_link(struct sw_host *h, const struct nlmsghdr *nlh)
+{
+	if (nlh->nlmsg_type != RTM_NEWLINK ||
+	    mnl_nlmsg_get_payload_len(nlh) < sizeof(struct ifinfomsg))
+		return 0;
+	if (h->n_links >= SW_MAX_LINKS)
+		return -ENOSPC;
+	if (link_of(&h->links[h->n_links], nlh))
+		return -EPROTO;
+	h->n_links++;
 	return 0;
 }
 
@@ -194,23 +200,13 @@ static bool in_sorted(const int *v, size_t n, int key)
 	return n && bsearch(&key, v, n, sizeof(*v), ifindex_cmp);
 }
 
+static struct sw_link *find_link(struct sw_host *h, int ifindex);
+
 void sw_host_classify(struct sw_host *h)
 {
-	int *bridges = NULL, up[SW_MAX_UPLINKS + SW_MAX_GATEWAYS];
-	size_t nb = 0, nu = 0;
+	int up[SW_MAX_UPLINKS + SW_MAX_GATEWAYS];
+	size_t nu = 0;
 
-	/* the bridges' ifindexes, sorted: a host has thousands of bridge ports */
-	for (size_t i = 0; i < h->n_links; i++)
-		nb += h->links[i].is_bridge;
-	if (nb && (bridges = malloc(nb * sizeof(*bridges)))) {
-		nb = 0;
-		for (size_t i = 0; i < h->n_links; i++)
-			if (h->links[i].is_bridge)
-				bridges[nb++] = h->links[i].ifindex;
-		qsort(bridges, nb, sizeof(*bridges), ifindex_cmp);
-	} else {
-		nb = 0;         /* no memory: no port is known as a bridge port */
-	}
 	for (size_t i = 0; i < h->n_uplinks && nu < SW_MAX_UPLINKS; i++)
 		up[nu++] = h->uplinks[i];
 	for (size_t i = 0; i < h->n_gateways; i++)
@@ -218,35 +214,49 @@ void sw_host_classify(struct sw_host *h)
 	qsort(up, nu, sizeof(*up), ifindex_cmp);
 	for (size_t i = 0; i < h->n_links; i++) {
 		struct sw_link *l = &h->links[i];
+		/* a dumped host's links are sorted by ifindex: a binary search
+		 * (thousands of bridge ports, on every event) */
+		const struct sw_link *m = l->master ? find_link(h, l->master) : NULL;
 
-		l->master_bridge = l->master && in_sorted(bridges, nb, l->master);
+		l->master_bridge = m && m->is_bridge;
 		l->uplink = in_sorted(up, nu, l->ifindex);
 	}
-	free(bridges);
+}
+
+/* One RTM_NEWADDR/DELADDR into *a: 1 when it is a usable v4/v6 address,
+ * 0 when it is to be ignored, -EPROTO when malformed. */
+static int addr_of(struct sw_addr *a, const struct nlmsghdr *nlh)
+{
+	const struct nlattr *tb[IFA_MAX + 1] = { 0 };
+	struct attr_tab t = { tb, IFA_MAX };
+	const struct ifaddrmsg *ifa = mnl_nlmsg_get_payload(nlh);
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifa) ||
+	    (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6))
+		return 0;
+	if (mnl_attr_parse(nlh, sizeof(*ifa), attr_cb, &t) < 0)
+		return -EPROTO;
+	/* IFA_LOCAL is the local address; IFA_ADDRESS is the peer on
+	 * point-to-point links and equals IFA_LOCAL otherwise. */
+	if (!attr_to_prefix(tb[IFA_LOCAL] ? tb[IFA_LOCAL] : tb[IFA_ADDRESS],
+			    ifa->ifa_family, ifa->ifa_prefixlen, &a->local))
+		return 0;
+	a->ifindex = (int)ifa->ifa_index;
+	return 1;
 }
 
 static int addr_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct dump_ctx *c = data;
-	const struct nlattr *tb[IFA_MAX + 1] = { 0 };
-	struct attr_tab t = { tb, IFA_MAX };
-	const struct ifaddrmsg *ifa = mnl_nlmsg_get_payload(nlh);
 	struct sw_addr a;
+	int r;
 
-	if (nlh->nlmsg_type != RTM_NEWADDR ||
-	    mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifa) ||
-	    (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6))
+	if (nlh->nlmsg_type != RTM_NEWADDR)
 		return MNL_CB_OK;
-	if (mnl_attr_parse(nlh, sizeof(*ifa), attr_cb, &t) < 0)
-		return fail(c, -EPROTO);
-	/* IFA_LOCAL is the local address; IFA_ADDRESS is the peer on
-	 * point-to-point links and equals IFA_LOCAL otherwise. */
-	if (!attr_to_prefix(tb[IFA_LOCAL] ? tb[IFA_LOCAL] : tb[IFA_ADDRESS],
-			    ifa->ifa_family, ifa->ifa_prefixlen, &a.local))
-		return MNL_CB_OK;
+	if ((r = addr_of(&a, nlh)) <= 0)
+		return r ? fail(c, r) : MNL_CB_OK;
 	if (c->h->n_addrs >= SW_MAX_ADDRS)
 		return fail(c, -ENOSPC);
-	a.ifindex = (int)ifa->ifa_index;
 	c->h->addrs[c->h->n_addrs++] = a;
 	return MNL_CB_OK;
 }
@@ -396,41 +406,81 @@ static int done_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_STOP;
 }
 
-/* Send one dump request and feed every reply to cb; sw_nlmsg_run checks each
+/* Does the datagram hold the NLMSG_DONE that ends a dump? */
+static bool has_done(const void *buf, size_t len)
+{
+	const struct nlmsghdr *nlh;
+	size_t off;
+
+	sw_nlmsg_for_each(nlh, buf, len, off)
+		if (nlh->nlmsg_type == NLMSG_DONE || nlh->nlmsg_type == NLMSG_ERROR)
+			return true;
+	return false;
+}
+
+/* Send one dump request over the transport (a NETLINK_ROUTE socket or a
+ * test's fake) and feed every reply to cb; sw_nlmsg_run checks each
  * reply's sequence number and portid, and fails an interrupted dump with
  * EINTR. hdrlen is the size of the family header (ifinfomsg, ifaddrmsg,
  * rtmsg), each of which starts with the one-byte address family. */
-static int dump(struct mnl_socket *nl, uint8_t *buf, unsigned int *seq,
-		uint16_t type, size_t hdrlen, uint8_t family,
+static int dump(struct sw_nl *nl, uint16_t type, size_t hdrlen, uint8_t family,
 		mnl_cb_t cb, struct dump_ctx *c)
 {
 	static mnl_cb_t ctl[NLMSG_MIN_TYPE] = {
 		[NLMSG_ERROR] = error_cb, [NLMSG_DONE] = done_cb,
 	};
-	unsigned int portid = mnl_socket_get_portid(nl);
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	/* room for the largest family header (ifinfomsg 16, rtmsg 12, ifaddrmsg 8) */
+	uint8_t req[NLMSG_HDRLEN + 64] __attribute__((aligned(4)));
+	struct nlmsghdr *nlh;
+	bool intr = false;
+	uint32_t seq;
 	ssize_t n;
 	int ret;
 
+	if (hdrlen > sizeof(req) - NLMSG_HDRLEN)
+		return -EINVAL;
+	memset(req, 0, sizeof(req));
+	nlh = mnl_nlmsg_put_header(req);
 	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	if (++*seq == 0)                /* 0 would disable the check */
-		++*seq;
-	nlh->nlmsg_seq = *seq;
+	if ((seq = sw_nl_next_seq(nl)) == 0)    /* 0 would disable the check */
+		seq = sw_nl_next_seq(nl);
+	nlh->nlmsg_seq = seq;
 	*(uint8_t *)mnl_nlmsg_put_extra_header(nlh, hdrlen) = family;
 
-	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
+	n = nl->ops->send(nl->ctx, nlh, nlh->nlmsg_len);
+	if (n < 0)
+		return (int)n;
 	do {
-		n = sw_nl_recv_kernel(mnl_socket_get_fd(nl), buf, RECV_BUF_SIZE, 0);
+		const struct nlmsghdr *first = (const void *)nl->rbuf;
+
+		n = nl->ops->recv(nl->ctx, nl->rbuf, SW_NL_RCVBUF, -1);
 		if (n < 0)
 			return (int)n;
 		if (n == 0)
 			return -EAGAIN;
+		/* the rest of an earlier dump that was given up (interrupted):
+		 * not ours, dropped */
+		if ((size_t)n >= sizeof(*first) && first->nlmsg_seq && first->nlmsg_seq != seq) {
+			ret = MNL_CB_OK;
+			continue;
+		}
+		if (intr) {
+			ret = has_done(nl->rbuf, (size_t)n) ? MNL_CB_STOP : MNL_CB_OK;
+			continue;
+		}
 		errno = 0;
-		ret = sw_nlmsg_run(buf, (size_t)n, *seq, portid, cb, c,
+		ret = sw_nlmsg_run(nl->rbuf, (size_t)n, seq, nl->portid, cb, c,
 				   ctl, NLMSG_MIN_TYPE);
+		/* the kernel marked the dump inconsistent: read it to its end,
+		 * so that the socket is clean for the retry */
+		if (ret < 0 && errno == EINTR && !c->err) {
+			intr = true;
+			ret = has_done(nl->rbuf, (size_t)n) ? MNL_CB_STOP : MNL_CB_OK;
+		}
 	} while (ret > MNL_CB_STOP);
+	if (intr)
+		return -EINTR;
 	if (ret < 0)
 		return c->err ? c->err : errno ? -errno : -EPROTO;
 	return 0;
@@ -465,55 +515,393 @@ int sw_host_parse_rtnl(struct sw_host *h, const void *buf, size_t len)
 	return 0;
 }
 
-static int read_rtnl(struct sw_host *h)
+static int link_index_cmp(const void *a, const void *b)
+{
+	return ifindex_cmp(&((const struct sw_link *)a)->ifindex,
+			   &((const struct sw_link *)b)->ifindex);
+}
+
+static void clear_routes(struct sw_host *h)
+{
+	h->n_gateways = h->n_uplinks = h->n_routes = 0;
+}
+
+static int dump_routes(struct sw_nl *nl, struct dump_ctx *c)
+{
+	int err = dump(nl, RTM_GETROUTE, sizeof(struct rtmsg), AF_INET, route_cb, c);
+
+	return err ? err : dump(nl, RTM_GETROUTE, sizeof(struct rtmsg), AF_INET6, route_cb, c);
+}
+
+int sw_host_dump(struct sw_nl *nl, struct sw_host *h)
 {
 	struct dump_ctx c = { .h = h };
-	struct mnl_socket *nl;
-	unsigned int seq = (unsigned int)time(NULL);
-	uint8_t *buf;
 	int err;
 
-	h->n_links = h->n_addrs = h->n_gateways = h->n_uplinks = h->n_routes = 0;
-	buf = malloc(RECV_BUF_SIZE);
-	nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
-	if (!buf || !nl) {
-		err = buf ? -errno : -ENOMEM;
-		goto out;
+	h->n_links = h->n_addrs = 0;
+	clear_routes(h);
+	err = dump(nl, RTM_GETLINK, sizeof(struct ifinfomsg), AF_UNSPEC, link_cb, &c);
+	if (!err)
+		err = dump(nl, RTM_GETADDR, sizeof(struct ifaddrmsg), AF_UNSPEC, addr_cb, &c);
+	if (!err)
+		err = dump_routes(nl, &c);
+	if (err) {
+		h->n_links = h->n_addrs = 0;
+		clear_routes(h);
+		return err;
 	}
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		err = -errno;
-		goto out;
-	}
-	err = dump(nl, buf, &seq, RTM_GETLINK, sizeof(struct ifinfomsg),
-		   AF_UNSPEC, link_cb, &c);
-	if (!err)
-		err = dump(nl, buf, &seq, RTM_GETADDR, sizeof(struct ifaddrmsg),
-			   AF_UNSPEC, addr_cb, &c);
-	if (!err)
-		err = dump(nl, buf, &seq, RTM_GETROUTE, sizeof(struct rtmsg),
-			   AF_INET, route_cb, &c);
-	if (!err)
-		err = dump(nl, buf, &seq, RTM_GETROUTE, sizeof(struct rtmsg),
-			   AF_INET6, route_cb, &c);
-	if (!err)
-		sw_host_classify(h);
-out:
-	if (nl)
-		mnl_socket_close(nl);
-	free(buf);
+	/* by ifindex: sw_host_link finds a link in log time, and events
+	 * insert in place */
+	qsort(h->links, h->n_links, sizeof(*h->links), link_index_cmp);
+	sw_host_classify(h);
+	return 0;
+}
+
+int sw_host_dump_routes(struct sw_nl *nl, struct sw_host *h)
+{
+	int err, tries = 0;
+
+	do {
+		struct dump_ctx c = { .h = h };
+
+		clear_routes(h);
+		err = dump_routes(nl, &c);
+	} while (err == -EINTR && ++tries < DUMP_RETRIES);
 	if (err)
-		h->n_links = h->n_addrs = h->n_gateways = h->n_uplinks = h->n_routes = 0;
+		clear_routes(h);
+	sw_host_classify(h);
 	return err;
 }
 
 int sw_host_read_links_addrs_routes(struct sw_host *h)
 {
+	struct sw_nl nl;
 	int err, tries = 0;
 
+	if ((err = sw_nl_open_route(&nl, 0))) {
+		h->n_links = h->n_addrs = 0;
+		clear_routes(h);
+		return err;
+	}
 	do
-		err = read_rtnl(h);
+		err = sw_host_dump(&nl, h);
 	while (err == -EINTR && ++tries < DUMP_RETRIES);
+	sw_nl_close(&nl);
 	return err;
+}
+
+/* ------------------------------------------------------------------ events */
+
+/* Where ifindex is, or would go, in links sorted by ifindex (a dump sorts
+ * them; a hand-made host may not be: the linear pass below still finds
+ * any link, and an insert merely lands somewhere). */
+static size_t link_pos(const struct sw_host *h, int ifindex)
+{
+	size_t lo = 0, hi = h->n_links;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (h->links[mid].ifindex < ifindex)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static struct sw_link *find_link(struct sw_host *h, int ifindex)
+{
+	size_t p = link_pos(h, ifindex);
+
+	if (p < h->n_links && h->links[p].ifindex == ifindex)
+		return &h->links[p];
+	for (size_t i = 0; i < h->n_links; i++)
+		if (h->links[i].ifindex == ifindex)
+			return &h->links[i];
+	return NULL;
+}
+
+const struct sw_link *sw_host_link(const struct sw_host *h, int ifindex)
+{
+	return find_link((struct sw_host *)h, ifindex);
+}
+
+/* Carries a default route (its output interface, or a gateway's)? */
+static bool carries_default(const struct sw_host *h, int ifindex)
+{
+	for (size_t i = 0; i < h->n_uplinks; i++)
+		if (h->uplinks[i] == ifindex)
+			return true;
+	for (size_t i = 0; i < h->n_gateways; i++)
+		if (h->gateways[i].oif == ifindex)
+			return true;
+	return false;
+}
+
+/* The kernel flushes IPv4 routes through a link that goes down or away
+ * without a word (fib_flush sends no RTM_DELROUTE): mirror it. Default
+ * routes (multipath ones die whole) are read again. */
+static void link_gone_down(struct sw_host *h, int ifindex, struct sw_host_delta *dl)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < h->n_routes; i++)
+		if (h->routes[i].oif != ifindex)
+			h->routes[j++] = h->routes[i];
+	h->n_routes = j;
+	if (carries_default(h, ifindex))
+		dl->routes_stale = true;
+}
+
+static bool link_same(const struct sw_link *a, const struct sw_link *b)
+{
+	return a->ifindex == b->ifindex && !strcmp(a->name, b->name) &&
+	       a->is_bridge == b->is_bridge && a->up == b->up && a->loopback == b->loopback &&
+	       a->kind == b->kind && a->master == b->master && a->peer_netns == b->peer_netns;
+}
+
+static void link_note(struct sw_host_delta *dl, const struct sw_link *l, bool added)
+{
+	if (dl->on_link)
+		dl->on_link(l, added, dl->data);
+}
+
+static int ev_newlink(struct sw_host *h, const struct nlmsghdr *nlh, struct sw_host_delta *dl)
+{
+	struct sw_link nl, *l;
+	size_t p;
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(struct ifinfomsg))
+		return 0;
+	if (link_of(&nl, nlh))
+		return -EPROTO;
+	if ((l = find_link(h, nl.ifindex))) {
+		/* carrier, statistics, a port's state: nothing we keep */
+		if (link_same(l, &nl))
+			return 0;
+		if (l->up && !nl.up) {
+			struct sw_link was_up = nl;
+
+			was_up.up = true;
+			link_gone_down(h, nl.ifindex, dl);
+			if (link_same(l, &was_up))
+				dl->removals++;         /* down, nothing else */
+		}
+		if (strcmp(l->name, nl.name))
+			link_note(dl, l, false);
+		nl.master_bridge = l->master_bridge;    /* until sw_host_classify */
+		nl.uplink = l->uplink;
+		if (strcmp(l->name, nl.name)) {
+			*l = nl;
+			link_note(dl, l, true);
+		} else {
+			*l = nl;
+		}
+		dl->changes++;
+		return 0;
+	}
+	if (h->n_links >= SW_MAX_LINKS)
+		return -ENOSPC;
+	p = link_pos(h, nl.ifindex);
+	memmove(&h->links[p + 1], &h->links[p], (h->n_links - p) * sizeof(*h->links));
+	h->links[p] = nl;
+	h->n_links++;
+	link_note(dl, &h->links[p], true);
+	if (dl->n_new < sizeof(dl->new_idx) / sizeof(*dl->new_idx))
+		dl->new_idx[dl->n_new] = nl.ifindex;
+	dl->n_new++;
+	dl->changes++;
+	return 0;
+}
+
+static int ev_dellink(struct sw_host *h, const struct nlmsghdr *nlh, struct sw_host_delta *dl)
+{
+	const struct ifinfomsg *ifm = mnl_nlmsg_get_payload(nlh);
+	struct sw_link *l;
+	size_t j = 0;
+	int ifindex;
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifm))
+		return 0;
+	ifindex = ifm->ifi_index;
+	if (!(l = find_link(h, ifindex)))
+		return 0;
+	link_note(dl, l, false);
+	memmove(l, l + 1, (size_t)(&h->links[h->n_links] - (l + 1)) * sizeof(*l));
+	h->n_links--;
+	/* its addresses go with it (RTM_DELADDR may follow: a no-op then) */
+	for (size_t i = 0; i < h->n_addrs; i++)
+		if (h->addrs[i].ifindex != ifindex)
+			h->addrs[j++] = h->addrs[i];
+	h->n_addrs = j;
+	link_gone_down(h, ifindex, dl);
+	dl->changes++;
+	dl->removals++;
+	return 0;
+}
+
+static struct sw_addr *find_addr(struct sw_host *h, const struct sw_addr *a)
+{
+	for (size_t i = 0; i < h->n_addrs; i++)
+		if (h->addrs[i].ifindex == a->ifindex && same_addr(&h->addrs[i].local, &a->local))
+			return &h->addrs[i];
+	return NULL;
+}
+
+static int ev_addr(struct sw_host *h, const struct nlmsghdr *nlh, struct sw_host_delta *dl)
+{
+	struct sw_addr a, *have;
+	int r = addr_of(&a, nlh);
+
+	if (r <= 0)
+		return r;
+	have = find_addr(h, &a);
+	if (nlh->nlmsg_type == RTM_NEWADDR) {
+		if (have)
+			return 0;
+		if (h->n_addrs >= SW_MAX_ADDRS)
+			return -ENOSPC;
+		h->addrs[h->n_addrs++] = a;
+	} else {
+		if (!have)
+			return 0;
+		memmove(have, have + 1, (size_t)(&h->addrs[h->n_addrs] - (have + 1)) * sizeof(*have));
+		h->n_addrs--;
+		dl->removals++;
+	}
+	dl->changes++;
+	return 0;
+}
+
+static int ev_route(struct sw_host *h, const struct nlmsghdr *nlh, struct sw_host_delta *dl)
+{
+	const struct nlattr *tb[RTA_MAX + 1] = { 0 };
+	struct attr_tab t = { tb, RTA_MAX };
+	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
+	struct sw_host one = { 0 };
+	uint32_t table;
+	size_t i;
+	int oif = 0;
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*rtm) ||
+	    (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6) ||
+	    rtm->rtm_type != RTN_UNICAST)
+		return 0;
+	if (mnl_attr_parse(nlh, sizeof(*rtm), attr_cb, &t) < 0)
+		return -EPROTO;
+	table = rtm->rtm_table;
+	if (tb[RTA_TABLE] && mnl_attr_validate(tb[RTA_TABLE], MNL_TYPE_U32) == 0)
+		table = mnl_attr_get_u32(tb[RTA_TABLE]);
+	if (table != RT_TABLE_MAIN)
+		return 0;
+	/* a default route came, went or was replaced (NLM_F_REPLACE names
+	 * only the new one): read the few default routes again */
+	if (!rtm->rtm_dst_len) {
+		dl->routes_stale = true;
+		dl->changes++;
+		return 0;
+	}
+	if (tb[RTA_OIF] && mnl_attr_validate(tb[RTA_OIF], MNL_TYPE_U32) == 0)
+		oif = (int)mnl_attr_get_u32(tb[RTA_OIF]);
+	/* the same filter as the dump: one route, or none */
+	add_route(&one, tb, rtm, oif);
+	if (!one.n_routes)
+		return 0;
+	for (i = 0; i < h->n_routes; i++)
+		if (h->routes[i].oif == one.routes[0].oif &&
+		    same_addr(&h->routes[i].dst, &one.routes[0].dst))
+			break;
+	if (nlh->nlmsg_type == RTM_NEWROUTE) {
+		if (i < h->n_routes || h->n_routes >= SW_MAX_ROUTES)
+			return 0;       /* beyond the cap: dropped, as in the dump */
+		h->routes[h->n_routes++] = one.routes[0];
+	} else {
+		if (i == h->n_routes)
+			return 0;
+		memmove(&h->routes[i], &h->routes[i + 1], (h->n_routes - i - 1) * sizeof(*h->routes));
+		h->n_routes--;
+		dl->removals++;
+	}
+	dl->changes++;
+	return 0;
+}
+
+struct ev_ctx {
+	struct sw_host *h;
+	struct sw_host_delta *dl;
+	int err;
+};
+
+static int ev_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct ev_ctx *c = data;
+	int err = 0;
+
+	switch (nlh->nlmsg_type) {
+	case RTM_NEWLINK:
+		err = ev_newlink(c->h, nlh, c->dl);
+		break;
+	case RTM_DELLINK:
+		err = ev_dellink(c->h, nlh, c->dl);
+		break;
+	case RTM_NEWADDR:
+	case RTM_DELADDR:
+		err = ev_addr(c->h, nlh, c->dl);
+		break;
+	case RTM_NEWROUTE:
+	case RTM_DELROUTE:
+		err = ev_route(c->h, nlh, c->dl);
+		break;
+	}
+	if (err) {
+		c->err = err;
+		errno = -err;
+		return MNL_CB_ERROR;
+	}
+	return MNL_CB_OK;
+}
+
+int sw_host_apply_rtnl(struct sw_host *h, const void *buf, size_t len, struct sw_host_delta *dl)
+{
+	struct ev_ctx c = { h, dl, 0 };
+	int ret;
+
+	errno = 0;
+	ret = sw_nlmsg_run(buf, len, 0, 0, ev_cb, &c, NULL, 0);
+	if (ret < 0)
+		return c.err ? c.err : errno ? -errno : -EPROTO;
+	return 0;
+}
+
+int sw_host_track(struct sw_nl *ev, struct sw_nl *dump_nl, struct sw_host *h,
+		  struct sw_host_delta *dl)
+{
+	int err = 0;
+
+	for (;;) {
+		ssize_t n = ev->ops->recv(ev->ctx, ev->rbuf, SW_NL_RCVBUF, 0);
+
+		if (n == -ENOBUFS) {
+			/* events were lost: only a full dump is the truth now */
+			dl->lost = true;
+			return -ENOBUFS;
+		}
+		if (n < 0)
+			return (int)n;
+		if (n == 0)
+			break;
+		if ((err = sw_host_apply_rtnl(h, ev->rbuf, (size_t)n, dl)))
+			return err;
+	}
+	if (dl->routes_stale && dump_nl) {
+		if ((err = sw_host_dump_routes(dump_nl, h)))
+			return err;
+		dl->routes_stale = false;
+	} else if (dl->changes) {
+		sw_host_classify(h);
+	}
+	return 0;
 }
 
 /* --------------------------------------------------------------- resolvers */
@@ -700,12 +1088,4 @@ int sw_host_read(struct sw_host *h)
 	if (!err)
 		err = sw_host_read_resolvers(h);
 	return err;
-}
-
-const struct sw_link *sw_host_link(const struct sw_host *h, int ifindex)
-{
-	for (size_t i = 0; i < h->n_links; i++)
-		if (h->links[i].ifindex == ifindex)
-			return &h->links[i];
-	return NULL;
 }

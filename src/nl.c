@@ -140,6 +140,32 @@ fail:
 	return err;
 }
 
+int sw_nl_open_route(struct sw_nl *nl, unsigned int groups)
+{
+	int err;
+
+	memset(nl, 0, sizeof(*nl));
+	if ((err = nl_alloc(nl)))
+		return err;
+	/* subscribers read without blocking (drained on each epoll wakeup) */
+	nl->sock = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC | (groups ? SOCK_NONBLOCK : 0));
+	if (!nl->sock) {
+		err = -errno;
+		goto fail;
+	}
+	if (mnl_socket_bind(nl->sock, groups, MNL_SOCKET_AUTOPID) < 0) {
+		err = -errno;
+		goto fail;
+	}
+	nl->portid = mnl_socket_get_portid(nl->sock);
+	nl->ops = &sock_ops;
+	nl->ctx = nl;
+	return 0;
+fail:
+	sw_nl_close(nl);
+	return err;
+}
+
 int sw_nl_open_ops(struct sw_nl *nl, const struct sw_nl_ops *ops, void *ctx)
 {
 	int err;

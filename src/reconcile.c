@@ -29,6 +29,14 @@ int sw_desired(const struct sw_config *cfg, struct sw_host *host, struct sw_mode
 			 strerror(-rc));
 		return rc;
 	}
+	return sw_desired_host(cfg, host, m, err, errlen);
+}
+
+int sw_desired_host(const struct sw_config *cfg, const struct sw_host *host, struct sw_model *m,
+		    char *err, size_t errlen)
+{
+	int rc;
+
 	/* refusals that depend on the host: nothing is built, nothing sent */
 	if ((rc = sw_config_check_host(cfg, host, err, errlen)))
 		return rc;
@@ -177,6 +185,44 @@ static int build_refill(struct sw_batch *b, struct sw_nl *nl, const void *arg)
 	return rc;
 }
 
+/* The generation after a commit stamped with gen (the kernel skips 0). */
+static uint32_t gen_after(uint32_t gen)
+{
+	return gen + 1 ? gen + 1 : 1;
+}
+
+static void kernel_error(struct sw_nl *nl, const char *what, int rc, char *err, size_t errlen);
+static int send_once(struct sw_nl *nl, uint32_t genid, build_fn build, const void *arg);
+
+int sw_update_sets(struct sw_nl *nl, const struct sw_model *want, const struct sw_model *old,
+		   uint32_t *genid, struct sw_diff *d, char *err, size_t errlen)
+{
+	struct refill r = { want, old, d, false };
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	if ((rc = sw_diff(want, old, d))) {
+		snprintf(err, errlen, "cannot compare: %s", strerror(-rc));
+		return rc;
+	}
+	if (!d->n)
+		return 0;
+	/* only elements of sets both models have: anything else (a rule, a
+	 * set's shape) takes the observed path */
+	for (size_t i = 0; i < d->n; i++)
+		if (!d->items[i].set || !sw_model_find_set(want, d->items[i].set) ||
+		    !sw_model_find_set(old, d->items[i].set)) {
+			snprintf(err, errlen, "not an element change: %s", d->items[i].desc);
+			return -ESTALE;
+		}
+	if ((rc = send_once(nl, *genid, build_refill, &r))) {
+		kernel_error(nl, "cannot update the sets", rc, err, errlen);
+		return rc;
+	}
+	*genid = gen_after(*genid);
+	return 0;
+}
+
 struct flags_arg {
 	const char *table;
 	uint32_t flags;
@@ -242,8 +288,9 @@ int sw_remove(struct sw_nl *nl, const char *table, bool *absent, char *err, size
 	return *absent ? 0 : rc;
 }
 
-int sw_check(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
-	     char *err, size_t errlen)
+/* sw_check, and the generation it saw (*gen, when in sync) */
+static int check_gen(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
+		     uint32_t *gen, char *err, size_t errlen)
 {
 	struct sw_model have;
 	int rc;
@@ -257,8 +304,16 @@ int sw_check(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
 	/* another tool's table is not drift: it is an error */
 	if (!(rc = may_touch(&have, true, err, errlen)) && (rc = sw_diff(want, &have, d)))
 		snprintf(err, errlen, "cannot compare: %s", strerror(-rc));
+	if (!rc && !d->n && gen)
+		*gen = have.genid;
 	sw_model_free(&have);
 	return rc;
+}
+
+int sw_check(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
+	     char *err, size_t errlen)
+{
+	return check_gen(nl, want, d, NULL, err, errlen);
 }
 
 static int64_t now_us(void)
@@ -567,6 +622,8 @@ int sw_reconcile_hint(struct sw_nl *nl, const struct sw_model *want, struct sw_h
 			return rc;
 		}
 		if (d->n == 0) {
+			if (hint)
+				hint->synced_genid = have.genid;
 			sw_model_free(&have);
 			return 0;
 		}
@@ -585,7 +642,7 @@ committed:
 	t2 = now_us();
 	if (hint)
 		hint->committed_us = t2;
-	rc = sw_check(nl, want, &after, err, errlen);
+	rc = check_gen(nl, want, &after, hint ? &hint->synced_genid : NULL, err, errlen);
 	sw_debug("reconcile: check %lld us, repair %lld us, read back %lld us",
 		 (long long)(t1 - t0), (long long)(t2 - t1), (long long)(now_us() - t2));
 	if (rc)
@@ -598,5 +655,40 @@ committed:
 		rc = -EIO;
 	}
 	sw_diff_free(&after);
+	return rc;
+}
+
+int sw_reconcile_settle(struct sw_nl *nl, const struct sw_model *want, struct sw_hint *hint,
+			int tries, struct sw_diff *d, bool *repaired, char *first, size_t firstlen,
+			char *err, size_t errlen)
+{
+	struct sw_hint h = hint ? *hint : (struct sw_hint){ 0 };
+	int64_t committed = 0;
+	int rc = -EIO;
+
+	*repaired = false;
+	memset(d, 0, sizeof(*d));
+	for (int i = 0; i < tries && rc == -EIO; i++) {
+		bool rep = false;
+
+		if (i) {
+			/* the tamper that overtook the read-back is drift like any
+			 * other: compare and repair again, observing first */
+			sw_diff_free(d);
+			h.table_deleted = false;
+		}
+		h.synced_genid = 0;
+		h.committed_us = 0;
+		rc = sw_reconcile_hint(nl, want, &h, d, &rep, err, errlen);
+		*repaired |= rep;
+		if (!committed && h.committed_us)
+			committed = h.committed_us;
+		if (i == 0 && first)
+			sw_diff_summary(d, first, firstlen);
+	}
+	if (hint) {
+		h.committed_us = committed;     /* the first repair restored the blocks */
+		*hint = h;
+	}
 	return rc;
 }

@@ -3,8 +3,10 @@
  *
  *   chain prerouting   filter hook prerouting priority -150, policy accept
  *                      iifname @guard_ifaces jump guard
- *   chain guard        anti-spoofing, replies, ND, allow lists, then one
- *                      rule per category
+ *   chain guard        anti-spoofing, the fast path (a destination outside
+ *                      blocked4/6 and not local returns), replies, ND
+ *                      (chain guard_nd), sandboxes, allow lists, then one
+ *                      rule per category in rank order
  *   chain input        filter hook input priority -150, policy accept
  *                      iifname @guard_ifaces jump guard_input ([block] host)
  *   chain guard_input  broadcast/multicast to the host -> block_host
@@ -1546,6 +1548,32 @@ static int sandbox_chains(struct sw_model *m, struct rb *b, const struct sw_conf
 	return 0;
 }
 
+/* ip daddr != @blocked4 fib daddr type != local return (and ip6): the
+ * fast path. A destination in no category's set and not the host's can
+ * only meet accepts and returns after it, so it leaves now: one set lookup
+ * and one fib per packet whatever the number of entries and categories.
+ * (Without [block] host: no fib.) Right after the anti-spoofing check
+ * when there are no sandboxes (replies and ND only accept, so for such a
+ * destination they decide nothing); after the sandboxes' dispatch when
+ * there are (their policies judge allowed destinations too). */
+static int fast_rules(struct sw_model *m, struct rb *b, const struct sw_config *cfg)
+{
+	for (int v6 = 0; v6 < 2; v6++) {
+		char text[128];
+
+		snprintf(text, sizeof(text), "%s daddr != @blocked%c %sreturn", v6 ? "ip6" : "ip",
+			 v6 ? '6' : '4', cfg->block[SW_CAT_HOST] ? "fib daddr type != local " : "");
+		RULE(m, b, SW_CHAIN_GUARD, v6 ? "unblocked6" : "unblocked4", text, {
+			e_daddr(b, v6 ? AF_INET6 : AF_INET);
+			e_lookup_inv(b, NFT_REG_1, v6 ? "blocked6" : "blocked4");
+			if (cfg->block[SW_CAT_HOST])
+				e_fib_type(b, NFT_CMP_NEQ, RTN_LOCAL);
+			e_verdict(b, NFT_RETURN, NULL);
+		});
+	}
+	return 0;
+}
+
 /* ip daddr @<cat>4 goto block_<cat> (and ip6) for a set category;
  * fib daddr type local goto block_host for the host (with [block] host);
  * ip daddr @own4 return (and ip6) between the ranks below and from
@@ -1623,6 +1651,8 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 		e_fib_spoofed(b);
 		e_verdict(b, NFT_GOTO, "block_spoofed");
 	});
+	if (!cfg->n_sandboxes && (err = fast_rules(m, b, cfg)))
+		return err;
 	/* ct state established ct direction reply accept: replies to
 	 * connections others opened (related ICMP errors are not let through) */
 	RULE(m, b, SW_CHAIN_GUARD, "replies", "ct state established ct direction reply accept", {
@@ -1673,24 +1703,8 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 	 * they only drop or return */
 	if ((err = sandbox_dispatch(m, b, cfg)))
 		return err;
-	/* ip daddr != @blocked4 fib daddr type != local return (and ip6):
-	 * the fast path. A destination in no category's set and not the
-	 * host's can only meet accepts and returns below, so it leaves
-	 * now: one set lookup and one fib per packet whatever the number of
-	 * entries and categories. (Without [block] host: no fib.) */
-	for (int v6 = 0; v6 < 2; v6++) {
-		char text[128];
-
-		snprintf(text, sizeof(text), "%s daddr != @blocked%c %sreturn", v6 ? "ip6" : "ip",
-			 v6 ? '6' : '4', cfg->block[SW_CAT_HOST] ? "fib daddr type != local " : "");
-		RULE(m, b, SW_CHAIN_GUARD, v6 ? "unblocked6" : "unblocked4", text, {
-			e_daddr(b, v6 ? AF_INET6 : AF_INET);
-			e_lookup_inv(b, NFT_REG_1, v6 ? "blocked6" : "blocked4");
-			if (cfg->block[SW_CAT_HOST])
-				e_fib_type(b, NFT_CMP_NEQ, RTN_LOCAL);
-			e_verdict(b, NFT_RETURN, NULL);
-		});
-	}
+	if (cfg->n_sandboxes && (err = fast_rules(m, b, cfg)))
+		return err;
 	/* ip daddr . ip protocol . th dport @allow4 accept (and ip6 daddr . ip6 nexthdr ...) */
 	if ((err = concat_rules(m, b, SW_CHAIN_GUARD, "allow", "allow", NF_ACCEPT, NULL)))
 		return err;

@@ -81,3 +81,75 @@ scale_01_many_bridges() {
 	_scale_down
 	return 0
 }
+
+register_test scale_02_incremental "sandwalld on 1,000 bridges follows the host by deltas: a new bridge is guarded by its own elements at once, a container on it cannot reach the metadata endpoint, 200 deletions are followed without a resync, check is clean after"
+
+_scale02_down() {
+	local i
+	for i in $(seq 1 "$SCALE_N"); do echo "link del sby$i"; done >"$SWT_TMP/scale2-del.txt"
+	ip -n "$H" -force -b "$SWT_TMP/scale2-del.txt" >/dev/null 2>&1
+	ip -n "$H" link del sbnew 2>/dev/null
+	ip -n "$H" link del vethc8 2>/dev/null
+	ip netns del "${SWT_PREFIX}c8" 2>/dev/null
+	return 0
+}
+
+scale_02_incremental() { d_run _scale_02; }
+_scale_02() {
+	local i conf c8=${SWT_PREFIX}c8 n del=200 lines
+	D_UNDO+=("_scale02_down")
+	for i in $(seq 1 "$SCALE_N"); do
+		echo "link add sby$i type bridge"
+		echo "addr add 10.$((128 + i / 250)).$((i % 250)).1/24 dev sby$i"
+		echo "link set sby$i up"
+	done >"$SWT_TMP/scale2-add.txt"
+	ip -n "$H" -b "$SWT_TMP/scale2-add.txt" || { bad "could not create $SCALE_N bridges"; return 1; }
+	# the attack first works without a table: a container on bridge sbnew
+	# (172.31.0.0/24, masqueraded by the topology) reaches the endpoint
+	ip -n "$H" link add sbnew type bridge && ip -n "$H" addr add 172.31.0.1/24 dev sbnew &&
+		ip -n "$H" link set sbnew up && _mk_ns "$c8" &&
+		_container "$H" "$c8" vethc8 sbnew 172.31.0.2/24 172.31.0.1 "" "" ||
+		{ bad "container on sbnew"; return 1; }
+	reach "$c8" http://169.254.169.254/
+	# the bridge goes (its port stays, unattached) and the daemon starts
+	ip -n "$H" link del sbnew
+	conf=$(mkconf scale2 guard.all_bridges=yes log.blocked=no)
+	d_start "$conf" || return 1
+	d_wait_sync "$conf" 5000 || bad "not in sync after start"
+	# a new bridge: guarded before a container is on it
+	lines=$(d_log_lines)
+	ip -n "$H" link add sbnew type bridge
+	if d_wait_set guard_ifaces sbnew yes 2000; then
+		ok "sbnew in guard_ifaces ${D_WAITED} ms after ip link add ($SCALE_N other bridges)"
+	else
+		bad "sbnew not guarded within 2 s"
+	fi
+	if tail -n +"$((lines + 1))" "$D_LOG" | grep -q 'first="2 element(s) for 1 new link(s)"'; then
+		ok "guarded by its own elements (the fast path): $(tail -n +"$((lines + 1))" "$D_LOG" | grep -m1 -o 'event=sets-updated.*')"
+	else
+		bad "no fast-path line for sbnew"; show "$D_LOG" 20
+	fi
+	ip -n "$H" addr add 172.31.0.1/24 dev sbnew && ip -n "$H" link set sbnew up &&
+		ip -n "$H" link set vethc8 master sbnew || bad "could not attach the container to sbnew"
+	blocked "$c8" http://169.254.169.254/
+	reach "$c8" http://203.0.113.10/
+	# 200 bridges go at once: followed by deltas, no full compare
+	for i in $(seq 1 "$del"); do echo "link del sby$i"; done >"$SWT_TMP/scale2-del200.txt"
+	ip -n "$H" -b "$SWT_TMP/scale2-del200.txt" || bad "could not delete $del bridges"
+	if d_wait_set guard_ifaces "sby$del" no 10000; then
+		ok "sby1..sby$del left guard_ifaces (${D_WAITED} ms after the last deletion)"
+	else
+		bad "sby$del still in guard_ifaces after 10 s"
+	fi
+	n=$(set_elems guard_ifaces | grep -c '^sby' || true)
+	[ "$n" -eq $((SCALE_N - del)) ] && ok "guard_ifaces holds the $n remaining bridges" ||
+		bad "guard_ifaces holds $n sby bridges, expected $((SCALE_N - del))"
+	d_wait_sync "$conf" 5000 && ok "check: the table matches the host ($(ip -n "$H" -o link | wc -l) links)" ||
+		{ bad "check still differs"; show "$SW_OUT"; }
+	for e in resync drift repair-failed enobufs; do
+		if grep -q "event=$e" "$D_LOG"; then bad "the daemon logged event=$e"; show "$D_LOG" 10
+		else ok "no event=$e line"; fi
+	done
+	blocked "$c8" http://169.254.169.254/
+	return 0
+}
