@@ -12,6 +12,7 @@
 #define SW_IFNAMSIZ         16
 #define SW_GUARD_AUTO       "auto"  /* [guard] interfaces keyword: detect (ruleset.c) */
 #define SW_MAX_PATTERNS     64
+#define SW_MAX_PARENTS      16      /* [guard] macvlan_parents */
 #define SW_MAX_DESTS        16384
 #define SW_MAX_HOST_PORTS   64
 #define SW_MAX_ALLOWS       16384
@@ -157,6 +158,10 @@ struct sw_config {
 	bool auto_detect;                        /* "auto" in interfaces (the default) */
 	bool all_bridges;
 	unsigned interfaces_line, all_bridges_line;  /* 0: not in the file */
+	/* macvlan_parents = eth1 ens*: devices whose macvlan/ipvlan children
+	 * are guarded by netdev-family hooks on the device (ruleset.h) */
+	char parents[SW_MAX_PARENTS][SW_IFNAMSIZ];
+	size_t n_parents;
 	/* [block]: block[c] for every category; SW_CAT_DESTINATIONS is on
 	 * exactly when the destinations list is non-empty. */
 	bool block[SW_CAT_COUNT];

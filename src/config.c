@@ -227,6 +227,32 @@ static int set_patterns(struct ctx *c, const struct key *k, char *v)
 	return 1;
 }
 
+/* [guard] macvlan_parents: names or trailing-'*' patterns, never lo */
+static int set_parents(struct ctx *c, const struct key *k, char *v)
+{
+	struct sw_config *cfg = &c->cfg;
+	const char *why;
+	char *save, *t;
+
+	for (t = strtok_r(v, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+		size_t i;
+
+		if ((why = pattern_error(t)))
+			return fail(c, "bad interface pattern '%s' in [%s] %s: %s", t, k->section, k->name, why);
+		if (!fnmatch(t, "lo", 0))
+			return fail(c, "interface pattern '%s' in [%s] %s matches the loopback interface lo, "
+				    "which has no macvlan or ipvlan children", t, k->section, k->name);
+		for (i = 0; i < cfg->n_parents && strcmp(cfg->parents[i], t); i++)
+			;
+		if (i < cfg->n_parents)
+			continue;
+		if (cfg->n_parents == SW_MAX_PARENTS)
+			return TOO_MANY(c, k, SW_MAX_PARENTS);
+		strcpy(cfg->parents[cfg->n_parents++], t);
+	}
+	return 1;
+}
+
 /* ::ffff:a.b.c.d never matches: packets carry the IPv4 address itself. */
 static bool v4_mapped(const struct sw_prefix *p)
 {
@@ -508,6 +534,7 @@ static const struct key keys[] = {
 	{ "guard", "interfaces", set_patterns, 0, true, offsetof(struct sw_config, interfaces_line) },
 	{ "guard", "all_bridges", set_bool, offsetof(struct sw_config, all_bridges), false,
 	  offsetof(struct sw_config, all_bridges_line) },
+	{ "guard", "macvlan_parents", set_parents, 0, true, 0 },
 	{ "block", "destinations", set_dests, 0, true, 0 },
 	{ "allow", "dns", set_dns, 0, false, 0 },
 	{ "allow", "host_ports", set_host_ports, 0, true, 0 },
@@ -534,6 +561,8 @@ static void list_reset(struct sw_config *cfg, const struct key *k)
 		cfg->auto_detect = false;
 	} else if (k->set == set_dests)
 		cfg->n_destinations = 0;
+	else if (k->set == set_parents)
+		cfg->n_parents = 0;
 	else if (k->set == set_host_ports)
 		cfg->n_host_ports = 0;
 	else if (k->set == set_allows)

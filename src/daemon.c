@@ -30,6 +30,7 @@
 #include "observe.h"
 #include "owner.h"
 #include "report.h"
+#include "netdev.h"
 #include "reconcile.h"
 #include "ruleset.h"
 
@@ -106,6 +107,32 @@ static int build_want(struct sw_daemon *d, struct sw_model *m)
 	return rc;
 }
 
+static uint64_t parents_sig(const struct sw_config *cfg, const struct sw_host *h);
+
+/* table netdev <name> (the macvlan/ipvlan parents, netdev.h): compared and
+ * repaired on every pass, after table inet; one line when it changed. */
+static void netdev_sync(struct sw_daemon *d)
+{
+	char err[SW_ERRLEN], summary[256];
+	struct sw_diff diff;
+	bool repaired = false;
+	size_t n = 0;
+	int rc = sw_netdev_reconcile(&d->nl, &d->cfg, &d->host, &d->want, false, &diff,
+				     &repaired, &n, err, sizeof(err));
+
+	if (!rc)
+		d->parents_sig = parents_sig(&d->cfg, &d->host);
+
+	sw_diff_summary(&diff, summary, sizeof(summary));
+	if (rc)
+		sw_alert(&d->alert, LOG_ERR, "event=repair-failed table=netdev/%s error=\"%s\"",
+			 d->cfg.table, err);
+	else if (repaired)
+		sw_alert(&d->alert, LOG_NOTICE, "event=repair table=netdev/%s parents=%zu change=\"%s\"",
+			 d->cfg.table, n, diff.n ? summary : "removed");
+	sw_diff_free(&diff);
+}
+
 /* A read-back that differs because the next tamper came in between is no
  * failed repair: compare and repair again, this many times, before the
  * CRIT line. */
@@ -136,6 +163,8 @@ static int reconcile(struct sw_daemon *d, enum sw_cause cause, const char *chang
 	any = repaired;
 	/* where host updates start from without a dump (sw_update_sets) */
 	d->synced_gen = rc ? 0 : hint.synced_genid;
+	/* the parents' table after table inet: its repair comes first */
+	netdev_sync(d);
 	if (!rc && !any) {
 		sw_diff_free(&diff);
 		if (d->retry) {
@@ -185,30 +214,43 @@ static void on_txn(const struct sw_nft_txn *t, void *data)
 	dr->n++;
 }
 
-static int name_cmp(const void *a, const void *b)
+static int link_cmp(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	return strcmp((*(const struct sw_link *const *)a)->name,
+		      (*(const struct sw_link *const *)b)->name);
 }
 
-/* The names of the guarded bridges, sorted (NULL when there are none or
- * no memory: then no bridge line is logged). */
-static const char **guarded_bridges(struct sw_daemon *d, const struct sw_host *h, size_t *n)
+/* The guarded links and macvlan parents, sorted by name (NULL when there
+ * are none or no memory: then no line is logged). */
+static const struct sw_link **guarded_links(struct sw_daemon *d, const struct sw_host *h,
+					    size_t *n)
 {
-	const char **v = h->n_links ? malloc(h->n_links * sizeof(*v)) : NULL;
+	const struct sw_link **v = h->n_links ? malloc(h->n_links * sizeof(*v)) : NULL;
 
 	*n = 0;
 	for (size_t i = 0; v && i < h->n_links; i++)
-		if (h->links[i].is_bridge && sw_ruleset_guarded(&d->cfg, &h->links[i]))
-			v[(*n)++] = h->links[i].name;
+		if (sw_ruleset_guard_why(&d->cfg, &h->links[i]) >= SW_GUARD_PATTERN ||
+		    sw_ruleset_macvlan_parent(&d->cfg, &h->links[i]))
+			v[(*n)++] = &h->links[i];
 	if (v)
-		qsort(v, *n, sizeof(*v), name_cmp);
+		qsort(v, *n, sizeof(*v), link_cmp);
 	return v;
 }
 
-static void bridge_line(struct sw_daemon *d, const char *name, bool added)
+/* Every guarded link, named by why: event=bridge for a bridge (as
+ * always), event=guarded-link for the others, and event=macvlan-parent
+ * for a parent the netdev table hooks. */
+static void link_line(struct sw_daemon *d, const struct sw_link *l, bool added)
 {
-	sw_alert(&d->alert, LOG_NOTICE, "event=bridge action=%s ifname=%s", added ? "add" : "del",
-		 name);
+	enum sw_guard_why why = sw_ruleset_guard_why(&d->cfg, l);
+
+	if (why >= SW_GUARD_PATTERN)
+		sw_alert(&d->alert, LOG_NOTICE, "event=%s action=%s ifname=%s kind=%s why=\"%s\"",
+			 l->is_bridge ? "bridge" : "guarded-link", added ? "add" : "del", l->name,
+			 sw_link_kind_name(l->kind), sw_guard_why_name(why));
+	if (sw_ruleset_macvlan_parent(&d->cfg, l))
+		sw_alert(&d->alert, LOG_NOTICE, "event=macvlan-parent action=%s ifname=%s kind=%s",
+			 added ? "add" : "del", l->name, sw_link_kind_name(l->kind));
 }
 
 /* gateways: one replaced by another is a change */
@@ -248,21 +290,41 @@ static void gateway_changes(struct sw_daemon *d, const struct sw_gateway *og, si
 static void host_changes(struct sw_daemon *d, const struct sw_host *old, const struct sw_host *new)
 {
 	size_t no, nn, i = 0, j = 0;
-	const char **o = guarded_bridges(d, old, &no), **n = guarded_bridges(d, new, &nn);
+	const struct sw_link **o = guarded_links(d, old, &no), **n = guarded_links(d, new, &nn);
 
 	while (i < no || j < nn) {
-		int c = i == no ? 1 : j == nn ? -1 : strcmp(o[i], n[j]);
+		int c = i == no ? 1 : j == nn ? -1 : strcmp(o[i]->name, n[j]->name);
 
 		if (c < 0)
-			bridge_line(d, o[i++], false);
+			link_line(d, o[i++], false);
 		else if (c > 0)
-			bridge_line(d, n[j++], true);
+			link_line(d, n[j++], true);
 		else
 			i++, j++;
 	}
 	free(o);
 	free(n);
 	gateway_changes(d, old->gateways, old->n_gateways, new);
+}
+
+/* The macvlan/ipvlan parents as the netdev table hooks them (name, index,
+ * MAC): a different value means one came, went or changed its address. */
+static uint64_t parents_sig(const struct sw_config *cfg, const struct sw_host *h)
+{
+	uint64_t x = 1469598103934665603ull;    /* FNV-1a */
+
+	for (size_t i = 0; i < h->n_links; i++) {
+		const struct sw_link *l = &h->links[i];
+
+		if (!sw_ruleset_macvlan_parent(cfg, l))
+			continue;
+		for (const char *c = l->name; *c; c++)
+			x = (x ^ (uint8_t)*c) * 1099511628211ull;
+		for (size_t k = 0; k < 6; k++)
+			x = (x ^ l->mac[k]) * 1099511628211ull;
+		x = (x ^ (uint32_t)l->ifindex) * 1099511628211ull;
+	}
+	return x;
 }
 
 /* Links, addresses or routes moved: rebuild the desired sets. */
@@ -285,6 +347,8 @@ static void want_update(struct sw_daemon *d, struct sw_model *m, enum sw_cause c
 		changed = diff.n > 0;
 		sw_diff_free(&diff);
 	}
+	if (parents_sig(&d->cfg, &d->host) != d->parents_sig)
+		changed = true;
 	sw_model_free(&d->want);
 	d->want = *m;
 	if (!changed && only_if_changed)
@@ -365,6 +429,9 @@ static void host_delta_update(struct sw_daemon *d)
 			sw_report_repair(d, &r);
 		}
 		sw_diff_free(&diff);
+		/* a parent that came or went by a delta: the netdev table follows */
+		if (parents_sig(&d->cfg, &d->host) != d->parents_sig)
+			netdev_sync(d);
 	}
 	/* bursts (500 bridges deleted) coalesce: the next update waits as long
 	 * as this one took, so the daemon's CPU grows with the events, not
@@ -560,8 +627,8 @@ static void on_link(const struct sw_link *l, bool added, void *data)
 {
 	struct sw_daemon *d = data;
 
-	if (l->is_bridge && sw_ruleset_guarded(&d->cfg, l))
-		bridge_line(d, l->name, added);
+	if (sw_ruleset_guarded(&d->cfg, l) || sw_ruleset_macvlan_parent(&d->cfg, l))
+		link_line(d, l, added);
 }
 
 /* rtnetlink events update the host model as deltas; the desired model
@@ -768,6 +835,8 @@ static void handle_control(struct sw_daemon *d)
 		bool absent;
 
 		rc = sw_remove(&d->nl, d->cfg.table, &absent, err, sizeof(err));
+		if (!rc)
+			rc = sw_netdev_remove(&d->nl, d->cfg.table, &absent, err, sizeof(err));
 		if (!rc) {
 			sw_owner_twin_remove(d, d->cfg.table);
 			d->paused = true;
@@ -834,6 +903,7 @@ static int setup(struct sw_daemon *d)
 	fast_base_build(d);
 	if ((rc = sw_owner_take(d)))
 		return rc;
+	netdev_sync(d);
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGHUP);
