@@ -285,11 +285,7 @@ static int addr_sets(struct sw_model *m, struct work *w, const char *base,
 static int gate_note(struct work *w, int list, const struct sw_prefix *p, size_t n)
 {
 	if (!n)
-<<<<<<< ours
-		return 0;
-=======
 		return 0;       /* memcpy to a list not allocated yet is undefined, even of 0 */
->>>>>>> theirs
 	if (w->n_pre[list] + n > w->cap_pre[list]) {
 		size_t cap = w->cap_pre[list] * 2 + n + 64;
 		struct sw_prefix *v = reallocarray(w->pre[list], cap, sizeof(*v));
