@@ -707,9 +707,16 @@ static void dns_tick(struct sw_daemon *d)
 		return;
 	sw_resolver_expire(&d->resolver, now);
 	sw_resolver_send(&d->resolver, now);
-	if (!d->paused && d->resolver.dirty)
+	if (!d->paused && d->resolver.dirty) {
+		uint64_t commits = d->resolver.commits;
+
 		sw_resolver_push(&d->resolver, &d->nl, tables,
 				 d->twin && !sw_twin_name(d->cfg.table, twin, sizeof(twin)) ? 2 : 1, now);
+		/* each of our commits moves the generation host updates start
+		 * from (a wrong guess only costs them a dump: ERESTART) */
+		for (; d->synced_gen && commits < d->resolver.commits; commits++)
+			d->synced_gen = d->synced_gen + 1 ? d->synced_gen + 1 : 1;
+	}
 	next = sw_resolver_deadline(&d->resolver);
 	if (next == INT64_MAX)
 		return;
