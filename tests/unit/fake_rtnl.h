@@ -189,7 +189,8 @@ static inline void fr_queue(struct fr *k, const uint8_t *msg, size_t len)
 	assert_true(k->ev_tail < FR_EVQ);
 	k->ev[k->ev_tail] = malloc(len ? len : 1);
 	assert_non_null(k->ev[k->ev_tail]);
-	memcpy(k->ev[k->ev_tail], msg, len);
+	if (len)
+		memcpy(k->ev[k->ev_tail], msg, len);
 	k->ev_len[k->ev_tail++] = len;
 }
 
