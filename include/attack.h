@@ -11,7 +11,10 @@
  *   - an ICMPv6 neighbour solicitation (hop limit 255) to a blocked
  *     address, carrying a payload option;
  *   - UDP to broadcast and multicast addresses, listened for by a canary
- *     socket in the host's namespace.
+ *     socket in the host's namespace;
+ *   - for a sandbox policy: a plain connection to a destination it does
+ *     not list, which its egress counter must count; and one more than
+ *     its budget, which its budget counter must count.
  * The evidence is read in the host's namespace through a callback: the
  * named counter of the category that must drop the packet grows, and
  * nothing reaches. Frame builders are pure (unit-tested). */
@@ -54,6 +57,11 @@ enum sw_attack_kind {
 	SW_ATK_ND,              /* NS with a payload option, hop limit 255, to the target */
 	SW_ATK_BCAST,           /* UDP to a broadcast/multicast address: the canary must not hear it */
 	SW_ATK_CANARY,          /* control: the host sends to its own canary (must hear it) */
+	SW_ATK_EGRESS,          /* a TCP connection from the probe's own address to a
+				 * destination a sandbox does not list: must not connect,
+				 * and counter (or counter2) must count it */
+	SW_ATK_BUDGET,          /* tries such connections at once: none may connect and the
+				 * sandbox's budget counter must count at least one */
 };
 
 enum sw_attack_result {
@@ -72,7 +80,10 @@ struct sw_attack {
 	bool bcast_mac;                 /* prime: frame to ff:ff:ff:ff:ff:ff (bridge path) */
 	struct sw_prefix target;        /* full-length */
 	uint16_t port;
-	char counter[16];               /* the named counter that must count it */
+	unsigned tries;                 /* BUDGET: how many connections (EGRESS: 1) */
+	char counter[32];               /* the named counter that must count it */
+	char counter2[32];              /* another counter that may count it instead (a
+					 * sandbox's egress_<name> or budget_<name>), "" if none */
 	enum sw_attack_result result;
 	uint64_t counted;               /* what that counter gained */
 	int err;                        /* errno of a failed step */

@@ -6,11 +6,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "addr.h"
+#include "dns.h"
 
 #define SW_DEFAULT_CONFIG   "/etc/sandwall/sandwall.conf"
 #define SW_IFNAMSIZ         16
 #define SW_GUARD_AUTO       "auto"  /* [guard] interfaces keyword: detect (ruleset.c) */
 #define SW_MAX_PATTERNS     64
+#define SW_MAX_PARENTS      16      /* [guard] macvlan_parents */
 #define SW_MAX_DESTS        16384
 #define SW_MAX_HOST_PORTS   64
 #define SW_MAX_ALLOWS       16384
@@ -111,6 +113,16 @@ struct sw_allow {           /* "10.0.0.5 tcp/3128", "169.254.169.254 tcp/80 reop
 #define SW_MAX_SBX_PATTERNS   16
 #define SW_MAX_SBX_SOURCES    64
 #define SW_MAX_SBX_ALLOWS     256
+#define SW_MAX_SBX_NAMES      64        /* hostname entries per sandbox */
+#define SW_MAX_DNS_SERVERS    4         /* [daemon] resolvers */
+#define SW_DNS_MIN_TTL        30        /* [daemon] dns_min_ttl default, seconds */
+#define SW_DNS_MAX_TTL        3600      /* [daemon] dns_max_ttl default, seconds */
+
+struct sw_name_allow {      /* "pypi.org tcp/443": resolved by sandwalld (resolver.h) */
+	char name[SW_DNS_NAMELEN];      /* lower case, RFC 1123 */
+	struct sw_port port;
+	unsigned line;
+};
 
 enum sw_egress {
 	SW_EGRESS_OPEN,         /* the global blocks only */
@@ -131,6 +143,8 @@ struct sw_sandbox {
 	enum sw_dns_mode dns;
 	struct sw_allow allows[SW_MAX_SBX_ALLOWS];
 	size_t n_allows;
+	struct sw_name_allow names[SW_MAX_SBX_NAMES];   /* allow entries by hostname */
+	size_t n_names;
 	uint32_t budget;                         /* new connections per source and window, 0: none */
 	uint32_t budget_unit;                    /* the window in seconds: 1, 60 or 3600 */
 	unsigned seen;                           /* keys given (bit per key) */
@@ -144,6 +158,10 @@ struct sw_config {
 	bool auto_detect;                        /* "auto" in interfaces (the default) */
 	bool all_bridges;
 	unsigned interfaces_line, all_bridges_line;  /* 0: not in the file */
+	/* macvlan_parents = eth1 ens*: devices whose macvlan/ipvlan children
+	 * are guarded by netdev-family hooks on the device (ruleset.h) */
+	char parents[SW_MAX_PARENTS][SW_IFNAMSIZ];
+	size_t n_parents;
 	/* [block]: block[c] for every category; SW_CAT_DESTINATIONS is on
 	 * exactly when the destinations list is non-empty. */
 	bool block[SW_CAT_COUNT];
@@ -165,6 +183,10 @@ struct sw_config {
 	enum sw_owner_mode owner;
 	char metrics_path[SW_PATH_MAX];          /* Prometheus textfile, "" = off */
 	char journal_path[SW_PATH_MAX];          /* drift journal (JSON lines), "" = off */
+	unsigned dns_min_ttl, dns_max_ttl;       /* hostname allowlists: TTL bounds, seconds */
+	struct sw_prefix dns_servers[SW_MAX_DNS_SERVERS]; /* resolvers = ...; none: resolv.conf's */
+	size_t n_dns_servers;
+	unsigned dns_ttl_line;                   /* of dns_max_ttl (or dns_min_ttl), for messages */
 	/* [nft] */
 	char table[SW_TABLE_MAXLEN];             /* default "sandwall" */
 	unsigned table_line;                     /* 0: not in the file */

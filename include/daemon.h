@@ -18,6 +18,7 @@
 #include "model.h"
 #include "nflog.h"
 #include "nl.h"
+#include "resolver.h"
 
 
 struct sw_daemon {
@@ -41,6 +42,8 @@ struct sw_daemon {
 	time_t attempts_written;
 	uint64_t blocked_seen;
 	struct sw_journal journal;      /* drift events for `sandwall receipt` */
+	struct sw_resolver resolver;    /* the allowlists' hostnames (resolver.h) */
+	int dnsfd;                      /* timerfd: the resolver's next deadline */
 	struct sw_host host_prev;       /* scratch: the host before an update */
 	struct sw_config cfg_prev;      /* scratch: the config before a reload */
 	int64_t last_repair_us;
@@ -60,6 +63,7 @@ struct sw_daemon {
 	bool resync_soon;               /* events were lost: resync on the timer */
 	/* incremental host tracking (rtnetlink deltas, see handle_rt) */
 	struct sw_nl rtdump;            /* NETLINK_ROUTE requests: stale routes */
+	uint64_t parents_sig;           /* the macvlan parents netdev_sync last saw */
 	uint32_t synced_gen;            /* the generation at which the kernel was
 					 * seen to hold want (0: unknown) */
 	bool host_dirty;                /* host moved; want not yet rebuilt */

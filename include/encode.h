@@ -42,6 +42,11 @@ int sw_encode_set_delta(struct sw_batch *b, struct sw_nl *nl, const char *table,
 			const struct sw_set *want, const struct sw_set *have);
 int sw_encode_set_refill(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m,
 			 const struct sw_set *s);
+/* add|delete element inet <table> <s->name> { these n elements } (type
+ * NFT_MSG_NEWSETELEM or NFT_MSG_DELSETELEM; an element's timeout_ms goes
+ * with an add): the resolver's changes to the dynamic host sets. */
+int sw_encode_elems(struct sw_batch *b, struct sw_nl *nl, const char *table,
+		    const struct sw_set *s, const struct sw_elem *v, size_t n, uint16_t type);
 /* delete table inet <name> */
 int sw_encode_delete(struct sw_batch *b, struct sw_nl *nl, const char *table);
 

@@ -38,6 +38,8 @@ struct sw_link {
 	enum sw_link_kind kind;
 	int master;            /* IFLA_MASTER: the bridge (bond, vrf) it is enslaved to, or 0 */
 	bool peer_netns;       /* IFLA_LINK_NETNSID: its peer (veth) lives in another namespace */
+	unsigned char mac[6];  /* IFLA_ADDRESS when it is 6 bytes long (has_mac) */
+	bool has_mac;
 	/* filled by sw_host_classify from the whole dump: */
 	bool master_bridge;    /* master is a bridge of this namespace */
 	bool uplink;           /* the output interface of a default route (main table) */

@@ -40,6 +40,7 @@ struct sw_elem {
 	uint8_t key_end[SW_KEY_MAX];
 	bool has_key_end;
 	uint32_t flags;                 /* NFT_SET_ELEM_INTERVAL_END */
+	uint64_t timeout_ms;            /* per-element timeout (sets with flags timeout), 0: none */
 };
 
 struct sw_set {
@@ -65,6 +66,7 @@ struct sw_chain {
 	int32_t prio;
 	uint32_t policy;                /* NF_ACCEPT / NF_DROP */
 	char type[16];                  /* "filter" */
+	char dev[16];                   /* netdev family: the hook's device (NFTA_HOOK_DEV), "" if none */
 };
 
 struct sw_rule {
@@ -77,6 +79,7 @@ struct sw_rule {
 };
 
 struct sw_model {
+	uint32_t family;                /* NFPROTO_NETDEV for the netdev table; 0 means NFPROTO_INET */
 	bool has_table;
 	char table[SW_NAME_MAX];
 	uint32_t table_flags;
@@ -95,6 +98,12 @@ struct sw_model {
 };
 
 void sw_model_init(struct sw_model *m, const char *table);
+/* The model's table family: NFPROTO_INET unless set (the netdev table of
+ * the macvlan/ipvlan parents, ruleset.h, is NFPROTO_NETDEV). */
+static inline uint32_t sw_model_family(const struct sw_model *m)
+{
+	return m->family ? m->family : 1 /* NFPROTO_INET */;
+}
 void sw_model_free(struct sw_model *m);
 
 struct sw_chain *sw_model_add_chain(struct sw_model *m, const char *name);

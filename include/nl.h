@@ -65,6 +65,7 @@ struct sw_batch {
 	uint32_t first_seq;         /* first inner message */
 	uint32_t n_msgs;            /* inner messages (each wants an ACK) */
 	int err;                    /* sticky allocation error */
+	uint32_t family;            /* of the table being encoded (encode.c); 0: NFPROTO_INET */
 };
 
 int sw_batch_init(struct sw_batch *b, struct sw_nl *nl, uint32_t genid, bool use_genid);

@@ -10,6 +10,9 @@
 /* Fills m (initialised here). A missing table is not an error:
  * m->has_table is false. Returns 0 or -errno. */
 int sw_observe(struct sw_nl *nl, const char *table, struct sw_model *m);
+/* The same for the table of another family (NFPROTO_NETDEV: the parents'
+ * table, ruleset.h). */
+int sw_observe_family(struct sw_nl *nl, uint32_t family, const char *table, struct sw_model *m);
 
 /* The generation, the table (flags) and its named counters, without sets
  * and rules (status, receipt, metrics). */

@@ -71,6 +71,9 @@ int sw_set_table_flags(struct sw_nl *nl, const char *table, uint32_t flags,
 /* Delete the table if it is ours (absent is fine: *absent set); the
  * delete is stamped with the generation in which it was seen to be ours. */
 int sw_remove(struct sw_nl *nl, const char *table, bool *absent, char *err, size_t errlen);
+/* The same for a table of another family (NFPROTO_NETDEV). */
+int sw_remove_family(struct sw_nl *nl, uint32_t family, const char *table, bool *absent,
+		     char *err, size_t errlen);
 
 /* The twin of the desired model: same blocks in table <table>_twin, base
  * chains at SW_TWIN_PRIO, no log rules, with these table flags. */

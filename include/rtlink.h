@@ -19,6 +19,9 @@ int sw_rt_link_del(const char *name);
 int sw_rt_addr_add(const char *name, const struct sw_prefix *addr);
 /* ip route add default via GW (dev NAME) */
 int sw_rt_default_route(const char *name, const struct sw_prefix *gw);
+/* ip route add DST dev NAME scope link (0.0.0.0/0: an on-link default);
+ * -EEXIST when the route is there */
+int sw_rt_route_add(const char *name, const struct sw_prefix *dst);
 /* ip neigh del ADDR dev IFINDEX (absent is fine) */
 int sw_rt_neigh_del(int ifindex, const struct sw_prefix *addr);
 /* Is ADDR in the neighbour table of IFINDEX (someone uses it)? */

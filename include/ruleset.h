@@ -42,6 +42,18 @@ const char *sw_guard_why_name(enum sw_guard_why why);
 /* Is the link guarded (sw_ruleset_guard_why >= SW_GUARD_PATTERN)? */
 bool sw_ruleset_guarded(const struct sw_config *cfg, const struct sw_link *l);
 /* The names auto adds as patterns: docker0, br-*, cni-podman*, ... */
+/* table netdev <name>: the macvlan/ipvlan parents' table (ruleset.c, the
+ * end). Its category sets are copies of inet's (the model sw_ruleset_build
+ * made for the same config and host); one egress and one ingress chain per
+ * link that [guard] macvlan_parents names. Returns 0 or -errno, err filled. */
+int sw_ruleset_build_netdev(const struct sw_config *cfg, const struct sw_host *host,
+			    const struct sw_model *inet, struct sw_model *m,
+			    char *err, size_t errlen);
+/* Does [guard] macvlan_parents name this link (and is it one: not lo,
+ * with an Ethernet address)? */
+bool sw_ruleset_macvlan_parent(const struct sw_config *cfg, const struct sw_link *l);
+/* How many links of the host are such parents. */
+size_t sw_ruleset_n_parents(const struct sw_config *cfg, const struct sw_host *host);
 extern const char *const sw_runtime_names[];
 extern const size_t sw_n_runtime_names;
 

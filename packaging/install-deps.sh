@@ -22,7 +22,7 @@ PACKAGING="debhelper dpkg-dev fakeroot lintian mandoc python3-yaml rpm bash-comp
 DOCKER="busybox-static iptables"
 # other runtimes for tests/integration/test_runtimes.sh: rootful Podman with
 # its CNI bridge (Debian 12's podman 4.3 uses CNI); no service is started
-RUNTIMES="podman containernetworking-plugins"
+RUNTIMES="podman containernetworking-plugins lxc"
 # make check-kernels: boots Debian's cloud kernels (fetched at test time with
 # apt-get download) under TCG; the guest's userland is copied from this host
 KERNELS="qemu-system-x86 kmod busybox-static"

@@ -172,7 +172,10 @@ int sw_frame_build(const struct sw_frame *f, uint8_t *buf, size_t size, size_t *
 const char *sw_attack_kind_name(enum sw_attack_kind k)
 {
 	static const char *const names[] = {
-		"none", "prime-tcp", "prime-udp", "nd-payload", "broadcast", "canary-control",
+		[SW_ATK_NONE] = "none", [SW_ATK_PRIME_TCP] = "prime-tcp",
+		[SW_ATK_PRIME_UDP] = "prime-udp", [SW_ATK_ND] = "nd-payload",
+		[SW_ATK_BCAST] = "broadcast", [SW_ATK_CANARY] = "canary-control",
+		[SW_ATK_EGRESS] = "egress", [SW_ATK_BUDGET] = "budget",
 	};
 
 	return (unsigned)k < sizeof(names) / sizeof(*names) ? names[k] : "?";
@@ -316,8 +319,20 @@ static int drop_all_listener(const struct sw_prefix *self, uint16_t port)
 	return fd;
 }
 
-/* Wait until the counter has grown by want (or evidence_ms passed). */
-static uint64_t counted_since(const struct sw_attack_env *env, const char *counter, uint64_t c0,
+/* What the attack's counters hold: counter, plus counter2 when it has
+ * one (a sandbox's policy may drop the packet before the category does). */
+static int attack_count(const struct sw_attack_env *env, const struct sw_attack *a, uint64_t *sum)
+{
+	uint64_t c = 0;
+	int rc = env->count(env->count_arg, a->counter, sum);
+
+	if (!rc && a->counter2[0] && env->count(env->count_arg, a->counter2, &c) == 0)
+		*sum += c;
+	return rc;
+}
+
+/* Wait until the counters have grown by want (or evidence_ms passed). */
+static uint64_t counted_since(const struct sw_attack_env *env, const struct sw_attack *a, uint64_t c0,
 			      uint64_t want, int *err)
 {
 	/* the host counts a frame from the veth within microseconds; the
@@ -328,7 +343,7 @@ static uint64_t counted_since(const struct sw_attack_env *env, const char *count
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		int rc = env->count(env->count_arg, counter, &c);
+		int rc = attack_count(env, a, &c);
 
 		if (rc) {
 			*err = -rc;
@@ -385,7 +400,7 @@ static void send_forged(const struct sw_attack_env *env, int pfd, int ifindex,
 	f.src.len = f.dst.len = (uint8_t)(sw_family_addrlen(f.src.family) * 8);
 	if ((rc = sw_frame_build(&f, buf, sizeof(buf), &len)))
 		goto fail;
-	if ((rc = env->count(env->count_arg, a->counter, &c0))) {
+	if ((rc = attack_count(env, a, &c0))) {
 		/* no table, or no such counter: nothing can count it */
 		a->result = SW_ATK_UNCOUNTED;
 		a->err = -rc;
@@ -397,7 +412,7 @@ static void send_forged(const struct sw_attack_env *env, int pfd, int ifindex,
 		rc = -errno;
 		goto fail;
 	}
-	a->counted = counted_since(env, a->counter, c0, 1, &a->err);
+	a->counted = counted_since(env, a, c0, 1, &a->err);
 	a->ms = ms_since(&t0);
 	if (!a->counted)
 		a->result = SW_ATK_UNCOUNTED;
@@ -507,6 +522,124 @@ static void follow_up(const struct sw_attack_env *env, struct sw_attack *a, stru
 			a[i].result = SW_ATK_COUNTED;
 	}
 	free(pfd);
+}
+
+/* Last phases: a sandbox's unlisted destination (kind EGRESS: one
+ * connection) and its budget (kind BUDGET: tries connections). Every
+ * connection of the kind at once from the probe's own address; one that
+ * connects (SYN-ACK or RST) got through; otherwise the attack's counters,
+ * read before and after, must have grown. */
+static void egress(const struct sw_attack_env *env, struct sw_attack *a, size_t n,
+		   enum sw_attack_kind kind)
+{
+	size_t total = 0, pending = 0;
+	struct pollfd *pfd = NULL;
+	size_t *owner = NULL;
+	uint64_t *c0 = calloc(n ? n : 1, sizeof(*c0));
+	struct timespec t0;
+
+	for (size_t i = 0; i < n; i++)
+		if (a[i].kind == kind)
+			total += a[i].tries ? a[i].tries : 1;
+	if (!total)
+		goto out;
+	pfd = calloc(total, sizeof(*pfd));
+	owner = calloc(total, sizeof(*owner));
+	if (!pfd || !owner || !c0) {
+		for (size_t i = 0; i < n; i++) {
+			if (a[i].kind != kind)
+				continue;
+			a[i].result = SW_ATK_ERROR;
+			a[i].err = ENOMEM;
+		}
+		goto out;
+	}
+	total = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct sockaddr_storage ss;
+		socklen_t sl;
+		int rc;
+
+		if (a[i].kind != kind)
+			continue;
+		/* no table or no such counter: still tried (it may get through) */
+		if ((rc = attack_count(env, &a[i], &c0[i]))) {
+			a[i].err = -rc;
+			c0[i] = UINT64_MAX;     /* nothing to compare with */
+		}
+		sl = sockaddr_of(&a[i].target, a[i].port, 0, &ss);
+		for (unsigned k = 0; k < (a[i].tries ? a[i].tries : 1); k++) {
+			int fd = socket(a[i].target.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+			if (fd < 0) {
+				a[i].result = SW_ATK_ERROR;
+				a[i].err = errno;
+				break;
+			}
+			if (connect(fd, (struct sockaddr *)&ss, sl) < 0 && errno != EINPROGRESS) {
+				a[i].err = errno;       /* no route: not reached; the counter decides */
+				close(fd);
+				continue;
+			}
+			pfd[total].fd = fd;
+			pfd[total].events = POLLOUT;
+			owner[total++] = i;
+			pending++;
+		}
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (pending) {
+		unsigned el = ms_since(&t0);
+		int r;
+
+		if (el >= env->timeout_ms)
+			break;
+		r = poll(pfd, total, (int)(env->timeout_ms - el));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		for (size_t j = 0; j < total; j++) {
+			struct sw_attack *x = &a[owner[j]];
+			int soerr = 0;
+			socklen_t len = sizeof(soerr);
+
+			if (pfd[j].fd < 0 || !pfd[j].revents)
+				continue;
+			getsockopt(pfd[j].fd, SOL_SOCKET, SO_ERROR, &soerr, &len);
+			if (soerr == 0 || soerr == ECONNREFUSED) {
+				if (x->result == SW_ATK_PENDING)
+					x->ms = ms_since(&t0);
+				x->result = SW_ATK_REACHED;
+			} else {
+				x->err = soerr;         /* unreachable/prohibited: the counter decides */
+			}
+			close(pfd[j].fd);
+			pfd[j].fd = -1;
+			pending--;
+		}
+	}
+	for (size_t j = 0; j < total; j++)
+		if (pfd[j].fd >= 0)
+			close(pfd[j].fd);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t c = 0;
+		int rc;
+
+		if (a[i].kind != kind || a[i].result != SW_ATK_PENDING)
+			continue;
+		a[i].ms = ms_since(&t0);
+		/* the SYNs met the chain long before the connections timed out */
+		rc = attack_count(env, &a[i], &c);
+		if (rc)
+			a[i].err = -rc;
+		a[i].counted = !rc && c0[i] != UINT64_MAX && c > c0[i] ? c - c0[i] : 0;
+		a[i].result = a[i].counted ? SW_ATK_COUNTED : SW_ATK_UNCOUNTED;
+	}
+out:
+	free(pfd);
+	free(owner);
+	free(c0);
 }
 
 /* Phase 3: broadcast and multicast to the host's canary, with the
@@ -640,6 +773,15 @@ int sw_attack_run(const struct sw_attack_env *env, struct sw_attack *a, size_t n
 	}
 	follow_up(env, a, s, n);
 	broadcast(env, ifindex, a, n);
+	/* last: nothing of the phases above is still in flight (the
+	 * follow-ups' SYNs are retransmitted while their sockets live) */
+	for (size_t i = 0; i < n; i++) {
+		close_fd(&s[i].lst);
+		close_fd(&s[i].fd);
+		close_fd(&s[i].ctl);
+	}
+	egress(env, a, n, SW_ATK_EGRESS);
+	egress(env, a, n, SW_ATK_BUDGET);     /* after: it exhausts the budget */
 out:
 	for (size_t i = 0; i < n; i++) {
 		close_fd(&s[i].lst);

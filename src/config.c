@@ -100,6 +100,8 @@ void sw_config_defaults(struct sw_config *cfg)
 	cfg->log_group = 3210;
 	cfg->resync_interval = 30;
 	cfg->owner = SW_OWNER_AUTO;
+	cfg->dns_min_ttl = SW_DNS_MIN_TTL;
+	cfg->dns_max_ttl = SW_DNS_MAX_TTL;
 	strcpy(cfg->journal_path, SW_DEFAULT_JOURNAL);
 	strcpy(cfg->table, "sandwall");
 }
@@ -221,6 +223,32 @@ static int set_patterns(struct ctx *c, const struct key *k, char *v)
 		if (cfg->n_patterns == SW_MAX_PATTERNS)
 			return TOO_MANY(c, k, SW_MAX_PATTERNS);
 		strcpy(cfg->patterns[cfg->n_patterns++], t);
+	}
+	return 1;
+}
+
+/* [guard] macvlan_parents: names or trailing-'*' patterns, never lo */
+static int set_parents(struct ctx *c, const struct key *k, char *v)
+{
+	struct sw_config *cfg = &c->cfg;
+	const char *why;
+	char *save, *t;
+
+	for (t = strtok_r(v, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+		size_t i;
+
+		if ((why = pattern_error(t)))
+			return fail(c, "bad interface pattern '%s' in [%s] %s: %s", t, k->section, k->name, why);
+		if (!fnmatch(t, "lo", 0))
+			return fail(c, "interface pattern '%s' in [%s] %s matches the loopback interface lo, "
+				    "which has no macvlan or ipvlan children", t, k->section, k->name);
+		for (i = 0; i < cfg->n_parents && strcmp(cfg->parents[i], t); i++)
+			;
+		if (i < cfg->n_parents)
+			continue;
+		if (cfg->n_parents == SW_MAX_PARENTS)
+			return TOO_MANY(c, k, SW_MAX_PARENTS);
+		strcpy(cfg->parents[cfg->n_parents++], t);
 	}
 	return 1;
 }
@@ -366,6 +394,42 @@ static int set_resync(struct ctx *c, const struct key *k, char *v)
 	return 1;
 }
 
+/* dns_min_ttl, dns_max_ttl: seconds, 1..604800 (a week) */
+static int set_dns_ttl(struct ctx *c, const struct key *k, char *v)
+{
+	unsigned long n;
+
+	if (parse_uint(v, 1, 604800, &n) < 0)
+		return fail(c, "bad TTL bound '%s' for [%s] %s (use 1..604800 seconds)", v, k->section,
+			    k->name);
+	if (!strcmp(k->name, "dns_min_ttl"))
+		c->cfg.dns_min_ttl = (unsigned)n;
+	else
+		c->cfg.dns_max_ttl = (unsigned)n;
+	return 1;
+}
+
+/* resolvers = ADDR ...: the servers sandwalld asks for hostname
+ * allowlists (port 53); empty: the host's (resolv.conf) */
+static int set_dns_servers(struct ctx *c, const struct key *k, char *v)
+{
+	char *save, *t;
+
+	for (t = strtok_r(v, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
+		struct sw_prefix p;
+		const char *why;
+
+		if (sw_prefix_parse(t, &p, &why) < 0 || p.len != sw_family_addrlen(p.family) * 8)
+			return fail(c, "bad address '%s' for [%s] %s: %s", t, k->section, k->name,
+				    why ? why : "an address, not a prefix");
+		if (c->cfg.n_dns_servers == SW_MAX_DNS_SERVERS)
+			return fail(c, "too many entries in [%s] %s (max %d)", k->section, k->name,
+				    SW_MAX_DNS_SERVERS);
+		c->cfg.dns_servers[c->cfg.n_dns_servers++] = p;
+	}
+	return 1;
+}
+
 static int set_owner(struct ctx *c, const struct key *k, char *v)
 {
 	bool b;
@@ -470,6 +534,7 @@ static const struct key keys[] = {
 	{ "guard", "interfaces", set_patterns, 0, true, offsetof(struct sw_config, interfaces_line) },
 	{ "guard", "all_bridges", set_bool, offsetof(struct sw_config, all_bridges), false,
 	  offsetof(struct sw_config, all_bridges_line) },
+	{ "guard", "macvlan_parents", set_parents, 0, true, 0 },
 	{ "block", "destinations", set_dests, 0, true, 0 },
 	{ "allow", "dns", set_dns, 0, false, 0 },
 	{ "allow", "host_ports", set_host_ports, 0, true, 0 },
@@ -481,6 +546,9 @@ static const struct key keys[] = {
 	{ "daemon", "owner", set_owner, 0, false, 0 },
 	{ "daemon", "metrics", set_path, 0, false, 0 },
 	{ "daemon", "journal", set_path, 0, false, 0 },
+	{ "daemon", "dns_min_ttl", set_dns_ttl, 0, false, offsetof(struct sw_config, dns_ttl_line) },
+	{ "daemon", "dns_max_ttl", set_dns_ttl, 0, false, offsetof(struct sw_config, dns_ttl_line) },
+	{ "daemon", "resolvers", set_dns_servers, 0, true, 0 },
 	{ "nft", "table", set_table, 0, false, offsetof(struct sw_config, table_line) },
 };
 _Static_assert(sizeof(keys) / sizeof(keys[0]) <= sizeof(unsigned long) * 8, "seen bits");
@@ -493,10 +561,14 @@ static void list_reset(struct sw_config *cfg, const struct key *k)
 		cfg->auto_detect = false;
 	} else if (k->set == set_dests)
 		cfg->n_destinations = 0;
+	else if (k->set == set_parents)
+		cfg->n_parents = 0;
 	else if (k->set == set_host_ports)
 		cfg->n_host_ports = 0;
 	else if (k->set == set_allows)
 		cfg->n_allows = 0;
+	else if (k->set == set_dns_servers)
+		cfg->n_dns_servers = 0;
 }
 
 /* ---- [sandbox NAME] ------------------------------------------------------ */
@@ -626,7 +698,39 @@ static int sbx_source(struct ctx *c, struct sw_sandbox *b, const char *t)
 	return 1;
 }
 
-/* "CIDR PROTO/PORT", comma separated (no reopen: a policy opens nothing) */
+/* "HOSTNAME PROTO/PORT": resolved by sandwalld into sbx_<name>_hosts4/6 */
+static int sbx_name(struct ctx *c, struct sw_sandbox *b, const char *a, const struct sw_port *port)
+{
+	struct sw_name_allow *n;
+	const char *why;
+
+	if (!sw_dns_name_valid(a, &why))
+		return fail(c, "bad hostname '%s' in [sandbox %s] allow: %s", a, b->name, why);
+	for (size_t i = 0; i < b->n_names; i++)
+		if (!strcasecmp(b->names[i].name, a) && b->names[i].port.proto == port->proto &&
+		    b->names[i].port.port == port->port)
+			return 1;
+	if (b->n_names == SW_MAX_SBX_NAMES)
+		return fail(c, "too many hostnames in [sandbox %s] allow (max %d)", b->name,
+			    SW_MAX_SBX_NAMES);
+	n = &b->names[b->n_names++];
+	for (size_t i = 0; a[i]; i++)
+		n->name[i] = (char)tolower((unsigned char)a[i]);
+	n->name[strlen(a)] = '\0';
+	n->port = *port;
+	n->line = (unsigned)c->line;
+	return 1;
+}
+
+/* An address or CIDR has digits, dots, colons and a '/' only (hex in v6):
+ * everything else that is no CIDR is read as a hostname. */
+static bool looks_like_cidr(const char *a)
+{
+	return strspn(a, "0123456789.") == strlen(a) || strchr(a, ':') || strchr(a, '/');
+}
+
+/* "CIDR PROTO/PORT" or "HOSTNAME PROTO/PORT", comma separated (no reopen:
+ * a policy opens nothing) */
 static int sbx_allow(struct ctx *c, struct sw_sandbox *b, char *e)
 {
 	char *s2, *a = strtok_r(e, " \t", &s2), *port, *extra;
@@ -638,17 +742,20 @@ static int sbx_allow(struct ctx *c, struct sw_sandbox *b, char *e)
 	port = strtok_r(NULL, " \t", &s2);
 	extra = strtok_r(NULL, " \t", &s2);
 	if (!port || extra)
-		return fail(c, "bad entry '%s%s%s' in [sandbox %s] allow (use CIDR PROTO/PORT, comma "
-			    "separated; a policy can only take access away, so there is no reopen)",
+		return fail(c, "bad entry '%s%s%s' in [sandbox %s] allow (use CIDR PROTO/PORT or "
+			    "HOSTNAME PROTO/PORT, comma separated; a policy can only take access "
+			    "away, so there is no reopen)",
 			    a, port ? " " : "", port ? port : "", b->name);
-	if (sw_prefix_parse(a, &al.dst, &why) < 0)
+	if (sw_prefix_parse(a, &al.dst, &why) < 0 && looks_like_cidr(a))
 		return fail(c, "bad CIDR '%s' in [sandbox %s] allow: %s", a, b->name, why);
-	if (v4_mapped(&al.dst))
+	if (al.dst.family && v4_mapped(&al.dst))
 		return fail(c, "'%s' in [sandbox %s] allow is an IPv4-mapped IPv6 address: write "
 			    "it as IPv4", a, b->name);
 	if (parse_port(port, &al.port) < 0)
 		return fail(c, "bad port '%s' in [sandbox %s] allow (use tcp/PORT or udp/PORT, "
 			    "PORT 1..65535)", port, b->name);
+	if (!al.dst.family)
+		return sbx_name(c, b, a, &al.port);
 	for (size_t i = 0; i < b->n_allows; i++)
 		if (sw_prefix_equal(&b->allows[i].dst, &al.dst) &&
 		    b->allows[i].port.proto == al.port.proto && b->allows[i].port.port == al.port.port)
@@ -727,9 +834,14 @@ static int check_sandboxes(struct ctx *c)
 		if (!b->n_patterns && !b->n_sources)
 			return fail(c, "[sandbox %s] names no interfaces and no sources: it would apply "
 				    "to nothing", b->name);
-		if (b->n_allows && b->egress != SW_EGRESS_ALLOWLIST)
+		if ((b->n_allows || b->n_names) && b->egress != SW_EGRESS_ALLOWLIST)
 			return fail(c, "[sandbox %s] lists allow entries but egress is %s: allow is "
 				    "for egress = allowlist", b->name, sw_egress_name(b->egress));
+	}
+	if (c->cfg.dns_min_ttl > c->cfg.dns_max_ttl) {
+		c->line = (int)c->cfg.dns_ttl_line;
+		return fail(c, "[daemon] dns_min_ttl (%u) is above dns_max_ttl (%u)",
+			    c->cfg.dns_min_ttl, c->cfg.dns_max_ttl);
 	}
 	return 1;
 }

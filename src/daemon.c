@@ -30,6 +30,7 @@
 #include "observe.h"
 #include "owner.h"
 #include "report.h"
+#include "netdev.h"
 #include "reconcile.h"
 #include "ruleset.h"
 
@@ -51,6 +52,8 @@ enum slot {
 	SLOT_WATCHDOG,          /* systemd watchdog */
 	SLOT_CONTROL,           /* the CLI's control socket */
 	SLOT_NFLOG,             /* blocked attempts */
+	SLOT_DNS,               /* the resolver's UDP sockets: answers */
+	SLOT_DNS_TIMER,         /* the resolver's next round, timeout or expiry */
 };
 
 static int64_t now_us(void)
@@ -98,7 +101,36 @@ static int build_want(struct sw_daemon *d, struct sw_model *m)
 		sw_err("%s", err);
 	else
 		m->table_flags = d->own_flags;
+	/* the hostnames' addresses: a table made from it has them at once */
+	if (!rc && (rc = sw_resolver_fill(&d->resolver, m, sw_resolver_now_ms())))
+		sw_model_free(m);
 	return rc;
+}
+
+static uint64_t parents_sig(const struct sw_config *cfg, const struct sw_host *h);
+
+/* table netdev <name> (the macvlan/ipvlan parents, netdev.h): compared and
+ * repaired on every pass, after table inet; one line when it changed. */
+static void netdev_sync(struct sw_daemon *d)
+{
+	char err[SW_ERRLEN], summary[256];
+	struct sw_diff diff;
+	bool repaired = false;
+	size_t n = 0;
+	int rc = sw_netdev_reconcile(&d->nl, &d->cfg, &d->host, &d->want, false, &diff,
+				     &repaired, &n, err, sizeof(err));
+
+	if (!rc)
+		d->parents_sig = parents_sig(&d->cfg, &d->host);
+
+	sw_diff_summary(&diff, summary, sizeof(summary));
+	if (rc)
+		sw_alert(&d->alert, LOG_ERR, "event=repair-failed table=netdev/%s error=\"%s\"",
+			 d->cfg.table, err);
+	else if (repaired)
+		sw_alert(&d->alert, LOG_NOTICE, "event=repair table=netdev/%s parents=%zu change=\"%s\"",
+			 d->cfg.table, n, diff.n ? summary : "removed");
+	sw_diff_free(&diff);
 }
 
 /* A read-back that differs because the next tamper came in between is no
@@ -123,11 +155,16 @@ static int reconcile(struct sw_daemon *d, enum sw_cause cause, const char *chang
 		d->synced_gen = 0;
 		return 0;
 	}
+	/* a re-created table or set gets the resolved addresses in the same
+	 * batch, with their remaining lifetimes */
+	sw_resolver_fill(&d->resolver, &d->want, sw_resolver_now_ms());
 	rc = sw_reconcile_settle(&d->nl, &d->want, &hint, READBACK_TRIES, &diff, &repaired,
 				 summary, sizeof(summary), err, sizeof(err));
 	any = repaired;
 	/* where host updates start from without a dump (sw_update_sets) */
 	d->synced_gen = rc ? 0 : hint.synced_genid;
+	/* the parents' table after table inet: its repair comes first */
+	netdev_sync(d);
 	if (!rc && !any) {
 		sw_diff_free(&diff);
 		if (d->retry) {
@@ -177,30 +214,43 @@ static void on_txn(const struct sw_nft_txn *t, void *data)
 	dr->n++;
 }
 
-static int name_cmp(const void *a, const void *b)
+static int link_cmp(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	return strcmp((*(const struct sw_link *const *)a)->name,
+		      (*(const struct sw_link *const *)b)->name);
 }
 
-/* The names of the guarded bridges, sorted (NULL when there are none or
- * no memory: then no bridge line is logged). */
-static const char **guarded_bridges(struct sw_daemon *d, const struct sw_host *h, size_t *n)
+/* The guarded links and macvlan parents, sorted by name (NULL when there
+ * are none or no memory: then no line is logged). */
+static const struct sw_link **guarded_links(struct sw_daemon *d, const struct sw_host *h,
+					    size_t *n)
 {
-	const char **v = h->n_links ? malloc(h->n_links * sizeof(*v)) : NULL;
+	const struct sw_link **v = h->n_links ? malloc(h->n_links * sizeof(*v)) : NULL;
 
 	*n = 0;
 	for (size_t i = 0; v && i < h->n_links; i++)
-		if (h->links[i].is_bridge && sw_ruleset_guarded(&d->cfg, &h->links[i]))
-			v[(*n)++] = h->links[i].name;
+		if (sw_ruleset_guard_why(&d->cfg, &h->links[i]) >= SW_GUARD_PATTERN ||
+		    sw_ruleset_macvlan_parent(&d->cfg, &h->links[i]))
+			v[(*n)++] = &h->links[i];
 	if (v)
-		qsort(v, *n, sizeof(*v), name_cmp);
+		qsort(v, *n, sizeof(*v), link_cmp);
 	return v;
 }
 
-static void bridge_line(struct sw_daemon *d, const char *name, bool added)
+/* Every guarded link, named by why: event=bridge for a bridge (as
+ * always), event=guarded-link for the others, and event=macvlan-parent
+ * for a parent the netdev table hooks. */
+static void link_line(struct sw_daemon *d, const struct sw_link *l, bool added)
 {
-	sw_alert(&d->alert, LOG_NOTICE, "event=bridge action=%s ifname=%s", added ? "add" : "del",
-		 name);
+	enum sw_guard_why why = sw_ruleset_guard_why(&d->cfg, l);
+
+	if (why >= SW_GUARD_PATTERN)
+		sw_alert(&d->alert, LOG_NOTICE, "event=%s action=%s ifname=%s kind=%s why=\"%s\"",
+			 l->is_bridge ? "bridge" : "guarded-link", added ? "add" : "del", l->name,
+			 sw_link_kind_name(l->kind), sw_guard_why_name(why));
+	if (sw_ruleset_macvlan_parent(&d->cfg, l))
+		sw_alert(&d->alert, LOG_NOTICE, "event=macvlan-parent action=%s ifname=%s kind=%s",
+			 added ? "add" : "del", l->name, sw_link_kind_name(l->kind));
 }
 
 /* gateways: one replaced by another is a change */
@@ -240,21 +290,41 @@ static void gateway_changes(struct sw_daemon *d, const struct sw_gateway *og, si
 static void host_changes(struct sw_daemon *d, const struct sw_host *old, const struct sw_host *new)
 {
 	size_t no, nn, i = 0, j = 0;
-	const char **o = guarded_bridges(d, old, &no), **n = guarded_bridges(d, new, &nn);
+	const struct sw_link **o = guarded_links(d, old, &no), **n = guarded_links(d, new, &nn);
 
 	while (i < no || j < nn) {
-		int c = i == no ? 1 : j == nn ? -1 : strcmp(o[i], n[j]);
+		int c = i == no ? 1 : j == nn ? -1 : strcmp(o[i]->name, n[j]->name);
 
 		if (c < 0)
-			bridge_line(d, o[i++], false);
+			link_line(d, o[i++], false);
 		else if (c > 0)
-			bridge_line(d, n[j++], true);
+			link_line(d, n[j++], true);
 		else
 			i++, j++;
 	}
 	free(o);
 	free(n);
 	gateway_changes(d, old->gateways, old->n_gateways, new);
+}
+
+/* The macvlan/ipvlan parents as the netdev table hooks them (name, index,
+ * MAC): a different value means one came, went or changed its address. */
+static uint64_t parents_sig(const struct sw_config *cfg, const struct sw_host *h)
+{
+	uint64_t x = 1469598103934665603ull;    /* FNV-1a */
+
+	for (size_t i = 0; i < h->n_links; i++) {
+		const struct sw_link *l = &h->links[i];
+
+		if (!sw_ruleset_macvlan_parent(cfg, l))
+			continue;
+		for (const char *c = l->name; *c; c++)
+			x = (x ^ (uint8_t)*c) * 1099511628211ull;
+		for (size_t k = 0; k < 6; k++)
+			x = (x ^ l->mac[k]) * 1099511628211ull;
+		x = (x ^ (uint32_t)l->ifindex) * 1099511628211ull;
+	}
+	return x;
 }
 
 /* Links, addresses or routes moved: rebuild the desired sets. */
@@ -277,6 +347,8 @@ static void want_update(struct sw_daemon *d, struct sw_model *m, enum sw_cause c
 		changed = diff.n > 0;
 		sw_diff_free(&diff);
 	}
+	if (parents_sig(&d->cfg, &d->host) != d->parents_sig)
+		changed = true;
 	sw_model_free(&d->want);
 	d->want = *m;
 	if (!changed && only_if_changed)
@@ -306,6 +378,7 @@ static void host_update(struct sw_daemon *d, enum sw_cause cause, bool only_if_c
 		return;
 	}
 	host_changes(d, old, &d->host);
+	sw_resolver_set_servers(&d->resolver, &d->cfg, &d->host);
 	want_update(d, &m, cause, only_if_changed, t0);
 }
 
@@ -356,6 +429,9 @@ static void host_delta_update(struct sw_daemon *d)
 			sw_report_repair(d, &r);
 		}
 		sw_diff_free(&diff);
+		/* a parent that came or went by a delta: the netdev table follows */
+		if (parents_sig(&d->cfg, &d->host) != d->parents_sig)
+			netdev_sync(d);
 	}
 	/* bursts (500 bridges deleted) coalesce: the next update waits as long
 	 * as this one took, so the daemon's CPU grows with the events, not
@@ -551,8 +627,8 @@ static void on_link(const struct sw_link *l, bool added, void *data)
 {
 	struct sw_daemon *d = data;
 
-	if (l->is_bridge && sw_ruleset_guarded(&d->cfg, l))
-		bridge_line(d, l->name, added);
+	if (sw_ruleset_guarded(&d->cfg, l) || sw_ruleset_macvlan_parent(&d->cfg, l))
+		link_line(d, l, added);
 }
 
 /* rtnetlink events update the host model as deltas; the desired model
@@ -616,6 +692,74 @@ static int loop_timeout(const struct sw_daemon *d)
 	return left <= 0 ? 0 : (int)((left + 999) / 1000);
 }
 
+/* The resolver's turn: drop what expired, start the rounds that are
+ * due, send new addresses to the sets, and sleep until the next deadline.
+ * Never blocks: the sockets are non-blocking, the batch is one ACK. */
+static void dns_tick(struct sw_daemon *d)
+{
+	char twin[SW_NAME_MAX + sizeof(SW_TWIN_SUFFIX)];
+	const char *tables[2] = { d->cfg.table, twin };
+	int64_t now = sw_resolver_now_ms(), next;
+	struct itimerspec it = { 0 };
+
+	if (!d->resolver.n_names)
+		return;
+	sw_resolver_expire(&d->resolver, now);
+	sw_resolver_send(&d->resolver, now);
+	if (!d->paused && d->resolver.dirty)
+		sw_resolver_push(&d->resolver, &d->nl, tables,
+				 d->twin && !sw_twin_name(d->cfg.table, twin, sizeof(twin)) ? 2 : 1, now);
+	next = sw_resolver_deadline(&d->resolver);
+	if (next == INT64_MAX)
+		return;
+	next = next > now ? next - now : 1;
+	it.it_value.tv_sec = next / 1000;
+	it.it_value.tv_nsec = (long)(next % 1000) * 1000000;
+	timerfd_settime(d->dnsfd, 0, &it, NULL);
+}
+
+static void handle_dns(struct sw_daemon *d)
+{
+	int64_t now = sw_resolver_now_ms();
+
+	for (int f = 0; f < 2; f++)
+		if (d->resolver.fd[f] >= 0)
+			sw_resolver_recv(&d->resolver, d->resolver.fd[f], now);
+	dns_tick(d);
+}
+
+/* (Re)build the resolver from the config, keeping what old knew (NULL at
+ * start), and register its sockets. */
+static int dns_setup(struct sw_daemon *d, struct sw_resolver *old)
+{
+	struct sw_resolver r;
+	int rc = sw_resolver_init(&r, &d->cfg, &d->host, old);
+
+	if (rc) {
+		sw_err("cannot set up the resolver: %s", strerror(-rc));
+		return rc;
+	}
+	if (old) {
+		for (int f = 0; f < 2; f++)
+			if (old->fd[f] >= 0)
+				epoll_ctl(d->epfd, EPOLL_CTL_DEL, old->fd[f], NULL);
+		sw_resolver_free(old);
+	}
+	d->resolver = r;
+	if (!r.n_names)
+		return 0;
+	if ((rc = sw_resolver_open(&d->resolver))) {
+		sw_err("cannot open the resolver's sockets: %s", strerror(-rc));
+		return rc;
+	}
+	for (int f = 0; f < 2; f++)
+		if (d->resolver.fd[f] >= 0)
+			epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->resolver.fd[f],
+				  &(struct epoll_event){ .events = EPOLLIN, .data.u32 = SLOT_DNS });
+	arm(d->dnsfd, 1, 0);
+	return 0;
+}
+
 static int reload(struct sw_daemon *d, char *msg, size_t len)
 {
 	struct sw_config *old = &d->cfg_prev;
@@ -631,8 +775,16 @@ static int reload(struct sw_daemon *d, char *msg, size_t len)
 		snprintf(msg, len, "%s", err);
 		return rc;
 	}
+	{
+		struct sw_resolver prev = d->resolver;
+
+		dns_setup(d, &prev);
+	}
 	if ((rc = build_want(d, &m))) {
+		struct sw_resolver prev = d->resolver;
+
 		d->cfg = *old;
+		dns_setup(d, &prev);
 		snprintf(msg, len, "cannot build the ruleset");
 		return rc;
 	}
@@ -676,6 +828,8 @@ static void handle_control(struct sw_daemon *d)
 		bool absent;
 
 		rc = sw_remove(&d->nl, d->cfg.table, &absent, err, sizeof(err));
+		if (!rc)
+			rc = sw_netdev_remove(&d->nl, d->cfg.table, &absent, err, sizeof(err));
 		if (!rc) {
 			sw_owner_twin_remove(d, d->cfg.table);
 			d->paused = true;
@@ -688,6 +842,7 @@ static void handle_control(struct sw_daemon *d)
 			 "ok\npid=%d\nuptime=%lld\nmode=%s\npaused=%s\nconfig=%s\ndrifts=%llu\n"
 			 "repairs=%llu\nrepair_failures=%llu\nresyncs=%llu\nupdates=%llu\nenobufs=%u\n"
 			 "blocked_logged=%llu\n"
+			 "dns_names=%zu\ndns_failures=%llu\ndns_last_update_us=%lld\n"
 			 "last_drift=%s\nlast_drift_at=%lld\n",
 			 (int)getpid(), (long long)(time(NULL) - d->started), d->mode,
 			 d->paused ? "yes" : "no", d->config_path,
@@ -695,6 +850,8 @@ static void handle_control(struct sw_daemon *d)
 			 (unsigned long long)d->repair_failures, (unsigned long long)d->resyncs,
 			 (unsigned long long)d->updates, d->ev.enobufs,
 			 (unsigned long long)d->blocked_seen,
+			 d->resolver.n_names, (unsigned long long)d->resolver.failures,
+			 (long long)d->resolver.last_push_us,
 			 d->last_drift[0] ? d->last_drift : "none", (long long)d->last_drift_at);
 	} else {
 		snprintf(rep, sizeof(rep), "error\nmessage=unknown request '%.32s'\n", req);
@@ -709,7 +866,8 @@ static int setup(struct sw_daemon *d)
 	uint64_t wd;
 	int rc;
 
-	d->epfd = d->sigfd = d->tfd = d->wdfd = d->ctlfd = -1;
+	d->epfd = d->sigfd = d->tfd = d->wdfd = d->ctlfd = d->dnsfd = -1;
+	d->resolver.fd[0] = d->resolver.fd[1] = -1;
 	d->started = time(NULL);
 	rc = sw_config_load(d->config_path, &d->cfg, err, sizeof(err));
 	if (rc) {
@@ -738,6 +896,7 @@ static int setup(struct sw_daemon *d)
 	fast_base_build(d);
 	if ((rc = sw_owner_take(d)))
 		return rc;
+	netdev_sync(d);
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGHUP);
@@ -759,6 +918,16 @@ static int setup(struct sw_daemon *d)
 			d->control_path, strerror(-d->ctlfd));
 	arm_resync(d);
 	nflog_setup(d);
+	d->dnsfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (d->dnsfd < 0 || epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->dnsfd,
+				      &(struct epoll_event){ .events = EPOLLIN,
+							     .data.u32 = SLOT_DNS_TIMER }) < 0) {
+		rc = -errno;
+		sw_err("cannot set up the resolver's timer: %s", strerror(errno));
+		return rc;
+	}
+	if ((rc = dns_setup(d, NULL)))
+		return rc;
 	if ((wd = sw_notify_watchdog_usec())) {
 		d->wdfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 		if (d->wdfd >= 0)
@@ -783,7 +952,7 @@ static int setup(struct sw_daemon *d)
 
 static void teardown(struct sw_daemon *d)
 {
-	int fds[] = { d->epfd, d->sigfd, d->tfd, d->wdfd, d->ctlfd };
+	int fds[] = { d->epfd, d->sigfd, d->tfd, d->wdfd, d->ctlfd, d->dnsfd };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		if (fds[i] >= 0)
@@ -801,6 +970,7 @@ static void teardown(struct sw_daemon *d)
 	sw_model_free(&d->want);
 	if (d->fast_base_ok)
 		sw_model_free(&d->fast_base);
+	sw_resolver_free(&d->resolver);
 	sw_journal_close(&d->journal);
 }
 
@@ -870,6 +1040,13 @@ int sw_daemon_run(struct sw_daemon *d)
 				break;
 			case SLOT_NFLOG:
 				handle_nflog(d);
+				break;
+			case SLOT_DNS:
+				handle_dns(d);
+				break;
+			case SLOT_DNS_TIMER:
+				if (read(d->dnsfd, &ticks, sizeof(ticks)) > 0)
+					dns_tick(d);
 				break;
 			}
 		}

@@ -60,7 +60,8 @@ static int diff_chains(const struct sw_model *w, const struct sw_model *h, struc
 		if (!b)
 			err = add(d, SW_DIFF_MISSING, "chain", "chain %s", a->name);
 		else if (a->base != b->base || (a->base && (a->hook != b->hook || a->prio != b->prio ||
-			 a->policy != b->policy || strcmp(a->type, b->type))))
+			 a->policy != b->policy || strcmp(a->type, b->type) ||
+			 strcmp(a->dev, b->dev))))
 			err = add(d, SW_DIFF_CHANGED, "chain",
 				  "chain %s (hook %u priority %d policy %s, want hook %u priority %d policy %s)",
 				  a->name, b->hook, b->prio, b->policy == 1 ? "accept" : "drop",

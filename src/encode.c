@@ -28,7 +28,8 @@ static struct nlmsghdr *msg(struct sw_batch *b, uint16_t type, uint16_t flags)
 
 	if (!p)
 		return NULL;
-	return nftnl_nlmsg_build_hdr(p, type, NFPROTO_INET, flags, 0);
+	return nftnl_nlmsg_build_hdr(p, type, b->family ? (uint16_t)b->family : NFPROTO_INET,
+				     flags, 0);
 }
 
 /* table inet <name> { [flags ...;] comment "sandwall/1" } -- add (create,
@@ -158,6 +159,8 @@ static int elems_op_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
 				nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY_END, v[j].key_end, s->key_len);
 			if (v[j].flags)
 				nftnl_set_elem_set_u32(e, NFTNL_SET_ELEM_FLAGS, v[j].flags);
+			if (v[j].timeout_ms && type == NFT_MSG_NEWSETELEM)
+				nftnl_set_elem_set_u64(e, NFTNL_SET_ELEM_TIMEOUT, v[j].timeout_ms);
 			nftnl_set_elem_add(ns, e);
 		}
 		nlh = msg(b, type, type == NFT_MSG_NEWSETELEM ? NLM_F_CREATE : 0);
@@ -177,6 +180,14 @@ static int elems_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
 		     const struct sw_set *s, uint32_t id)
 {
 	return elems_op_msg(b, nl, table, s, s->elems, s->n_elems, id, NFT_MSG_NEWSETELEM);
+}
+
+int sw_encode_elems(struct sw_batch *b, struct sw_nl *nl, const char *table,
+		    const struct sw_set *s, const struct sw_elem *v, size_t n, uint16_t type)
+{
+	if (type != NFT_MSG_NEWSETELEM && type != NFT_MSG_DELSETELEM)
+		return -EINVAL;
+	return elems_op_msg(b, nl, table, s, v, n, 0, type);
 }
 
 /* The order sw_set_sort keeps elements in: key, an END before a start
@@ -245,6 +256,9 @@ static int chain_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
 		nftnl_chain_set_s32(nc, NFTNL_CHAIN_PRIO, c->prio);
 		nftnl_chain_set_u32(nc, NFTNL_CHAIN_POLICY, c->policy);
 		nftnl_chain_set_str(nc, NFTNL_CHAIN_TYPE, c->type);
+		/* netdev family: ... hook egress|ingress device "<dev>" ... */
+		if (c->dev[0])
+			nftnl_chain_set_str(nc, NFTNL_CHAIN_DEV, c->dev);
 	}
 	nlh = msg(b, NFT_MSG_NEWCHAIN, NLM_F_CREATE);
 	if (nlh) {
@@ -304,6 +318,7 @@ int sw_encode_replace(struct sw_batch *b, struct sw_nl *nl, const struct sw_mode
 {
 	int err;
 
+	b->family = sw_model_family(m);
 	/* add table (without flags: a no-op on an existing table, whatever its
 	 * flags, so the delete cannot fail); delete table; add table */
 	if ((err = table_msg(b, nl, m->table, NFT_MSG_NEWTABLE, 0, false)) ||
@@ -317,6 +332,7 @@ int sw_encode_create(struct sw_batch *b, struct sw_nl *nl, const struct sw_model
 {
 	int err;
 
+	b->family = sw_model_family(m);
 	/* add table with everything (it is known to be absent: EXCL, so that a
 	 * table someone else made in the meantime fails the batch, EEXIST,
 	 * and never receives our chains) */
@@ -331,6 +347,7 @@ int sw_encode_twin(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *
 {
 	int err;
 
+	b->family = sw_model_family(m);
 	/* table inet <twin> { flags <flags>; <the model's contents> }, created
 	 * with EXCL: a table of that name that is there (someone else's) makes
 	 * the batch fail instead of being deleted or receiving our chains */
@@ -392,7 +409,8 @@ static int flush_set_msg(struct sw_batch *b, struct sw_nl *nl, const char *table
 static bool chain_same(const struct sw_chain *a, const struct sw_chain *b)
 {
 	return a->base == b->base && (!a->base || (a->hook == b->hook && a->prio == b->prio &&
-						   !strcmp(a->type, b->type)));
+						   !strcmp(a->type, b->type) &&
+						   !strcmp(a->dev, b->dev)));
 }
 
 static bool set_same(const struct sw_set *a, const struct sw_set *b)
@@ -442,6 +460,7 @@ int sw_encode_update(struct sw_batch *b, struct sw_nl *nl, const struct sw_model
 	bool redo[SW_MAX_CHAINS] = { false };   /* want->chains[i] gets its rules again */
 	int err = 0;
 
+	b->family = sw_model_family(want);
 	for (size_t i = 0; i < want->n_chains; i++) {
 		const struct sw_chain *h = sw_model_find_chain(have, want->chains[i].name);
 
@@ -520,8 +539,10 @@ int sw_encode_update(struct sw_batch *b, struct sw_nl *nl, const struct sw_model
 int sw_encode_set_refill(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m,
 			 const struct sw_set *s)
 {
-	int err = flush_set_msg(b, nl, m->table, s);
+	int err;
 
+	b->family = sw_model_family(m);
+	err = flush_set_msg(b, nl, m->table, s);
 	return err ? err : elems_msg(b, nl, m->table, s, 0);
 }
 

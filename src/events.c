@@ -53,7 +53,9 @@ static bool names_table(const struct nlmsghdr *nlh, const char *table)
 	const struct nfgenmsg *g = mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *a;
 
-	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*g)) || g->nfgen_family != NFPROTO_INET)
+	/* table inet <name>, and table netdev <name> of the macvlan parents */
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*g)) ||
+	    (g->nfgen_family != NFPROTO_INET && g->nfgen_family != NFPROTO_NETDEV))
 		return false;
 	mnl_attr_for_each(a, nlh, sizeof(*g)) {
 		if (mnl_attr_get_type(a) == 1 && mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)

@@ -210,13 +210,13 @@ int sw_config_check_host(const struct sw_config *cfg, const struct sw_host *host
 	}
 	for (size_t i = 0; i < host->n_links; i++) {
 		const struct sw_link *l = &host->links[i];
-		bool dflt = false, by_pattern;
+		bool lo = l->ifindex == LOOPBACK_IFINDEX || l->loopback, by_pattern;
 		unsigned line;
 
-		for (size_t j = 0; j < host->n_gateways && !dflt; j++)
-			dflt = host->gateways[j].oif == l->ifindex;
-		/* the pattern match last: hosts have thousands of links */
-		if ((l->ifindex != LOOPBACK_IFINDEX && !dflt) || !sw_ruleset_guarded(cfg, l))
+		/* l->uplink: the output interface of any default route, with or
+		 * without a gateway (sw_host_classify); the pattern match last:
+		 * hosts have thousands of links */
+		if ((!lo && !l->uplink) || !sw_ruleset_guarded(cfg, l))
 			continue;
 		by_pattern = pattern_match(cfg, l->name);
 		line = by_pattern ? cfg->interfaces_line : cfg->all_bridges_line;
@@ -224,7 +224,7 @@ int sw_config_check_host(const struct sw_config *cfg, const struct sw_host *host
 		snprintf(err, errlen, "%s%s: [guard] %s guards %s, %s: guarding it would cut the "
 			 "host off (and lock its operator out); name only the container interfaces",
 			 cfg->path, line ? p : "", by_pattern ? "interfaces" : "all_bridges", l->name,
-			 l->ifindex == LOOPBACK_IFINDEX ? "the loopback interface" :
+			 lo ? "the loopback interface" :
 			 "which carries the default route");
 		return -EINVAL;
 	}

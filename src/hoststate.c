@@ -145,6 +145,11 @@ static int link_of(struct sw_link *l, const struct nlmsghdr *nlh)
 			n = sizeof(l->name) - 1;
 		memcpy(l->name, mnl_attr_get_payload(tb[IFLA_IFNAME]), n);
 	}
+	/* the link-layer address, only as long as Ethernet's */
+	if (tb[IFLA_ADDRESS] && mnl_attr_get_payload_len(tb[IFLA_ADDRESS]) == sizeof(l->mac)) {
+		memcpy(l->mac, mnl_attr_get_payload(tb[IFLA_ADDRESS]), sizeof(l->mac));
+		l->has_mac = true;
+	}
 	if (tb[IFLA_MASTER] && mnl_attr_validate(tb[IFLA_MASTER], MNL_TYPE_U32) == 0)
 		l->master = (int)mnl_attr_get_u32(tb[IFLA_MASTER]);
 	/* present only when the peer's namespace differs from the link's */

@@ -21,7 +21,7 @@
 
 static bool ours(const char *table, uint32_t family, const struct sw_model *m)
 {
-	return family == NFPROTO_INET && table && !strcmp(table, m->table);
+	return family == sw_model_family(m) && table && !strcmp(table, m->table);
 }
 
 /* Does the table's user data carry our marker? It is a list of
@@ -95,6 +95,10 @@ int sw_decode_chain(const struct nlmsghdr *nlh, struct sw_model *m)
 		if (nftnl_chain_is_set(c, NFTNL_CHAIN_TYPE))
 			snprintf(sc->type, sizeof(sc->type), "%s",
 				 nftnl_chain_get_str(c, NFTNL_CHAIN_TYPE));
+		/* netdev family: the hook's device (one device per chain) */
+		if (nftnl_chain_is_set(c, NFTNL_CHAIN_DEV))
+			snprintf(sc->dev, sizeof(sc->dev), "%s",
+				 nftnl_chain_get_str(c, NFTNL_CHAIN_DEV));
 	}
 out:
 	nftnl_chain_free(c);
@@ -269,7 +273,7 @@ static int get(struct sw_nl *nl, struct sw_model *m, uint16_t type, bool dump,
 	struct nlmsghdr *nlh;
 
 	memset(buf, 0, sizeof(buf));
-	nlh = nftnl_nlmsg_build_hdr(buf, type, NFPROTO_INET,
+	nlh = nftnl_nlmsg_build_hdr(buf, type, (uint16_t)sw_model_family(m),
 				    dump ? NLM_F_DUMP : NLM_F_ACK, sw_nl_next_seq(nl));
 	/* the table name (and set name) filter the dump in the kernel */
 	mnl_attr_put_strz(nlh, type == NFT_MSG_GETSETELEM ? NFTA_SET_ELEM_LIST_TABLE :
@@ -341,7 +345,7 @@ int sw_observe_counters(struct sw_nl *nl, const char *table, struct sw_model *m)
 	return err;
 }
 
-int sw_observe(struct sw_nl *nl, const char *table, struct sw_model *m)
+int sw_observe_family(struct sw_nl *nl, uint32_t family, const char *table, struct sw_model *m)
 {
 	int err = -EAGAIN;
 
@@ -349,6 +353,7 @@ int sw_observe(struct sw_nl *nl, const char *table, struct sw_model *m)
 		uint32_t g1, g2;
 
 		sw_model_init(m, table);
+		m->family = family;
 		if ((err = sw_nl_getgen(nl, &g1)))
 			break;
 		err = observe_once(nl, m);
@@ -370,5 +375,11 @@ int sw_observe(struct sw_nl *nl, const char *table, struct sw_model *m)
 	}
 	sw_model_free(m);
 	sw_model_init(m, table);
+	m->family = family;
 	return err;
+}
+
+int sw_observe(struct sw_nl *nl, const char *table, struct sw_model *m)
+{
+	return sw_observe_family(nl, NFPROTO_INET, table, m);
 }

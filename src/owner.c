@@ -28,7 +28,11 @@ int sw_owner_twin_sync(struct sw_daemon *d)
 	if (!d->twin || d->paused)
 		return 0;
 	rc = sw_twin_build(&d->cfg, &d->host, NFT_TABLE_F_OWNER, &m, err, sizeof(err));
-	if (!rc) {
+	/* the twin holds the hostnames' addresses too (resolver.h) */
+	if (!rc && (rc = sw_resolver_fill(&d->resolver, &m, sw_resolver_now_ms()))) {
+		snprintf(err, sizeof(err), "cannot fill the twin's host sets: %s", strerror(-rc));
+		sw_model_free(&m);
+	} else if (!rc) {
 		rc = sw_reconcile(&d->nl, &m, &diff, &repaired, err, sizeof(err));
 		sw_diff_free(&diff);
 		sw_model_free(&m);
@@ -113,6 +117,13 @@ int sw_owner_take(struct sw_daemon *d)
 	if (d->cfg.owner != SW_OWNER_NO) {
 		persist = flags_supported(&d->nl, d->cfg.table,
 					  NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST);
+		if (persist == -EEXIST) {
+			/* created with EXCL: a table of that name is someone
+			 * else's, and is left alone; ask by trying instead */
+			sw_warn("table inet %s" SW_PROBE_SUFFIX " exists (not ours): assuming the "
+				"kernel has the owner and persist flags", d->cfg.table);
+			persist = 1;
+		}
 		owner = persist > 0 ? 1 : flags_supported(&d->nl, d->cfg.table, NFT_TABLE_F_OWNER);
 		if (persist < 0 || owner < 0) {
 			rc = persist < 0 ? persist : owner;

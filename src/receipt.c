@@ -152,7 +152,8 @@ static void print_attempts(const struct sw_jv *doc)
 	}
 }
 
-/* The guarded interfaces now (patterns and detected ones). */
+/* The guarded interfaces now (patterns and detected ones), and why each
+ * is guarded (pattern, bridge, routed veth, tap, ...). */
 static void guarded_json(struct sw_jw *w, const struct sw_receipt_in *in)
 {
 	const struct sw_config *cfg = in->cfg;
@@ -167,7 +168,109 @@ static void guarded_json(struct sw_jw *w, const struct sw_receipt_in *in)
 		if (sw_ruleset_guarded(cfg, &in->host->links[i]))
 			sw_jw_str(w, NULL, in->host->links[i].name);
 	sw_jw_end(w);
+	sw_jw_arr(w, "links");
+	for (size_t i = 0; i < in->host->n_links; i++) {
+		const struct sw_link *l = &in->host->links[i];
+		enum sw_guard_why why = sw_ruleset_guard_why(cfg, l);
+
+		if (why < SW_GUARD_PATTERN)
+			continue;
+		sw_jw_obj(w, NULL);
+		sw_jw_str(w, "name", l->name);
+		sw_jw_str(w, "kind", sw_link_kind_name(l->kind));
+		sw_jw_str(w, "why", sw_guard_why_name(why));
+		sw_jw_end(w);
+	}
 	sw_jw_end(w);
+	sw_jw_end(w);
+}
+
+/* The last verify's per-sandbox verdicts ("sandboxes" of verify.json, read
+ * with the strict reader): each entry's name, egress and verdict must be
+ * strings, or the record is not trusted (-EINVAL). */
+struct sbx_verdicts {
+	struct sw_jv doc;
+	const struct sw_jv *list;       /* NULL: the record has none (an older verify) */
+};
+
+static int read_sandbox_verdicts(const char *text, size_t len, struct sbx_verdicts *out)
+{
+	const struct sw_jv *l;
+
+	memset(out, 0, sizeof(*out));
+	if (sw_jv_parse(text, len, &out->doc, NULL))
+		return -EINVAL;
+	l = sw_jv_get(&out->doc, "sandboxes");
+	if (!l)
+		return 0;
+	if (l->type != SW_JARR)
+		return -EINVAL;
+	for (size_t i = 0; i < l->n; i++) {
+		const char *s;
+
+		if (sw_jv_get_str(&l->vals[i], "name", &s) || sw_jv_get_str(&l->vals[i], "egress", &s) ||
+		    sw_jv_get_str(&l->vals[i], "verdict", &s))
+			return -EINVAL;
+	}
+	out->list = l;
+	return 0;
+}
+
+static void sandbox_verdicts_json(struct sw_jw *w, const struct sbx_verdicts *sv)
+{
+	if (!sv->list) {
+		sw_jw_null(w, "sandboxes");
+		return;
+	}
+	sw_jw_arr(w, "sandboxes");
+	for (size_t i = 0; i < sv->list->n; i++) {
+		const struct sw_jv *e = &sv->list->vals[i];
+		const char *name = "", *egress = "", *verdict = "";
+		int64_t blocked = 0, failed = 0;
+
+		sw_jv_get_str(e, "name", &name);
+		sw_jv_get_str(e, "egress", &egress);
+		sw_jv_get_str(e, "verdict", &verdict);
+		sw_jv_get_i64(e, "unlisted_blocked", &blocked);
+		sw_jv_get_i64(e, "unlisted_failed", &failed);
+		sw_jw_obj(w, NULL);
+		sw_jw_str(w, "name", name);
+		sw_jw_str(w, "egress", egress);
+		sw_jw_str(w, "verdict", verdict);
+		sw_jw_i64(w, "unlisted_blocked", blocked);
+		sw_jw_i64(w, "unlisted_failed", failed);
+		sw_jw_end(w);
+	}
+	sw_jw_end(w);
+}
+
+/* How the text shows a sandbox verdict of the record (a failure in capitals). */
+static const char *verdict_text(const char *v)
+{
+	static const struct { const char *json, *text; } shown[] = {
+		{ "not held", "NOT HELD" },
+	};
+
+	for (size_t i = 0; i < sizeof(shown) / sizeof(*shown); i++)
+		if (!strcmp(v, shown[i].json))
+			return shown[i].text;
+	return v;
+}
+
+static void sandbox_verdicts_text(const struct sbx_verdicts *sv)
+{
+	for (size_t i = 0; sv->list && i < sv->list->n; i++) {
+		const struct sw_jv *e = &sv->list->vals[i];
+		const char *name = "", *egress = "", *verdict = "", *reason = NULL;
+
+		sw_jv_get_str(e, "name", &name);
+		sw_jv_get_str(e, "egress", &egress);
+		sw_jv_get_str(e, "verdict", &verdict);
+		sw_jv_get_str(e, "reason", &reason);
+		printf("  sandbox         %s (egress %s): %s%s%s%s\n", name, egress,
+		       verdict_text(verdict), reason ? " (" : "",
+		       reason ? reason : "", reason ? ")" : "");
+	}
 }
 
 int sw_receipt_cmd(const struct sw_receipt_in *in)
@@ -178,6 +281,7 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 	char *journal = NULL, *vjson = NULL, *ajson = NULL, apath[SW_PATH_MAX + 16];
 	size_t len, rlen = 0, jlen = 0, vlen = 0, alen = 0;
 	struct sw_jv attempts = { 0 };
+	struct sbx_verdicts sv = { 0 };
 	int64_t vtime = -1;
 	bool daemon, held, vpassed = false, have_verify = false, stale;
 	struct sw_receipt_journal js;
@@ -236,7 +340,8 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 	/* the last verify */
 	sibling(cfg->journal_path, "verify.json", vpath, sizeof(vpath));
 	vjson = vpath[0] ? slurp(vpath, &vlen) : NULL;
-	have_verify = vjson && sw_receipt_read_verify(vjson, vlen, &vtime, &vpassed) == 0;
+	have_verify = vjson && sw_receipt_read_verify(vjson, vlen, &vtime, &vpassed) == 0 &&
+		      read_sandbox_verdicts(vjson, vlen, &sv) == 0;
 	stale = have_verify && vtime < js.last_stop;
 	/* a verify from before the daemon last stopped says nothing about now;
 	 * a journal with lines that are no events cannot be trusted */
@@ -292,6 +397,7 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 			sw_jw_i64(&w, "time", vtime);
 			sw_jw_bool(&w, "passed", vpassed);
 			sw_jw_bool(&w, "stale", stale);
+			sandbox_verdicts_json(&w, &sv);
 			sw_jw_end(&w);
 		} else {
 			sw_jw_null(&w, "verify");
@@ -324,9 +430,13 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 		for (size_t i = 0; i < cfg->n_patterns; i++)
 			printf("%s ", cfg->patterns[i]);
 		printf("(now:");
-		for (size_t i = 0; i < in->host->n_links; i++)
-			if (sw_ruleset_guarded(cfg, &in->host->links[i]))
-				printf(" %s", in->host->links[i].name);
+		for (size_t i = 0; i < in->host->n_links; i++) {
+			const struct sw_link *l = &in->host->links[i];
+			enum sw_guard_why why = sw_ruleset_guard_why(cfg, l);
+
+			if (why >= SW_GUARD_PATTERN)
+				printf(" %s [%s]", l->name, sw_guard_why_name(why));
+		}
 		printf(")\nblocked packets  ");
 		for (int c = 0; c < SW_CAT_COUNT; c++) {
 			int i = sw_model_find_counter(&have, sw_category_name(c));
@@ -339,9 +449,11 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 		if (js.malformed)
 			printf("journal           %zu MALFORMED line(s): not trusted\n", js.malformed);
 		print_attempts(&attempts);
-		if (have_verify)
+		if (have_verify) {
 			printf("last verify       %s at %lld%s\n", vpassed ? "passed" : "FAILED",
 			       (long long)vtime, stale ? " (before the daemon last stopped: stale)" : "");
+			sandbox_verdicts_text(&sv);
+		}
 		else if (vjson)
 			printf("last verify       UNREADABLE record %s\n", vpath);
 		else
@@ -350,6 +462,7 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 	}
 	code = held ? 0 : 1;
 out:
+	sw_jv_free(&sv.doc);
 	sw_jv_free(&attempts);
 	free(ajson);
 	sw_jv_free(&lines);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <stdint.h>
 #include <time.h>
+#include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 
 #include "log.h"
@@ -153,6 +154,19 @@ static int build_delete(struct sw_batch *b, struct sw_nl *nl, const void *arg)
 	return sw_encode_delete(b, nl, arg);
 }
 
+struct del_family {
+	const char *table;
+	uint32_t family;
+};
+
+static int build_delete_family(struct sw_batch *b, struct sw_nl *nl, const void *arg)
+{
+	const struct del_family *a = arg;
+
+	b->family = a->family;
+	return sw_encode_delete(b, nl, a->table);
+}
+
 struct refill {
 	const struct sw_model *want, *have;
 	const struct sw_diff *d;
@@ -177,6 +191,7 @@ static int build_refill(struct sw_batch *b, struct sw_nl *nl, const void *arg)
 			continue;
 		w = sw_model_find_set(r->want, name);
 		h = r->have ? sw_model_find_set(r->have, name) : NULL;
+		b->family = sw_model_family(r->want);
 		if (!r->flush && h)
 			rc = sw_encode_set_delta(b, nl, r->want->table, w, h);
 		else
@@ -239,15 +254,16 @@ static int build_flags(struct sw_batch *b, struct sw_nl *nl, const void *arg)
 /* Observe the table, check that it is ours, and send build's batch
  * stamped with the generation that was observed (a table swapped in
  * meanwhile makes the kernel answer ERESTART: observe again). */
-static int send_if_ours(struct sw_nl *nl, const char *table, bool adopt, build_fn build,
-			const void *arg, bool *absent, const char *what, char *err, size_t errlen)
+static int send_if_ours_family(struct sw_nl *nl, uint32_t family, const char *table, bool adopt,
+				build_fn build, const void *arg, bool *absent, const char *what,
+				char *err, size_t errlen)
 {
 	int rc = -ERESTART;
 
 	for (int i = 0; i < SW_APPLY_TRIES && rc == -ERESTART; i++) {
 		struct sw_model have;
 
-		if ((rc = sw_observe(nl, table, &have))) {
+		if ((rc = sw_observe_family(nl, family, table, &have))) {
 			kernel_error(nl, "cannot read the ruleset", rc, err, errlen);
 			return rc;
 		}
@@ -261,6 +277,25 @@ static int send_if_ours(struct sw_nl *nl, const char *table, bool adopt, build_f
 	if (rc)
 		kernel_error(nl, what, rc, err, errlen);
 	return rc;
+}
+
+static int send_if_ours(struct sw_nl *nl, const char *table, bool adopt, build_fn build,
+			const void *arg, bool *absent, const char *what, char *err, size_t errlen)
+{
+	return send_if_ours_family(nl, NFPROTO_INET, table, adopt, build, arg, absent, what,
+				   err, errlen);
+}
+
+int sw_remove_family(struct sw_nl *nl, uint32_t family, const char *table, bool *absent,
+		     char *err, size_t errlen)
+{
+	struct del_family a = { table, family };
+	int rc = send_if_ours_family(nl, family, table, false, build_delete_family, &a, absent,
+				     "cannot delete the table", err, errlen);
+
+	if (rc == -ENOENT)
+		*absent = true;
+	return *absent ? 0 : rc;
 }
 
 int sw_set_table_flags(struct sw_nl *nl, const char *table, uint32_t flags,
@@ -296,7 +331,7 @@ static int check_gen(struct sw_nl *nl, const struct sw_model *want, struct sw_di
 	int rc;
 
 	memset(d, 0, sizeof(*d));
-	rc = sw_observe(nl, want->table, &have);
+	rc = sw_observe_family(nl, sw_model_family(want), want->table, &have);
 	if (rc) {
 		kernel_error(nl, "cannot read the ruleset", rc, err, errlen);
 		return rc;
@@ -335,7 +370,11 @@ static int build_create(struct sw_batch *b, struct sw_nl *nl, const void *arg)
 static void forget_primed(struct sw_nl *nl, const struct sw_model *want)
 {
 	size_t n = 0;
-	int rc = sw_ct_forget_inbound(nl, want, &n);
+	int rc;
+
+	if (sw_model_family(want) != NFPROTO_INET)
+		return;         /* the parents' table: no flows toward the sandboxes to forget */
+	rc = sw_ct_forget_inbound(nl, want, &n);
 
 	if (rc)
 		sw_err("table inet %s is in place, but the connections opened toward the sandboxes "
@@ -561,7 +600,7 @@ int sw_apply(struct sw_nl *nl, const struct sw_model *want, char *err, size_t er
 	for (int i = 0; i < SW_APPLY_TRIES && rc == -ERESTART; i++) {
 		struct sw_model have;
 
-		if ((rc = sw_observe(nl, want->table, &have))) {
+		if ((rc = sw_observe_family(nl, sw_model_family(want), want->table, &have))) {
 			kernel_error(nl, "cannot read the ruleset", rc, err, errlen);
 			return rc;
 		}
@@ -608,7 +647,7 @@ int sw_reconcile_hint(struct sw_nl *nl, const struct sw_model *want, struct sw_h
 		struct sw_model have;
 
 		sw_diff_free(d);
-		if ((rc = sw_observe(nl, want->table, &have))) {
+		if ((rc = sw_observe_family(nl, sw_model_family(want), want->table, &have))) {
 			kernel_error(nl, "cannot read the ruleset", rc, err, errlen);
 			return rc;
 		}

@@ -173,6 +173,27 @@ int sw_rt_default_route(const char *name, const struct sw_prefix *gw)
 	return talk(nlh, NULL, NULL);
 }
 
+int sw_rt_route_add(const char *name, const struct sw_prefix *dst)
+{
+	char buf[512] = { 0 };
+	struct nlmsghdr *nlh = req(buf, RTM_NEWROUTE, NLM_F_CREATE | NLM_F_EXCL);
+	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
+	unsigned idx = if_nametoindex(name);
+
+	if (!idx)
+		return -errno;
+	rtm->rtm_family = (uint8_t)dst->family;
+	rtm->rtm_dst_len = dst->len;
+	rtm->rtm_table = RT_TABLE_MAIN;
+	rtm->rtm_protocol = RTPROT_STATIC;
+	rtm->rtm_scope = RT_SCOPE_LINK;
+	rtm->rtm_type = RTN_UNICAST;
+	if (dst->len)
+		mnl_attr_put(nlh, RTA_DST, sw_family_addrlen(dst->family), dst->addr);
+	mnl_attr_put_u32(nlh, RTA_OIF, idx);
+	return talk(nlh, NULL, NULL);
+}
+
 int sw_rt_neigh_del(int ifindex, const struct sw_prefix *addr)
 {
 	char buf[512] = { 0 };

@@ -3,8 +3,10 @@
  *
  *   chain prerouting   filter hook prerouting priority -150, policy accept
  *                      iifname @guard_ifaces jump guard
- *   chain guard        anti-spoofing, replies, ND, allow lists, then one
- *                      rule per category
+ *   chain guard        anti-spoofing, the fast path (a destination outside
+ *                      blocked4/6 and not local returns), replies, ND
+ *                      (chain guard_nd), sandboxes, allow lists, then one
+ *                      rule per category in rank order
  *   chain input        filter hook input priority -150, policy accept
  *                      iifname @guard_ifaces jump guard_input ([block] host)
  *   chain guard_input  broadcast/multicast to the host -> block_host
@@ -38,6 +40,7 @@
  * what the host and the config bring (those are sized at build time) */
 #define FIXED_ENTRIES 256
 #define SW_BUDGET_SOURCES 65535  /* sources a budget tracks at once */
+#define SW_HOST_ELEMS     65535  /* resolved address . proto . port per sandbox and family */
 
 /* ---- address intervals ------------------------------------------------ */
 
@@ -788,6 +791,34 @@ static int pattern_set(struct sw_model *m, struct work *w, const char *name,
 	return ifname_fill(s, iv);
 }
 
+/* set sbx_<name>_hosts4 { type ipv4_addr . inet_proto . inet_service;
+ *   size 65535; flags dynamic,timeout; } (and hosts6): the addresses
+ * sandwalld resolved for the sandbox's hostname entries, each element
+ * timing out with its (clamped) DNS TTL. Filled by the resolver
+ * (resolver.h), never by the ruleset: dynamic, so the compare leaves
+ * its elements alone. */
+static int host_sets(struct sw_model *m, const char *sbx)
+{
+	static const uint8_t f4[] = { 4, 1, 2 }, f6[] = { 16, 1, 2 };
+
+	for (int v6 = 0; v6 < 2; v6++) {
+		char name[SW_NAME_MAX];
+		struct sw_set *s;
+
+		snprintf(name, sizeof(name), "sbx_%s_hosts%c", sbx, v6 ? '6' : '4');
+		s = new_concat_set(m, name,
+				   (((uint32_t)(v6 ? SW_TYPE_IP6ADDR : SW_TYPE_IPADDR) << SW_TYPE_BITS |
+				     SW_TYPE_INET_PROTO) << SW_TYPE_BITS) | SW_TYPE_INET_SERVICE,
+				   v6 ? 24 : 12, NFT_SET_EVAL | NFT_SET_TIMEOUT,
+				   v6 ? "ipv6_addr . inet_proto . inet_service" :
+				   "ipv4_addr . inet_proto . inet_service", v6 ? f6 : f4, 3);
+		if (!s)
+			return -ENOSPC;
+		s->size = SW_HOST_ELEMS;
+	}
+	return 0;
+}
+
 /* Per sandbox: sbx_<name>_ifaces, sbx_<name>_src4/6 (when it names
  * them), sbx_<name>_allow4/6 (allowlist); and resolvers4/6 (udp and tcp 53
  * of the host's resolvers) for the policies' DNS rules. */
@@ -840,6 +871,9 @@ static int sandbox_sets(struct sw_model *m, struct work *w, const struct sw_conf
 			if (err)
 				return err;
 		}
+		if (x->egress == SW_EGRESS_ALLOWLIST && x->n_names &&
+		    (err = host_sets(m, x->name)))
+			return err;
 	}
 	return 0;
 }
@@ -1117,7 +1151,7 @@ static int finish_rule(struct sw_model *m, struct rb *b, const char *chain,
 				    nftnl_udata_buf_len(ud));
 		nftnl_rule_set_str(b->r, NFTNL_RULE_TABLE, m->table);
 		nftnl_rule_set_str(b->r, NFTNL_RULE_CHAIN, chain);
-		nftnl_rule_set_u32(b->r, NFTNL_RULE_FAMILY, NFPROTO_INET);
+		nftnl_rule_set_u32(b->r, NFTNL_RULE_FAMILY, sw_model_family(m));
 	}
 	if (ud)
 		nftnl_udata_buf_free(ud);
@@ -1446,6 +1480,7 @@ static int budget_rules(struct sw_model *m, struct rb *b, const struct sw_sandbo
  *   not open:   ip6 daddr @nd6 return
  *               [dns auto]  ip daddr . ip protocol . th dport @resolvers4 return
  *               [allowlist] ip daddr . ip protocol . th dport @sbx_<name>_allow4 return
+ *               [hostnames] ip daddr . ip protocol . th dport @sbx_<name>_hosts4 return
  *               goto block_egress_<name>
  * (and ip6). A returned packet goes on through every global block. */
 static int sandbox_chains(struct sw_model *m, struct rb *b, const struct sw_config *cfg)
@@ -1494,6 +1529,13 @@ static int sandbox_chains(struct sw_model *m, struct rb *b, const struct sw_conf
 			if ((err = concat_rules(m, b, chain, id, set, NFT_RETURN, NULL)))
 				return err;
 		}
+		if (x->egress == SW_EGRESS_ALLOWLIST && x->n_names) {
+			/* ip daddr . ip protocol . th dport @sbx_<name>_hosts4 return (and ip6) */
+			snprintf(id, sizeof(id), "sbx-%s-hosts", x->name);
+			snprintf(set, sizeof(set), "sbx_%s_hosts", x->name);
+			if ((err = concat_rules(m, b, chain, id, set, NFT_RETURN, NULL)))
+				return err;
+		}
 		/* goto block_egress_<name> */
 		snprintf(id, sizeof(id), "sbx-%s-egress", x->name);
 		{
@@ -1503,6 +1545,62 @@ static int sandbox_chains(struct sw_model *m, struct rb *b, const struct sw_conf
 			RULE(m, b, chain, id, text, e_verdict(b, NFT_GOTO, block));
 		}
 	}
+	return 0;
+}
+
+/* ip daddr != @blocked4 fib daddr type != local return (and ip6): the
+ * fast path. A destination in no category's set and not the host's can
+ * only meet accepts and returns after it, so it leaves now: one set lookup
+ * and one fib per packet whatever the number of entries and categories.
+ * (Without [block] host: no fib.) Right after the anti-spoofing check
+ * when there are no sandboxes (replies and ND only accept, so for such a
+ * destination they decide nothing); after the sandboxes' dispatch when
+ * there are (their policies judge allowed destinations too). */
+static int fast_rules(struct sw_model *m, struct rb *b, const struct sw_config *cfg)
+{
+	for (int v6 = 0; v6 < 2; v6++) {
+		char text[128];
+
+		snprintf(text, sizeof(text), "%s daddr != @blocked%c %sreturn", v6 ? "ip6" : "ip",
+			 v6 ? '6' : '4', cfg->block[SW_CAT_HOST] ? "fib daddr type != local " : "");
+		RULE(m, b, SW_CHAIN_GUARD, v6 ? "unblocked6" : "unblocked4", text, {
+			e_daddr(b, v6 ? AF_INET6 : AF_INET);
+			e_lookup_inv(b, NFT_REG_1, v6 ? "blocked6" : "blocked4");
+			if (cfg->block[SW_CAT_HOST])
+				e_fib_type(b, NFT_CMP_NEQ, RTN_LOCAL);
+			e_verdict(b, NFT_RETURN, NULL);
+		});
+	}
+	return 0;
+}
+
+/* With [guard] macvlan_parents: an ipvlan child in l3 mode that sends to
+ * the host's address on its parent is routed in the host's namespace
+ * through lo (docs/ruleset.md), where no hook of the parent sees it; it
+ * arrives with a source address that is not the host's, which the host's
+ * own traffic through lo never has.
+ *   meta iif lo fib saddr type != local goto block_host */
+static void e_lo_foreign(struct rb *b)
+{
+	uint32_t lo = 1 /* the loopback's ifindex in every namespace */, local = RTN_LOCAL;
+	struct nftnl_expr *e;
+
+	e_meta(b, NFT_META_IIF, NFT_REG_1);
+	e_cmp(b, NFT_REG_1, NFT_CMP_EQ, &lo, sizeof(lo));
+	if ((e = expr(b, "fib"))) {
+		nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS, NFTA_FIB_F_SADDR);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_ADDRTYPE);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
+		add_expr(b, e);
+	}
+	e_cmp(b, NFT_REG_1, NFT_CMP_NEQ, &local, sizeof(local));
+	e_verdict(b, NFT_GOTO, "block_host");
+}
+
+static int lo_foreign_rule(struct sw_model *m, struct rb *b)
+{
+	RULE(m, b, SW_CHAIN_INPUT, "input-lo-foreign",
+	     "meta iif \"lo\" fib saddr type != local goto block_host", e_lo_foreign(b));
 	return 0;
 }
 
@@ -1583,6 +1681,8 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 		e_fib_spoofed(b);
 		e_verdict(b, NFT_GOTO, "block_spoofed");
 	});
+	if (!cfg->n_sandboxes && (err = fast_rules(m, b, cfg)))
+		return err;
 	/* ct state established ct direction reply accept: replies to
 	 * connections others opened (related ICMP errors are not let through) */
 	RULE(m, b, SW_CHAIN_GUARD, "replies", "ct state established ct direction reply accept", {
@@ -1633,24 +1733,8 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 	 * they only drop or return */
 	if ((err = sandbox_dispatch(m, b, cfg)))
 		return err;
-	/* ip daddr != @blocked4 fib daddr type != local return (and ip6):
-	 * the fast path. A destination in no category's set and not the
-	 * host's can only meet accepts and returns below, so it leaves
-	 * now: one set lookup and one fib per packet whatever the number of
-	 * entries and categories. (Without [block] host: no fib.) */
-	for (int v6 = 0; v6 < 2; v6++) {
-		char text[128];
-
-		snprintf(text, sizeof(text), "%s daddr != @blocked%c %sreturn", v6 ? "ip6" : "ip",
-			 v6 ? '6' : '4', cfg->block[SW_CAT_HOST] ? "fib daddr type != local " : "");
-		RULE(m, b, SW_CHAIN_GUARD, v6 ? "unblocked6" : "unblocked4", text, {
-			e_daddr(b, v6 ? AF_INET6 : AF_INET);
-			e_lookup_inv(b, NFT_REG_1, v6 ? "blocked6" : "blocked4");
-			if (cfg->block[SW_CAT_HOST])
-				e_fib_type(b, NFT_CMP_NEQ, RTN_LOCAL);
-			e_verdict(b, NFT_RETURN, NULL);
-		});
-	}
+	if (cfg->n_sandboxes && (err = fast_rules(m, b, cfg)))
+		return err;
 	/* ip daddr . ip protocol . th dport @allow4 accept (and ip6 daddr . ip6 nexthdr ...) */
 	if ((err = concat_rules(m, b, SW_CHAIN_GUARD, "allow", "allow", NF_ACCEPT, NULL)))
 		return err;
@@ -1670,6 +1754,8 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 		return err;
 
 	if (cfg->block[SW_CAT_HOST] && (err = input_rules(m, b)))
+		return err;
+	if (cfg->block[SW_CAT_HOST] && cfg->n_parents && (err = lo_foreign_rule(m, b)))
 		return err;
 
 	for (int cat = 0; cat < SW_CAT_COUNT; cat++) {
@@ -1827,4 +1913,517 @@ fail:
 	snprintf(err, errlen, "cannot build the ruleset: %s", strerror(-rc));
 	sw_model_free(m);
 	return rc;
+}
+
+/* ---- the macvlan/ipvlan parents' table (netdev family) ---------------------
+ *
+ * A macvlan or ipvlan child in a container's namespace sends its frames
+ * straight to its parent device's transmit queue: they never cross the
+ * host's IP stack, so table inet <name> never sees them. table netdev
+ * <name> hooks the parent itself, one pair of base chains per parent:
+ *
+ *   chain egress_<dev>   filter hook egress device <dev> priority -150
+ *                        jump parent_guard
+ *   chain ingress_<dev>  filter hook ingress device <dev> priority -150
+ *                        ether saddr @parent_macs jump parent_guard
+ *   chain parent_guard   the host's own frames return; the children's
+ *                        meet the same categories as bridge traffic
+ *   chain block_<cat>    counter name <cat>; drop
+ *
+ * The category sets are copies of table inet's (same elements, built by
+ * sw_ruleset_build), so both tables block the same destinations.
+ * docs/ruleset.md says why a child's frame cannot pass for the host's. */
+
+#define ND_PRIO         SW_HOOK_PRIO
+#define ND_GUARD        "parent_guard"
+#define ND_MAX_PARENTS  ((SW_MAX_CHAINS - SW_CAT_COUNT - 1) / 2)
+
+/* the sets parent_guard reads besides the categories', copied from table inet */
+static const char *const nd_copied[] = { "allow4", "allow6", "nd6", "own4", "own6" };
+
+static bool is_parent(const struct sw_config *cfg, const struct sw_link *l)
+{
+	if (l->ifindex == 1 || l->loopback || !l->has_mac)
+		return false;
+	for (size_t i = 0; i < cfg->n_parents; i++)
+		if (name_match(cfg->parents[i], l->name))
+			return true;
+	return false;
+}
+
+bool sw_ruleset_macvlan_parent(const struct sw_config *cfg, const struct sw_link *l)
+{
+	return is_parent(cfg, l);
+}
+
+static int copy_set(struct sw_model *m, const struct sw_set *from)
+{
+	struct sw_set *s = sw_model_add_set(m, from->name);
+	int err = 0;
+
+	if (!s)
+		return -ENOSPC;
+	s->key_type = from->key_type;
+	s->key_len = from->key_len;
+	s->flags = from->flags;
+	s->timeout_ms = from->timeout_ms;
+	s->size = from->size;
+	memcpy(s->concat, from->concat, sizeof(s->concat));
+	s->n_concat = from->n_concat;
+	s->type_text = from->type_text;
+	for (size_t i = 0; i < from->n_elems && !err; i++)
+		err = sw_set_add_elem(s, &from->elems[i]);
+	for (size_t i = 0; i < from->n_text && !err; i++)
+		err = sw_set_add_text(s, from->text[i]);
+	return err;
+}
+
+/* set parent_macs { type ether_addr; elements = { <each parent's MAC> } } */
+static int parent_macs_set(struct sw_model *m, const struct sw_config *cfg,
+			   const struct sw_host *host)
+{
+	struct sw_set *s = new_set(m, "parent_macs", 9 /* TYPE_ETHERADDR */, 6, 0, "ether_addr");
+	int err = 0;
+
+	if (!s)
+		return -ENOSPC;
+	for (size_t i = 0; host && i < host->n_links && !err; i++) {
+		const struct sw_link *l = &host->links[i];
+		struct sw_elem e = { 0 };
+		char text[24];
+		bool dup = false;
+
+		if (!is_parent(cfg, l))
+			continue;
+		memcpy(e.key, l->mac, 6);
+		for (size_t j = 0; j < s->n_elems && !dup; j++)
+			dup = !memcmp(s->elems[j].key, e.key, 6);
+		if (dup)
+			continue;       /* two parents with one address (a bond's slaves) */
+		snprintf(text, sizeof(text), "%02x:%02x:%02x:%02x:%02x:%02x", l->mac[0], l->mac[1],
+			 l->mac[2], l->mac[3], l->mac[4], l->mac[5]);
+		if (!(err = sw_set_add_elem(s, &e)))
+			err = sw_set_add_text(s, text);
+	}
+	return err;
+}
+
+/* set host_addrs4 / host_addrs6 { type ipv4_addr|ipv6_addr; flags interval; }:
+ * every address of the host (link-local included, loopback not), exactly */
+static int host_addr_sets(struct sw_model *m, const struct sw_host *host)
+{
+	struct work *w = calloc(1, sizeof(*w));
+	size_t n = 0;
+	int err;
+
+	if (!w || !(w->p = calloc((host ? host->n_addrs : 0) + 1, sizeof(*w->p)))) {
+		work_free(w);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; host && i < host->n_addrs; i++) {
+		struct sw_prefix q = host->addrs[i].local;
+
+		if (sw_prefix_is_loopback(&q))
+			continue;
+		q.len = (uint8_t)(sw_family_addrlen(q.family) * 8);
+		w->p[n++] = q;
+	}
+	err = addr_sets(m, w, "host_addrs", w->p, n);
+	work_free(w);
+	return err;
+}
+
+/* ether saddr @parent_macs: [ payload load 6b @ link header + 6 ] [ lookup ] */
+static void e_parent_mac(struct rb *b)
+{
+	e_payload(b, NFT_PAYLOAD_LL_HEADER, 6, 6, NFT_REG_1);
+	e_lookup(b, NFT_REG_1, "parent_macs");
+}
+
+/* meta protocol ip|ip6|arp (the sk_buff's protocol, in network order) */
+static void e_protocol(struct rb *b, uint32_t op, uint16_t ethertype)
+{
+	uint16_t v = htons(ethertype);
+
+	e_meta(b, NFT_META_PROTOCOL, NFT_REG_1);
+	e_cmp(b, NFT_REG_1, op, &v, sizeof(v));
+}
+
+/* ether type ip|ip6|arp (what the wire carries) */
+static void e_ethertype(struct rb *b, uint32_t op, uint16_t ethertype)
+{
+	uint16_t v = htons(ethertype);
+
+	e_payload(b, NFT_PAYLOAD_LL_HEADER, 12, 2, NFT_REG_1);
+	e_cmp(b, NFT_REG_1, op, &v, sizeof(v));
+}
+
+/* fib saddr type local */
+static void e_fib_saddr_local(struct rb *b)
+{
+	struct nftnl_expr *e = expr(b, "fib");
+	uint32_t local = RTN_LOCAL;
+
+	if (!e)
+		return;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS, NFTA_FIB_F_SADDR);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_ADDRTYPE);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
+	add_expr(b, e);
+	e_cmp(b, NFT_REG_1, NFT_CMP_EQ, &local, sizeof(local));
+}
+
+/* meta protocol ip|ip6, then the address at the network header => reg 1 */
+static void e_nd_daddr(struct rb *b, int family)
+{
+	if (family == AF_INET) {
+		e_protocol(b, NFT_CMP_EQ, 0x0800);
+		e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 16, 4, NFT_REG_1);
+	} else {
+		e_protocol(b, NFT_CMP_EQ, 0x86dd);
+		e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 24, 16, NFT_REG_1);
+	}
+}
+
+/* meta protocol ip6 icmpv6 type TYPE ip6 hoplimit 255 ip6 daddr @nd6 accept */
+static int nd_nd_rules(struct sw_model *m, struct rb *b)
+{
+	static const struct { const char *id, *text; uint8_t type; } nd[] = {
+		{ "nd-solicit", "meta protocol ip6 icmpv6 type nd-neighbor-solicit ip6 hoplimit 255 ip6 daddr @nd6 accept", 135 },
+		{ "nd-advert", "meta protocol ip6 icmpv6 type nd-neighbor-advert ip6 hoplimit 255 ip6 daddr @nd6 accept", 136 },
+	};
+
+	for (size_t i = 0; i < sizeof(nd) / sizeof(*nd); i++)
+		RULE(m, b, ND_GUARD, nd[i].id, nd[i].text, {
+			e_protocol(b, NFT_CMP_EQ, 0x86dd);
+			e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
+			e_cmp_u8(b, NFT_REG_1, IPPROTO_ICMPV6);
+			e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1, NFT_REG_1);
+			e_cmp_u8(b, NFT_REG_1, nd[i].type);
+			e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 7, 1, NFT_REG_1);
+			e_cmp_u8(b, NFT_REG_1, 255);
+			e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 24, 16, NFT_REG_1);
+			e_lookup(b, NFT_REG_1, "nd6");
+			e_verdict(b, NF_ACCEPT, NULL);
+		});
+	return 0;
+}
+
+/* meta protocol ip ip daddr @<set>4 goto ...; meta protocol ip6 ip6 daddr @<set>6 ... */
+static int nd_addr_rules(struct sw_model *m, struct rb *b, const char *set, int verdict,
+			 const char *target)
+{
+	char sname[SW_NAME_MAX], text[256];
+
+	for (int v6 = 0; v6 < 2; v6++) {
+		snprintf(sname, sizeof(sname), "%s%c", set, v6 ? '6' : '4');
+		snprintf(text, sizeof(text), "meta protocol %s %s daddr @%s %s%s%s",
+			 v6 ? "ip6" : "ip", v6 ? "ip6" : "ip", sname, verdict_word(verdict),
+			 target ? " " : "", target ? target : "");
+		RULE(m, b, ND_GUARD, sname, text, {
+			e_nd_daddr(b, v6 ? AF_INET6 : AF_INET);
+			e_lookup(b, NFT_REG_1, sname);
+			e_verdict(b, verdict, target);
+		});
+	}
+	return 0;
+}
+
+/* meta protocol ip ip daddr . ip protocol . th dport @allow4 accept (ip6 likewise) */
+static int nd_allow_rules(struct sw_model *m, struct rb *b)
+{
+	for (int v6 = 0; v6 < 2; v6++) {
+		uint32_t r2 = v6 ? NFT_REG_2 : NFT_REG32_01;
+		uint32_t r3 = v6 ? NFT_REG32_05 : NFT_REG32_02;
+		char rid[SW_NAME_MAX], text[256];
+
+		snprintf(rid, sizeof(rid), "allow%c", v6 ? '6' : '4');
+		snprintf(text, sizeof(text), "meta protocol %s %s daddr . %s . th dport @%s accept",
+			 v6 ? "ip6" : "ip", v6 ? "ip6" : "ip", v6 ? "ip6 nexthdr" : "ip protocol",
+			 rid);
+		RULE(m, b, ND_GUARD, rid, text, {
+			e_nd_daddr(b, v6 ? AF_INET6 : AF_INET);
+			e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, v6 ? 6 : 9, 1, r2);
+			e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, r3);
+			e_lookup(b, NFT_REG_1, rid);
+			e_verdict(b, NF_ACCEPT, NULL);
+		});
+	}
+	return 0;
+}
+
+/* The categories in the order of table inet's guard chain (the same
+ * sw_categories ranks as category_rules): a set category by its sets, the
+ * host by fib daddr type local, own's return between the ranks. */
+static int nd_category_rules(struct sw_model *m, struct rb *b, const struct sw_config *cfg)
+{
+	bool done[SW_CAT_COUNT] = { false }, own = false;
+	char target[SW_NAME_MAX];
+	int err;
+
+	for (;;) {
+		int next = -1;
+
+		for (int c = 0; c < SW_CAT_COUNT; c++)
+			if (!done[c] && (next < 0 || sw_categories[c].rank < sw_categories[next].rank))
+				next = c;
+		if (!own && (next < 0 || sw_categories[next].rank >= SW_CAT_RANK_OWN)) {
+			own = true;
+			if ((err = nd_addr_rules(m, b, "own", NFT_RETURN, NULL)))
+				return err;
+		}
+		if (next < 0)
+			return 0;
+		done[next] = true;
+		snprintf(target, sizeof(target), SW_CAT_CHAIN_PREFIX "%s", sw_categories[next].name);
+		switch (sw_categories[next].match) {
+		case SW_CAT_MATCH_SPOOF:
+			break;          /* the ethertype/protocol rules count as spoofed */
+		case SW_CAT_MATCH_LOCAL:
+			if (!cfg->block[next])
+				break;
+			/* fib daddr type local goto block_host */
+			RULE(m, b, ND_GUARD, sw_categories[next].name, "fib daddr type local goto block_host", {
+				e_fib_local(b);
+				e_verdict(b, NFT_GOTO, target);
+			});
+			break;
+		case SW_CAT_MATCH_SET:
+			if ((err = nd_addr_rules(m, b, sw_categories[next].name, NFT_GOTO, target)))
+				return err;
+			break;
+		}
+	}
+}
+
+/* chain block_<cat> { counter name "<cat>"; drop } (no log: NFLOG from a
+ * netdev hook carries the link-layer frame, which nflog.c does not parse) */
+static int nd_block_chain(struct sw_model *m, struct rb *b, const char *cat)
+{
+	char chain[SW_NAME_MAX], id[SW_NAME_MAX], text[128];
+
+	snprintf(chain, sizeof(chain), "block_%s", cat);
+	if (!sw_model_add_chain(m, chain) || sw_model_add_counter(m, cat))
+		return -ENOSPC;
+	snprintf(id, sizeof(id), "%s-count", cat);
+	snprintf(text, sizeof(text), "counter name \"%s\"", cat);
+	RULE(m, b, chain, id, text, {
+		struct nftnl_expr *e = expr(b, "objref");
+		if (e) {
+			nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE, NFT_OBJECT_COUNTER);
+			nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, cat);
+			add_expr(b, e);
+		}
+	});
+	snprintf(id, sizeof(id), "%s-drop", cat);
+	RULE(m, b, chain, id, "drop", e_verdict(b, NF_DROP, NULL));
+	return 0;
+}
+
+/* chain parent_guard: the host's frames return, the children's meet the
+ * categories. Each return below is a door; docs/ruleset.md. */
+static int nd_guard_rules(struct sw_model *m, struct rb *b, const struct sw_config *cfg)
+{
+	int err;
+
+	if (!sw_model_add_chain(m, ND_GUARD))
+		return -ENOSPC;
+	/* ether saddr @parent_macs fib saddr type local return: the host's
+	 * stack, from an address of its own */
+	RULE(m, b, ND_GUARD, "host-local", "ether saddr @parent_macs fib saddr type local return", {
+		e_parent_mac(b);
+		e_fib_saddr_local(b);
+		e_verdict(b, NFT_RETURN, NULL);
+	});
+	/* (no ct here: the kernel refuses conntrack expressions in the netdev
+	 * family, EPROTO; so the host's forwarded frames from a source of
+	 * another network meet the categories like a child's, docs/ruleset.md) */
+	/* ether saddr @parent_macs meta protocol ip ip saddr 0.0.0.0 return
+	 * (and ip6 saddr ::): the host's DHCP client and duplicate address
+	 * detection, sent before it has an address */
+	for (int v6 = 0; v6 < 2; v6++) {
+		static const uint8_t zero[16];
+
+		RULE(m, b, ND_GUARD, v6 ? "host-unspec6" : "host-unspec4",
+		     v6 ? "ether saddr @parent_macs meta protocol ip6 ip6 saddr :: return" :
+			  "ether saddr @parent_macs meta protocol ip ip saddr 0.0.0.0 return", {
+			e_parent_mac(b);
+			e_protocol(b, NFT_CMP_EQ, v6 ? 0x86dd : 0x0800);
+			e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, v6 ? 8 : 12, v6 ? 16 : 4, NFT_REG_1);
+			e_cmp(b, NFT_REG_1, NFT_CMP_EQ, zero, v6 ? 16 : 4);
+			e_verdict(b, NFT_RETURN, NULL);
+		});
+	}
+	/* ether saddr @parent_macs meta protocol ip6 ip6 saddr @host_addrs6
+	 * return: the host's link-local traffic (fib without an interface does
+	 * not see a link-local address as local) */
+	RULE(m, b, ND_GUARD, "host-addr6", "ether saddr @parent_macs meta protocol ip6 ip6 saddr @host_addrs6 return", {
+		e_parent_mac(b);
+		e_protocol(b, NFT_CMP_EQ, 0x86dd);
+		e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 8, 16, NFT_REG_1);
+		e_lookup(b, NFT_REG_1, "host_addrs6");
+		e_verdict(b, NFT_RETURN, NULL);
+	});
+	/* ether saddr @parent_macs ether type arp return: the host's ARP */
+	RULE(m, b, ND_GUARD, "host-arp", "ether saddr @parent_macs ether type arp return", {
+		e_parent_mac(b);
+		e_ethertype(b, NFT_CMP_EQ, 0x0806);
+		e_verdict(b, NFT_RETURN, NULL);
+	});
+	/* a child's frame from here on. It must not claim an address of the
+	 * host in the LAN's neighbour caches (the answers to a forged host
+	 * source would then come to it):
+	 *   ether type arp arp saddr ip @host_addrs4 goto block_spoofed
+	 *   meta protocol ip6 icmpv6 type nd-neighbor-advert @th,64,128 @host_addrs6 goto block_spoofed
+	 *   meta protocol ip ip saddr @host_addrs4 goto block_spoofed (and ip6) */
+	RULE(m, b, ND_GUARD, "arp-host", "ether type arp arp saddr ip @host_addrs4 goto block_spoofed", {
+		e_ethertype(b, NFT_CMP_EQ, 0x0806);
+		e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 14, 4, NFT_REG_1);
+		e_lookup(b, NFT_REG_1, "host_addrs4");
+		e_verdict(b, NFT_GOTO, "block_spoofed");
+	});
+	RULE(m, b, ND_GUARD, "na-host", "meta protocol ip6 icmpv6 type nd-neighbor-advert @th,64,128 @host_addrs6 goto block_spoofed", {
+		e_protocol(b, NFT_CMP_EQ, 0x86dd);
+		e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
+		e_cmp_u8(b, NFT_REG_1, IPPROTO_ICMPV6);
+		e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1, NFT_REG_1);
+		e_cmp_u8(b, NFT_REG_1, 136);
+		e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 8, 16, NFT_REG_1);
+		e_lookup(b, NFT_REG_1, "host_addrs6");
+		e_verdict(b, NFT_GOTO, "block_spoofed");
+	});
+	for (int v6 = 0; v6 < 2; v6++)
+		RULE(m, b, ND_GUARD, v6 ? "saddr-host6" : "saddr-host4",
+		     v6 ? "meta protocol ip6 ip6 saddr @host_addrs6 goto block_spoofed" :
+			  "meta protocol ip ip saddr @host_addrs4 goto block_spoofed", {
+			e_protocol(b, NFT_CMP_EQ, v6 ? 0x86dd : 0x0800);
+			e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, v6 ? 8 : 12, v6 ? 16 : 4, NFT_REG_1);
+			e_lookup(b, NFT_REG_1, v6 ? "host_addrs6" : "host_addrs4");
+			e_verdict(b, NFT_GOTO, "block_spoofed");
+		});
+	/* ether type arp return */
+	RULE(m, b, ND_GUARD, "arp", "ether type arp return", {
+		e_ethertype(b, NFT_CMP_EQ, 0x0806);
+		e_verdict(b, NFT_RETURN, NULL);
+	});
+	/* ether type != ip ether type != ip6 goto block_spoofed; and the
+	 * sk_buff's protocol must say the same (a raw socket sets it): only
+	 * IPv4 and IPv6 reach the category rules, parsed as the wire will */
+	RULE(m, b, ND_GUARD, "ethertype", "ether type != ip ether type != ip6 goto block_spoofed", {
+		e_ethertype(b, NFT_CMP_NEQ, 0x0800);
+		e_ethertype(b, NFT_CMP_NEQ, 0x86dd);
+		e_verdict(b, NFT_GOTO, "block_spoofed");
+	});
+	RULE(m, b, ND_GUARD, "protocol4", "ether type ip meta protocol != ip goto block_spoofed", {
+		e_ethertype(b, NFT_CMP_EQ, 0x0800);
+		e_protocol(b, NFT_CMP_NEQ, 0x0800);
+		e_verdict(b, NFT_GOTO, "block_spoofed");
+	});
+	RULE(m, b, ND_GUARD, "protocol6", "ether type ip6 meta protocol != ip6 goto block_spoofed", {
+		e_ethertype(b, NFT_CMP_EQ, 0x86dd);
+		e_protocol(b, NFT_CMP_NEQ, 0x86dd);
+		e_verdict(b, NFT_GOTO, "block_spoofed");
+	});
+	if ((err = nd_nd_rules(m, b)) || (err = nd_allow_rules(m, b)) ||
+	    (err = nd_category_rules(m, b, cfg)))
+		return err;
+	for (int cat = 0; cat < SW_CAT_COUNT; cat++)
+		if ((err = nd_block_chain(m, b, sw_category_name(cat))))
+			return err;
+	return 0;
+}
+
+/* the two base chains of one parent */
+static int nd_parent_chains(struct sw_model *m, struct rb *b, const char *dev)
+{
+	for (int egress = 1; egress >= 0; egress--) {
+		char name[SW_NAME_MAX];
+		struct sw_chain *c;
+
+		snprintf(name, sizeof(name), "%s_%s", egress ? "egress" : "ingress", dev);
+		/* chain egress_<dev> { type filter hook egress device "<dev>" priority -150; policy accept; } */
+		if (!(c = sw_model_add_chain(m, name)))
+			return -ENOSPC;
+		c->base = true;
+		c->hook = egress ? 1 /* NF_NETDEV_EGRESS */ : NF_NETDEV_INGRESS;
+		c->prio = ND_PRIO;
+		c->policy = NF_ACCEPT;
+		snprintf(c->type, sizeof(c->type), "filter");
+		snprintf(c->dev, sizeof(c->dev), "%s", dev);
+		if (egress) {
+			/* jump parent_guard: every frame the device sends */
+			RULE(m, b, name, "parent-egress", "jump " ND_GUARD, {
+				e_verdict(b, NFT_JUMP, ND_GUARD);
+			});
+		} else {
+			/* ether saddr @parent_macs jump parent_guard: an ipvlan
+			 * child's frame to the host (l2 mode hands it to the
+			 * parent's receive path with the shared address) */
+			RULE(m, b, name, "parent-ingress", "ether saddr @parent_macs jump " ND_GUARD, {
+				e_parent_mac(b);
+				e_verdict(b, NFT_JUMP, ND_GUARD);
+			});
+		}
+	}
+	return 0;
+}
+
+size_t sw_ruleset_n_parents(const struct sw_config *cfg, const struct sw_host *host)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; host && i < host->n_links; i++)
+		n += is_parent(cfg, &host->links[i]);
+	return n;
+}
+
+int sw_ruleset_build_netdev(const struct sw_config *cfg, const struct sw_host *host,
+			    const struct sw_model *inet, struct sw_model *m,
+			    char *err, size_t errlen)
+{
+	struct rb rb = { 0 };
+	size_t n = sw_ruleset_n_parents(cfg, host);
+	int rc = 0;
+
+	sw_model_init(m, cfg->table);
+	m->family = NFPROTO_NETDEV;
+	m->has_table = true;
+	if (n > ND_MAX_PARENTS) {
+		snprintf(err, errlen, "[guard] macvlan_parents names %zu devices on this host; "
+			 "at most %d can be guarded", n, ND_MAX_PARENTS);
+		sw_model_free(m);
+		return -ENOSPC;
+	}
+	for (size_t i = 0; i < sizeof(nd_copied) / sizeof(*nd_copied) && !rc; i++) {
+		const struct sw_set *s = sw_model_find_set(inet, nd_copied[i]);
+
+		rc = s ? copy_set(m, s) : -ENOENT;
+	}
+	/* every set category's <name>4 and <name>6 */
+	for (int c = 0; c < SW_CAT_COUNT && !rc; c++)
+		for (int v6 = 0; v6 < 2 && !rc && sw_categories[c].match == SW_CAT_MATCH_SET; v6++) {
+			char name[SW_NAME_MAX];
+			const struct sw_set *s;
+
+			snprintf(name, sizeof(name), "%s%c", sw_categories[c].name, v6 ? '6' : '4');
+			s = sw_model_find_set(inet, name);
+			rc = s ? copy_set(m, s) : -ENOENT;
+		}
+	if (!rc)
+		rc = parent_macs_set(m, cfg, host);
+	if (!rc)
+		rc = host_addr_sets(m, host);
+	if (!rc)
+		rc = nd_guard_rules(m, &rb, cfg);
+	for (size_t i = 0; host && i < host->n_links && !rc; i++)
+		if (is_parent(cfg, &host->links[i]))
+			rc = nd_parent_chains(m, &rb, host->links[i].name);
+	if (rc) {
+		snprintf(err, errlen, "cannot build table netdev %s: %s", cfg->table, strerror(-rc));
+		sw_model_free(m);
+		return rc;
+	}
+	for (size_t i = 0; i < m->n_sets; i++)
+		sw_set_sort(&m->sets[i]);
+	return 0;
 }

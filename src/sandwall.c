@@ -20,7 +20,9 @@
 #include "model.h"
 #include "nl.h"
 #include "observe.h"
+#include "netdev.h"
 #include "reconcile.h"
+#include "resolver.h"
 #include "receipt.h"
 #include "ruleset.h"
 #include "verify.h"
@@ -28,20 +30,13 @@
 #define EXIT_DRIFT 1
 #define EXIT_ERR   2
 
-#define MAX_CANARIES 32
-
 struct opts {
 	bool force;
-	pid_t pid;
-	const char *netns;
-	unsigned timeout_ms;
-	char *expect_open[MAX_CANARIES];
-	size_t n_open;
+	struct sw_verify_opts verify;   /* verify's options (sw_verify_optdefs) */
 	const char *config;
 	const char *control;
 	bool json;
 	bool verbose;
-	bool no_attacks;
 };
 
 /* ---- the commands: one table entry each ---------------------------------- */
@@ -106,12 +101,15 @@ static void usage(FILE *f)
 		"options:\n"
 		"  -c, --config FILE  config file (default " SW_DEFAULT_CONFIG ")\n"
 		"  -j, --json         machine-readable output (check, status, verify, receipt)\n"
-		"      --force        apply: rewrite the table even when it matches\n"
-		"      --pid PID      verify: probe from that process's network namespace\n"
-		"      --netns PATH   verify: probe from that namespace (e.g. /run/netns/NAME)\n"
-		"      --expect-open HOST:PORT  verify: a canary that must stay reachable (repeatable)\n"
-		"      --timeout MS   verify: how long a probe waits (default 1000)\n"
-		"      --no-attacks   verify: TCP probes only (no priming, ND or broadcast attacks)\n"
+		"      --force        apply: rewrite the table even when it matches\n");
+	for (size_t i = 0; i < sw_verify_n_optdefs; i++) {
+		char opt[48];
+
+		snprintf(opt, sizeof(opt), "--%s%s%s", sw_verify_optdefs[i].name,
+			 sw_verify_optdefs[i].arg ? " " : "", sw_verify_optdefs[i].arg ? sw_verify_optdefs[i].arg : "");
+		fprintf(f, "      %-14s verify: %s\n", opt, sw_verify_optdefs[i].help);
+	}
+	fprintf(f,
 		"  -v, --verbose      more messages on stderr\n"
 		"      --control PATH the daemon's control socket (default " SW_CONTROL_PATH ")\n"
 		"  -h, --help         this text\n"
@@ -325,6 +323,12 @@ static int cmd_remove(struct sw_nl *nl, const struct sw_config *cfg)
 		return EXIT_ERR;
 	}
 	printf(absent ? "table inet %s was not there\n" : "removed table inet %s\n", table);
+	if ((rc = sw_netdev_remove(nl, table, &absent, err, sizeof(err)))) {
+		table_err(cfg, rc, err, "");
+		return EXIT_ERR;
+	}
+	if (!absent)
+		printf("removed table netdev %s\n", table);
 	return 0;
 }
 
@@ -339,6 +343,26 @@ static void sandbox_counter(const struct sw_model *have, const struct sw_sandbox
 	i = sw_model_find_counter(have, name);
 	*pk = i < 0 ? 0 : have->counter_pkts[i];
 	*by = i < 0 ? 0 : have->counter_bytes[i];
+}
+
+/* The devices table netdev <name> hooks ([guard] macvlan_parents): their
+ * macvlan/ipvlan children are guarded ("macvlan parent"). */
+static void print_parents(const struct sw_config *cfg, const struct sw_host *host)
+{
+	bool first = true;
+
+	for (size_t i = 0; host && i < host->n_links; i++) {
+		const struct sw_link *l = &host->links[i];
+
+		if (!sw_ruleset_macvlan_parent(cfg, l))
+			continue;
+		if (first)
+			printf("guarded macvlan/ipvlan children (table netdev %s):\n", cfg->table);
+		printf("  %-16s %-10s %s\n", l->name, sw_link_kind_name(l->kind), "macvlan parent");
+		first = false;
+	}
+	if (first && host && cfg->n_parents)
+		printf("guarded macvlan/ipvlan children: no device matches [guard] macvlan_parents now\n");
 }
 
 /* The same as JSON: the "guard" member of status. */
@@ -378,6 +402,24 @@ static void guard_json(struct sw_jw *w, const struct sw_config *cfg, const struc
 		}
 		sw_jw_end(w);
 	}
+	/* the devices table netdev <name> hooks */
+	if (!host) {
+		sw_jw_null(w, "macvlan_parents");
+	} else {
+		sw_jw_arr(w, "macvlan_parents");
+		for (size_t i = 0; i < host->n_links; i++) {
+			const struct sw_link *l = &host->links[i];
+
+			if (!sw_ruleset_macvlan_parent(cfg, l))
+				continue;
+			sw_jw_obj(w, NULL);
+			sw_jw_str(w, "name", l->name);
+			sw_jw_str(w, "kind", sw_link_kind_name(l->kind));
+			sw_jw_str(w, "why", "macvlan parent");
+			sw_jw_end(w);
+		}
+		sw_jw_end(w);
+	}
 	if (!host)
 		sw_jw_str(w, "error", strerror(-host_err));
 	sw_jw_end(w);
@@ -413,6 +455,7 @@ static void print_guard(const struct sw_config *cfg, const struct sw_host *host,
 		if (first && !pass)
 			printf("guarded interfaces: none now (patterns guard the names they match as they appear)\n");
 	}
+	print_parents(cfg, host);
 }
 
 /* status --json: one document through the writer. reply: the daemon's
@@ -489,7 +532,7 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 {
 	static const char *const keys[] = { "pid", "uptime", "mode", "paused", "drifts", "repairs",
 					     "repair_failures", "resyncs", "enobufs", "blocked_logged",
-					     "last_drift" };
+					     "dns_names", "dns_failures", "last_drift" };
 	char reply[SW_CONTROL_REPMAX], v[256];
 	bool json = o->json, daemon;
 	struct sw_host *host = calloc(1, sizeof(*host));
@@ -548,48 +591,9 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 	return rc;
 }
 
-static int verify_opt(struct opts *o, int c, const char *arg)
-{
-	char *end;
-	long v;
-
-	switch (c) {
-	case 'P':
-		v = strtol(arg, &end, 10);
-		if (*end || v <= 0) {
-			fprintf(stderr, "sandwall: bad --pid '%s'\n", arg);
-			return -1;
-		}
-		o->pid = (pid_t)v;
-		return 0;
-	case 'N':
-		o->netns = arg;
-		return 0;
-	case 'E':
-		if (o->n_open >= MAX_CANARIES) {
-			fprintf(stderr, "sandwall: at most %d --expect-open\n", MAX_CANARIES);
-			return -1;
-		}
-		o->expect_open[o->n_open++] = (char *)arg;
-		return 0;
-	default:
-		v = strtol(arg, &end, 10);
-		if (*end || v < 10 || v > 60000) {
-			fprintf(stderr, "sandwall: bad --timeout '%s' (10..60000 ms)\n", arg);
-			return -1;
-		}
-		o->timeout_ms = (unsigned)v;
-		return 0;
-	}
-}
-
 static int cmd_verify(const struct opts *o, const struct sw_config *cfg)
 {
-	struct sw_verify_opts vo = {
-		.pid = o->pid, .netns = o->netns, .timeout_ms = o->timeout_ms,
-		.expect_open = o->expect_open, .n_open = o->n_open, .json = o->json,
-		.no_attacks = o->no_attacks,
-	};
+	struct sw_verify_opts vo = o->verify;
 	char record[SW_PATH_MAX + 16] = "";
 	const char *slash = strrchr(cfg->journal_path, '/');
 
@@ -598,7 +602,8 @@ static int cmd_verify(const struct opts *o, const struct sw_config *cfg)
 		snprintf(record, sizeof(record), "%.*s/verify.json",
 			 (int)(slash - cfg->journal_path), cfg->journal_path);
 	vo.record = record;
-	if (o->pid && o->netns) {
+	vo.json = o->json;
+	if (vo.pid && vo.netns) {
 		fprintf(stderr, "sandwall: --pid and --netns exclude each other\n");
 		return EXIT_ERR;
 	}
@@ -613,20 +618,41 @@ static const struct option longopts[] = {
 	{ "version", no_argument, NULL, 'V' },
 	{ "control", required_argument, NULL, 'C' },
 	{ "force", no_argument, NULL, 'F' },
-	{ "pid", required_argument, NULL, 'P' },
-	{ "netns", required_argument, NULL, 'N' },
-	{ "expect-open", required_argument, NULL, 'E' },
-	{ "timeout", required_argument, NULL, 'T' },
-	{ "no-attacks", no_argument, NULL, 'A' },
-	{ NULL, 0, NULL, 0 },
 };
+
+/* longopts, then verify's options (val SW_VERIFY_OPT_BASE + index), then the end */
+static struct option all_opts[sizeof(longopts) / sizeof(*longopts) + 16 + 1];
+
+static const struct option *options(void)
+{
+	size_t n = sizeof(longopts) / sizeof(*longopts);
+
+	if (all_opts[0].name)
+		return all_opts;
+	memcpy(all_opts, longopts, sizeof(longopts));
+	for (size_t i = 0; i < sw_verify_n_optdefs && i < 16; i++)
+		all_opts[n + i] = (struct option){ sw_verify_optdefs[i].name,
+			sw_verify_optdefs[i].has_arg ? required_argument : no_argument, NULL,
+			SW_VERIFY_OPT_BASE + (int)i };
+	return all_opts;
+}
 
 /* Options before and after the command; -1 to go on, else the exit code. */
 static int parse_opts(int argc, char **argv, const char *optstring, struct opts *o)
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, optstring, options(), NULL)) != -1) {
+		char err[SW_ERRLEN];
+
+		if (c >= SW_VERIFY_OPT_BASE && (size_t)(c - SW_VERIFY_OPT_BASE) < sw_verify_n_optdefs) {
+			if (sw_verify_opt(&o->verify, (size_t)(c - SW_VERIFY_OPT_BASE), optarg, err,
+					  sizeof(err))) {
+				fprintf(stderr, "sandwall: %s\n", err);
+				return EXIT_ERR;
+			}
+			continue;
+		}
 		switch (c) {
 		case 'c': o->config = optarg; break;
 		case 'j': o->json = true; break;
@@ -635,27 +661,97 @@ static int parse_opts(int argc, char **argv, const char *optstring, struct opts 
 		case 'V': printf("sandwall " SW_VERSION "\n"); return 0;
 		case 'C': o->control = optarg; break;
 		case 'F': o->force = true; break;
-		case 'A': o->no_attacks = true; break;
-		case 'P': case 'N': case 'E': case 'T':
-			if (verify_opt(o, c, optarg))
-				return EXIT_ERR;
-			break;
 		default: usage(stderr); return EXIT_ERR;
 		}
 	}
 	return -1;
 }
 
+/* table netdev <name>, the macvlan/ipvlan parents' guard (netdev.h),
+ * after table inet <name> */
+static int netdev_apply(struct run *x)
+{
+	char err[SW_ERRLEN];
+	struct sw_diff d;
+	bool repaired = false;
+	size_t n = 0;
+	int rc = sw_netdev_reconcile(x->nl, x->cfg, x->host, x->want, x->o->force, &d, &repaired,
+				     &n, err, sizeof(err));
+
+	sw_diff_free(&d);
+	if (rc) {
+		table_err(x->cfg, rc, err, "");
+		return EXIT_ERR;
+	}
+	if (x->cfg->n_parents)
+		printf("%s table netdev %s: %zu macvlan/ipvlan parent(s) guarded\n",
+		       repaired ? "applied" : "in place:", x->cfg->table, n);
+	else if (repaired)
+		printf("removed table netdev %s ([guard] macvlan_parents is empty)\n", x->cfg->table);
+	return 0;
+}
+
+/* Without sandwalld, apply resolves the allowlists' hostnames once
+ * (waiting SW_APPLY_DNS_MS at most) so that they work at once; their
+ * elements then time out with their clamped TTL, as nobody refreshes them
+ * (docs/config.md: run sandwalld for hostnames). */
+#define SW_APPLY_DNS_MS 3000
+
 static int run_apply(struct run *x)
 {
+	struct sw_resolver r;
+	int rc;
+
 	if (daemon_running(x->o) || owned(x->nl, x->want->table))
 		return via_daemon(x->o, "reload", x->want->table);
-	return cmd_apply(x->nl, x->cfg, x->want, x->o->force);
+	if ((rc = sw_resolver_init(&r, x->cfg, x->host, NULL))) {
+		sw_err("cannot set up the resolver: %s", strerror(-rc));
+		return EXIT_ERR;
+	}
+	if (r.n_names) {
+		int got = sw_resolver_once(&r, SW_APPLY_DNS_MS);
+
+		if (got < (int)r.n_names)
+			sw_warn("%d of %zu allowlist hostnames resolved; the others allow nothing "
+				"until sandwalld resolves them", got < 0 ? 0 : got, r.n_names);
+		sw_resolver_fill(&r, x->want, sw_resolver_now_ms());
+	}
+	rc = cmd_apply(x->nl, x->cfg, x->want, x->o->force);
+	if (!rc && r.n_names) {
+		const char *t = x->want->table;
+
+		/* the table was already in place: its host sets get them now */
+		if (sw_resolver_push(&r, x->nl, &t, 1, sw_resolver_now_ms()))
+			rc = EXIT_ERR;
+	}
+	sw_resolver_free(&r);
+	return rc ? rc : netdev_apply(x);
 }
 
 static int run_check(struct run *x)
 {
-	return cmd_check(x->nl, x->cfg, x->want, x->o->json);
+	char err[SW_ERRLEN];
+	struct sw_diff d;
+	int rc = cmd_check(x->nl, x->cfg, x->want, x->o->json), rc2;
+
+	if (rc == EXIT_ERR)
+		return rc;
+	if ((rc2 = sw_netdev_check(x->nl, x->cfg, x->host, x->want, &d, err, sizeof(err)))) {
+		table_err(x->cfg, rc2, err, "");
+		return EXIT_ERR;
+	}
+	if (d.n) {
+		/* JSON keeps its one object on stdout: the netdev drift goes to stderr */
+		FILE *f = x->o->json ? stderr : stdout;
+
+		fprintf(f, "drift in table netdev %s (%zu differences):\n", x->cfg->table, d.n);
+		sw_diff_print(&d, f);
+		rc = EXIT_DRIFT;
+	} else if (x->cfg->n_parents && !x->o->json) {
+		printf("table netdev %s matches the config\n", x->cfg->table);
+	}
+	sw_diff_free(&d);
+	return rc;
 }
 
 static int run_export(struct run *x)
@@ -698,7 +794,8 @@ static int run_receipt(struct run *x)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .config = SW_DEFAULT_CONFIG, .control = SW_CONTROL_PATH, .timeout_ms = 1000 };
+	struct opts o = { .config = SW_DEFAULT_CONFIG, .control = SW_CONTROL_PATH,
+			  .verify = { .timeout_ms = 1000 } };
 	static struct sw_config cfg;
 	static struct sw_host host;
 	struct sw_model want;

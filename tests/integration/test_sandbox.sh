@@ -255,3 +255,252 @@ PYEOF
 		{ bad "no attempted section in the text receipt"; show "$SW_OUT" 30; }
 	return 0
 }
+
+# ---- hostname allowlists: sandwalld resolves, the sets follow the TTLs ----
+# tests/integration/dns.py answers in the host namespace on 127.0.0.1:53
+# from a JSON zone file the test rewrites while it runs. The names resolve
+# to the lib.sh "internet" (203.0.113.10, 198.51.100.10, 2001:db8::10) or
+# to places the global blocks close (169.254.169.254, 10.0.0.1).
+
+register_test sandbox_07_hostnames "allow by hostname next to CIDRs: the listed name reachable, unlisted blocked and logged, check in sync"
+register_test sandbox_08_dns_change "a changed DNS answer is followed within the TTL bounds: the new address opens, the old closes at expiry"
+register_test sandbox_09_dns_fail "a failing resolver keeps the last good addresses until they expire, logged once"
+register_test sandbox_10_dns_blocked "a hostname resolving to metadata, a gateway or the host stays blocked"
+register_test sandbox_11_dns_repair "a deleted table comes back with the resolved addresses in the same repair"
+
+# _dns_zone JSON: the answers dns.py gives from now on
+_dns_zone() {
+	printf '%s\n' "$1" >"$SWT_TMP/zone.json.tmp" && mv "$SWT_TMP/zone.json.tmp" "$SWT_TMP/zone.json"
+}
+
+# _dns_up: dns.py on 127.0.0.1:53 in the host namespace (killed after the test)
+_dns_up() {
+	local pid i
+	[ -s "$SWT_TMP/zone.json" ] || _dns_zone '{}'
+	: >"$SWT_TMP/dns.log"
+	ip netns exec "$H" "$PY" "$SWT_DIR/dns.py" 127.0.0.1 "$SWT_TMP/zone.json" "$SWT_TMP/dns.log" \
+		>>"$SWT_TMP/dns.err" 2>&1 &
+	pid=$!
+	SWT_TEST_PIDS+=("$pid")
+	for i in $(seq 1 50); do
+		nsx "$H" ss -Hlun 'sport = :53' 2>/dev/null | grep -q 127.0.0.1 && return 0
+		sleep 0.1
+	done
+	bad "dns.py did not come up"; show "$SWT_TMP/dns.err"
+	return 1
+}
+
+# _dns_conf NAME SANDBOX-TEXT [daemon.key=value ...]: resolver 127.0.0.1
+_dns_conf() {
+	local name=$1 text=$2 f; shift 2
+	f=$(mkconf "$name" daemon.resolvers=127.0.0.1 "$@")
+	printf '%s\n' "$text" >>"$f"
+	echo "$f"
+}
+
+# _dns_daemon CONF TAG: sandwalld in the host namespace, log in $SWT_TMP/TAG-d.log
+_dns_daemon() {
+	local i
+	# not through nsx: $! must be the daemon itself
+	ip netns exec "$H" "$SWT_ROOT/build/sandwalld" -c "$1" -f --control "$SWT_TMP/$2.ctl" \
+		>"$SWT_TMP/$2-d.log" 2>&1 &
+	SWT_TEST_PIDS+=("$!")
+	for i in $(seq 1 50); do grep -q 'event=start' "$SWT_TMP/$2-d.log" && return 0; sleep 0.1; done
+	bad "sandwalld did not start"; show "$SWT_TMP/$2-d.log"
+	return 1
+}
+
+# _host_elems SBX FAMILY: the elements of sbx_SBX_hosts4/6, one per line
+_host_elems() {
+	hnft list set inet sandwall "sbx_$1_hosts$2" 2>/dev/null |
+		tr -d '\n\t' | sed -n 's/.*elements = {\([^}]*\)}.*/\1/p' | tr ',' '\n' | sed 's/^ *//'
+}
+
+# _wait_until SECONDS CMD...: poll CMD every 0.1 s; 0 when it succeeded
+_wait_until() {
+	local t=$1 i; shift
+	for i in $(seq 1 $((t * 10))); do "$@" && return 0; sleep 0.1; done
+	return 1
+}
+_reachable() { tcp_probe "$1" "$2" >/dev/null 2>&1; }
+_unreachable() { ! tcp_probe "$1" "$2" >/dev/null 2>&1; }
+
+sandbox_07_hostnames() {
+	need_sandwall || return $?
+	local conf line
+	# without the table both addresses answer
+	reach "$C1" http://203.0.113.10/
+	reach "$C1" http://198.51.100.10/
+	reach "$C1" "http://[2001:db8::10]/"
+	_dns_zone '{"pypi.test": {"A": [["203.0.113.10", 300]], "AAAA": [["2001:db8::10", 300]]},
+	            "files.pypi.test": {"CNAME": ["cdn.test", 300]},
+	            "cdn.test": {"A": [["203.0.113.10", 120]]}}'
+	_dns_up || return 1
+	conf=$(_dns_conf hosts "[sandbox agents]
+interfaces = docker0
+egress = allowlist
+allow = pypi.test tcp/80, files.pypi.test tcp/8080, 198.51.100.10 tcp/53")
+	# apply without a daemon resolves once, at once
+	apply_ok "$conf" || return 1
+	_host_elems agents 4 | grep -q '^203.0.113.10 . tcp . 80 timeout' &&
+		ok "apply put 203.0.113.10 . tcp . 80 into sbx_agents_hosts4 with a timeout" ||
+		{ bad "sbx_agents_hosts4 lacks 203.0.113.10 . tcp . 80"; hnft list set inet sandwall sbx_agents_hosts4 | show -; }
+	_host_elems agents 4 | tee "$SWT_TMP/h7" | grep -q "^203.0.113.10 . tcp . 8080" &&
+		ok "the CNAME chain files.pypi.test -> cdn.test was followed" ||
+		{ bad "no element for files.pypi.test (CNAME)"; show "$SWT_TMP/h7"; show "$SW_ERR"; show "$SWT_TMP/dns.log"; }
+	reach "$C1" http://203.0.113.10/
+	reach "$C1" "http://[2001:db8::10]/"
+	blocked "$C1" http://198.51.100.10/         # not listed (only tcp/53 is)
+	reach "$C1" http://198.51.100.10:53/        # the CIDR entry next to the names
+	expect_sw 0 "check ignores the resolved elements (dynamic)" -c "$conf" check
+	_dns_daemon "$conf" hosts || return 1
+	tcp_probe "$C1" http://198.51.100.10/ >/dev/null
+	line=""
+	for i in $(seq 1 30); do
+		line=$(grep -m1 'event=blocked category=egress sandbox=agents.*dst=198.51.100.10' "$SWT_TMP/hosts-d.log") && break
+		sleep 0.1
+	done
+	[ -n "$line" ] && ok "daemon: ${line#sandwalld: }" ||
+		{ bad "no event=blocked line for the unlisted 198.51.100.10"; show "$SWT_TMP/hosts-d.log"; }
+	# the daemon asked the resolver itself (A and AAAA)
+	_wait_until 3 grep -q 'pypi.test AAAA' "$SWT_TMP/dns.log" &&
+		ok "sandwalld queried pypi.test (A and AAAA)" || { bad "no AAAA query in dns.log"; show "$SWT_TMP/dns.log"; }
+	reach "$C1" http://203.0.113.10/
+	expect_sw 0 "check with the daemon's elements" -c "$conf" check
+	return 0
+}
+
+sandbox_08_dns_change() {
+	need_sandwall || return $?
+	local conf t0 t1 dt
+	# without the table both addresses answer
+	reach "$C1" http://203.0.113.10/
+	reach "$C1" http://198.51.100.10/
+	_dns_zone '{"pypi.test": {"A": [["203.0.113.10", 2]]}}'
+	_dns_up || return 1
+	conf=$(_dns_conf change "[sandbox agents]
+interfaces = docker0
+egress = allowlist
+allow = pypi.test tcp/80" daemon.dns_min_ttl=1 daemon.dns_max_ttl=3)
+	apply_ok "$conf" || return 1
+	_dns_daemon "$conf" change || return 1
+	reach "$C1" http://203.0.113.10/
+	blocked "$C1" http://198.51.100.10/
+	# the answer changes: the new address must open within the refresh
+	# (3/4 of the 2 s TTL), the old one close when its last TTL ends
+	_dns_zone '{"pypi.test": {"A": [["198.51.100.10", 2]]}}'
+	t0=$(date +%s.%N)
+	if _wait_until 5 _reachable "$C1" http://198.51.100.10/; then
+		t1=$(date +%s.%N); dt=$(echo "$t1 - $t0" | bc)
+		ok "the new address 198.51.100.10 opened ${dt}s after the change (TTL 2 s)"
+	else
+		bad "198.51.100.10 did not open within 5 s of the change"; show "$SWT_TMP/change-d.log"
+	fi
+	if _wait_until 6 _unreachable "$C1" http://203.0.113.10/; then
+		t1=$(date +%s.%N); dt=$(echo "$t1 - $t0" | bc)
+		ok "the old address 203.0.113.10 closed ${dt}s after the change (its TTL ran out)"
+	else
+		bad "203.0.113.10 still reachable 6 s after the answer changed"
+		hnft list set inet sandwall sbx_agents_hosts4 | show -
+	fi
+	blocked "$C1" http://203.0.113.10/
+	reach "$C1" http://198.51.100.10/
+	return 0
+}
+
+sandbox_09_dns_fail() {
+	need_sandwall || return $?
+	local conf n
+	reach "$C1" http://203.0.113.10/            # without the table
+	_dns_zone '{"pypi.test": {"A": [["203.0.113.10", 8]]}}'
+	_dns_up || return 1
+	conf=$(_dns_conf fail "[sandbox agents]
+interfaces = docker0
+egress = allowlist
+allow = pypi.test tcp/80" daemon.dns_min_ttl=1 daemon.dns_max_ttl=8)
+	apply_ok "$conf" || return 1
+	_dns_daemon "$conf" fail || return 1
+	reach "$C1" http://203.0.113.10/
+	# the resolver goes silent: every round times out from now on
+	_dns_zone '{"*": {"drop": true}}'
+	_wait_until 8 grep -q 'event=dns-failed name=pypi.test' "$SWT_TMP/fail-d.log" &&
+		ok "the failure is logged: $(grep -m1 'event=dns-failed' "$SWT_TMP/fail-d.log" | sed 's/^sandwalld: //')" ||
+		{ bad "no event=dns-failed line"; show "$SWT_TMP/fail-d.log"; }
+	reach "$C1" http://203.0.113.10/            # the last good address is kept ...
+	if _wait_until 10 _unreachable "$C1" http://203.0.113.10/; then
+		ok "... until it expires (blocked after its 8 s TTL)"
+	else
+		bad "203.0.113.10 still reachable long after its TTL with a failing resolver"
+	fi
+	blocked "$C1" http://203.0.113.10/
+	grep -q 'event=dns-expired name=pypi.test' "$SWT_TMP/fail-d.log" && ok "the expiry is logged" ||
+		bad "no event=dns-expired line"
+	sleep 2                                     # more failed rounds (back-off 1, 2, 4 s)
+	n=$(grep -c 'event=dns-failed name=pypi.test' "$SWT_TMP/fail-d.log")
+	[ "$n" -eq 1 ] && ok "logged once for the streak ($(grep -c 'pypi.test A$' "$SWT_TMP/dns.log") A queries went unanswered)" ||
+		bad "event=dns-failed logged $n times for one streak"
+	# the resolver comes back: the name opens again
+	_dns_zone '{"pypi.test": {"A": [["203.0.113.10", 8]]}}'
+	_wait_until 10 _reachable "$C1" http://203.0.113.10/ && ok "resolved again: reachable" ||
+		bad "203.0.113.10 did not open again after the resolver came back"
+	grep -q 'event=dns-recovered name=pypi.test' "$SWT_TMP/fail-d.log" && ok "the recovery is logged" ||
+		bad "no event=dns-recovered line"
+	return 0
+}
+
+sandbox_10_dns_blocked() {
+	need_sandwall || return $?
+	local conf m g
+	# without the table c1 reaches each of them
+	reach "$C1" http://169.254.169.254/
+	reach "$C1" http://10.0.0.1/
+	reach "$C1" http://172.17.0.1:8080/
+	_dns_zone '{"meta.test": {"A": [["169.254.169.254", 300]]},
+	            "gw.test": {"A": [["10.0.0.1", 300]]},
+	            "self.test": {"A": [["172.17.0.1", 300]]},
+	            "pypi.test": {"A": [["203.0.113.10", 300]]}}'
+	_dns_up || return 1
+	conf=$(_dns_conf blocked "[sandbox agents]
+interfaces = docker0
+egress = allowlist
+allow = meta.test tcp/80, gw.test tcp/80, self.test tcp/8080, pypi.test tcp/80")
+	apply_ok "$conf" || return 1
+	_host_elems agents 4 | grep -q '^169.254.169.254 . tcp . 80' &&
+		ok "the policy lists 169.254.169.254 . tcp . 80 (resolved from meta.test)" ||
+		{ bad "meta.test did not resolve into the set"; return 1; }
+	blocked "$C1" http://169.254.169.254/
+	blocked "$C1" http://10.0.0.1/
+	blocked "$C1" http://172.17.0.1:8080/
+	reach "$C1" http://203.0.113.10/
+	m=$(counter_packets metadata); g=$(counter_packets gateways)
+	[ "${m:-0}" -gt 0 ] && [ "${g:-0}" -gt 0 ] &&
+		ok "the global blocks counted them (metadata $m, gateways $g)" ||
+		bad "metadata/gateways counters did not move (metadata '$m', gateways '$g')"
+	return 0
+}
+
+sandbox_11_dns_repair() {
+	need_sandwall || return $?
+	local conf
+	reach "$C1" http://198.51.100.10/           # without the table
+	_dns_zone '{"pypi.test": {"A": [["203.0.113.10", 600]]}}'
+	_dns_up || return 1
+	conf=$(_dns_conf repair "[sandbox agents]
+interfaces = docker0
+egress = allowlist
+allow = pypi.test tcp/80" daemon.owner=no)
+	apply_ok "$conf" || return 1
+	_dns_daemon "$conf" repair || return 1
+	reach "$C1" http://203.0.113.10/
+	# the resolver goes silent, so only the daemon's memory can refill the set
+	_dns_zone '{"*": {"drop": true}}'
+	hnft delete table inet sandwall
+	_wait_until 5 table_exists && ok "the daemon re-created the table" ||
+		{ bad "no table after the delete"; show "$SWT_TMP/repair-d.log"; return 1; }
+	_host_elems agents 4 | grep -q '^203.0.113.10 . tcp . 80 timeout' &&
+		ok "the re-created set holds 203.0.113.10 at once: $(_host_elems agents 4 | head -n1)" ||
+		{ bad "the re-created sbx_agents_hosts4 is empty"; hnft list set inet sandwall sbx_agents_hosts4 | show -; }
+	reach "$C1" http://203.0.113.10/
+	blocked "$C1" http://198.51.100.10/
+	return 0
+}

@@ -24,6 +24,11 @@ register_test verify_07_metrics      "metrics textfile parses; sandwall_up 1/0; 
 register_test verify_08_ll_gateway   "a link-local IPv6 default gateway does not make verify fail (or error)"
 register_test verify_09_many_runs    "verify keeps finding a free probe address run after run (70 runs)"
 register_test verify_10_attacks      "verify's attacks (priming v4/v6, ND payload, broadcast canary): blocked with the table, FAIL when its rule is removed"
+register_test verify_11_sbx_none     "a sandbox with egress none: its unlisted destination blocked and counted, canaries become must-block; FAIL without the policy and with its rule deleted"
+register_test verify_12_sbx_allow    "an allowlist sandbox: listed addresses reported open/unreachable, --expect-open of a listed one passes; FAIL when the sink is added to its set or the policy is missing"
+register_test verify_13_sbx_sources  "a sandbox chosen by source: verify probes from inside its source prefix on the bridge"
+register_test verify_14_routed_tap   "interfaces = auto: verify probes through a throwaway routed veth and tap, lists each guarded link with why; FAIL without the table and without the name pattern"
+register_test verify_15_sbx_budget   "a sandbox budget: one connection over it is counted by budget_NAME; FAIL with the budget rules deleted"
 
 V_SANDWALLD=${SANDWALLD:-$SWT_ROOT/build/sandwalld}
 V_TIMEOUT=${V_TIMEOUT:-400}  # ms a verify probe waits (blocked targets time out)
@@ -659,5 +664,256 @@ _verify_10() {
 	[ "$n" = '[["nd", "fd00:ec2::254", "uncounted"]]' ] && ok "FAIL: $n" || bad "FAIL rows with ND accepted: $n"
 	apply_ok "$V_CONF" || return 1
 	v_verify "repaired" 0
+	return 0
+}
+
+# ---------------------------------------------------------------- 11..14
+# Sandbox policies ([sandbox NAME], issue 14) and guarded kinds (issue 13).
+# verify's sink is a throwaway namespace holding one address of
+# 192.0.2.0/24 behind a routed veth of the host; nothing listens there, so a
+# connection that gets through is answered with a reset ("reached").
+
+# v_sbx_conf NAME TEXT [KEY=VALUE ...]: v_conf plus sandbox sections
+v_sbx_conf() {
+	local name=$1 text=$2 f; shift 2
+	f=$(v_conf "$name" "$@")
+	printf '%s\n' "$text" >>"$f"
+	echo "$f"
+}
+
+# v_sbx FILE NAME KEY: a key of sandbox NAME in a verify --json document
+v_sbx() { v_py "$1" "[s['$3'] for s in d['sandboxes'] if s['name'] == '$2'][0]"; }
+
+# v_rows FILE PYCOND: the (category, address:port, verdict, result) of the targets matching
+v_rows() { v_py "$1" "sorted(set((t['category'], '%s:%d' % (t['address'], t['port']), t['verdict'], t['result']) for r in d['runs'] for t in r['targets'] if $2))"; }
+
+# v_rule_handle CHAIN TAG: the handle of our rule with comment sandwall:TAG
+v_rule_handle() { hnft -a list chain inet sandwall "$1" | sed -n "s/.*comment \"sandwall:$2\" # handle \([0-9]*\).*/\1/p"; }
+
+verify_11_sbx_none() { v_run _verify_11; }
+_verify_11() {
+	local conf0 j n sink h
+	V_CONF=$(v_sbx_conf sbxnone "[sandbox agents]
+interfaces = docker0
+egress = none")
+	conf0=$(v_conf sbxnone0)
+	# 1. the table of a config without the policy: the unlisted
+	#    destination is reached from docker0 (the check can fail)
+	apply_ok "$conf0" || return 1
+	v_verify "table without the sandbox policy" 1 --json
+	j="$V_DIR/nopolicy.json"; cp "$SW_OUT" "$j"
+	n=$(v_rows "$j" "t['verdict'] == 'FAIL'")
+	sink=$(v_sbx "$j" agents unlisted)
+	[[ $sink == 192.0.2.* ]] && ok "the sink: $sink" || bad "no sink address in the sandbox record: '$sink'"
+	[ "$n" = "[[\"egress\", \"$sink:80\", \"FAIL\", \"reached\"]]" ] && ok "the only FAIL: egress $sink:80 reached" ||
+		bad "FAIL rows without the policy: $n"
+	[ "$(v_sbx "$j" agents verdict)" = "not held" ] && ok "sandbox agents: not held" || bad "sandbox agents: $(v_sbx "$j" agents verdict)"
+	v_verify "table without the sandbox policy (text)" 1
+	v_fail_lines "$SW_OUT" | grep -qxF "egress $sink:80" && ok "the text names FAIL egress $sink:80" ||
+		{ bad "no FAIL row egress $sink:80"; show "$SW_OUT" 60; }
+	grep -qE '^  agents +egress none +NOT HELD' "$SW_OUT" && ok "text: sandbox agents NOT HELD" ||
+		{ bad "no 'agents ... NOT HELD' line"; grep -A3 '^sandboxes:' "$SW_OUT" | show -; }
+
+	# 2. the right table: held, counted by egress_agents, from docker0 only
+	apply_ok "$V_CONF" || return 1
+	v_verify "egress none" 0 --json --expect-open 203.0.113.10:80
+	j="$V_DIR/held.json"; cp "$SW_OUT" "$j"
+	n=$(v_py "$j" "[(r['link'], sorted(set(t.get('sandbox', '-') for t in r['targets']))) for r in d['runs']]")
+	[ "$n" = '[["docker0", ["-", "agents"]], ["br-0a1b2c3d4e5f", ["-"]]]' ] &&
+		ok "agents rows only in the docker0 run: $n" || bad "sandbox rows per run: $n"
+	n=$(v_rows "$j" "t.get('sandbox') == 'agents'")
+	[ "$n" = "[[\"egress\", \"$sink:80\", \"blocked\", \"counted\"], [\"egress\", \"203.0.113.10:80\", \"blocked\", \"timeout\"]]" ] &&
+		ok "docker0: the canary is must-block under egress none, the sink blocked and counted: $n" || bad "agents rows: $n"
+	n=$(v_rows "$j" "t['category'] == 'expect-open'")
+	[ "$n" = '[["expect-open", "203.0.113.10:80", "open", "open"]]' ] && ok "br-0a1b2c3d4e5f: the canary open" || bad "canary rows: $n"
+	n=$(v_py "$j" "[t['counter'] for r in d['runs'] for t in r['targets'] if t.get('attack') == 'egress']")
+	[ "$n" = '["egress_agents"]' ] && ok "counted by egress_agents" || bad "egress counters: $n"
+	[ "$(v_sbx "$j" agents verdict)" = held ] && [ "$(v_sbx "$j" agents unlisted_blocked)" = 1 ] &&
+		ok "sandbox agents: held (unlisted blocked 1)" || bad "sandbox agents: $(v_py "$j" "d['sandboxes']")"
+	[ "$(v_py "$V_DIR/verify.json" "[s['verdict'] for s in d['sandboxes']]")" = '["held"]' ] &&
+		ok "verify.json records the sandbox verdict" || bad "verify.json sandboxes: $(v_py "$V_DIR/verify.json" "d.get('sandboxes')")"
+	v_verify "egress none (text)" 0
+	grep -qE '^  agents +egress none +held \(1 run' "$SW_OUT" && ok "text: $(grep -E '^  agents ' "$SW_OUT" | tr -s ' ')" ||
+		{ bad "no 'agents ... held' line"; grep -A3 '^sandboxes:' "$SW_OUT" | show -; }
+	# the receipt reads the per-sandbox verdicts back (strict reader)
+	v_sw -c "$V_CONF" receipt --json
+	n=$(v_py "$SW_OUT" "[(s['name'], s['egress'], s['verdict'], s['unlisted_blocked']) for s in d['verify']['sandboxes']]")
+	[ "$n" = '[["agents", "none", "held", 1]]' ] && ok "receipt --json: verify.sandboxes $n" || bad "receipt sandboxes: $n"
+	n=$(v_py "$SW_OUT" "[(g['name'], g['why']) for g in d['guarded']['links']]")
+	[ "$n" = '[["docker0", "pattern"], ["br-0a1b2c3d4e5f", "pattern"]]' ] && ok "receipt --json: guarded links with why $n" || bad "receipt guarded links: $n"
+	v_sw -c "$V_CONF" receipt
+	grep -qx '  sandbox         agents (egress none): held' "$SW_OUT" && ok "receipt: sandbox agents (egress none): held" ||
+		{ bad "receipt text has no sandbox line"; show "$SW_OUT" 30; }
+
+	# 3. the policy's last rule (goto block_egress_agents) deleted
+	h=$(v_rule_handle sbx_agents sbx-agents-egress)
+	[ -n "$h" ] || { bad "no rule sandwall:sbx-agents-egress"; hnft list chain inet sandwall sbx_agents | show - 20; return 1; }
+	hnft delete rule inet sandwall sbx_agents handle "$h" || { bad "could not delete the rule"; return 1; }
+	ok "deleted rule sandwall:sbx-agents-egress (handle $h)"
+	v_verify "the egress rule deleted" 1 --json
+	n=$(v_rows "$SW_OUT" "t['verdict'] == 'FAIL'")
+	[ "$n" = "[[\"egress\", \"$sink:80\", \"FAIL\", \"reached\"]]" ] && ok "FAIL: egress $sink:80 reached" || bad "FAIL rows: $n"
+	v_sw -c "$V_CONF" receipt
+	grep -qx '  sandbox         agents (egress none): NOT HELD' "$SW_OUT" && ok "receipt: sandbox agents NOT HELD" ||
+		{ bad "receipt text: no NOT HELD sandbox line"; show "$SW_OUT" 30; }
+	apply_ok "$V_CONF" || return 1
+	v_verify "repaired" 0
+	# the sink and the throwaway links are gone
+	n=$(ip -n "$H" -o link show | grep -c 'swv' || true)
+	[ "$n" = 0 ] && ok "no swv* link left in the host namespace" || bad "$n swv* links left"
+	return 0
+}
+
+verify_12_sbx_allow() { v_run _verify_12; }
+_verify_12() {
+	local j n sink
+	V_CONF=$(v_sbx_conf sbxallow "[sandbox web]
+interfaces = br-*
+egress = allowlist
+allow = 203.0.113.10 tcp/80, 192.0.2.200 tcp/80, 169.254.169.254 tcp/80")
+	apply_ok "$V_CONF" || return 1
+	# a policy never opens a global block: the listed metadata stays a must-block target
+	v_verify "allowlist" 0 --json --expect-open 203.0.113.10:80 --expect-open 198.51.100.10:80
+	j="$V_DIR/held.json"; cp "$SW_OUT" "$j"
+	sink=$(v_sbx "$j" web unlisted)
+	n=$(v_rows "$j" "t.get('sandbox') == 'web'")
+	[ "$n" = "[[\"allowed\", \"192.0.2.200:80\", \"unreachable\", \"timeout\"], [\"egress\", \"$sink:80\", \"blocked\", \"counted\"], [\"egress\", \"198.51.100.10:80\", \"blocked\", \"timeout\"]]" ] &&
+		ok "web: unlisted blocked and counted, an unlisted canary blocked, a listed but dead address reported unreachable" || bad "web rows: $n"
+	n=$(v_py "$j" "sorted(set((r['link'], t['address'], t['verdict']) for r in d['runs'] for t in r['targets'] if t['category'] == 'expect-open'))")
+	[ "$n" = '[["br-0a1b2c3d4e5f", "203.0.113.10", "open"], ["docker0", "198.51.100.10", "open"], ["docker0", "203.0.113.10", "open"]]' ] &&
+		ok "--expect-open of the listed 203.0.113.10:80 passes from the sandbox; both from docker0" || bad "canary rows: $n"
+	n=$(v_py "$j" "sorted(set(t['verdict'] for r in d['runs'] for t in r['targets'] if t['address'] == '169.254.169.254' and t['port'] == 80 and 'attack' not in t))")
+	[ "$n" = '["blocked"]' ] && ok "169.254.169.254:80 listed by the policy, still blocked" || bad "listed metadata: $n"
+	[ "$(v_py "$j" "[(s['verdict'], s['allowed_unreachable']) for s in d['sandboxes']]")" = '[["held", 1]]' ] &&
+		ok "sandbox web: held, 1 listed address unreachable (a report, not a failure)" || bad "sandboxes: $(v_py "$j" "d['sandboxes']")"
+	# a listed address that answers is reported open
+	v_sbx_conf sbxallow2 "[sandbox web]
+interfaces = br-*
+egress = allowlist
+allow = 198.51.100.10 tcp/80" >/dev/null
+	V_CONF="$SWT_TMP/v-sbxallow2.conf"
+	apply_ok "$V_CONF" || return 1
+	v_verify "allowlist, a live listed address" 0 --json
+	n=$(v_rows "$SW_OUT" "t['category'] == 'allowed'")
+	[ "$n" = '[["allowed", "198.51.100.10:80", "open", "open"]]' ] && ok "198.51.100.10:80 listed and reported open" || bad "allowed rows: $n"
+	[ "$(v_sbx "$SW_OUT" web allowed_open)" = 1 ] && ok "allowed_open 1" || bad "allowed_open $(v_sbx "$SW_OUT" web allowed_open)"
+	# the sink added to the policy's set: it gets through, verify names it
+	hnft add element inet sandwall sbx_web_allow4 "{ $sink . tcp . 80 }" || { bad "could not add $sink to sbx_web_allow4"; return 1; }
+	ok "tamper: $sink . tcp . 80 added to sbx_web_allow4"
+	v_verify "the sink allowed by tampering" 1 --json
+	n=$(v_rows "$SW_OUT" "t['verdict'] == 'FAIL'")
+	[ "$n" = "[[\"egress\", \"$sink:80\", \"FAIL\", \"reached\"]]" ] && ok "FAIL: egress $sink:80 reached" || bad "FAIL rows: $n"
+	[ "$(v_sbx "$SW_OUT" web verdict)" = "not held" ] && ok "sandbox web: not held" || bad "sandbox web: $(v_sbx "$SW_OUT" web verdict)"
+	# a table from a config without the policy
+	apply_ok "$(v_conf sbxallow0)" || return 1
+	v_verify "table without the allowlist policy" 1 --json
+	n=$(v_rows "$SW_OUT" "t['verdict'] == 'FAIL'")
+	[ "$n" = "[[\"egress\", \"$sink:80\", \"FAIL\", \"reached\"]]" ] && ok "FAIL: egress $sink:80 reached" || bad "FAIL rows: $n"
+	return 0
+}
+
+verify_13_sbx_sources() { v_run _verify_13; }
+_verify_13() {
+	local j n
+	V_CONF=$(v_sbx_conf sbxsrc "[sandbox one]
+sources = 172.17.3.0/24
+egress = none")
+	apply_ok "$V_CONF" || return 1
+	v_verify "a sandbox by source" 0 --json
+	j="$V_DIR/held.json"; cp "$SW_OUT" "$j"
+	n=$(v_py "$j" "[(r['link'], r['from'].split(' as ')[1].split('/')[0].startswith('172.17.3.'), r['passed']) for r in d['runs'] if any(t.get('sandbox') == 'one' for t in r['targets'])]")
+	[ "$n" = '[["docker0", true, true]]' ] && ok "one extra docker0 run from inside 172.17.3.0/24" || bad "runs of sandbox one: $n"
+	[ "$(v_sbx "$j" one verdict)" = held ] && ok "sandbox one: held" || bad "sandbox one: $(v_py "$j" "d['sandboxes']")"
+	apply_ok "$(v_conf sbxsrc0)" || return 1
+	v_verify "table without the source policy" 1 --json
+	[ "$(v_sbx "$SW_OUT" one verdict)" = "not held" ] && ok "sandbox one: not held without its policy" || bad "sandbox one: $(v_sbx "$SW_OUT" one verdict)"
+	return 0
+}
+
+# a Calico-style routed veth (rveth0, 172.29.0.5/32) and a micro-VM tap
+# (mvm3, 172.30.0.1/30): both guarded by auto
+verify_14_routed_tap() { v_run _verify_14; }
+_verify_14() {
+	local j n ns=${SWT_PREFIX}v14 h
+	ip netns add "$ns" && V_UNDO+=("ip netns del '$ns'") &&
+	ip -n "$H" link add rveth0 type veth peer name eth0 netns "$ns" && V_UNDO+=("ip -n '$H' link del rveth0") &&
+	ip -n "$H" link set rveth0 up && ip -n "$ns" link set eth0 up && ip -n "$ns" addr add 172.29.0.5/32 dev eth0 &&
+	ip -n "$H" route add 172.29.0.5/32 dev rveth0 &&
+	ip -n "$H" tuntap add dev mvm3 mode tap && V_UNDO+=("ip -n '$H' link del mvm3") &&
+	ip -n "$H" addr add 172.30.0.1/30 dev mvm3 && ip -n "$H" link set mvm3 up ||
+		{ bad "could not build rveth0 / mvm3"; return 1; }
+	V_CONF=$(v_conf auto guard.interfaces=auto)
+	# without the table: every throwaway run reaches what it must not
+	v_verify "no table" 1 --json
+	j="$V_DIR/none.json"; cp "$SW_OUT" "$j"
+	n=$(v_py "$j" "sorted((r['kind'], r['passed']) for r in d['runs'])")
+	[ "$n" = '[["bridge", false], ["bridge", false], ["routed veth", false], ["tap", false]]' ] &&
+		ok "runs without the table: $n" || bad "runs without the table: $n"
+	n=$(v_py "$j" "sorted(set(t['category'] for r in d['runs'] if r['kind'] in ('routed veth', 'tap') for t in r['targets'] if t['verdict'] == 'FAIL'))")
+	[[ $n == *'"metadata"'* && $n == *'"gateways"'* && $n == *'"host"'* ]] &&
+		ok "through the throwaway routed veth and tap: metadata, gateways, host reached without the table" ||
+		bad "FAIL categories of the routed/tap runs: $n"
+	apply_ok "$V_CONF" || return 1
+	v_verify "interfaces = auto" 0 --json
+	j="$V_DIR/held.json"; cp "$SW_OUT" "$j"
+	n=$(v_py "$j" "sorted((r['kind'], r['why'], r['passed']) for r in d['runs'])")
+	[ "$n" = '[["bridge", "bridge", true], ["bridge", "bridge", true], ["routed veth", "routed veth", true], ["tap", "tap", true]]' ] &&
+		ok "runs: $n" || bad "runs: $n"
+	n=$(v_py "$j" "sorted((g['name'], g['kind'], g['why'], g['run'] is not None) for g in d['guarded'])")
+	[ "$n" = '[["br-0a1b2c3d4e5f", "bridge", "bridge", true], ["docker0", "bridge", "bridge", true], ["mvm3", "tap", "tap", true], ["rveth0", "veth", "routed veth", true]]' ] &&
+		ok "guarded links with why, each probed: $n" || bad "guarded: $n"
+	n=$(v_py "$j" "[r['from'] for r in d['runs'] if r['kind'] != 'bridge']")
+	info "routed runs: $n"
+	[[ $n == *'172.29.0.'* && $n == *'172.30.0.'* ]] && ok "the throwaway probes sit next to rveth0's and mvm3's addresses" || bad "probe addresses: $n"
+	n=$(v_py "$j" "sorted(set(t['verdict'] for r in d['runs'] if r['kind'] != 'bridge' for t in r['targets'] if t['category'] == 'spoofed'))")
+	[ "$n" = '["blocked"]' ] && ok "priming through the routed veth and the tap: blocked (counted)" || bad "spoofed verdicts of routed runs: $n"
+	v_verify "interfaces = auto (text)" 0
+	grep -qE '^  rveth0 +veth +routed veth +probed \(run [0-9]+\)' "$SW_OUT" && grep -qE '^  mvm3 +tap +tap +probed' "$SW_OUT" &&
+		ok "text lists rveth0 (routed veth) and mvm3 (tap) as probed" || { bad "guarded links text"; grep -A6 '^guarded links:' "$SW_OUT" | show -; }
+	# the routed runs fail when the kernel stops guarding their names
+	h=$(v_py "$j" "[r['link'] for r in d['runs'] if r['kind'] == 'routed veth'][0]")
+	# (the set rewritten without the pattern that names verify's routed veth)
+	[[ $h == cali* ]] || { bad "the throwaway routed veth is not named cali*: $h"; return 1; }
+	hnft flush set inet sandwall guard_ifaces &&
+	hnft add element inet sandwall guard_ifaces '{ "docker0", "br-*", "rveth0", "mvm3", "tap*" }' ||
+		{ bad "could not rewrite guard_ifaces"; hnft list set inet sandwall guard_ifaces | show - 10; return 1; }
+	ok "tamper: guard_ifaces without cali*"
+	v_verify "the routed veth's name pattern gone" 1 --json
+	n=$(v_py "$SW_OUT" "sorted((r['kind'], r['passed']) for r in d['runs'])")
+	[ "$n" = '[["bridge", true], ["bridge", true], ["routed veth", false], ["tap", true]]' ] && ok "only the routed veth run fails: $n" || bad "runs: $n"
+	apply_ok "$V_CONF" || return 1
+	n=$(ip -n "$H" -o link show | grep -c 'swv' || true)
+	[ "$n" = 0 ] && ok "no throwaway link left" || bad "$n throwaway links left"
+	return 0
+}
+
+verify_15_sbx_budget() { v_run _verify_15; }
+_verify_15() {
+	local j n h v6
+	V_CONF=$(v_sbx_conf sbxbudget "[sandbox agents]
+interfaces = docker0
+egress = none
+budget = 3/minute")
+	apply_ok "$V_CONF" || return 1
+	v_verify "budget 3/minute" 0 --json
+	j="$V_DIR/held.json"; cp "$SW_OUT" "$j"
+	n=$(v_py "$j" "[(t['category'], t['verdict'], t['result'], t['counter'], t['counted'] >= 1) for r in d['runs'] for t in r['targets'] if t.get('attack') == 'budget']")
+	[ "$n" = '[["budget", "blocked", "counted", "budget_agents", true]]' ] && ok "4 connections at once: counted by budget_agents" || bad "budget rows: $n"
+	n=$(v_py "$j" "[(s['verdict'], s['budget_counted'], s['budget_failed']) for s in d['sandboxes']]")
+	[ "$n" = '[["held", 1, 0]]' ] && ok "sandbox agents: held, budget counted" || bad "sandboxes: $n"
+	v_verify "budget (text)" 0
+	grep -qE '^  agents .*budget 3: one over it counted 1, FAIL 0' "$SW_OUT" && ok "text: $(grep -E '^  agents ' "$SW_OUT" | tr -s ' ')" ||
+		{ bad "no budget in the sandbox line"; grep -A2 '^sandboxes:' "$SW_OUT" | show -; }
+	# the budget rules deleted: nothing counts the connection over it
+	for v6 in 4 6; do
+		h=$(v_rule_handle sbx_agents "sbx-agents-budget$v6")
+		[ -n "$h" ] || { bad "no rule sandwall:sbx-agents-budget$v6"; hnft list chain inet sandwall sbx_agents | show - 20; return 1; }
+		hnft delete rule inet sandwall sbx_agents handle "$h" || { bad "could not delete the budget rule"; return 1; }
+	done
+	ok "deleted rules sandwall:sbx-agents-budget4/6"
+	v_verify "budget rules deleted" 1 --json
+	n=$(v_rows "$SW_OUT" "t['verdict'] == 'FAIL'")
+	[ "$n" = '[["budget", "192.0.2.77:80", "FAIL", "uncounted"]]' ] && ok "FAIL: budget 192.0.2.77:80 uncounted" || bad "FAIL rows: $n"
+	[ "$(v_sbx "$SW_OUT" agents verdict)" = "not held" ] && ok "sandbox agents: not held" || bad "sandbox agents: $(v_sbx "$SW_OUT" agents verdict)"
 	return 0
 }

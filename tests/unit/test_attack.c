@@ -291,12 +291,22 @@ static void test_frame_bad(void **state)
 
 static struct sw_verify V;
 
+/* The category of a name ("metadata", "expect-open", ...). */
+static enum sw_vcat vcat(const char *name)
+{
+	for (int c = 0; c < SW_VCAT_COUNT; c++)
+		if (!strcmp(sw_vcat_name((enum sw_vcat)c), name))
+			return (enum sw_vcat)c;
+	fail_msg("no category %s", name);
+	return SW_VCAT_COUNT;
+}
+
 static void target(const char *cat, const char *addr, uint16_t port, bool must_block)
 {
 	struct sw_verify_target *t = &V.t[V.n++];
 
 	memset(t, 0, sizeof(*t));
-	snprintf(t->category, sizeof(t->category), "%s", cat);
+	t->cat = vcat(cat);
 	t->must_block = must_block;
 	t->probe.addr = P(addr);
 	t->probe.port = port;
@@ -334,9 +344,9 @@ static void assert_attacks(size_t from, const struct want *w, size_t n)
 		const struct sw_verify_target *t = &V.t[from + i];
 
 		sw_prefix_format(&t->probe.addr, a, sizeof(a));
-		print_message("  [%zu] %s %s %s %s:%u %s\n", i, t->category, sw_attack_kind_name(t->atk.kind),
+		print_message("  [%zu] %s %s %s %s:%u %s\n", i, sw_vcat_name(t->cat), sw_attack_kind_name(t->atk.kind),
 			      t->atk.bcast_mac ? "bcast" : "-", a, t->probe.port, t->atk.counter);
-		assert_string_equal(t->category, w[i].cat);
+		assert_string_equal(sw_vcat_name(t->cat), w[i].cat);
 		assert_int_equal(t->atk.kind, w[i].kind);
 		assert_int_equal(t->atk.bcast_mac, w[i].bcast_mac);
 		assert_string_equal(a, w[i].addr);
@@ -434,8 +444,7 @@ static void one_attack(enum sw_attack_kind k, enum sw_attack_result r)
 	V.t[0].probe.result = SW_PROBE_TIMEOUT;
 	V.t[1] = V.t[0];
 	V.n = 2;
-	snprintf(V.t[1].category, sizeof(V.t[1].category), "%s",
-		 k == SW_ATK_BCAST || k == SW_ATK_CANARY ? "broadcast" : "spoofed");
+	V.t[1].cat = vcat(k == SW_ATK_BCAST || k == SW_ATK_CANARY ? "broadcast" : "spoofed");
 	V.t[1].must_block = k != SW_ATK_CANARY;
 	V.t[1].probe.result = SW_PROBE_PENDING;      /* never TCP-probed */
 	V.t[1].atk.kind = k;
@@ -479,7 +488,7 @@ static void test_attack_truth_table(void **state)
 		sw_verify_print(&V, 0, f, false);
 		fclose(f);
 		/* the attack's row: category, target, verdict, result */
-		snprintf(line, sizeof(line), "\n%-12s %-40s %-8s %-10s ", V.t[1].category,
+		snprintf(line, sizeof(line), "\n%-12s %-40s %-8s %-10s ", sw_vcat_name(V.t[1].cat),
 			 "169.254.169.254:80", rows[i].verdict, sw_attack_result_name(rows[i].r));
 		if (!strstr(buf, line))
 			fail_msg("no row '%s' in:\n%s", line + 1, buf);

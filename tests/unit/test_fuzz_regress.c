@@ -30,6 +30,9 @@
 #define LLVMFuzzerTestOneInput fuzz_control_one
 #include "../fuzz/fuzz_control.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_dns_one
+#include "../fuzz/fuzz_dns.c"
+#undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_endpoints_one
 #include "../fuzz/fuzz_endpoints.c"
 #undef LLVMFuzzerTestOneInput
@@ -54,6 +57,7 @@ static const struct {
 	{ "fuzz_addr", fuzz_addr_one },
 	{ "fuzz_config", fuzz_config_one },
 	{ "fuzz_control", fuzz_control_one },
+	{ "fuzz_dns", fuzz_dns_one },
 	{ "fuzz_endpoints", fuzz_endpoints_one },
 	{ "fuzz_nflog", fuzz_nflog_one },
 	{ "fuzz_nft", fuzz_nft_one },

@@ -23,8 +23,8 @@ static const char *const golden_sets[] = {
 };
 
 static const char *const golden_guard_tags[] = {
-	"sandwall:spoofed", "sandwall:replies", "sandwall:nd",
-	"sandwall:unblocked4", "sandwall:unblocked6",
+	"sandwall:spoofed", "sandwall:unblocked4", "sandwall:unblocked6",
+	"sandwall:replies", "sandwall:nd",
 	"sandwall:allow4", "sandwall:allow6", "sandwall:host_ports",
 	"sandwall:metadata4", "sandwall:metadata6",
 	"sandwall:link_local4", "sandwall:link_local6",
@@ -571,6 +571,20 @@ static void test_guard_order(void **state)
 	/* every rule carries its object for the encoder */
 	for (size_t i = 0; i < m.n_rules; i++)
 		assert_non_null(m.rules[i].nl);
+	sw_model_free(&m);
+
+	/* with a sandbox, the fast path comes after its dispatch (a policy
+	 * judges allowed destinations too), and replies and ND before it */
+	tk_build("[sandbox agents]\ninterfaces = br-agents*\negress = none\n", &m);
+	n = chain_rules(&m, "guard", tags, 64);
+	assert_true(n >= 7);
+	assert_string_equal(tags[0], "sandwall:spoofed");
+	assert_string_equal(tags[1], "sandwall:replies");
+	assert_string_equal(tags[2], "sandwall:nd");
+	assert_string_equal(tags[3], "sandwall:sbx-agents-ifaces");
+	assert_string_equal(tags[4], "sandwall:unblocked4");
+	assert_string_equal(tags[5], "sandwall:unblocked6");
+	assert_string_equal(tags[6], "sandwall:allow4");
 	sw_model_free(&m);
 }
 

@@ -27,6 +27,16 @@ struct want {
 
 static struct sw_verify V;
 
+/* The category of a name ("metadata", "expect-open", ...). */
+static enum sw_vcat vcat(const char *name)
+{
+	for (int c = 0; c < SW_VCAT_COUNT; c++)
+		if (!strcmp(sw_vcat_name((enum sw_vcat)c), name))
+			return (enum sw_vcat)c;
+	fail_msg("no category %s", name);
+	return SW_VCAT_COUNT;
+}
+
 static void load_conf(const char *text, struct sw_config *cfg)
 {
 	char err[SW_ERRLEN] = "";
@@ -41,7 +51,7 @@ static void dump(const struct sw_verify *v)
 
 	for (size_t i = 0; i < v->n; i++) {
 		sw_prefix_format(&v->t[i].probe.addr, a, sizeof(a));
-		print_message("  [%zu] %-12s %s port %u %s\n", i, v->t[i].category, a,
+		print_message("  [%zu] %-12s %s port %u %s\n", i, sw_vcat_name(v->t[i].cat), a,
 			      v->t[i].probe.port, v->t[i].must_block ? "must-block" : "must-open");
 	}
 }
@@ -76,7 +86,7 @@ static void assert_plan(const struct sw_verify *v, const struct want *w, size_t 
 	bool okay = v->n == n;
 
 	for (size_t i = 0; okay && i < n; i++)
-		okay = !strcmp(v->t[i].category, w[i].category) && same_addr(&v->t[i].probe.addr, w[i].addr) &&
+		okay = !strcmp(sw_vcat_name(v->t[i].cat), w[i].category) && same_addr(&v->t[i].probe.addr, w[i].addr) &&
 		       v->t[i].probe.port == w[i].port && v->t[i].must_block == w[i].must_block &&
 		       v->t[i].probe.result == SW_PROBE_PENDING;
 	if (!okay) {
@@ -106,7 +116,7 @@ static void assert_absent(const struct sw_verify *v, const char *addr, uint16_t 
 	if (i >= 0) {
 		dump(v);
 		fail_msg("%s port %u is in the plan (category %s) but must not be", addr, port,
-			 v->t[i].category);
+			 sw_vcat_name(v->t[i].cat));
 	}
 }
 
@@ -118,10 +128,10 @@ static void assert_present(const struct sw_verify *v, const char *cat, const cha
 		dump(v);
 		fail_msg("%s port %u (%s) is missing from the plan", addr, port, cat);
 	}
-	if (strcmp(v->t[i].category, cat)) {
+	if (strcmp(sw_vcat_name(v->t[i].cat), cat)) {
 		dump(v);
 		fail_msg("%s port %u is planned under '%s', expected '%s'", addr, port,
-			 v->t[i].category, cat);
+			 sw_vcat_name(v->t[i].cat), cat);
 	}
 }
 
@@ -398,7 +408,7 @@ static void test_plan_lan_target_is_not_the_host_itself(void **state)
 	if (i >= 0) {
 		dump(&V);
 		fail_msg("the host's own address 10.0.0.1 is planned as a '%s' target on port 80",
-			 V.t[i].category);
+			 sw_vcat_name(V.t[i].cat));
 	}
 }
 
@@ -451,7 +461,7 @@ static void test_expect_open_parsed_and_last(void **state)
 		for (size_t i = 0; i < 4; i++) {
 			const struct sw_verify_target *t = &V.t[n + i];
 
-			assert_string_equal(t->category, "expect-open");
+			assert_string_equal(sw_vcat_name(t->cat), "expect-open");
 			assert_false(t->must_block);
 			assert_true(same_addr(&t->probe.addr, a[i]));
 			assert_int_equal(t->probe.port, p[i]);
@@ -523,7 +533,7 @@ static struct sw_verify one(bool must_block, enum sw_probe_result r)
 
 	memset(&v, 0, sizeof(v));
 	v.n = 1;
-	snprintf(v.t[0].category, sizeof(v.t[0].category), "%s", must_block ? "metadata" : "expect-open");
+	v.t[0].cat = vcat(must_block ? "metadata" : "expect-open");
 	v.t[0].must_block = must_block;
 	sw_prefix_parse("169.254.169.254", &v.t[0].probe.addr, NULL);
 	v.t[0].probe.port = 80;
@@ -612,6 +622,185 @@ static void test_print_names_failures(void **state)
 	free(buf);
 }
 
+/* ---- sandboxes ------------------------------------------------------------ */
+
+static const char sbx_conf[] =
+	"[guard]\ninterfaces = docker0 br-*\n"
+	"[sandbox agents]\ninterfaces = docker0\negress = none\n"
+	"[sandbox web]\ninterfaces = br-*\negress = allowlist\n"
+	"allow = 203.0.113.10 tcp/80, 169.254.169.254 tcp/80, 10.1.0.0/16 tcp/443, 198.18.0.9 tcp/8443\n"
+	"budget = 5/minute\n"
+	"[sandbox src]\nsources = 172.30.0.0/24\negress = none\ndns = none\n"
+	"[sandbox free]\ninterfaces = docker0\n";
+
+/* The rows one run gets: canaries the policy does not let through become
+ * must-block egress rows, the sink is an egress attack counted by the
+ * policy (and its budget), single TCP allow entries no global target
+ * holds are reported; bits name the policies that apply. */
+static void test_sandbox_rows(void **state)
+{
+	static struct sw_host h;
+	static struct sw_config cfg;
+	char *open[] = { (char *)"203.0.113.10:80", (char *)"198.51.100.10:tcp/80" };
+	struct sw_prefix sink, self;
+	char err[SW_ERRLEN] = "";
+	size_t n0;
+
+	(void)state;
+	tk_host(&h);
+	load_conf(sbx_conf, &cfg);
+	sw_prefix_parse("192.0.2.77", &sink, NULL);
+	/* docker0: agents (egress none); "free" is egress open: no bit */
+	assert_int_equal(sw_verify_plan(&cfg, &h, NULL, 0, open, 2, &V, err, sizeof(err)), 0);
+	n0 = V.n;
+	sw_prefix_parse("172.17.255.253", &self, NULL);
+	self.len = 16;           /* as the host holds it: address and prefix length */
+	assert_int_equal(sw_verify_add_sandboxes(&cfg, &h, &V, "docker0", &self, NULL, &sink, 80), 0);
+	assert_int_equal(V.sandboxes, 1u << 0);
+	assert_int_equal(V.n, n0 + 1);
+	for (size_t i = n0 - 2; i < n0; i++) {
+		assert_string_equal(sw_vcat_name(V.t[i].cat), "egress");
+		assert_true(V.t[i].must_block);
+		assert_int_equal(V.t[i].sandbox, 1);
+		assert_string_equal(V.t[i].sandbox_name, "agents");
+	}
+	assert_int_equal(V.t[n0].atk.kind, SW_ATK_EGRESS);
+	assert_string_equal(V.t[n0].atk.counter, "egress_agents");
+	assert_string_equal(V.t[n0].atk.counter2, "");
+	assert_true(sw_prefix_equal(&V.t[n0].atk.target, &sink));
+
+	/* br-x: web (allowlist, budget): 203.0.113.10:80 stays a canary, the
+	 * other becomes egress; 198.18.0.9:8443 is reported; the metadata
+	 * entry stays a must-block target; a /16 is not probed */
+	assert_int_equal(sw_verify_plan(&cfg, &h, NULL, 0, open, 2, &V, err, sizeof(err)), 0);
+	n0 = V.n;
+	sw_prefix_parse("172.18.255.253", &self, NULL);
+	self.len = 16;           /* as the host holds it: address and prefix length */
+	assert_int_equal(sw_verify_add_sandboxes(&cfg, &h, &V, "br-x", &self, NULL, &sink, 80), 0);
+	assert_int_equal(V.sandboxes, 1u << 1);
+	assert_string_equal(sw_vcat_name(V.t[n0 - 2].cat), "expect-open");
+	assert_false(V.t[n0 - 2].must_block);
+	assert_string_equal(sw_vcat_name(V.t[n0 - 1].cat), "egress");
+	assert_int_equal(V.n, n0 + 3);
+	assert_string_equal(V.t[n0].atk.counter, "egress_web");
+	assert_string_equal(V.t[n0].atk.counter2, "budget_web");
+	/* the budget (5/minute): 6 connections at once, counted by budget_web */
+	assert_int_equal(V.t[n0 + 1].atk.kind, SW_ATK_BUDGET);
+	assert_string_equal(sw_vcat_name(V.t[n0 + 1].cat), "budget");
+	assert_int_equal(V.t[n0 + 1].atk.tries, 6);
+	assert_string_equal(V.t[n0 + 1].atk.counter, "budget_web");
+	assert_true(V.t[n0 + 1].must_block);
+	assert_string_equal(sw_vcat_name(V.t[n0 + 2].cat), "allowed");
+	assert_int_equal(V.t[n0 + 2].probe.port, 8443);
+	assert_false(V.t[n0 + 2].must_block);
+	/* an allowed row is a report: unreachable passes, open passes */
+	V.t[n0 + 2].probe.result = SW_PROBE_TIMEOUT;
+	assert_string_equal(sw_verify_verdict(&V.t[n0 + 2]), "unreachable");
+	V.t[n0 + 2].probe.result = SW_PROBE_OPEN;
+	assert_string_equal(sw_verify_verdict(&V.t[n0 + 2]), "open");
+
+	/* by source: the probe's address, not its subnet, must be inside */
+	assert_int_equal(sw_verify_plan(&cfg, &h, NULL, 0, NULL, 0, &V, err, sizeof(err)), 0);
+	sw_prefix_parse("172.30.0.9", &self, NULL);
+	self.len = 16;           /* as the host holds it: address and prefix length */
+	assert_int_equal(sw_verify_add_sandboxes(&cfg, &h, &V, "cali123", &self, NULL, &sink, 80), 0);
+	assert_int_equal(V.sandboxes, 1u << 2);
+	assert_int_equal(sw_verify_plan(&cfg, &h, NULL, 0, NULL, 0, &V, err, sizeof(err)), 0);
+	sw_prefix_parse("172.30.1.9", &self, NULL);
+	self.len = 16;           /* as the host holds it: address and prefix length */
+	assert_int_equal(sw_verify_add_sandboxes(&cfg, &h, &V, "cali123", &self, NULL, &sink, 80), 0);
+	assert_int_equal(V.sandboxes, 0);
+	/* no sink: no egress attack, the rest as before */
+	assert_int_equal(sw_verify_plan(&cfg, &h, NULL, 0, NULL, 0, &V, err, sizeof(err)), 0);
+	n0 = V.n;
+	sw_prefix_parse("172.17.255.253", &self, NULL);
+	self.len = 16;           /* as the host holds it: address and prefix length */
+	assert_int_equal(sw_verify_add_sandboxes(&cfg, &h, &V, "docker0", &self, NULL, NULL, 0), 0);
+	assert_int_equal(V.n, n0);
+	assert_int_equal(V.sandboxes, 1u << 0);
+}
+
+/* What a policy lets through: DNS to the resolvers (dns = auto), its TCP
+ * allow entries; open lets everything through. */
+static void test_sandbox_allows(void **state)
+{
+	static struct sw_host h;
+	static struct sw_config cfg;
+	struct sw_prefix a;
+
+	(void)state;
+	tk_host(&h);
+	sw_prefix_parse("10.0.0.53", &h.resolvers[0], NULL);
+	h.n_resolvers = 1;
+	load_conf(sbx_conf, &cfg);
+	sw_prefix_parse("10.0.0.53", &a, NULL);
+	assert_true(sw_verify_sandbox_allows(&cfg.sandboxes[0], &h, &a, 53));     /* agents: dns auto */
+	assert_false(sw_verify_sandbox_allows(&cfg.sandboxes[0], &h, &a, 80));
+	assert_false(sw_verify_sandbox_allows(&cfg.sandboxes[2], &h, &a, 53));    /* src: dns none */
+	sw_prefix_parse("10.1.2.3", &a, NULL);
+	assert_true(sw_verify_sandbox_allows(&cfg.sandboxes[1], &h, &a, 443));
+	assert_false(sw_verify_sandbox_allows(&cfg.sandboxes[1], &h, &a, 80));
+	assert_false(sw_verify_sandbox_allows(&cfg.sandboxes[0], &h, &a, 443));   /* none */
+	assert_true(sw_verify_sandbox_allows(&cfg.sandboxes[3], &h, &a, 1));      /* open */
+}
+
+/* --expect-open ADDRESS:tcp/PORT is ADDRESS:PORT; udp cannot be proven open. */
+static void test_expect_open_tcp_form(void **state)
+{
+	static struct sw_host h;
+	static struct sw_config cfg;
+	char *open[] = { (char *)"203.0.113.10:tcp/443", (char *)"[2001:db8::10]:tcp/80" };
+	char err[SW_ERRLEN] = "";
+
+	(void)state;
+	tk_host(&h);
+	load_conf("", &cfg);
+	assert_int_equal(sw_verify_plan(&cfg, &h, NULL, 0, open, 2, &V, err, sizeof(err)), 0);
+	assert_int_equal(V.t[V.n - 2].probe.port, 443);
+	assert_int_equal(V.t[V.n - 1].probe.port, 80);
+	assert_int_equal(V.t[V.n - 1].probe.addr.family, AF_INET6);
+	expect_bad("203.0.113.10:udp/53", "use an address and a port");
+	expect_bad("203.0.113.10:tcp/", "use an address and a port");
+}
+
+/* The options table: each option one entry, checked values. */
+static void test_options_table(void **state)
+{
+	struct sw_verify_opts o = { .timeout_ms = 1000 };
+	char err[SW_ERRLEN];
+	size_t idx[5];
+	static const char *const names[] = { "pid", "netns", "expect-open", "timeout", "no-attacks" };
+
+	(void)state;
+	assert_int_equal(sw_verify_n_optdefs, 5);
+	for (size_t n = 0; n < 5; n++) {
+		idx[n] = sw_verify_n_optdefs;
+		for (size_t i = 0; i < sw_verify_n_optdefs; i++)
+			if (!strcmp(sw_verify_optdefs[i].name, names[n]))
+				idx[n] = i;
+		assert_true(idx[n] < sw_verify_n_optdefs);
+	}
+	assert_int_equal(sw_verify_opt(&o, idx[0], "123", err, sizeof(err)), 0);
+	assert_int_equal(o.pid, 123);
+	assert_int_equal(sw_verify_opt(&o, idx[0], "12x", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "bad --pid '12x'");
+	assert_int_equal(sw_verify_opt(&o, idx[0], "0", err, sizeof(err)), -EINVAL);
+	assert_int_equal(sw_verify_opt(&o, idx[1], "/run/netns/x", err, sizeof(err)), 0);
+	assert_string_equal(o.netns, "/run/netns/x");
+	assert_int_equal(sw_verify_opt(&o, idx[3], "9", err, sizeof(err)), -EINVAL);
+	assert_int_equal(sw_verify_opt(&o, idx[3], "60001", err, sizeof(err)), -EINVAL);
+	assert_int_equal(sw_verify_opt(&o, idx[3], "250", err, sizeof(err)), 0);
+	assert_int_equal(o.timeout_ms, 250);
+	assert_false(o.no_attacks);
+	assert_int_equal(sw_verify_opt(&o, idx[4], NULL, err, sizeof(err)), 0);
+	assert_true(o.no_attacks);
+	for (size_t i = 0; i < SW_VERIFY_MAX_OPEN; i++)
+		assert_int_equal(sw_verify_opt(&o, idx[2], "203.0.113.10:80", err, sizeof(err)), 0);
+	assert_int_equal(sw_verify_opt(&o, idx[2], "203.0.113.10:80", err, sizeof(err)), -EINVAL);
+	assert_int_equal(o.n_open, SW_VERIFY_MAX_OPEN);
+	assert_int_equal(sw_verify_opt(&o, sw_verify_n_optdefs, "x", err, sizeof(err)), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -631,6 +820,10 @@ int main(void)
 		cmocka_unit_test(test_passed_truth_table),
 		cmocka_unit_test(test_passed_all_or_nothing),
 		cmocka_unit_test(test_print_names_failures),
+		cmocka_unit_test(test_sandbox_rows),
+		cmocka_unit_test(test_sandbox_allows),
+		cmocka_unit_test(test_expect_open_tcp_form),
+		cmocka_unit_test(test_options_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

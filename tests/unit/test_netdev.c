@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* table netdev NAME: [guard] macvlan_parents, the parents' model built from
+ * the inet one, and the compare of a chain's hook device. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include "fake_kernel.h"
+#include <linux/netfilter.h>
+#include <libnftnl/rule.h>
+#include "diff.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static struct sw_config cfg;
+static struct sw_host host;
+static char err[SW_ERRLEN];
+
+static const unsigned char mac_eth0[6] = { 0x02, 0, 0, 0, 0, 0x02 };
+
+static void conf(const char *text)
+{
+	if (sw_config_parse_string(text, "t.conf", &cfg, err, sizeof(err)))
+		fail_msg("config: %s", err);
+}
+
+static void host_with_macs(void)
+{
+	tk_host(&host);
+	memcpy(host.links[1].mac, mac_eth0, 6);        /* eth0 */
+	host.links[1].has_mac = true;
+	host.links[2].mac[5] = 3;                       /* docker0 */
+	host.links[2].has_mac = true;
+}
+
+static void test_config_key(void **state)
+{
+	(void)state;
+	assert_int_equal(sw_config_parse_string("[guard]\nmacvlan_parents = eth1\nmacvlan_parents = eth2\n",
+						"t.conf", &cfg, err, sizeof(err)), -EINVAL);
+	conf("[guard]\nmacvlan_parents = eth1 ens* eth1\n");
+	assert_int_equal(cfg.n_parents, 2);
+	conf("");
+	assert_int_equal(cfg.n_parents, 0);
+	assert_int_equal(sw_config_parse_string("[guard]\nmacvlan_parents = l*\n", "t.conf", &cfg,
+						err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "matches the loopback interface lo"));
+	assert_int_equal(sw_config_parse_string("[guard]\nmacvlan_parents = e*h\n", "t.conf", &cfg,
+						err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "'*' only at the end"));
+}
+
+static void test_build(void **state)
+{
+	static struct sw_model inet, nd;
+	const struct sw_chain *c;
+	const struct sw_set *s, *si;
+
+	(void)state;
+	host_with_macs();
+	conf("[guard]\ninterfaces = auto\nmacvlan_parents = eth* lo0\n");
+	assert_int_equal(sw_ruleset_build(&cfg, &host, &inet, err, sizeof(err)), 0);
+	assert_int_equal(sw_ruleset_build_netdev(&cfg, &host, &inet, &nd, err, sizeof(err)), 0);
+	assert_int_equal(sw_model_family(&nd), NFPROTO_NETDEV);
+	assert_int_equal(sw_model_family(&inet), NFPROTO_INET);
+	assert_string_equal(nd.table, "sandwall");
+	assert_true(sw_ruleset_macvlan_parent(&cfg, &host.links[1]));
+	assert_false(sw_ruleset_macvlan_parent(&cfg, &host.links[0]));
+	assert_int_equal(sw_ruleset_n_parents(&cfg, &host), 1);
+	/* one egress and one ingress chain on eth0, with the device */
+	assert_non_null(c = sw_model_find_chain(&nd, "egress_eth0"));
+	assert_true(c->base);
+	assert_int_equal(c->hook, 1 /* NF_NETDEV_EGRESS */);
+	assert_string_equal(c->dev, "eth0");
+	assert_non_null(c = sw_model_find_chain(&nd, "ingress_eth0"));
+	assert_int_equal(c->hook, NF_NETDEV_INGRESS);
+	assert_string_equal(c->dev, "eth0");
+	assert_non_null(c = sw_model_find_chain(&nd, "parent_guard"));
+	assert_false(c->base);
+	assert_non_null(sw_model_find_chain(&nd, "block_metadata"));
+	/* 2 base chains + parent_guard + one block chain per category */
+	assert_int_equal(nd.n_chains, 3 + SW_CAT_COUNT);
+	/* the parent's MAC, and the category sets copied from table inet */
+	assert_non_null(s = sw_model_find_set(&nd, "parent_macs"));
+	assert_int_equal(s->n_elems, 1);
+	assert_memory_equal(s->elems[0].key, mac_eth0, 6);
+	assert_string_equal(s->text[0], "02:00:00:00:00:02");
+	for (size_t i = 0; i < inet.n_sets; i++) {
+		si = &inet.sets[i];
+		if (!(s = sw_model_find_set(&nd, si->name)))
+			continue;
+		assert_int_equal(s->n_elems, si->n_elems);
+		assert_int_equal(s->key_len, si->key_len);
+		if (s->n_elems)
+			assert_memory_equal(s->elems[0].key, si->elems[0].key, si->key_len);
+	}
+	assert_non_null(sw_model_find_set(&nd, "metadata4"));
+	assert_non_null(sw_model_find_set(&nd, "lan6"));
+	/* every rule is tagged and carries the netdev family */
+	for (size_t i = 0; i < nd.n_rules; i++) {
+		assert_int_equal(strncmp(nd.rules[i].tag, SW_TAG_PREFIX, strlen(SW_TAG_PREFIX)), 0);
+		assert_int_equal(nftnl_rule_get_u32(nd.rules[i].nl, NFTNL_RULE_FAMILY), NFPROTO_NETDEV);
+	}
+	sw_model_free(&nd);
+	/* no matching link: the table, no base chain */
+	conf("[guard]\nmacvlan_parents = ens9\n");
+	assert_int_equal(sw_ruleset_build_netdev(&cfg, &host, &inet, &nd, err, sizeof(err)), 0);
+	assert_int_equal(nd.n_chains, 1 + SW_CAT_COUNT);
+	assert_int_equal(sw_model_find_set(&nd, "parent_macs")->n_elems, 0);
+	sw_model_free(&nd);
+	/* a link without an Ethernet address is no parent */
+	host.links[1].has_mac = false;
+	conf("[guard]\nmacvlan_parents = eth0\n");
+	assert_false(sw_ruleset_macvlan_parent(&cfg, &host.links[1]));
+	sw_model_free(&inet);
+}
+
+static bool has_tag(const struct sw_model *m, const char *tag)
+{
+	for (size_t i = 0; i < m->n_rules; i++)
+		if (!strcmp(m->rules[i].tag, tag))
+			return true;
+	return false;
+}
+
+/* table inet's input chain drops foreign sources on lo (an ipvlan l3
+ * child's way to the host's address on its parent), only with parents */
+static void test_lo_foreign(void **state)
+{
+	static struct sw_model m;
+
+	(void)state;
+	host_with_macs();
+	conf("[guard]\nmacvlan_parents = eth0\n");
+	assert_int_equal(sw_ruleset_build(&cfg, &host, &m, err, sizeof(err)), 0);
+	assert_true(has_tag(&m, "sandwall:input-lo-foreign"));
+	sw_model_free(&m);
+	conf("");
+	assert_int_equal(sw_ruleset_build(&cfg, &host, &m, err, sizeof(err)), 0);
+	assert_false(has_tag(&m, "sandwall:input-lo-foreign"));
+	sw_model_free(&m);
+	conf("[guard]\nmacvlan_parents = eth0\n[block]\nhost = no\n");
+	assert_int_equal(sw_ruleset_build(&cfg, &host, &m, err, sizeof(err)), 0);
+	assert_false(has_tag(&m, "sandwall:input-lo-foreign"));
+	sw_model_free(&m);
+}
+
+static void test_too_many(void **state)
+{
+	static struct sw_model inet, nd;
+	char name[16];
+
+	(void)state;
+	host_with_macs();
+	for (int i = 0; i < 12; i++) {
+		snprintf(name, sizeof(name), "mv%d", i);
+		tk_link(&host, 100 + i, name, false);
+		host.links[host.n_links - 1].has_mac = true;
+	}
+	conf("[guard]\nmacvlan_parents = mv*\n");
+	assert_int_equal(sw_ruleset_build(&cfg, &host, &inet, err, sizeof(err)), 0);
+	assert_int_equal(sw_ruleset_build_netdev(&cfg, &host, &inet, &nd, err, sizeof(err)), -ENOSPC);
+	assert_non_null(strstr(err, "names 12 devices"));
+	host.n_links--;
+	assert_int_equal(sw_ruleset_build_netdev(&cfg, &host, &inet, &nd, err, sizeof(err)), 0);
+	assert_int_equal(nd.n_chains, 1 + SW_CAT_COUNT + 22);
+	sw_model_free(&nd);
+	sw_model_free(&inet);
+}
+
+/* a base chain on another device is drift */
+static void test_diff_dev(void **state)
+{
+	static struct sw_model a, b;
+	struct sw_diff d;
+
+	(void)state;
+	host_with_macs();
+	conf("[guard]\nmacvlan_parents = eth0\n");
+	assert_int_equal(sw_ruleset_build(&cfg, &host, &a, err, sizeof(err)), 0);
+	assert_int_equal(sw_ruleset_build_netdev(&cfg, &host, &a, &b, err, sizeof(err)), 0);
+	sw_model_free(&a);
+	assert_int_equal(sw_ruleset_build(&cfg, &host, &a, err, sizeof(err)), 0);
+	{
+		static struct sw_model c;
+
+		assert_int_equal(sw_ruleset_build_netdev(&cfg, &host, &a, &c, err, sizeof(err)), 0);
+		assert_int_equal(sw_diff(&b, &c, &d), 0);
+		assert_int_equal(d.n, 0);
+		sw_diff_free(&d);
+		snprintf(sw_model_find_chain(&c, "egress_eth0")->dev, 16, "eth1");
+		assert_int_equal(sw_diff(&b, &c, &d), 0);
+		assert_int_equal(d.n, 1);
+		assert_int_equal(d.items[0].kind, SW_DIFF_CHANGED);
+		sw_diff_free(&d);
+		sw_model_free(&c);
+	}
+	sw_model_free(&a);
+	sw_model_free(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_config_key),
+		cmocka_unit_test(test_build),
+		cmocka_unit_test(test_lo_foreign),
+		cmocka_unit_test(test_too_many),
+		cmocka_unit_test(test_diff_dev),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
