@@ -404,6 +404,14 @@ static void host_delta_update(struct sw_daemon *d)
 		return;
 	}
 	m.table_flags = d->own_flags;
+	/* the hostnames' addresses, as build_want puts them in: without them
+	 * the deltas would take them out of the kernel */
+	if (sw_resolver_fill(&d->resolver, &m, sw_resolver_now_ms())) {
+		sw_model_free(&m);
+		d->retry = true;
+		arm_resync(d);
+		return;
+	}
 	t2 = now_us();
 	if (d->synced_gen && !d->retry && !d->paused && !d->twin)
 		rc = sw_update_sets(&d->nl, &m, &d->want, &d->synced_gen, &diff, err, sizeof(err));
