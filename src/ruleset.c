@@ -293,7 +293,8 @@ static int gate_note(struct work *w, int list, const struct sw_prefix *p, size_t
 		w->pre[list] = v;
 		w->cap_pre[list] = cap;
 	}
-	memcpy(w->pre[list] + w->n_pre[list], p, n * sizeof(*p));
+	if (n)          /* nothing noted yet: pre may still be NULL */
+		memcpy(w->pre[list] + w->n_pre[list], p, n * sizeof(*p));
 	w->n_pre[list] += n;
 	return 0;
 }
