@@ -49,6 +49,12 @@ const char *sw_diff_kind_name(enum sw_diff_kind k)
 	return k == SW_DIFF_MISSING ? "missing" : k == SW_DIFF_EXTRA ? "extra" : "changed";
 }
 
+/* "inet", or "netdev" for the parents' table */
+static const char *fam_word(const struct sw_model *m)
+{
+	return sw_model_family(m) == 5 /* NFPROTO_NETDEV */ ? "netdev" : "inet";
+}
+
 static int diff_chains(const struct sw_model *w, const struct sw_model *h, struct sw_diff *d)
 {
 	int err = 0;
@@ -232,15 +238,15 @@ int sw_diff(const struct sw_model *w, const struct sw_model *h, struct sw_diff *
 
 	memset(d, 0, sizeof(*d));
 	if (!h->has_table)
-		return add(d, SW_DIFF_MISSING, "table", "table inet %s", w->table);
+		return add(d, SW_DIFF_MISSING, "table", "table %s %s", fam_word(w), w->table);
 	/* the marker cannot be added to a live table: repaired by replacing
 	 * it (reconcile.c, which refuses a table that is not ours at all) */
 	if (h->table_unmarked && !w->table_unmarked)
-		if ((err = add(d, SW_DIFF_CHANGED, "table", "table inet %s (no comment \"%s\": not marked as sandwall's)",
-			       w->table, SW_TABLE_MARKER)))
+		if ((err = add(d, SW_DIFF_CHANGED, "table", "table %s %s (no comment \"%s\": not marked as sandwall's)",
+			       fam_word(w), w->table, SW_TABLE_MARKER)))
 			return err;
 	if ((w->table_flags & NFT_TABLE_F_DORMANT) != (h->table_flags & NFT_TABLE_F_DORMANT))
-		if ((err = add(d, SW_DIFF_CHANGED, "table", "table inet %s (dormant flag)", w->table)))
+		if ((err = add(d, SW_DIFF_CHANGED, "table", "table %s %s (dormant flag)", fam_word(w), w->table)))
 			return err;
 	if ((err = diff_chains(w, h, d)) || (err = diff_counters(w, h, d)) ||
 	    (err = diff_sets(w, h, d)) || (err = diff_rules(w, h, d)))

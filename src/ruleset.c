@@ -284,6 +284,8 @@ static int addr_sets(struct sw_model *m, struct work *w, const char *base,
  * own: lan, private) or 2 (own itself). */
 static int gate_note(struct work *w, int list, const struct sw_prefix *p, size_t n)
 {
+	if (!n)
+		return 0;
 	if (w->n_pre[list] + n > w->cap_pre[list]) {
 		size_t cap = w->cap_pre[list] * 2 + n + 64;
 		struct sw_prefix *v = reallocarray(w->pre[list], cap, sizeof(*v));
@@ -293,7 +295,7 @@ static int gate_note(struct work *w, int list, const struct sw_prefix *p, size_t
 		w->pre[list] = v;
 		w->cap_pre[list] = cap;
 	}
-	if (n)          /* nothing noted yet: pre may still be NULL */
+	if (n)          /* w->pre[list] may still be NULL: memcpy(NULL, ..., 0) is UB */
 		memcpy(w->pre[list] + w->n_pre[list], p, n * sizeof(*p));
 	w->n_pre[list] += n;
 	return 0;
