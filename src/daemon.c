@@ -163,6 +163,12 @@ static int reconcile(struct sw_daemon *d, enum sw_cause cause, const char *chang
 	any = repaired;
 	/* where host updates start from without a dump (sw_update_sets) */
 	d->synced_gen = rc ? 0 : hint.synced_genid;
+	/* overtaken: our repair held and was changed again by a later commit,
+	 * whose own event starts the next round; no failed repair */
+	if (rc == -EAGAIN) {
+		sw_debug("repair overtaken: %s", err);
+		rc = 0;
+	}
 	/* the parents' table after table inet: its repair comes first */
 	netdev_sync(d);
 	if (!rc && !any) {
