@@ -29,6 +29,12 @@
 #define SW_METRICS_DIRS     { "/var/lib/prometheus/node-exporter/", "/var/lib/node_exporter/", \
 			      "/var/lib/node-exporter/" }
 #define SW_TMP_STATE_PREFIX "/tmp/sandwall-"
+/* [guard] users and cgroups: the output path (cgwatch.h, docs/ruleset.md) */
+#define SW_MAX_GUARD_USERS  64
+#define SW_USER_NAMELEN     33      /* a login name, as getpwnam knows it */
+#define SW_MAX_CG_PATTERNS  32
+#define SW_CG_PATTERN_MAX   128     /* "system.slice/docker-*.scope" */
+#define SW_CG_MAX_LEVEL     8       /* components of a pattern: one set per level */
 
 enum sw_category {
 	SW_CAT_SPOOFED,         /* forged source addresses: always on, no config key */
@@ -158,6 +164,17 @@ struct sw_config {
 	bool auto_detect;                        /* "auto" in interfaces (the default) */
 	bool all_bridges;
 	unsigned interfaces_line, all_bridges_line;  /* 0: not in the file */
+	/* [guard] users = NAME|UID ...: their sockets' traffic (rootless
+	 * runtimes: slirp4netns, pasta) meets the blocks on the output path */
+	struct sw_guard_user {
+		uint32_t uid;
+		char name[SW_USER_NAMELEN];          /* as written; "" for a number */
+	} users[SW_MAX_GUARD_USERS];
+	size_t n_users;
+	/* [guard] cgroups = PATTERN ...: cgroup v2 paths relative to the root,
+	 * a shell pattern per component (host-network containers) */
+	char cgroups[SW_MAX_CG_PATTERNS][SW_CG_PATTERN_MAX];
+	size_t n_cgroups;
 	/* macvlan_parents = eth1 ens*: devices whose macvlan/ipvlan children
 	 * are guarded by netdev-family hooks on the device (ruleset.h) */
 	char parents[SW_MAX_PARENTS][SW_IFNAMSIZ];

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <time.h>
 #include "alert.h"
+#include "cgwatch.h"
 #include "attempts.h"
 #include "config.h"
 #include "events.h"
@@ -42,6 +43,7 @@ struct sw_daemon {
 	time_t attempts_written;
 	uint64_t blocked_seen;
 	struct sw_journal journal;      /* drift events for `sandwall receipt` */
+	struct sw_cgwatch cgw;          /* [guard] cgroups: the cgroup tree (inotify) */
 	struct sw_resolver resolver;    /* the allowlists' hostnames (resolver.h) */
 	int dnsfd;                      /* timerfd: the resolver's next deadline */
 	struct sw_host host_prev;       /* scratch: the host before an update */

@@ -5,6 +5,7 @@
  * v4/v6 addresses, default routes) and the resolver configuration. */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "addr.h"
 
 #define SW_MAX_LINKS      16384   /* every container veth is a link: far above 10,000 */
@@ -13,6 +14,8 @@
 #define SW_MAX_RESOLVERS  16
 #define SW_MAX_UPLINKS    32      /* interfaces of default routes */
 #define SW_MAX_ROUTES     16384   /* directly connected routes (a routed container's /32) */
+#define SW_MAX_CGROUPS    2048    /* cgroups [guard] cgroups matches (cgwatch.h) */
+#define SW_CG_PATH_MAX    256
 
 /* What IFLA_INFO_KIND says a link is (tun and tap share the kind "tun";
  * IFLA_TUN_TYPE in IFLA_INFO_DATA tells them apart). */
@@ -60,6 +63,14 @@ struct sw_route {
 	int oif;
 };
 
+/* A cgroup that a [guard] cgroups pattern matches (cgwatch.c finds them). */
+struct sw_cgroup {
+	uint64_t id;             /* the kernel's cgroup id: its directory's inode number */
+	uint8_t level;           /* components below the cgroup2 root, 1.. */
+	uint8_t pattern;         /* index into cfg->cgroups */
+	char path[SW_CG_PATH_MAX]; /* relative to the cgroup2 root ("" if too long) */
+};
+
 struct sw_host {
 	struct sw_link links[SW_MAX_LINKS];
 	size_t n_links;
@@ -78,6 +89,11 @@ struct sw_host {
 	 * a block category closes before it. */
 	struct sw_route routes[SW_MAX_ROUTES];
 	size_t n_routes;
+	/* [guard] cgroups: the matching cgroups (sw_cg_scan), sorted by level
+	 * and id; beyond SW_MAX_CGROUPS the scan fails (fail closed: nothing
+	 * is applied) */
+	struct sw_cgroup cgroups[SW_MAX_CGROUPS];
+	size_t n_cgroups;
 };
 
 /* Dump links, addresses and default routes from the current network

@@ -33,6 +33,8 @@ struct nftnl_rule;
 #define SW_TYPE_INET_PROTO    12
 #define SW_TYPE_INET_SERVICE  13
 #define SW_TYPE_IFNAME        41
+#define SW_TYPE_UID           24      /* host byte order, 4 bytes */
+#define SW_TYPE_CGROUPV2      46      /* host byte order, 8 bytes (a cgroup id) */
 #define SW_TYPE_BITS          6   /* concat type = (t1 << 6) | t2 ... */
 
 struct sw_elem {

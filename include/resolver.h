@@ -82,6 +82,7 @@ struct sw_resolver {
 	bool dirty;                     /* addresses the kernel does not hold yet */
 	size_t fresh;                   /* of which new addresses (not extended lifetimes) */
 	uint64_t rounds, failures, answers, pushes, push_failures;
+	uint64_t commits;               /* batches the kernel committed (each moves the generation) */
 	int64_t last_answer_us;         /* when the answer that made it dirty came in */
 	int64_t last_push_us;           /* answer -> elements ACKed, last time (µs) */
 };

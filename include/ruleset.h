@@ -14,6 +14,10 @@
 #define SW_CHAIN_INPUT    "input"
 #define SW_CHAIN_GUARD_INPUT "guard_input"
 #define SW_HOOK_PRIO      (-150)   /* after conntrack (-200), before DNAT (-100) */
+#define SW_CHAIN_OUTPUT   "output"        /* [guard] users / cgroups: the output hook */
+#define SW_CHAIN_GUARD_OUTPUT "guard_output"
+#define SW_SET_UIDS       "guard_uids"
+#define SW_SET_CG         "guard_cg"      /* guard_cg<level>, one per level used */
 #define SW_TAG_PREFIX     "sandwall:"
 
 /* Build the desired model. Returns 0 or -errno with err filled. */
@@ -41,6 +45,11 @@ enum sw_guard_why sw_ruleset_guard_why(const struct sw_config *cfg, const struct
 const char *sw_guard_why_name(enum sw_guard_why why);
 /* Is the link guarded (sw_ruleset_guard_why >= SW_GUARD_PATTERN)? */
 bool sw_ruleset_guarded(const struct sw_config *cfg, const struct sw_link *l);
+/* Bit L set for every level (component count) a [guard] cgroups pattern has. */
+unsigned sw_ruleset_cg_levels(const struct sw_config *cfg);
+/* Fill the empty set s (guard_cg<level>) with the ids of the cgroups of
+ * that level in cg[0..n), sorted. 0 or -errno. */
+int sw_ruleset_cg_fill(struct sw_set *s, const struct sw_cgroup *cg, size_t n, unsigned level);
 /* The names auto adds as patterns: docker0, br-*, cni-podman*, ... */
 /* table netdev <name>: the macvlan/ipvlan parents' table (ruleset.c, the
  * end). Its category sets are copies of inet's (the model sw_ruleset_build

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdint.h>
 #include "attack.h"
 #include "config.h"
 #include "hoststate.h"
@@ -138,6 +139,10 @@ struct sw_verify_opts {
 	bool json;
 	const char *record;         /* write the JSON result here ("" = no) */
 	bool no_attacks;            /* --no-attacks: TCP probes only */
+	bool has_uid;               /* --uid: probe as this user, from the host */
+	uint32_t uid;
+	const char *cgroup;         /* --cgroup: probe from this cgroup (below the
+				     * cgroup2 root), from the host */
 };
 
 /* verify's command-line options, one table entry each: the CLI adds them

@@ -23,6 +23,9 @@ DOCKER="busybox-static iptables"
 # other runtimes for tests/integration/test_runtimes.sh: rootful Podman with
 # its CNI bridge (Debian 12's podman 4.3 uses CNI); no service is started
 RUNTIMES="podman containernetworking-plugins lxc"
+# the output-path guard's tests: rootless networking as an unprivileged
+# uid (slirp4netns, pasta from passt; newuidmap for rootless podman)
+RUNTIMES="$RUNTIMES slirp4netns passt uidmap"
 # make check-kernels: boots Debian's cloud kernels (fetched at test time with
 # apt-get download) under TCG; the guest's userland is copied from this host
 KERNELS="qemu-system-x86 kmod busybox-static"

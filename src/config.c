@@ -20,6 +20,7 @@
 #include <syslog.h>
 #include <unistd.h>
 #include <fnmatch.h>
+#include <pwd.h>
 #include <sys/stat.h>
 
 #include "config.h"
@@ -223,6 +224,95 @@ static int set_patterns(struct ctx *c, const struct key *k, char *v)
 		if (cfg->n_patterns == SW_MAX_PATTERNS)
 			return TOO_MANY(c, k, SW_MAX_PATTERNS);
 		strcpy(cfg->patterns[cfg->n_patterns++], t);
+	}
+	return 1;
+}
+
+/* [guard] users = NAME|UID ...: a number as it is, a name looked up now
+ * (getpwnam); root is refused (the host's own traffic) */
+static int set_users(struct ctx *c, const struct key *k, char *v)
+{
+	struct sw_config *cfg = &c->cfg;
+	char *save, *t;
+
+	for (t = strtok_r(v, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+		struct sw_guard_user u = { 0 };
+		unsigned long n;
+		size_t i;
+
+		if (parse_uint(t, 0, UINT32_MAX - 1, &n) == 0) {
+			u.uid = (uint32_t)n;
+		} else {
+			struct passwd pw, *r = NULL;
+			char buf[1024];
+
+			if (strlen(t) >= SW_USER_NAMELEN || getpwnam_r(t, &pw, buf, sizeof(buf), &r) || !r)
+				return fail(c, "unknown user '%s' in [%s] %s (a name from the password "
+					    "database or a number)", t, k->section, k->name);
+			u.uid = (uint32_t)pw.pw_uid;
+			snprintf(u.name, sizeof(u.name), "%s", t);
+		}
+		if (u.uid == 0)
+			return fail(c, "user '%s' in [%s] %s is root: guarding it would cut the host "
+				    "off from its own services", t, k->section, k->name);
+		for (i = 0; i < cfg->n_users && cfg->users[i].uid != u.uid; i++)
+			;
+		if (i < cfg->n_users)
+			continue;
+		if (cfg->n_users == SW_MAX_GUARD_USERS)
+			return TOO_MANY(c, k, SW_MAX_GUARD_USERS);
+		cfg->users[cfg->n_users++] = u;
+	}
+	return 1;
+}
+
+/* A cgroup pattern: components separated by '/', each a shell pattern
+ * without '/' , never "." or "..", at most SW_CG_MAX_LEVEL of them. */
+static const char *cgroup_pattern_error(const char *s)
+{
+	size_t n = strlen(s), depth = 1;
+
+	if (n >= SW_CG_PATTERN_MAX)
+		return "longer than 127 characters";
+	if (s[0] == '/' || (n && s[n - 1] == '/') || strstr(s, "//"))
+		return "relative to the cgroup2 root, components separated by one '/'";
+	for (const char *p = s; *p; p++) {
+		if (*p == '/')
+			depth++;
+		if (!isgraph((unsigned char)*p) || *p == '\\')
+			return "no blanks, control characters or backslashes";
+	}
+	if (depth > SW_CG_MAX_LEVEL)
+		return "more than 8 components";
+	for (const char *p = s; p; p = strchr(p, '/') ? strchr(p, '/') + 1 : NULL) {
+		size_t l = strcspn(p, "/");
+
+		if ((l == 1 && p[0] == '.') || (l == 2 && p[0] == '.' && p[1] == '.'))
+			return "'.' and '..' are no cgroups";
+		if (l == 1 && p[0] == '*' && depth == 1)
+			return "'*' alone matches every top-level cgroup, the host's own included";
+	}
+	return NULL;
+}
+
+static int set_cgroups(struct ctx *c, const struct key *k, char *v)
+{
+	struct sw_config *cfg = &c->cfg;
+	const char *why;
+	char *save, *t;
+
+	for (t = strtok_r(v, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+		size_t i;
+
+		if ((why = cgroup_pattern_error(t)))
+			return fail(c, "bad cgroup pattern '%s' in [%s] %s: %s", t, k->section, k->name, why);
+		for (i = 0; i < cfg->n_cgroups && strcmp(cfg->cgroups[i], t); i++)
+			;
+		if (i < cfg->n_cgroups)
+			continue;
+		if (cfg->n_cgroups == SW_MAX_CG_PATTERNS)
+			return TOO_MANY(c, k, SW_MAX_CG_PATTERNS);
+		snprintf(cfg->cgroups[cfg->n_cgroups++], SW_CG_PATTERN_MAX, "%s", t);
 	}
 	return 1;
 }
@@ -534,6 +624,8 @@ static const struct key keys[] = {
 	{ "guard", "interfaces", set_patterns, 0, true, offsetof(struct sw_config, interfaces_line) },
 	{ "guard", "all_bridges", set_bool, offsetof(struct sw_config, all_bridges), false,
 	  offsetof(struct sw_config, all_bridges_line) },
+	{ "guard", "users", set_users, 0, true, 0 },
+	{ "guard", "cgroups", set_cgroups, 0, true, 0 },
 	{ "guard", "macvlan_parents", set_parents, 0, true, 0 },
 	{ "block", "destinations", set_dests, 0, true, 0 },
 	{ "allow", "dns", set_dns, 0, false, 0 },
@@ -567,6 +659,10 @@ static void list_reset(struct sw_config *cfg, const struct key *k)
 		cfg->n_host_ports = 0;
 	else if (k->set == set_allows)
 		cfg->n_allows = 0;
+	else if (k->set == set_users)
+		cfg->n_users = 0;
+	else if (k->set == set_cgroups)
+		cfg->n_cgroups = 0;
 	else if (k->set == set_dns_servers)
 		cfg->n_dns_servers = 0;
 }

@@ -52,6 +52,7 @@ enum slot {
 	SLOT_WATCHDOG,          /* systemd watchdog */
 	SLOT_CONTROL,           /* the CLI's control socket */
 	SLOT_NFLOG,             /* blocked attempts */
+	SLOT_CGROUP,            /* [guard] cgroups: cgroups came or went (inotify) */
 	SLOT_DNS,               /* the resolver's UDP sockets: answers */
 	SLOT_DNS_TIMER,         /* the resolver's next round, timeout or expiry */
 };
@@ -720,9 +721,16 @@ static void dns_tick(struct sw_daemon *d)
 		return;
 	sw_resolver_expire(&d->resolver, now);
 	sw_resolver_send(&d->resolver, now);
-	if (!d->paused && d->resolver.dirty)
+	if (!d->paused && d->resolver.dirty) {
+		uint64_t commits = d->resolver.commits;
+
 		sw_resolver_push(&d->resolver, &d->nl, tables,
 				 d->twin && !sw_twin_name(d->cfg.table, twin, sizeof(twin)) ? 2 : 1, now);
+		/* each of our commits moves the generation host updates start
+		 * from (a wrong guess only costs them a dump: ERESTART) */
+		for (; d->synced_gen && commits < d->resolver.commits; commits++)
+			d->synced_gen = d->synced_gen + 1 ? d->synced_gen + 1 : 1;
+	}
 	next = sw_resolver_deadline(&d->resolver);
 	if (next == INT64_MAX)
 		return;
@@ -774,6 +782,60 @@ static int dns_setup(struct sw_daemon *d, struct sw_resolver *old)
 	return 0;
 }
 
+static void handle_cgroup(struct sw_daemon *d, bool rescan);
+
+/* (Re)watch the cgroup tree for [guard] cgroups; none named: no watch.
+ * Then scan once more: what started between the last scan and the
+ * watches is found now. */
+static void cgroup_setup(struct sw_daemon *d)
+{
+	int rc;
+
+	if (d->cgw.fd >= 0) {
+		epoll_ctl(d->epfd, EPOLL_CTL_DEL, d->cgw.fd, NULL);
+		sw_cgwatch_close(&d->cgw);
+	}
+	if ((rc = sw_cgwatch_open(&d->cgw, &d->cfg))) {
+		sw_warn("cannot watch the cgroup tree (cgroups that start later are found on "
+			"the resync timer): %s", strerror(-rc));
+		return;
+	}
+	if (d->cgw.fd < 0)
+		return;
+	epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->cgw.fd,
+		  &(struct epoll_event){ .events = EPOLLIN, .data.u32 = SLOT_CGROUP });
+	handle_cgroup(d, true);
+}
+
+/* A cgroup came or went: rescan the patterns' paths and send the element
+ * deltas of the guard_cg sets (no host dump, no rebuild); on any error the
+ * full compare takes over. */
+static void handle_cgroup(struct sw_daemon *d, bool rescan)
+{
+	int64_t t0 = now_us();
+	size_t before = d->host.n_cgroups;
+	bool changed = rescan, sent;
+	int rc = rescan ? 0 : sw_cgwatch_read(&d->cgw, &d->cfg, &changed);
+
+	if (d->paused || (!rc && !changed))
+		return;
+	if (!rc)
+		rc = sw_cgwatch_update(&d->cgw, &d->cfg, &d->host, &d->want, &d->nl, &d->synced_gen,
+				       &sent);
+	if (rc) {
+		sw_warn("cgroup update: %s; comparing everything", strerror(-rc));
+		host_update(d, SW_CAUSE_RESYNC, false);
+		return;
+	}
+	if (!sent)
+		return;
+	d->updates++;
+	if (d->twin)
+		sw_owner_twin_sync(d);
+	sw_alert(&d->alert, LOG_NOTICE, "event=cgroups guarded=%zu before=%zu update_us=%lld",
+		 d->host.n_cgroups, before, (long long)(now_us() - t0));
+}
+
 static int reload(struct sw_daemon *d, char *msg, size_t len)
 {
 	struct sw_config *old = &d->cfg_prev;
@@ -819,6 +881,7 @@ static int reload(struct sw_daemon *d, char *msg, size_t len)
 	rc = reconcile(d, SW_CAUSE_RELOAD, "reload", (uint32_t)getpid(), "sandwalld", now_us(), 0);
 	sw_owner_ensure(d);
 	nflog_setup(d);
+	cgroup_setup(d);
 	sw_alert(&d->alert, LOG_NOTICE, "event=reload config=%s result=%s", d->config_path,
 		 rc ? "failed" : "ok");
 	snprintf(msg, len, "%s", rc ? "reloaded, but the repair failed" : "reloaded and in sync");
@@ -880,6 +943,8 @@ static int setup(struct sw_daemon *d)
 	uint64_t wd;
 	int rc;
 
+	d->epfd = d->sigfd = d->tfd = d->wdfd = d->ctlfd = -1;
+	d->cgw.fd = -1;
 	d->epfd = d->sigfd = d->tfd = d->wdfd = d->ctlfd = d->dnsfd = -1;
 	d->resolver.fd[0] = d->resolver.fd[1] = -1;
 	d->started = time(NULL);
@@ -932,6 +997,7 @@ static int setup(struct sw_daemon *d)
 			d->control_path, strerror(-d->ctlfd));
 	arm_resync(d);
 	nflog_setup(d);
+	cgroup_setup(d);
 	d->dnsfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (d->dnsfd < 0 || epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->dnsfd,
 				      &(struct epoll_event){ .events = EPOLLIN,
@@ -974,6 +1040,7 @@ static void teardown(struct sw_daemon *d)
 	if (d->ctlfd >= 0)
 		unlink(d->control_path);
 	sw_events_close(&d->ev);
+	sw_cgwatch_close(&d->cgw);
 	if (d->nflog.sock)
 		sw_nflog_close(&d->nflog);
 	/* closing the owner socket leaves a persist table in place */
@@ -1054,6 +1121,9 @@ int sw_daemon_run(struct sw_daemon *d)
 				break;
 			case SLOT_NFLOG:
 				handle_nflog(d);
+				break;
+			case SLOT_CGROUP:
+				handle_cgroup(d, false);
 				break;
 			case SLOT_DNS:
 				handle_dns(d);

@@ -15,6 +15,7 @@
 #include <libnftnl/set.h>
 #include <libnftnl/object.h>
 #include <libnftnl/rule.h>
+#include <libnftnl/udata.h>
 
 #include "encode.h"
 #include "nlmsg.h"
@@ -126,6 +127,20 @@ static int set_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
 		nftnl_set_set_u32(ns, NFTNL_SET_DESC_SIZE, s->size);
 	if (s->n_concat && (s->flags & NFT_SET_CONCAT))
 		nftnl_set_set_data(ns, NFTNL_SET_DESC_CONCAT, s->concat, s->n_concat);
+	if (s->key_type == SW_TYPE_UID || s->key_type == SW_TYPE_CGROUPV2) {
+		/* nft's own note that the keys are in host byte order (else
+		 * `nft list` shows them byte-swapped; the kernel ignores it) */
+		struct nftnl_udata_buf *ud = nftnl_udata_buf_alloc(16);
+
+		if (!ud || !nftnl_udata_put_u32(ud, NFTNL_UDATA_SET_KEYBYTEORDER, 1 /* host */)) {
+			nftnl_udata_buf_free(ud);
+			nftnl_set_free(ns);
+			return -ENOMEM;
+		}
+		nftnl_set_set_data(ns, NFTNL_SET_USERDATA, nftnl_udata_buf_data(ud),
+				   nftnl_udata_buf_len(ud));
+		nftnl_udata_buf_free(ud);
+	}
 	nlh = msg(b, NFT_MSG_NEWSET, NLM_F_CREATE);
 	if (nlh) {
 		nftnl_set_nlmsg_build_payload(nlh, ns);

@@ -203,6 +203,16 @@ static size_t field_format(const struct sw_set *s, const uint8_t *k, uint32_t fl
 			if (name[i] < 0x20 || name[i] > 0x7e)
 				name[i] = '?';
 		n = snprintf(buf, len, "\"%s\"", name);
+	} else if (s->key_type == SW_TYPE_UID && flen == 4) {
+		uint32_t uid;
+
+		memcpy(&uid, k, sizeof(uid));
+		n = snprintf(buf, len, "uid %u", uid);
+	} else if (s->key_type == SW_TYPE_CGROUPV2 && flen == 8) {
+		uint64_t id;
+
+		memcpy(&id, k, sizeof(id));
+		n = snprintf(buf, len, "cgroup id %llu", (unsigned long long)id);
 	} else if (flen == 4 && field == 0) {
 		n = snprintf(buf, len, "%s", inet_ntop(AF_INET, k, a, sizeof(a)));
 	} else if (flen == 16) {

@@ -182,6 +182,19 @@ static void guarded_json(struct sw_jw *w, const struct sw_receipt_in *in)
 		sw_jw_end(w);
 	}
 	sw_jw_end(w);
+	/* the output path: [guard] users, and the cgroups matched now */
+	if (cfg->n_users) {
+		sw_jw_arr(w, "users");
+		for (size_t i = 0; i < cfg->n_users; i++)
+			sw_jw_u64(w, NULL, cfg->users[i].uid);
+		sw_jw_end(w);
+	}
+	if (cfg->n_cgroups) {
+		sw_jw_arr(w, "cgroups");
+		for (size_t i = 0; i < in->host->n_cgroups; i++)
+			sw_jw_str(w, NULL, in->host->cgroups[i].path);
+		sw_jw_end(w);
+	}
 	sw_jw_end(w);
 }
 
@@ -437,7 +450,16 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 			if (why >= SW_GUARD_PATTERN)
 				printf(" %s [%s]", l->name, sw_guard_why_name(why));
 		}
-		printf(")\nblocked packets  ");
+		printf(")\n");
+		if (cfg->n_users || cfg->n_cgroups) {
+			printf("output path      ");
+			for (size_t i = 0; i < cfg->n_users; i++)
+				printf(" uid %u", cfg->users[i].uid);
+			for (size_t i = 0; i < in->host->n_cgroups; i++)
+				printf(" cgroup %s", in->host->cgroups[i].path);
+			printf("\n");
+		}
+		printf("blocked packets  ");
 		for (int c = 0; c < SW_CAT_COUNT; c++) {
 			int i = sw_model_find_counter(&have, sw_category_name(c));
 

@@ -15,6 +15,7 @@
 #include "encode.h"
 #include "holes.h"
 #include "observe.h"
+#include "cgwatch.h"
 #include "reconcile.h"
 #include "ruleset.h"
 
@@ -27,6 +28,12 @@ int sw_desired(const struct sw_config *cfg, struct sw_host *host, struct sw_mode
 	rc = sw_host_read(host);
 	if (rc) {
 		snprintf(err, errlen, "cannot read the host's links, addresses and routes: %s",
+			 strerror(-rc));
+		return rc;
+	}
+	/* [guard] cgroups: the matching cgroups' ids (cgwatch.c) */
+	if ((rc = sw_cg_scan_host(cfg, host))) {
+		snprintf(err, errlen, "cannot read the cgroup tree for [guard] cgroups: %s",
 			 strerror(-rc));
 		return rc;
 	}

@@ -570,7 +570,7 @@ void sw_resolver_recv(struct sw_resolver *r, int fd, int64_t now_ms)
  * meanwhile: ENOENT) names its element (err_index) and is left out on
  * the next try. */
 static int push_table(struct sw_nl *nl, const char *table, struct hel *v, size_t n,
-		      int64_t now_ms)
+		      int64_t now_ms, uint64_t *commits)
 {
 	int rc = -EAGAIN;
 
@@ -600,6 +600,8 @@ static int push_table(struct sw_nl *nl, const char *table, struct hel *v, size_t
 			rc = sw_batch_finish(&b, nl);
 		if (!rc && b.n_msgs)
 			rc = sw_nl_send_batch(nl, &b);
+		if (!rc && b.n_msgs)
+			(*commits)++;
 		if (rc == -ENOENT && nl->err_index >= 0 && (size_t)nl->err_index < nd) {
 			v[dels[nl->err_index]].present = false;
 			rc = -EAGAIN;
@@ -635,7 +637,7 @@ int sw_resolver_push(struct sw_resolver *r, struct sw_nl *nl, const char *const 
 
 		for (size_t i = 0; i < n; i++)
 			v[i].present = present[i];
-		e = push_table(nl, tables[t], v, n, now_ms);
+		e = push_table(nl, tables[t], v, n, now_ms, &r->commits);
 		if (e) {
 			r->push_failures++;
 			sw_warn("event=dns-push-failed table=inet/%s error=\"%s\"%s%s", tables[t],

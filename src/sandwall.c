@@ -10,6 +10,7 @@
 #include <string.h>
 #include <linux/netfilter/nf_tables.h>
 
+#include "cgwatch.h"
 #include "config.h"
 #include "control.h"
 #include "diff.h"
@@ -458,6 +459,96 @@ static void print_guard(const struct sw_config *cfg, const struct sw_host *host,
 	print_parents(cfg, host);
 }
 
+/* The output path ([guard] users and cgroups): the cgroups that match now
+ * (a scan of the cgroup tree). *cg is malloc'd (NULL: no patterns). */
+static int guard_output_scan(const struct sw_config *cfg, struct sw_cgroup **cg, size_t *n,
+			     char *root, size_t rootlen)
+{
+	int rc;
+
+	*cg = NULL;
+	*n = 0;
+	root[0] = '\0';
+	if (!cfg->n_cgroups)
+		return 0;
+	if (!(*cg = calloc(SW_MAX_CGROUPS, sizeof(**cg))))
+		return -ENOMEM;
+	if ((rc = sw_cg_root(root, rootlen)))
+		return rc;
+	return sw_cg_scan(cfg, root, *cg, SW_MAX_CGROUPS, n);
+}
+
+/* status --json: "guard_output": the users and the matching cgroups, and why */
+static void guard_output_json(struct sw_jw *w, const struct sw_config *cfg)
+{
+	struct sw_cgroup *cg;
+	char root[4096];
+	size_t n;
+	int rc;
+
+	if (!cfg->n_users && !cfg->n_cgroups)
+		return;
+	rc = guard_output_scan(cfg, &cg, &n, root, sizeof(root));
+	sw_jw_obj(w, "guard_output");
+	sw_jw_arr(w, "users");
+	for (size_t i = 0; i < cfg->n_users; i++) {
+		sw_jw_obj(w, NULL);
+		sw_jw_u64(w, "uid", cfg->users[i].uid);
+		sw_jw_str(w, "name", cfg->users[i].name);
+		sw_jw_str(w, "why", "user");
+		sw_jw_end(w);
+	}
+	sw_jw_end(w);
+	sw_jw_arr(w, "cgroups");
+	for (size_t i = 0; !rc && i < n; i++) {
+		sw_jw_obj(w, NULL);
+		sw_jw_str(w, "path", cg[i].path);
+		sw_jw_u64(w, "id", cg[i].id);
+		sw_jw_u64(w, "level", cg[i].level);
+		sw_jw_str(w, "pattern", cfg->cgroups[cg[i].pattern]);
+		sw_jw_str(w, "why", "cgroup");
+		sw_jw_end(w);
+	}
+	sw_jw_end(w);
+	if (rc)
+		sw_jw_str(w, "error", strerror(-rc));
+	sw_jw_end(w);
+	free(cg);
+}
+
+/* The same as text, after the guarded interfaces. */
+static void print_guard_output(const struct sw_config *cfg)
+{
+	struct sw_cgroup *cg;
+	char root[4096];
+	size_t n;
+	int rc;
+
+	if (!cfg->n_users && !cfg->n_cgroups)
+		return;
+	rc = guard_output_scan(cfg, &cg, &n, root, sizeof(root));
+	printf("guarded on the output path (traffic that starts on the host):\n");
+	for (size_t i = 0; i < cfg->n_users; i++) {
+		char who[64];
+
+		if (cfg->users[i].name[0])
+			snprintf(who, sizeof(who), "%s (uid %u)", cfg->users[i].name, cfg->users[i].uid);
+		else
+			snprintf(who, sizeof(who), "%u", cfg->users[i].uid);
+		printf("  %-40s user\n", who);
+	}
+	if (rc)
+		printf("  cgroups: cannot read the cgroup tree%s%s: %s\n", root[0] ? " at " : "", root,
+		       strerror(-rc));
+	for (size_t i = 0; !rc && i < n; i++)
+		printf("  %-40s cgroup (pattern %s, id %llu, level %u)\n",
+		       cg[i].path[0] ? cg[i].path : "(path too long)", cfg->cgroups[cg[i].pattern],
+		       (unsigned long long)cg[i].id, cg[i].level);
+	if (!rc && cfg->n_cgroups && !n)
+		printf("  no cgroup matches a pattern now\n");
+	free(cg);
+}
+
 /* status --json: one document through the writer. reply: the daemon's
  * answer to "status" (NULL: no daemon); keys: the fields taken from it. */
 static void status_json(const struct sw_config *cfg, const struct sw_model *have,
@@ -507,6 +598,7 @@ static void status_json(const struct sw_config *cfg, const struct sw_model *have
 	}
 	sw_jw_end(&w);
 	guard_json(&w, cfg, host, host_err);
+	guard_output_json(&w, cfg);
 	sw_jw_arr(&w, "sandboxes");
 	for (size_t b = 0; b < cfg->n_sandboxes; b++) {
 		const struct sw_sandbox *x = &cfg->sandboxes[b];
@@ -565,6 +657,7 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 		else
 			printf("daemon: not running (no answer on %s)\n", o->control);
 		print_guard(cfg, host, host_err);
+		print_guard_output(cfg);
 		printf("%-14s %-8s %12s %14s\n", "category", "enabled", "packets", "bytes");
 		for (int c = 0; c < SW_CAT_COUNT; c++) {
 			int i = sw_model_find_counter(&have, sw_category_name(c));

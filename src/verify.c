@@ -18,12 +18,14 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <grp.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <linux/if.h>
 #include <linux/if_tun.h>
 
 #include "atomicfile.h"
+#include "cgwatch.h"
 #include "diff.h"
 #include "endpoints.h"
 #include "holes.h"
@@ -1949,13 +1951,124 @@ static int throwaway_runs(struct verify_state *st, const struct run_in *in,
 	return rc;
 }
 
+/* --uid / --cgroup: the output path ([guard] users, cgroups). A child
+ * takes the identity (writes itself into the cgroup's cgroup.procs, drops
+ * to the uid and gid), probes from the host's own namespace and sends the
+ * results back through a pipe. The plan gains the host's loopback
+ * (127.0.0.1 and ::1 x every listening port not in host_ports), which the
+ * output path blocks too. */
+static int join_cgroup(const char *cg)
+{
+	char root[4096], path[8192], pid[24];
+	int fd, rc = 0;
+
+	while (*cg == '/')
+		cg++;
+	if (!*cg || strstr(cg, ".."))
+		return -EINVAL;
+	if ((rc = sw_cg_root(root, sizeof(root))))
+		return rc;
+	snprintf(path, sizeof(path), "%s/%s/cgroup.procs", root, cg);
+	snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	if (write(fd, pid, strlen(pid)) < 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+static int plan_loopback(const struct sw_config *cfg, const struct sw_host *host,
+			 const uint16_t *ports, size_t n_ports, struct sw_verify *v)
+{
+	static const char *const lo[] = { "127.0.0.1", "::1" };
+	int rc;
+
+	for (size_t i = 0; i < 2; i++) {
+		struct sw_prefix a;
+
+		sw_prefix_parse(lo[i], &a, NULL);
+		for (size_t p = 0; p < n_ports; p++)
+			if (!allowed(cfg, host, &a, ports[p], true) &&
+			    (rc = add(v, SW_VCAT_HOST, true, &a, ports[p])) == -ENOSPC)
+				return rc;
+	}
+	return 0;
+}
+
+/* Exactly len bytes, or -EIO (the child died or wrote less). */
+static int read_full(int fd, void *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t r = read(fd, (char *)buf + got, len - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -EIO;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+static int probe_as(struct sw_verify *v, const struct sw_verify_opts *o)
+{
+	static struct sw_probe p[SW_VERIFY_MAX];
+	size_t np = 0;
+	int fds[2], rc = 0, status;
+	pid_t pid;
+
+	for (size_t i = 0; i < v->n; i++)
+		if (v->t[i].atk.kind == SW_ATK_NONE)
+			p[np++] = v->t[i].probe;
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -errno;
+	if ((pid = fork()) < 0) {
+		rc = -errno;
+		close(fds[0]);
+		close(fds[1]);
+		return rc;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		if (o->cgroup)
+			rc = join_cgroup(o->cgroup);
+		if (!rc && o->has_uid && (setgroups(0, NULL) < 0 || setgid(o->uid) < 0 ||
+					  setuid(o->uid) < 0))
+			rc = -errno;
+		if (!rc)
+			rc = sw_probe_run(p, np, o->timeout_ms);
+		if (write(fds[1], &rc, sizeof(rc)) != sizeof(rc) ||
+		    (!rc && write(fds[1], p, np * sizeof(*p)) != (ssize_t)(np * sizeof(*p))))
+			_exit(2);
+		_exit(0);
+	}
+	close(fds[1]);
+	if (read_full(fds[0], &rc, sizeof(rc)))
+		rc = -EIO;
+	else if (!rc && read_full(fds[0], p, np * sizeof(*p)))
+		rc = -EIO;
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	if (rc)
+		return rc;
+	np = 0;
+	for (size_t i = 0; i < v->n; i++)
+		if (v->t[i].atk.kind == SW_ATK_NONE)
+			v->t[i].probe = p[np++];
+	return 0;
+}
+
 int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 {
 	static struct attack_ctx ac;
 	static struct sw_host host;
 	static struct sw_verify plan, run;
 	static struct verify_state st;
-	bool throwaway = !o->pid && !o->netns;
+	bool as_id = o->has_uid || o->cgroup;   /* --uid / --cgroup: from the host */
+	bool throwaway = !o->pid && !o->netns && !as_id;
 	bool attacks = !o->no_attacks && throwaway;
 	struct sink sink = { .nsfd = -1 };
 	struct link_rec *lr = NULL;
@@ -1967,6 +2080,10 @@ int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 	bool sandboxes = false, have_ac = false;
 	int homefd = -1, rc, code = 2;
 
+	if (as_id && (o->pid || o->netns)) {
+		sw_err("--uid and --cgroup probe from the host; not with --pid or --netns");
+		return 2;
+	}
 	if ((rc = sw_host_read(&host))) {
 		sw_err("cannot read the host's links, addresses and routes: %s", strerror(-rc));
 		return 2;
@@ -2017,7 +2134,26 @@ int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 		sw_verify_print_holes(cfg, &host, stdout);
 	sw_jw_arr(&st.w, "runs");
 	rc = 0;
-	if (!throwaway) {
+	if (as_id) {
+		run = plan;
+		if (o->cgroup && o->has_uid)
+			snprintf(run.from, sizeof(run.from), "uid %u in cgroup %s", o->uid, o->cgroup);
+		else if (o->cgroup)
+			snprintf(run.from, sizeof(run.from), "cgroup %s", o->cgroup);
+		else
+			snprintf(run.from, sizeof(run.from), "uid %u", o->uid);
+		rc = plan_loopback(cfg, &host, ports, n_ports, &run);
+		if (!rc)
+			rc = probe_as(&run, o);
+		if (rc)
+			sw_err("%s: cannot probe: %s", run.from, strerror(-rc));
+		else
+			run_done(&st, cfg, &run, o->json);
+		for (size_t i = 0; i < host.n_links; i++) {
+			lr[i].run = -1;
+			lr[i].why_not = "--uid/--cgroup: the output path, no throwaway probes";
+		}
+	} else if (!throwaway) {
 		char path[64];
 		const char *nspath = o->netns;
 		int fd;
@@ -2134,6 +2270,30 @@ static int opt_no_attacks(struct sw_verify_opts *o, const char *arg, char *err, 
 	return 0;
 }
 
+static int opt_uid(struct sw_verify_opts *o, const char *arg, char *err, size_t errlen)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || *end || end == arg || *arg == '-' || v == 0 || v >= UINT32_MAX) {
+		snprintf(err, errlen, "bad --uid '%s' (a number, not 0)", arg);
+		return -EINVAL;
+	}
+	o->has_uid = true;
+	o->uid = (uint32_t)v;
+	return 0;
+}
+
+static int opt_cgroup(struct sw_verify_opts *o, const char *arg, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	o->cgroup = arg;
+	return 0;
+}
+
 const struct sw_verify_optdef sw_verify_optdefs[] = {
 	{ "pid", true, "PID", "probe from that process's network namespace", opt_pid },
 	{ "netns", true, "PATH", "probe from that namespace (e.g. /run/netns/NAME)", opt_netns },
@@ -2141,6 +2301,8 @@ const struct sw_verify_optdef sw_verify_optdefs[] = {
 	{ "timeout", true, "MS", "how long a probe waits (default 1000)", opt_timeout },
 	{ "no-attacks", false, NULL, "TCP probes only (no priming, ND or broadcast attacks)",
 	  opt_no_attacks },
+	{ "uid", true, "UID", "probe from the host as that user ([guard] users)", opt_uid },
+	{ "cgroup", true, "PATH", "probe from the host in that cgroup ([guard] cgroups)", opt_cgroup },
 };
 const size_t sw_verify_n_optdefs = sizeof(sw_verify_optdefs) / sizeof(*sw_verify_optdefs);
 

@@ -385,6 +385,37 @@ static void test_lines(void **state)
 	assert_false(cfg.block[SW_CAT_LAN]);
 }
 
+static void test_guard_output(void **state)
+{
+	assert_int_equal(parse("[guard]\nusers = 42001 42001 4000000000\n"
+			       "cgroups = system.slice/docker-*.scope machine.slice/libpod-*.scope a/b/c\n"), 0);
+	assert_int_equal(cfg.n_users, 2);
+	assert_int_equal(cfg.users[0].uid, 42001);
+	assert_string_equal(cfg.users[0].name, "");
+	assert_int_equal(cfg.users[1].uid, 4000000000u);
+	assert_int_equal(cfg.n_cgroups, 3);
+	assert_string_equal(cfg.cgroups[0], "system.slice/docker-*.scope");
+	assert_int_equal(parse("[guard]\nusers = nobody\n"), 0);
+	assert_int_equal(cfg.n_users, 1);
+	assert_string_equal(cfg.users[0].name, "nobody");
+	assert_bad("[guard]\nusers = 0\n", "2: user '0' in [guard] users is root: guarding it would "
+		   "cut the host off from its own services");
+	assert_bad("[guard]\nusers = root\n", "2: user 'root' in [guard] users is root: guarding it "
+		   "would cut the host off from its own services");
+	assert_bad("[guard]\nusers = no-such-user-xyz\n", "2: unknown user 'no-such-user-xyz' in "
+		   "[guard] users (a name from the password database or a number)");
+	assert_bad("[guard]\ncgroups = /system.slice/x\n", "2: bad cgroup pattern '/system.slice/x' "
+		   "in [guard] cgroups: relative to the cgroup2 root, components separated by one '/'");
+	assert_bad("[guard]\ncgroups = a//b\n", "2: bad cgroup pattern 'a//b' in [guard] cgroups: "
+		   "relative to the cgroup2 root, components separated by one '/'");
+	assert_bad("[guard]\ncgroups = a/../b\n", "2: bad cgroup pattern 'a/../b' in [guard] cgroups: "
+		   "'.' and '..' are no cgroups");
+	assert_bad("[guard]\ncgroups = *\n", "2: bad cgroup pattern '*' in [guard] cgroups: '*' alone "
+		   "matches every top-level cgroup, the host's own included");
+	assert_bad("[guard]\ncgroups = a/b/c/d/e/f/g/h/i\n", "2: bad cgroup pattern 'a/b/c/d/e/f/g/h/i' "
+		   "in [guard] cgroups: more than 8 components");
+}
+
 static void test_missing_file(void **state)
 {
 	char path[4096];
@@ -545,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_guard_output),
 		cmocka_unit_test(test_good_full),
 		cmocka_unit_test(test_good_multiline),
 		cmocka_unit_test(test_good_empty_lists),

@@ -527,6 +527,85 @@ static void test_chains_and_counters(void **state)
 	sw_model_free(&m);
 }
 
+/* [guard] users and cgroups: the output hook and guard_output, with the
+ * same categories as guard; nothing of it without the keys */
+static void test_output_path(void **state)
+{
+	static struct sw_host h;
+	const char *tags[64];
+	const struct sw_chain *c;
+	const struct sw_set *s;
+	struct sw_model m;
+	uint64_t id;
+	uint32_t uid;
+	size_t n, ng;
+	const char *gtags[64];
+
+	(void)state;
+	tk_build("", &m);
+	assert_null(sw_model_find_chain(&m, "output"));
+	assert_null(sw_model_find_chain(&m, "guard_output"));
+	assert_null(sw_model_find_set(&m, "guard_uids"));
+	sw_model_free(&m);
+
+	tk_host(&h);
+	h.cgroups[0] = (struct sw_cgroup){ .id = 4400, .level = 2, .path = "system.slice/docker-b.scope" };
+	h.cgroups[1] = (struct sw_cgroup){ .id = 77, .level = 2, .path = "system.slice/docker-a.scope" };
+	h.cgroups[2] = (struct sw_cgroup){ .id = 9, .level = 1, .path = "other" };
+	h.n_cgroups = 3;
+	tk_build_host("[guard]\ninterfaces = auto\nusers = 42001\ncgroups = system.slice/docker-*.scope\n",
+		      &h, &m);
+	c = sw_model_find_chain(&m, "output");
+	assert_non_null(c);
+	assert_true(c->base);
+	assert_int_equal(c->hook, 3 /* NF_INET_LOCAL_OUT */);
+	assert_int_equal(c->prio, -150);
+	n = chain_rules(&m, "output", tags, 64);
+	assert_int_equal(n, 2);
+	assert_string_equal(tags[0], "sandwall:output-users");
+	assert_string_equal(tags[1], "sandwall:output-cg2");
+	s = set(&m, "guard_uids");
+	assert_int_equal(s->n_elems, 1);
+	memcpy(&uid, s->elems[0].key, sizeof(uid));
+	assert_int_equal(uid, 42001);
+	/* only level 2: guard_cg2 with the two level-2 ids (in key order) */
+	assert_null(sw_model_find_set(&m, "guard_cg1"));
+	s = set(&m, "guard_cg2");
+	assert_int_equal(s->n_elems, 2);
+	{
+		uint64_t sum = 0;
+
+		for (size_t i = 0; i < 2; i++) {
+			memcpy(&id, s->elems[i].key, sizeof(id));
+			assert_true(id == 77 || id == 4400);
+			sum += id;
+		}
+		assert_int_equal(sum, 77 + 4400);
+	}
+	/* guard_output: its own head, then exactly guard's categories (what
+	 * follows host_ports in each) */
+	n = chain_rules(&m, "guard_output", tags, 64);
+	assert_string_equal(tags[0], "sandwall:out-spoofed");
+	assert_string_equal(tags[1], "sandwall:out-replies");
+	assert_string_equal(tags[2], "sandwall:out-unblocked4");
+	assert_string_equal(tags[3], "sandwall:out-unblocked6");
+	assert_string_equal(tags[4], "sandwall:out-allow4");
+	assert_string_equal(tags[5], "sandwall:out-allow6");
+	assert_string_equal(tags[6], "sandwall:out-host_ports");
+	ng = chain_rules(&m, "guard", gtags, 64);
+	{
+		size_t g = 0;
+
+		while (g < ng && strcmp(gtags[g], "sandwall:host_ports"))
+			g++;
+		assert_true(g < ng);
+		assert_int_equal(n - 7, ng - g - 1);
+		for (size_t i = 7; i < n; i++)
+			assert_string_equal(tags[i], gtags[g + 1 + i - 7]);
+	}
+	sw_model_free(&m);
+}
+
 static void test_guard_order(void **state)
 {
 	const char *tags[64];
@@ -921,6 +1000,7 @@ int main(void)
 		cmocka_unit_test(test_allow_and_host_ports),
 		cmocka_unit_test(test_chains_and_counters),
 		cmocka_unit_test(test_guard_order),
+		cmocka_unit_test(test_output_path),
 		cmocka_unit_test(test_canon_golden),
 		cmocka_unit_test(test_table_name_and_determinism),
 	};

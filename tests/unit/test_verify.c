@@ -768,12 +768,13 @@ static void test_options_table(void **state)
 {
 	struct sw_verify_opts o = { .timeout_ms = 1000 };
 	char err[SW_ERRLEN];
-	size_t idx[5];
-	static const char *const names[] = { "pid", "netns", "expect-open", "timeout", "no-attacks" };
+	size_t idx[7];
+	static const char *const names[] = { "pid", "netns", "expect-open", "timeout", "no-attacks",
+					     "uid", "cgroup" };
 
 	(void)state;
-	assert_int_equal(sw_verify_n_optdefs, 5);
-	for (size_t n = 0; n < 5; n++) {
+	assert_int_equal(sw_verify_n_optdefs, 7);
+	for (size_t n = 0; n < 7; n++) {
 		idx[n] = sw_verify_n_optdefs;
 		for (size_t i = 0; i < sw_verify_n_optdefs; i++)
 			if (!strcmp(sw_verify_optdefs[i].name, names[n]))
@@ -799,6 +800,18 @@ static void test_options_table(void **state)
 	assert_int_equal(sw_verify_opt(&o, idx[2], "203.0.113.10:80", err, sizeof(err)), -EINVAL);
 	assert_int_equal(o.n_open, SW_VERIFY_MAX_OPEN);
 	assert_int_equal(sw_verify_opt(&o, sw_verify_n_optdefs, "x", err, sizeof(err)), -EINVAL);
+	/* --uid: a number, not root; --cgroup: a path below the cgroup2 root */
+	assert_false(o.has_uid);
+	assert_int_equal(sw_verify_opt(&o, idx[5], "0", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "bad --uid '0' (a number, not 0)");
+	assert_int_equal(sw_verify_opt(&o, idx[5], "-5", err, sizeof(err)), -EINVAL);
+	assert_int_equal(sw_verify_opt(&o, idx[5], "4x", err, sizeof(err)), -EINVAL);
+	assert_false(o.has_uid);
+	assert_int_equal(sw_verify_opt(&o, idx[5], "42001", err, sizeof(err)), 0);
+	assert_true(o.has_uid);
+	assert_int_equal(o.uid, 42001);
+	assert_int_equal(sw_verify_opt(&o, idx[6], "system.slice/docker-1.scope", err, sizeof(err)), 0);
+	assert_string_equal(o.cgroup, "system.slice/docker-1.scope");
 }
 
 int main(void)
