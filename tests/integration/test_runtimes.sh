@@ -45,6 +45,9 @@
 #   runtimes_17  [guard] cgroups with sandwalld: a cgroup created after the
 #                daemon started is added (delay measured), removed when it
 #                goes; a process in it blocked; `status` says why
+#   runtimes_18  [guard] users with sandwalld: a blocked attempt of the uid is
+#                logged as `path=output uid=N` (not `iif=?`), attempts.json
+#                and the receipt carry the uid; another uid is not logged
 #   runtimes_10  a macvlan child (bridge mode) of the uplink eth0 in a
 #                container namespace: table netdev (macvlan_parents = eth0)
 #                blocks metadata, gateway, LAN and the host through the
@@ -81,6 +84,7 @@ register_test runtimes_07_slirp4netns  "[guard] users: a rootless slirp4netns sa
 register_test runtimes_08_pasta        "[guard] users: a rootless pasta sandbox run by that uid: metadata, gateway, LAN, host blocked; internet open"
 register_test runtimes_09_podman_rootless "[guard] users: real rootless podman (slirp4netns) as that uid, user database bound in a private mount namespace: metadata, gateway, LAN, host, host loopback blocked; internet open"
 register_test runtimes_16_cgroups      "[guard] cgroups, sandwall apply: a process in a matching cgroup (or below it) blocked; outside open"
+register_test runtimes_18_output_log   "[guard] users, sandwalld: a blocked attempt of the uid is logged with path=output uid=N; attempts.json and the receipt carry the uid"
 register_test runtimes_17_cgroups_live "[guard] cgroups, sandwalld: a cgroup made after the start is guarded (delay measured) and dropped when removed"
 
 RT_META=http://169.254.169.254/
@@ -1419,5 +1423,60 @@ _runtimes_15() {
 	rt_expect_guarded lxcbr0 yes "bridge"
 	rt_status_why "$conf" lxcbr0 bridge
 	rt_categories "$LX_NS" http://172.25.0.1:8080/
+	return 0
+}
+
+# ---------------------------------------------------------------- 18
+# The blocked-attempt log on the output path: the packet has no input
+# interface, the line names the socket's owner instead (NFLOG's NFULA_UID).
+runtimes_18_output_log() { rt_run _runtimes_18; }
+_runtimes_18() {
+	local conf dir i line js
+	[ -x "$RT_SANDWALLD" ] || { info "skip: $RT_SANDWALLD not built"; return $SKIP; }
+	ou_uids_free || return $SKIP
+	RT_UNDO+=(ou_kill_uid)
+	info "without the table: uid $OU_UID reaches metadata and the loopback (the attack works here)"
+	ou_expect $OU_UID reach $RT_META $OU_LOOP
+	conf=$(mkconf ou18 guard.interfaces=auto guard.users="$OU_UID" log.blocked=yes)
+	dir=$(dirname "$(sed -n 's/^journal = //p' "$conf")")
+	rm -f "$dir/attempts.json"
+	d_start "$conf" || return 1
+	ou_expect $OU_UID block $RT_META $OU_LOOP
+	ou_expect $OU_OTHER reach $RT_META
+	for i in $(seq 1 50); do
+		grep -q "event=blocked category=host .*dst=127.0.0.1 .*path=output uid=$OU_UID" "$D_LOG" && break
+		sleep 0.1
+	done
+	line=$(grep -m1 "event=blocked category=metadata .*dst=169.254.169.254 " "$D_LOG")
+	if [[ "$line" == *" path=output uid=$OU_UID"* ]]; then ok "logged: ${line#sandwalld: }"
+	else bad "no event=blocked line with path=output uid=$OU_UID for metadata: '${line:-none}'"; show "$D_LOG" 20; fi
+	line=$(grep -m1 "event=blocked category=host .*dst=127.0.0.1 " "$D_LOG")
+	if [[ "$line" == *" path=output uid=$OU_UID"* ]]; then ok "logged: ${line#sandwalld: }"
+	else bad "no event=blocked line with path=output uid=$OU_UID for the loopback: '${line:-none}'"; show "$D_LOG" 20; fi
+	if grep 'event=blocked' "$D_LOG" | grep -q 'iif=?'; then bad "an output-path line still says iif=?: $(grep -m1 'iif=?' "$D_LOG")"
+	else ok "no event=blocked line says iif=?"; fi
+	if grep 'event=blocked' "$D_LOG" | grep -q "uid=$OU_OTHER"; then bad "uid $OU_OTHER (not guarded) was logged as blocked"
+	else ok "uid $OU_OTHER (not guarded) not logged"; fi
+	for i in $(seq 1 30); do grep -qs '"uid"' "$dir/attempts.json" && break; sleep 0.1; done
+	js=$("$PY" - "$dir/attempts.json" "$OU_UID" <<-'EOF'
+	import json, sys
+	a = json.load(open(sys.argv[1]))["attempts"]
+	m = [x for x in a if x.get("dst") == "169.254.169.254" and x.get("uid") == int(sys.argv[2])
+	     and x.get("path") == "output" and x.get("category") == "metadata"]
+	print("ok" if m else "bad %s" % a)
+	EOF
+	)
+	if [ "$js" = ok ]; then ok "attempts.json: metadata attempt with path output, uid $OU_UID"
+	else bad "attempts.json: $js"; fi
+	sw -c "$conf" --json receipt
+	js=$("$PY" - "$SW_OUT" "$OU_UID" <<-'EOF'
+	import json, sys
+	d = json.load(open(sys.argv[1]))["attempted"] or {}
+	m = [x for x in d.get("attempts", []) if x.get("uid") == int(sys.argv[2])]
+	print("ok" if m else "bad %s" % d)
+	EOF
+	)
+	if [ "$js" = ok ]; then ok "receipt --json: attempted lists the uid's attempts"
+	else bad "receipt --json: $js"; fi
 	return 0
 }
