@@ -13,9 +13,9 @@
 
 #define SW_NAME_MAX     64
 #define SW_KEY_MAX      40      /* ipv6 . proto . port = 16 + 4 + 4 */
-#define SW_MAX_CHAINS   32
-#define SW_MAX_SETS     64
-#define SW_MAX_OBJS     32
+#define SW_MAX_CHAINS   128
+#define SW_MAX_SETS     256
+#define SW_MAX_OBJS     96
 /* The table's user data (nft shows it as its comment): sandwall marks
  * every table it creates with it and changes no table without it
  * (reconcile.h). Same bytes as nft's `comment "sandwall/1"`. */
