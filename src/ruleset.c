@@ -233,10 +233,6 @@ struct work {
 	size_t cap_p;
 	int *guarded;           /* ifindexes of the guarded links, sorted */
 	size_t n_guarded;
-	/* what goes into blocked4/6: pre[0] every category before own,
-	 * pre[1] those after it (lan, private), pre[2] own */
-	struct sw_prefix *pre[3];
-	size_t n_pre[3], cap_pre[3];
 };
 
 static void work_free(struct work *w)
@@ -247,8 +243,6 @@ static void work_free(struct work *w)
 	free(w->b.v);
 	free(w->p);
 	free(w->guarded);
-	for (int i = 0; i < 3; i++)
-		free(w->pre[i]);
 	free(w);
 }
 
@@ -280,130 +274,11 @@ static int addr_sets(struct sw_model *m, struct work *w, const char *base,
 	return set_fill_intervals(s6, iv6, AF_INET6, true);
 }
 
-/* Note n prefixes for the gate: list 0 (blocks before own), 1 (after
- * own: lan, private) or 2 (own itself). */
-static int gate_note(struct work *w, int list, const struct sw_prefix *p, size_t n)
-{
-	if (!n)
-		return 0;       /* memcpy to a list not allocated yet is undefined, even of 0 */
-	if (w->n_pre[list] + n > w->cap_pre[list]) {
-		size_t cap = w->cap_pre[list] * 2 + n + 64;
-		struct sw_prefix *v = reallocarray(w->pre[list], cap, sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		w->pre[list] = v;
-		w->cap_pre[list] = cap;
-	}
-	if (n)          /* w->pre[list] may still be NULL: memcpy(NULL, ..., 0) is UB */
-		memcpy(w->pre[list] + w->n_pre[list], p, n * sizeof(*p));
-	w->n_pre[list] += n;
-	return 0;
-}
-
-/* k - 1; false when k was 0 */
-static bool key_dec(uint8_t *k, size_t n)
-{
-	for (size_t i = n; i-- > 0;)
-		if (k[i]--)
-			return true;
-	return false;
-}
-
-/* out += x minus y (both merged and sorted) */
-static int ivals_subtract(struct ivals *out, const struct ivals *x, const struct ivals *y)
-{
-	size_t klen = x->klen;
-	int err;
-
-	for (size_t i = 0; i < x->n; i++) {
-		uint8_t lo[16];
-		bool open = true;
-
-		memcpy(lo, x->v[i].lo, klen);
-		for (size_t j = 0; j < y->n && open; j++) {
-			uint8_t end[16];
-
-			if (sw_key_cmp(y->v[j].hi, lo, klen) < 0)
-				continue;
-			if (sw_key_cmp(y->v[j].lo, x->v[i].hi, klen) > 0)
-				break;
-			memcpy(end, y->v[j].lo, klen);
-			if (sw_key_cmp(end, lo, klen) > 0 && key_dec(end, klen)) {
-				if ((err = ivals_grow(out)))
-					return err;
-				memset(&out->v[out->n], 0, sizeof(out->v[0]));
-				memcpy(out->v[out->n].lo, lo, klen);
-				memcpy(out->v[out->n].hi, end, klen);
-				out->n++;
-			}
-			memcpy(lo, y->v[j].hi, klen);
-			open = !sw_key_inc(lo, klen) && sw_key_cmp(lo, x->v[i].hi, klen) <= 0;
-		}
-		if (open) {
-			if ((err = ivals_grow(out)))
-				return err;
-			memset(&out->v[out->n], 0, sizeof(out->v[0]));
-			memcpy(out->v[out->n].lo, lo, klen);
-			memcpy(out->v[out->n].hi, x->v[i].hi, klen);
-			out->n++;
-		}
-	}
-	return 0;
-}
-
-/* set blocked4 { type ipv4_addr; flags interval; } and blocked6: every
- * address some category's set blocks, less the own subnets where only
- * lan and private would block them. The guard chain's fast path: a
- * destination outside it (and not local) is never blocked. */
-static int gate_sets(struct sw_model *m, struct work *w)
-{
-	struct ivals iv[3] = { { 0 } }, out = { 0 };
-	int err = 0;
-
-	for (int v6 = 0; v6 < 2 && !err; v6++) {
-		int fam = v6 ? AF_INET6 : AF_INET;
-		struct sw_set *s = new_set(m, v6 ? "blocked6" : "blocked4",
-					   v6 ? SW_TYPE_IP6ADDR : SW_TYPE_IPADDR, v6 ? 16 : 4,
-					   NFT_SET_INTERVAL, v6 ? "ipv6_addr" : "ipv4_addr");
-
-		if (!s) {
-			err = -ENOSPC;
-			break;
-		}
-		for (int l = 0; l < 3; l++) {
-			iv[l].n = 0;
-			iv[l].klen = sw_family_addrlen(fam);
-			for (size_t i = 0; i < w->n_pre[l] && !err; i++)
-				if (w->pre[l][i].family == fam)
-					err = ivals_add_prefix(&iv[l], &w->pre[l][i]);
-			ivals_merge(&iv[l], true);
-		}
-		out.n = 0;
-		out.klen = iv[0].klen;
-		for (size_t i = 0; i < iv[0].n && !err; i++) {
-			if (!(err = ivals_grow(&out)))
-				out.v[out.n++] = iv[0].v[i];
-		}
-		if (!err)
-			err = ivals_subtract(&out, &iv[1], &iv[2]);
-		if (!err)
-			err = set_fill_intervals(s, &out, fam, true);
-	}
-	for (int l = 0; l < 3; l++)
-		free(iv[l].v);
-	free(out.v);
-	return err;
-}
-
-/* A category's sets <name>4/<name>6, noted for the gate */
+/* A category's sets <name>4/<name>6 */
 static int cat_sets(struct sw_model *m, struct work *w, enum sw_category cat,
 		    const struct sw_prefix *p, size_t n)
 {
-	const struct sw_category_info *ci = &sw_categories[cat];
-	int err = addr_sets(m, w, ci->name, p, n);
-
-	return err ? err : gate_note(w, ci->rank >= SW_CAT_RANK_OWN, p, n);
+	return addr_sets(m, w, sw_categories[cat].name, p, n);
 }
 
 /* What `auto` adds by name, besides what it detects by kind: the interface
@@ -992,18 +867,6 @@ static void e_lookup(struct rb *b, uint32_t sreg, const char *set)
 }
 
 /* [ lookup reg SREG set NAME 0x1 ]: not in the set */
-static void e_lookup_inv(struct rb *b, uint32_t sreg, const char *set)
-{
-	struct nftnl_expr *e = expr(b, "lookup");
-
-	if (!e)
-		return;
-	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, sreg);
-	nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, set);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_FLAGS, NFT_LOOKUP_F_INV);
-	add_expr(b, e);
-}
-
 /* [ immediate reg 0 VERDICT [-> CHAIN] ] */
 static void e_verdict(struct rb *b, int verdict, const char *chain)
 {
@@ -1551,32 +1414,6 @@ static int sandbox_chains(struct sw_model *m, struct rb *b, const struct sw_conf
 	return 0;
 }
 
-/* ip daddr != @blocked4 fib daddr type != local return (and ip6): the
- * fast path. A destination in no category's set and not the host's can
- * only meet accepts and returns after it, so it leaves now: one set lookup
- * and one fib per packet whatever the number of entries and categories.
- * (Without [block] host: no fib.) Right after the anti-spoofing check
- * when there are no sandboxes (replies and ND only accept, so for such a
- * destination they decide nothing); after the sandboxes' dispatch when
- * there are (their policies judge allowed destinations too). */
-static int fast_rules(struct sw_model *m, struct rb *b, const struct sw_config *cfg)
-{
-	for (int v6 = 0; v6 < 2; v6++) {
-		char text[128];
-
-		snprintf(text, sizeof(text), "%s daddr != @blocked%c %sreturn", v6 ? "ip6" : "ip",
-			 v6 ? '6' : '4', cfg->block[SW_CAT_HOST] ? "fib daddr type != local " : "");
-		RULE(m, b, SW_CHAIN_GUARD, v6 ? "unblocked6" : "unblocked4", text, {
-			e_daddr(b, v6 ? AF_INET6 : AF_INET);
-			e_lookup_inv(b, NFT_REG_1, v6 ? "blocked6" : "blocked4");
-			if (cfg->block[SW_CAT_HOST])
-				e_fib_type(b, NFT_CMP_NEQ, RTN_LOCAL);
-			e_verdict(b, NFT_RETURN, NULL);
-		});
-	}
-	return 0;
-}
-
 /* With [guard] macvlan_parents: an ipvlan child in l3 mode that sends to
  * the host's address on its parent is routed in the host's namespace
  * through lo (docs/ruleset.md), where no hook of the parent sees it; it
@@ -1688,8 +1525,6 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 		e_fib_spoofed(b);
 		e_verdict(b, NFT_GOTO, "block_spoofed");
 	});
-	if (!cfg->n_sandboxes && (err = fast_rules(m, b, cfg)))
-		return err;
 	/* ct state established ct direction reply accept: replies to
 	 * connections others opened (related ICMP errors are not let through) */
 	RULE(m, b, SW_CHAIN_GUARD, "replies", "ct state established ct direction reply accept", {
@@ -1739,8 +1574,6 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 	/* the sandboxes' policies, before the first accept of a new flow:
 	 * they only drop or return */
 	if ((err = sandbox_dispatch(m, b, cfg)))
-		return err;
-	if (cfg->n_sandboxes && (err = fast_rules(m, b, cfg)))
 		return err;
 	/* ip daddr . ip protocol . th dport @allow4 accept (and ip6 daddr . ip6 nexthdr ...) */
 	if ((err = concat_rules(m, b, SW_CHAIN_GUARD, "allow", "allow", NF_ACCEPT, NULL)))
@@ -1908,9 +1741,7 @@ static int own_sets(struct sw_model *m, struct work *w, const struct sw_config *
 			continue;
 		p[n++] = host->routes[i].dst;
 	}
-	if ((rc = addr_sets(m, w, "own", p, n)))
-		return rc;
-	return gate_note(w, 2, p, n);
+	return addr_sets(m, w, "own", p, n);
 }
 
 /* The set categories' sets in rank order (own4/own6 where own's rank
@@ -1946,8 +1777,7 @@ static int category_sets(struct sw_model *m, struct work *w, const struct sw_con
 		if ((rc = cat_sets(m, w, next, out, n)))
 			return rc;
 	}
-	/* blocked4, blocked6: the union, for the fast path */
-	return gate_sets(m, w);
+	return 0;
 }
 
 /* ---- the output path: [guard] users and cgroups ----------------------- */
@@ -2131,22 +1961,6 @@ static int output_rules(struct sw_model *m, struct rb *b, const struct sw_config
 		e_cmp_u8(b, NFT_REG_1, 1 /* IP_CT_DIR_REPLY */);
 		e_verdict(b, NF_ACCEPT, NULL);
 	});
-	/* ip daddr != @blocked4 fib daddr type != local return (and ip6): the
-	 * fast path, as in guard (a destination no category blocks, not the
-	 * host's, meets only accepts below) */
-	for (int v6 = 0; v6 < 2; v6++) {
-		char text[128];
-
-		snprintf(text, sizeof(text), "%s daddr != @blocked%c %sreturn", v6 ? "ip6" : "ip",
-			 v6 ? '6' : '4', cfg->block[SW_CAT_HOST] ? "fib daddr type != local " : "");
-		RULE(m, b, SW_CHAIN_GUARD_OUTPUT, v6 ? "out-unblocked6" : "out-unblocked4", text, {
-			e_daddr(b, v6 ? AF_INET6 : AF_INET);
-			e_lookup_inv(b, NFT_REG_1, v6 ? "blocked6" : "blocked4");
-			if (cfg->block[SW_CAT_HOST])
-				e_fib_type(b, NFT_CMP_NEQ, RTN_LOCAL);
-			e_verdict(b, NFT_RETURN, NULL);
-		});
-	}
 	/* ip daddr . ip protocol . th dport @allow4 accept (and ip6): DNS to
 	 * the resolvers, [allow] destinations */
 	if ((err = concat_rules(m, b, SW_CHAIN_GUARD_OUTPUT, "out-allow", "allow", NF_ACCEPT, NULL)))
