@@ -119,7 +119,8 @@ fetch() {  # fetch ID: download + extract the package; sets KDIR, KVER
 # libraries every ELF among them needs (from ldd).
 GUEST_PKGS="bash coreutils grep sed mawk findutils procps iproute2 nftables curl
  python3 python3-minimal python3.11 python3.11-minimal libpython3.11-minimal
- libpython3.11-stdlib util-linux mount kmod diffutils sysvinit-utils gzip tar"
+ libpython3.11-stdlib util-linux mount kmod diffutils sysvinit-utils gzip tar
+ dash libc-bin bc slirp4netns passt"
 
 copy_path() {  # copy_path DEST PATH: PATH (a symlink too, and its target) into DEST
 	local d=$1 p=$2 t
@@ -162,6 +163,12 @@ build_userland() {  # -> $cache/userland.cpio
 	# a second round for the libraries' own dependencies
 	while read -r f; do ldd "$f" 2>/dev/null; done <"$cache/libs.txt" | grep -oE '/[^ ]+' | sort -u |
 		while read -r f; do copy_path "$u" "$f"; done
+	# cp --parents leaves some parent directories 0700 (coreutils 9.1): give
+	# every directory the mode of the host's, or a non-root uid (runtimes_06,
+	# setpriv) cannot even load libc
+	(cd "$u" && find . -mindepth 1 -type d) | while read -r f; do
+		if [ -d "/$f" ]; then chmod --reference="/$f" "$u/$f"; else chmod 0755 "$u/$f"; fi
+	done
 	# the few files from /etc the tools look at
 	mkdir -p "$u"/etc "$u"/dev "$u"/proc "$u"/sys "$u"/run "$u"/tmp "$u"/var/lib "$u"/var/tmp "$u"/root
 	ln -s ../run "$u/var/run"
@@ -213,7 +220,7 @@ build_guest() {  # build_guest ID: $run/initrd (userland + modules + tests + ini
 		printf 'SWK_CMD=%s\n' "$(printf '%s' "$cmd" | base64 -w0)"
 	} >"$g/etc/swk.env"
 	install -m 0755 "$here/init" "$g/init"
-	chmod 0755 "$g" "$g/etc"
+	find "$g" -type d -exec chmod 0755 {} +   # cp --parents can leave 0700 (see build_userland)
 	(cd "$g" && find . | busybox cpio -o -H newc 2>/dev/null) >"$run/guest.cpio" || die "[$id] could not pack the guest"
 	cat "$cache/userland.cpio" "$run/guest.cpio" >"$run/initrd"
 	rm -rf "$g" "$run/guest.cpio"
