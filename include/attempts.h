@@ -3,11 +3,13 @@
 #define SANDWALL_ATTEMPTS_H
 /* attempts: what the sandboxes tried to reach. sandwalld folds every
  * blocked attempt it reads from NFLOG into one record per (category,
- * sandbox, destination, protocol, port), at most SW_ATTEMPTS_MAX of them
+ * sandbox, destination, protocol, port, and for the output path the
+ * socket's uid), at most SW_ATTEMPTS_MAX of them
  * (the least recently seen goes first, and is counted), and writes them as
  * a JSON document that `sandwall receipt` shows. The counts are of the
  * attempts the kernel logged: each category logs at most 10 a second
  * (burst 20), so under a flood they are a lower bound. */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -23,6 +25,9 @@ struct sw_attempt {
 	uint8_t dst[16];
 	uint8_t proto;
 	uint16_t dport;
+	bool output;                /* from a host socket (the output path) */
+	bool has_uid;               /* output only: the socket's owner */
+	uint32_t uid;
 	uint64_t count;
 	time_t first, last;
 };
@@ -36,7 +41,8 @@ struct sw_attempts {
 /* Count one blocked attempt seen at now. */
 void sw_attempts_add(struct sw_attempts *t, const struct sw_blocked *b, time_t now);
 /* {"evicted":N,"attempts":[{"category":..,"sandbox":..,"dst":..,"proto":..,
- * "dport":..,"count":..,"first":..,"last":..}, ...]} most counted first. */
+ * "dport":..,"path":"output","uid":..,"count":..,"first":..,"last":..}, ...]}
+ * most counted first ("path" and "uid" only for the output path). */
 void sw_attempts_json(const struct sw_attempts *t, struct sw_jw *w);
 /* Write that document to path atomically (0600). 0 or -errno. */
 int sw_attempts_write(const struct sw_attempts *t, const char *path);

@@ -20,8 +20,22 @@ struct sw_blocked {
 	uint8_t src[16], dst[16];
 	uint8_t proto;              /* IPPROTO_* */
 	uint16_t dport;             /* 0 when not TCP/UDP */
-	uint32_t iif;               /* ifindex */
+	uint32_t iif;               /* ifindex (0: none, e.g. the output hook) */
+	uint32_t oif;               /* ifindex of the output device (0: none) */
+	uint8_t hook;               /* NF_INET_* the packet was logged at (NFULA_PACKET_HDR) */
+	bool has_hook;
+	/* the owner of the packet's socket (NFULA_UID/GID: nfnetlink_log
+	 * sends them whenever the packet has a full socket with a file; no
+	 * flag on the log rule is needed). Only meaningful at the output
+	 * hook: at input, early demux may have attached the receiving
+	 * socket. The cgroup is not carried by NFLOG. */
+	bool has_uid, has_gid;
+	uint32_t uid, gid;
 };
+
+/* The packet came from a host socket ([guard] users, [guard] cgroups):
+ * logged at the output hook. */
+bool sw_blocked_is_output(const struct sw_blocked *b);
 
 /* Parse one datagram of NFULNL_MSG_PACKET messages; entries whose prefix
  * is not ours are skipped. Returns how many entries were written. */

@@ -89,7 +89,8 @@ int sw_check(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
  * change the ownership flags or add the marker), stamped with the generation the diff
  * saw (ERESTART: observe again, bounded); then read back. *repaired says
  * a batch was sent; d holds the drift that was found. Returns -EIO if
- * the read-back still differs. */
+ * the read-back still differs at the generation the repair made, -EAGAIN
+ * if it differs because another process committed after it. */
 int sw_reconcile(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
 		 bool *repaired, char *err, size_t errlen);
 
@@ -104,10 +105,14 @@ struct sw_hint {
 int sw_reconcile_hint(struct sw_nl *nl, const struct sw_model *want, struct sw_hint *hint,
 		      struct sw_diff *d, bool *repaired, char *err, size_t errlen);
 
-/* sw_reconcile_hint, again while the read-back differs (-EIO) because the
- * next tamper came in between (a one-socket tamperer does it within
- * microseconds): at most tries rounds, each observing first. -EIO only
- * when every round's read-back differed; any other error at once.
+/* sw_reconcile_hint, again while the read-back differs (-EIO, -EAGAIN)
+ * because the next tamper came in between (a one-socket tamperer does it
+ * within microseconds): at most tries rounds, each observing first. When
+ * the last round's read-back still differs: -EAGAIN if another commit
+ * came after ours (the generation moved past the repair's: the repair
+ * held, and that commit's own event brings the next round), -EIO if the
+ * kernel does not hold what was committed at our own generation. Any
+ * other error at once.
  * *repaired: any round sent a batch; first: the summary of what the first
  * compare found; d: the last round's diff; hint->committed_us: the first
  * commit; hint->synced_genid: from the last round. */

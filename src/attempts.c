@@ -13,11 +13,14 @@
 void sw_attempts_add(struct sw_attempts *t, const struct sw_blocked *b, time_t now)
 {
 	const char *cat = b->category, *sbx = b->sandbox;
+	bool out = sw_blocked_is_output(b), has_uid = out && b->has_uid;
+	uint32_t uid = has_uid ? b->uid : 0;
 	struct sw_attempt *a = NULL;
 
 	for (size_t i = 0; i < t->n && !a; i++)
 		if (t->a[i].family == b->family && t->a[i].proto == b->proto &&
 		    t->a[i].dport == b->dport && !memcmp(t->a[i].dst, b->dst, 16) &&
+		    t->a[i].output == out && t->a[i].has_uid == has_uid && t->a[i].uid == uid &&
 		    !strcmp(t->a[i].category, cat) && !strcmp(t->a[i].sandbox, sbx))
 			a = &t->a[i];
 	if (!a) {
@@ -38,6 +41,9 @@ void sw_attempts_add(struct sw_attempts *t, const struct sw_blocked *b, time_t n
 		memcpy(a->dst, b->dst, 16);
 		a->proto = b->proto;
 		a->dport = b->dport;
+		a->output = out;
+		a->has_uid = has_uid;
+		a->uid = uid;
 		a->first = now;
 	}
 	a->count++;
@@ -79,6 +85,10 @@ void sw_attempts_json(const struct sw_attempts *t, struct sw_jw *w)
 			sw_jw_u64(w, "proto", a->proto);
 		if (a->dport)
 			sw_jw_u64(w, "dport", a->dport);
+		if (a->output)
+			sw_jw_str(w, "path", "output");
+		if (a->has_uid)
+			sw_jw_u64(w, "uid", a->uid);
 		sw_jw_u64(w, "count", a->count);
 		sw_jw_i64(w, "first", (int64_t)a->first);
 		sw_jw_i64(w, "last", (int64_t)a->last);

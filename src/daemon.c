@@ -164,6 +164,12 @@ static int reconcile(struct sw_daemon *d, enum sw_cause cause, const char *chang
 	any = repaired;
 	/* where host updates start from without a dump (sw_update_sets) */
 	d->synced_gen = rc ? 0 : hint.synced_genid;
+	/* overtaken: our repair held and was changed again by a later commit,
+	 * whose own event starts the next round; no failed repair */
+	if (rc == -EAGAIN) {
+		sw_debug("repair overtaken: %s", err);
+		rc = 0;
+	}
 	/* the parents' table after table inet: its repair comes first */
 	netdev_sync(d);
 	if (!rc && !any) {
@@ -405,6 +411,14 @@ static void host_delta_update(struct sw_daemon *d)
 		return;
 	}
 	m.table_flags = d->own_flags;
+	/* the hostnames' addresses, as build_want puts them in: without them
+	 * the deltas would take them out of the kernel */
+	if (sw_resolver_fill(&d->resolver, &m, sw_resolver_now_ms())) {
+		sw_model_free(&m);
+		d->retry = true;
+		arm_resync(d);
+		return;
+	}
 	t2 = now_us();
 	if (d->synced_gen && !d->retry && !d->paused && !d->twin)
 		rc = sw_update_sets(&d->nl, &m, &d->want, &d->synced_gen, &diff, err, sizeof(err));
@@ -537,7 +551,7 @@ static void on_blocked(const struct sw_blocked *b, void *data)
 {
 	struct sw_daemon *d = data;
 	uint8_t key[SW_LIMITER_KEY] = { 0 };
-	char what[160], sup[32] = "", sbx[48] = "";
+	char what[160], sup[32] = "", sbx[48] = "", from[48];
 	const struct sw_link *l = sw_host_link(&d->host, (int)b->iif);
 	long n;
 
@@ -554,13 +568,21 @@ static void on_blocked(const struct sw_blocked *b, void *data)
 	sw_blocked_format(b, what, sizeof(what));
 	if (b->sandbox[0])
 		snprintf(sbx, sizeof(sbx), " sandbox=%s", b->sandbox);
+	/* where it came from: the output path has no input interface, but
+	 * the socket's owner (NFLOG carries no cgroup) */
+	if (sw_blocked_is_output(b) && b->has_uid)
+		snprintf(from, sizeof(from), "path=output uid=%u", b->uid);
+	else if (sw_blocked_is_output(b))
+		snprintf(from, sizeof(from), "path=output");
+	else
+		snprintf(from, sizeof(from), "iif=%s", l ? l->name : "?");
 	/* a sandbox's budget: its own event; everything else: blocked */
 	if (!strcmp(b->category, "budget"))
-		sw_alert(&d->alert_blocked, LOG_WARNING, "event=budget%s %s iif=%s%s", sbx, what,
-			 l ? l->name : "?", sup);
+		sw_alert(&d->alert_blocked, LOG_WARNING, "event=budget%s %s %s%s", sbx, what, from,
+			 sup);
 	else
-		sw_alert(&d->alert_blocked, LOG_WARNING, "event=blocked category=%s%s %s iif=%s%s",
-			 b->category, sbx, what, l ? l->name : "?", sup);
+		sw_alert(&d->alert_blocked, LOG_WARNING, "event=blocked category=%s%s %s %s%s",
+			 b->category, sbx, what, from, sup);
 }
 
 /* attempts.json beside the journal, at most once a second (and at stop) */

@@ -71,9 +71,33 @@ size_t sw_nflog_parse(const void *buf, size_t len, struct sw_blocked *out, size_
 				if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
 					prefix = mnl_attr_get_str(a);
 				break;
+			case NFULA_PACKET_HDR:
+				if (mnl_attr_get_payload_len(a) >= sizeof(struct nfulnl_msg_packet_hdr)) {
+					const struct nfulnl_msg_packet_hdr *h = mnl_attr_get_payload(a);
+
+					b.hook = h->hook;
+					b.has_hook = true;
+				}
+				break;
 			case NFULA_IFINDEX_INDEV:
 				if (mnl_attr_validate(a, MNL_TYPE_U32) == 0)
 					b.iif = ntohl(mnl_attr_get_u32(a));
+				break;
+			case NFULA_IFINDEX_OUTDEV:
+				if (mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+					b.oif = ntohl(mnl_attr_get_u32(a));
+				break;
+			case NFULA_UID:
+				if (mnl_attr_validate(a, MNL_TYPE_U32) == 0) {
+					b.uid = ntohl(mnl_attr_get_u32(a));
+					b.has_uid = true;
+				}
+				break;
+			case NFULA_GID:
+				if (mnl_attr_validate(a, MNL_TYPE_U32) == 0) {
+					b.gid = ntohl(mnl_attr_get_u32(a));
+					b.has_gid = true;
+				}
 				break;
 			case NFULA_PAYLOAD:
 				payload = mnl_attr_get_payload(a);
@@ -100,6 +124,11 @@ size_t sw_nflog_parse(const void *buf, size_t len, struct sw_blocked *out, size_
 			break;
 	}
 	return n;
+}
+
+bool sw_blocked_is_output(const struct sw_blocked *b)
+{
+	return b->has_hook && b->hook == NF_INET_LOCAL_OUT;
 }
 
 void sw_blocked_format(const struct sw_blocked *b, char *buf, size_t len)

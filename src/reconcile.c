@@ -332,7 +332,7 @@ int sw_remove(struct sw_nl *nl, const char *table, bool *absent, char *err, size
 
 /* sw_check, and the generation it saw (*gen, when in sync) */
 static int check_gen(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
-		     uint32_t *gen, char *err, size_t errlen)
+		     uint32_t *gen, uint32_t *seen, char *err, size_t errlen)
 {
 	struct sw_model have;
 	int rc;
@@ -348,6 +348,8 @@ static int check_gen(struct sw_nl *nl, const struct sw_model *want, struct sw_di
 		snprintf(err, errlen, "cannot compare: %s", strerror(-rc));
 	if (!rc && !d->n && gen)
 		*gen = have.genid;
+	if (seen)
+		*seen = have.genid;
 	sw_model_free(&have);
 	return rc;
 }
@@ -355,7 +357,7 @@ static int check_gen(struct sw_nl *nl, const struct sw_model *want, struct sw_di
 int sw_check(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
 	     char *err, size_t errlen)
 {
-	return check_gen(nl, want, d, NULL, err, errlen);
+	return check_gen(nl, want, d, NULL, NULL, err, errlen);
 }
 
 static int64_t now_us(void)
@@ -543,7 +545,7 @@ static bool delta_refused(int rc)
 
 /* The batch that makes the kernel hold want, given what it holds. */
 static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct sw_model *have,
-		    const struct sw_diff *d, bool full)
+		    const struct sw_diff *d, bool full, bool *multi)
 {
 	struct refill r = { want, have, d, false };
 	/* apply --force: every chain rewritten; sets still by deltas (a
@@ -553,6 +555,7 @@ static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct 
 	bool only_elems = !full && d && d->n > 0;
 	int rc;
 
+	*multi = false;
 	for (size_t j = 0; d && j < d->n && only_elems; j++)
 		only_elems = d->items[j].set && sw_model_find_set(want, d->items[j].set);
 	if (!have->has_table)
@@ -561,8 +564,10 @@ static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct 
 	 * (may_touch refused any but these): one with our rules behind a
 	 * twin, with no gap; an empty one hooks nothing, so it is like a
 	 * create (and what came before is forgotten the same way) */
-	if (have->table_unmarked && sw_table_owner(have) != SW_TABLE_EMPTY)
+	if (have->table_unmarked && sw_table_owner(have) != SW_TABLE_EMPTY) {
+		*multi = true;          /* twin, replace, twin gone: several commits */
 		return takeover(nl, want, have->genid);
+	}
 	if (have->table_unmarked) {
 		rc = send_once(nl, have->genid, build_replace, want);
 
@@ -579,6 +584,7 @@ static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct 
 		if ((have->table_flags & OWN_FLAGS) == NFT_TABLE_F_PERSIST &&
 		    (want->table_flags & NFT_TABLE_F_PERSIST))
 			return send_once(nl, have->genid, build_adopt_update, &u);
+		*multi = true;
 		return takeover(nl, want, have->genid);
 	}
 	/* element deltas first; if the kernel refuses one (an element that
@@ -602,6 +608,7 @@ static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct 
 
 int sw_apply(struct sw_nl *nl, const struct sw_model *want, char *err, size_t errlen)
 {
+	bool multi;
 	int rc = -ERESTART;
 
 	for (int i = 0; i < SW_APPLY_TRIES && rc == -ERESTART; i++) {
@@ -615,7 +622,7 @@ int sw_apply(struct sw_nl *nl, const struct sw_model *want, char *err, size_t er
 			sw_model_free(&have);
 			return rc;
 		}
-		rc = send_fix(nl, want, &have, NULL, true);
+		rc = send_fix(nl, want, &have, NULL, true, &multi);
 		sw_model_free(&have);
 	}
 	if (rc)
@@ -634,6 +641,8 @@ int sw_reconcile_hint(struct sw_nl *nl, const struct sw_model *want, struct sw_h
 {
 	struct sw_diff after;
 	int64_t t0 = now_us(), t1 = 0, t2;
+	uint32_t expect = 0, seen = 0; /* the generation our commit made; the read-back's */
+	bool multi = false;
 	int rc = -ERESTART;
 
 	*repaired = false;
@@ -646,6 +655,7 @@ int sw_reconcile_hint(struct sw_nl *nl, const struct sw_model *want, struct sw_h
 		rc = create(nl, hint->genid, want);
 		if (rc == 0) {
 			d->n = 0;
+			expect = gen_after(hint->genid);
 			goto committed;
 		}
 		rc = -ERESTART;
@@ -676,7 +686,8 @@ int sw_reconcile_hint(struct sw_nl *nl, const struct sw_model *want, struct sw_h
 		t1 = now_us();
 		/* the smallest batch that fixes it, stamped with the generation
 		 * the diff saw: if anything moved since, ERESTART and again */
-		rc = send_fix(nl, want, &have, d, false);
+		rc = send_fix(nl, want, &have, d, false, &multi);
+		expect = multi ? 0 : gen_after(have.genid);
 		sw_model_free(&have);
 	}
 	if (rc) {
@@ -688,7 +699,7 @@ committed:
 	t2 = now_us();
 	if (hint)
 		hint->committed_us = t2;
-	rc = check_gen(nl, want, &after, hint ? &hint->synced_genid : NULL, err, errlen);
+	rc = check_gen(nl, want, &after, hint ? &hint->synced_genid : NULL, &seen, err, errlen);
 	sw_debug("reconcile: check %lld us, repair %lld us, read back %lld us",
 		 (long long)(t1 - t0), (long long)(t2 - t1), (long long)(now_us() - t2));
 	if (rc)
@@ -697,8 +708,16 @@ committed:
 		char s[512];
 
 		sw_diff_summary(&after, s, sizeof(s));
-		snprintf(err, errlen, "the kernel does not hold what was applied: %s", s);
-		rc = -EIO;
+		/* a commit by someone else came after ours (the generation
+		 * moved past it): our repair held, theirs is new drift */
+		if (expect && seen != expect) {
+			snprintf(err, errlen, "changed again after the repair (generation %u, "
+				 "repaired at %u): %s", seen, expect, s);
+			rc = -EAGAIN;
+		} else {
+			snprintf(err, errlen, "the kernel does not hold what was applied: %s", s);
+			rc = -EIO;
+		}
 	}
 	sw_diff_free(&after);
 	return rc;
@@ -714,7 +733,7 @@ int sw_reconcile_settle(struct sw_nl *nl, const struct sw_model *want, struct sw
 
 	*repaired = false;
 	memset(d, 0, sizeof(*d));
-	for (int i = 0; i < tries && rc == -EIO; i++) {
+	for (int i = 0; i < tries && (rc == -EIO || rc == -EAGAIN); i++) {
 		bool rep = false;
 
 		if (i) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 
 #include "cgwatch.h"
@@ -549,11 +550,124 @@ static void print_guard_output(const struct sw_config *cfg)
 	free(cg);
 }
 
+/* status: table netdev <name> ([guard] macvlan_parents). *nd is malloc'd
+ * (a model is large): NULL when nothing is configured and no table of ours
+ * is left, or when it cannot be read (the error is returned). */
+static int netdev_status_read(struct sw_nl *nl, const struct sw_config *cfg, struct sw_model **nd)
+{
+	int rc;
+
+	*nd = calloc(1, sizeof(**nd));
+	if (!*nd)
+		return -ENOMEM;
+	if ((rc = sw_observe_family(nl, NFPROTO_NETDEV, cfg->table, *nd))) {
+		free(*nd);
+		*nd = NULL;
+		return rc;
+	}
+	if (!cfg->n_parents && !(*nd)->has_table) {
+		sw_model_free(*nd);
+		free(*nd);
+		*nd = NULL;
+	}
+	return 0;
+}
+
+static void netdev_status_free(struct sw_model *nd)
+{
+	if (nd)
+		sw_model_free(nd);
+	free(nd);
+}
+
+static const char *netdev_hook_name(uint32_t hook)
+{
+	return hook == NF_NETDEV_INGRESS ? "ingress" : hook == 1 /* NF_NETDEV_EGRESS */ ? "egress" : "?";
+}
+
+/* status --json: "netdev": {"table","configured","present","hooks":[{"device",
+ * "hook","chain"}],"counters":{NAME:{"packets","bytes"}}}; nothing when
+ * neither configured nor present; "error" when it could not be read. */
+static void netdev_json(struct sw_jw *w, const struct sw_config *cfg, const struct sw_model *nd,
+			int nd_err)
+{
+	char t[8 + SW_TABLE_MAXLEN];
+
+	if (!nd && !nd_err)
+		return;
+	snprintf(t, sizeof(t), "netdev/%s", cfg->table);
+	sw_jw_obj(w, "netdev");
+	sw_jw_str(w, "table", t);
+	sw_jw_bool(w, "configured", cfg->n_parents > 0);
+	if (!nd) {
+		sw_jw_str(w, "error", strerror(-nd_err));
+		sw_jw_end(w);
+		return;
+	}
+	sw_jw_bool(w, "present", nd->has_table);
+	sw_jw_arr(w, "hooks");
+	for (size_t i = 0; i < nd->n_chains; i++) {
+		const struct sw_chain *c = &nd->chains[i];
+
+		if (!c->base)
+			continue;
+		sw_jw_obj(w, NULL);
+		sw_jw_str(w, "device", c->dev);
+		sw_jw_str(w, "hook", netdev_hook_name(c->hook));
+		sw_jw_str(w, "chain", c->name);
+		sw_jw_end(w);
+	}
+	sw_jw_end(w);
+	sw_jw_obj(w, "counters");
+	for (size_t i = 0; i < nd->n_counters; i++) {
+		sw_jw_obj(w, nd->counters[i]);
+		sw_jw_u64(w, "packets", nd->counter_pkts[i]);
+		sw_jw_u64(w, "bytes", nd->counter_bytes[i]);
+		sw_jw_end(w);
+	}
+	sw_jw_end(w);
+	sw_jw_end(w);
+}
+
+/* The same as text, after the inet counters. */
+static void print_netdev(const struct sw_config *cfg, const struct sw_model *nd, int nd_err)
+{
+	bool first = true;
+
+	if (!nd && !nd_err)
+		return;
+	if (!nd) {
+		printf("table netdev %s: cannot read it: %s\n", cfg->table, strerror(-nd_err));
+		return;
+	}
+	printf("table netdev %s: %s%s", cfg->table, nd->has_table ? "present" : "ABSENT",
+	       cfg->n_parents ? "" : " ([guard] macvlan_parents is empty: a leftover)");
+	for (size_t i = 0; i < nd->n_chains; i++) {
+		const struct sw_chain *c = &nd->chains[i];
+
+		if (!c->base)
+			continue;
+		printf("%s%s %s", first ? ", hooks " : ", ", c->dev[0] ? c->dev : "?",
+		       netdev_hook_name(c->hook));
+		first = false;
+	}
+	if (nd->has_table && first)
+		printf(", no device hooked");
+	printf("\n");
+	for (size_t i = 0; i < nd->n_counters; i++) {
+		char label[8 + SW_NAME_MAX];
+
+		snprintf(label, sizeof(label), "netdev:%s", nd->counters[i]);
+		printf("%-14s %-8s %12llu %14llu\n", label, "yes",
+		       (unsigned long long)nd->counter_pkts[i], (unsigned long long)nd->counter_bytes[i]);
+	}
+}
+
 /* status --json: one document through the writer. reply: the daemon's
  * answer to "status" (NULL: no daemon); keys: the fields taken from it. */
 static void status_json(const struct sw_config *cfg, const struct sw_model *have,
 			const struct sw_host *host, int host_err, const char *reply,
-			const char *const *keys, size_t n_keys)
+			const char *const *keys, size_t n_keys, const struct sw_model *nd, int nd_err)
 {
 	char t[8 + SW_TABLE_MAXLEN], v[256];
 	struct sw_jw w;
@@ -599,6 +713,7 @@ static void status_json(const struct sw_config *cfg, const struct sw_model *have
 	sw_jw_end(&w);
 	guard_json(&w, cfg, host, host_err);
 	guard_output_json(&w, cfg);
+	netdev_json(&w, cfg, nd, nd_err);
 	sw_jw_arr(&w, "sandboxes");
 	for (size_t b = 0; b < cfg->n_sandboxes; b++) {
 		const struct sw_sandbox *x = &cfg->sandboxes[b];
@@ -628,8 +743,8 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 	char reply[SW_CONTROL_REPMAX], v[256];
 	bool json = o->json, daemon;
 	struct sw_host *host = calloc(1, sizeof(*host));
-	struct sw_model have;
-	int rc, host_err;
+	struct sw_model have, *nd;
+	int rc, host_err, nd_err;
 
 	daemon = sw_control_call(o->control, "status", reply, sizeof(reply)) == 0 &&
 		 !strncmp(reply, "ok\n", 3);
@@ -643,9 +758,10 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 		free(host);
 		return EXIT_ERR;
 	}
+	nd_err = netdev_status_read(nl, cfg, &nd);
 	if (json) {
 		status_json(cfg, &have, host, host_err, daemon ? reply : NULL, keys,
-			    sizeof(keys) / sizeof(*keys));
+			    sizeof(keys) / sizeof(*keys), nd, nd_err);
 	} else {
 		printf("table inet %s: %s (generation %u)%s%s\n", cfg->table,
 		       have.has_table ? "present" : "ABSENT", have.genid,
@@ -677,8 +793,10 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 			printf("%-14s %-8s %12llu %14llu\n", label, sw_egress_name(x->egress),
 			       (unsigned long long)pk, (unsigned long long)by);
 		}
+		print_netdev(cfg, nd, nd_err);
 	}
 	rc = have.has_table ? 0 : EXIT_DRIFT;
+	netdev_status_free(nd);
 	sw_model_free(&have);
 	free(host);
 	return rc;

@@ -45,6 +45,12 @@
 #   runtimes_17  [guard] cgroups with sandwalld: a cgroup created after the
 #                daemon started is added (delay measured), removed when it
 #                goes; a process in it blocked; `status` says why
+#   runtimes_18  [guard] users with sandwalld: a blocked attempt of the uid is
+#                logged as `path=output uid=N` (not `iif=?`), attempts.json
+#                and the receipt carry the uid; another uid is not logged
+#   runtimes_19  `sandwall status` (text and --json) on table netdev: absent
+#                before apply, present with eth0's hooks and the counters
+#                after a macvlan child's blocked attempt
 #   runtimes_10  a macvlan child (bridge mode) of the uplink eth0 in a
 #                container namespace: table netdev (macvlan_parents = eth0)
 #                blocks metadata, gateway, LAN and the host through the
@@ -81,6 +87,8 @@ register_test runtimes_07_slirp4netns  "[guard] users: a rootless slirp4netns sa
 register_test runtimes_08_pasta        "[guard] users: a rootless pasta sandbox run by that uid: metadata, gateway, LAN, host blocked; internet open"
 register_test runtimes_09_podman_rootless "[guard] users: real rootless podman (slirp4netns) as that uid, user database bound in a private mount namespace: metadata, gateway, LAN, host, host loopback blocked; internet open"
 register_test runtimes_16_cgroups      "[guard] cgroups, sandwall apply: a process in a matching cgroup (or below it) blocked; outside open"
+register_test runtimes_18_output_log   "[guard] users, sandwalld: a blocked attempt of the uid is logged with path=output uid=N; attempts.json and the receipt carry the uid"
+register_test runtimes_19_netdev_status "status and status --json show table netdev (absent/present, eth0's hooks, counters) for a macvlan child's blocked attempt"
 register_test runtimes_17_cgroups_live "[guard] cgroups, sandwalld: a cgroup made after the start is guarded (delay measured) and dropped when removed"
 
 RT_META=http://169.254.169.254/
@@ -1419,5 +1427,110 @@ _runtimes_15() {
 	rt_expect_guarded lxcbr0 yes "bridge"
 	rt_status_why "$conf" lxcbr0 bridge
 	rt_categories "$LX_NS" http://172.25.0.1:8080/
+	return 0
+}
+
+# ---------------------------------------------------------------- 18
+# The blocked-attempt log on the output path: the packet has no input
+# interface, the line names the socket's owner instead (NFLOG's NFULA_UID).
+runtimes_18_output_log() { rt_run _runtimes_18; }
+_runtimes_18() {
+	local conf dir i line js
+	[ -x "$RT_SANDWALLD" ] || { info "skip: $RT_SANDWALLD not built"; return $SKIP; }
+	ou_uids_free || return $SKIP
+	RT_UNDO+=(ou_kill_uid)
+	info "without the table: uid $OU_UID reaches metadata and the loopback (the attack works here)"
+	ou_expect $OU_UID reach $RT_META $OU_LOOP
+	conf=$(mkconf ou18 guard.interfaces=auto guard.users="$OU_UID" log.blocked=yes)
+	dir=$(dirname "$(sed -n 's/^journal = //p' "$conf")")
+	rm -f "$dir/attempts.json"
+	d_start "$conf" || return 1
+	ou_expect $OU_UID block $RT_META $OU_LOOP
+	ou_expect $OU_OTHER reach $RT_META
+	for i in $(seq 1 50); do
+		grep -q "event=blocked category=host .*dst=127.0.0.1 .*path=output uid=$OU_UID" "$D_LOG" && break
+		sleep 0.1
+	done
+	line=$(grep -m1 "event=blocked category=metadata .*dst=169.254.169.254 " "$D_LOG")
+	if [[ "$line" == *" path=output uid=$OU_UID"* ]]; then ok "logged: ${line#sandwalld: }"
+	else bad "no event=blocked line with path=output uid=$OU_UID for metadata: '${line:-none}'"; show "$D_LOG" 20; fi
+	line=$(grep -m1 "event=blocked category=host .*dst=127.0.0.1 " "$D_LOG")
+	if [[ "$line" == *" path=output uid=$OU_UID"* ]]; then ok "logged: ${line#sandwalld: }"
+	else bad "no event=blocked line with path=output uid=$OU_UID for the loopback: '${line:-none}'"; show "$D_LOG" 20; fi
+	if grep 'event=blocked' "$D_LOG" | grep -q 'iif=?'; then bad "an output-path line still says iif=?: $(grep -m1 'iif=?' "$D_LOG")"
+	else ok "no event=blocked line says iif=?"; fi
+	if grep 'event=blocked' "$D_LOG" | grep -q "uid=$OU_OTHER"; then bad "uid $OU_OTHER (not guarded) was logged as blocked"
+	else ok "uid $OU_OTHER (not guarded) not logged"; fi
+	for i in $(seq 1 30); do grep -qs '"uid"' "$dir/attempts.json" && break; sleep 0.1; done
+	js=$("$PY" - "$dir/attempts.json" "$OU_UID" <<-'EOF'
+	import json, sys
+	a = json.load(open(sys.argv[1]))["attempts"]
+	m = [x for x in a if x.get("dst") == "169.254.169.254" and x.get("uid") == int(sys.argv[2])
+	     and x.get("path") == "output" and x.get("category") == "metadata"]
+	print("ok" if m else "bad %s" % a)
+	EOF
+	)
+	if [ "$js" = ok ]; then ok "attempts.json: metadata attempt with path output, uid $OU_UID"
+	else bad "attempts.json: $js"; fi
+	sw -c "$conf" --json receipt
+	js=$("$PY" - "$SW_OUT" "$OU_UID" <<-'EOF'
+	import json, sys
+	d = json.load(open(sys.argv[1]))["attempted"] or {}
+	m = [x for x in d.get("attempts", []) if x.get("uid") == int(sys.argv[2])]
+	print("ok" if m else "bad %s" % d)
+	EOF
+	)
+	if [ "$js" = ok ]; then ok "receipt --json: attempted lists the uid's attempts"
+	else bad "receipt --json: $js"; fi
+	return 0
+}
+
+# ---------------------------------------------------------------- 19
+# status on table netdev: present or not, the devices its chains hook, and
+# its counters (the macvlan child's drops are counted there, not in table
+# inet's counters).
+runtimes_19_netdev_status() { rt_run _runtimes_19; }
+_runtimes_19() {
+	local c=${SWT_PREFIX}rt-mv19 conf js m
+	rt_vlan_child "$c" macvlan bridge 10.0.0.61 || return 1
+	wait_path "$c" $RT_NET
+	info "without the table the macvlan child reaches metadata (the test can fail)"
+	reach "$c" $RT_META
+	conf=$(mkconf rt19 guard.interfaces=auto guard.macvlan_parents=eth0)
+	RT_UNDO+=("hnft delete table netdev sandwall")
+	sw -c "$conf" status
+	if grep -q '^table netdev sandwall: ABSENT' "$SW_OUT"; then ok "status before apply: $(grep '^table netdev' "$SW_OUT")"
+	else bad "status before apply does not say table netdev sandwall is ABSENT"; show "$SW_OUT" 30; fi
+	apply_ok "$conf" || return 1
+	blocked "$c" $RT_META
+	m=$(rt_nd_counter metadata)
+	sw -c "$conf" status
+	if grep -q '^table netdev sandwall: present, hooks .*eth0 egress' "$SW_OUT" &&
+	   grep '^table netdev' "$SW_OUT" | grep -q 'eth0 ingress'; then ok "status: $(grep '^table netdev' "$SW_OUT")"
+	else bad "status does not show table netdev sandwall present with eth0's egress and ingress hooks"; show "$SW_OUT" 40; fi
+	if [ -n "$m" ] && [ "$m" -gt 0 ] && awk -v m="$m" '$1 == "netdev:metadata" && $3 >= m { f = 1 } END { exit !f }' "$SW_OUT"; then
+		ok "status: $(grep '^netdev:metadata' "$SW_OUT" | tr -s ' ') (nft says $m)"
+	else bad "status: netdev:metadata row missing or below the kernel's counter (${m:-missing})"; show "$SW_OUT" 40; fi
+	sw -c "$conf" --json status
+	js=$("$PY" - "$SW_OUT" <<-'EOF'
+	import json, sys
+	n = json.load(open(sys.argv[1])).get("netdev")
+	ok = (n is not None and n["table"] == "netdev/sandwall" and n["configured"] and n["present"]
+	      and {("eth0", "egress"), ("eth0", "ingress")} <= {(h["device"], h["hook"]) for h in n["hooks"]}
+	      and n["counters"]["metadata"]["packets"] > 0 and "spoofed" in n["counters"])
+	print("ok" if ok else "bad %s" % n)
+	EOF
+	)
+	if [ "$js" = ok ]; then ok "status --json: netdev present, eth0 egress and ingress hooked, counters.metadata > 0"
+	else bad "status --json: $js"; fi
+	info "no macvlan_parents and no table left: status says nothing about table netdev"
+	hnft delete table netdev sandwall
+	conf=$(mkconf rt19b guard.interfaces=auto)
+	sw -c "$conf" status
+	if grep -q '^table netdev' "$SW_OUT"; then bad "status mentions table netdev without macvlan_parents: $(grep '^table netdev' "$SW_OUT")"
+	else ok "status without macvlan_parents: no table netdev line"; fi
+	sw -c "$conf" --json status
+	if "$PY" -c 'import json,sys; sys.exit("netdev" in json.load(open(sys.argv[1])))' "$SW_OUT"; then ok "status --json without macvlan_parents: no netdev member"
+	else bad "status --json has a netdev member without macvlan_parents"; fi
 	return 0
 }

@@ -102,11 +102,61 @@ static void test_bounded(void **state)
 		assert_true(t.a[i].dport > 10);
 }
 
+/* The output path: one record per uid, and "path"/"uid" in the JSON;
+ * a uid on a packet of another hook (early demux's receiving socket) is
+ * not the sender's and is left out. */
+static void test_output_uid(void **state)
+{
+	static struct sw_attempts t;
+	struct sw_blocked a = blk("host", "127.0.0.1", IPPROTO_TCP, 5432), b, c;
+	struct sw_jw w;
+	struct sw_jv v;
+	const struct sw_jv *list;
+	const char *s;
+	int64_t n;
+
+	(void)state;
+	a.has_hook = true;
+	a.hook = 3;                             /* NF_INET_LOCAL_OUT */
+	a.has_uid = true;
+	a.uid = 42001;
+	b = a;
+	b.uid = 42002;                          /* another user: another record */
+	c = a;
+	c.hook = 1;                             /* NF_INET_LOCAL_IN: not output */
+	sw_attempts_add(&t, &a, 100);
+	sw_attempts_add(&t, &a, 101);
+	sw_attempts_add(&t, &b, 102);
+	sw_attempts_add(&t, &c, 103);
+	assert_int_equal(t.n, 3);
+	sw_jw_init(&w);
+	sw_attempts_json(&t, &w);
+	assert_non_null(sw_jw_text(&w));
+	assert_int_equal(sw_jv_parse(w.buf, w.len, &v, NULL), 0);
+	list = sw_jv_get(&v, "attempts");
+	assert_non_null(list);
+	assert_int_equal(list->n, 3);
+	assert_int_equal(sw_jv_get_str(&list->vals[0], "path", &s), 0);
+	assert_string_equal(s, "output");
+	assert_int_equal(sw_jv_get_i64(&list->vals[0], "uid", &n), 0);
+	assert_int_equal(n, 42001);
+	assert_int_equal(sw_jv_get_i64(&list->vals[0], "count", &n), 0);
+	assert_int_equal(n, 2);
+	for (size_t i = 0; i < list->n; i++)
+		if (!sw_jv_get_i64(&list->vals[i], "last", &n) && n == 103) {
+			assert_null(sw_jv_get(&list->vals[i], "uid"));
+			assert_null(sw_jv_get(&list->vals[i], "path"));
+		}
+	sw_jv_free(&v);
+	sw_jw_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fold_and_json),
 		cmocka_unit_test(test_bounded),
+		cmocka_unit_test(test_output_uid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

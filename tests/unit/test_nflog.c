@@ -111,12 +111,102 @@ static void test_truncated_and_fragment(void **state)
 	assert_int_equal(sw_nflog_parse(buf, len, b, 4), 0);
 }
 
+/* What the kernel sends for a packet logged at the output hook (a host
+ * socket of a guarded user or cgroup): NFULA_PACKET_HDR with the hook, no
+ * input device, the output device, and the socket's owner. hdr_len and
+ * uid_len let a test cut those attributes short. */
+static size_t put_output(uint8_t *buf, const char *prefix, uint8_t hook, size_t hdr_len,
+			 uint32_t uid, size_t uid_len, const uint8_t *pkt, size_t plen)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nfulnl_msg_packet_hdr ph = { .hw_protocol = htons(0x0800), .hook = hook };
+	uint32_t be_uid = htonl(uid), be_gid = htonl(uid + 1);
+	struct nfgenmsg *g;
+
+	nlh->nlmsg_type = NFNL_SUBSYS_ULOG << 8 | NFULNL_MSG_PACKET;
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->nfgen_family = NFPROTO_IPV4;
+	mnl_attr_put(nlh, NFULA_PACKET_HDR, hdr_len, &ph);
+	mnl_attr_put_strz(nlh, NFULA_PREFIX, prefix);
+	mnl_attr_put_u32(nlh, NFULA_IFINDEX_OUTDEV, htonl(2));
+	mnl_attr_put(nlh, NFULA_UID, uid_len, &be_uid);
+	mnl_attr_put(nlh, NFULA_GID, sizeof(be_gid), &be_gid);
+	mnl_attr_put(nlh, NFULA_PAYLOAD, plen, pkt);
+	return nlh->nlmsg_len;
+}
+
+static void test_output_hook_uid(void **state)
+{
+	uint8_t buf[1024];
+	struct sw_blocked b[4];
+	size_t len;
+
+	(void)state;
+	len = put_output(buf, "sandwall:host ", NF_INET_LOCAL_OUT, sizeof(struct nfulnl_msg_packet_hdr),
+			 42001, 4, tcp4, sizeof(tcp4));
+	assert_int_equal(sw_nflog_parse(buf, len, b, 4), 1);
+	assert_string_equal(b[0].category, "host");
+	assert_true(b[0].has_hook);
+	assert_int_equal(b[0].hook, NF_INET_LOCAL_OUT);
+	assert_true(sw_blocked_is_output(&b[0]));
+	assert_int_equal(b[0].iif, 0);
+	assert_int_equal(b[0].oif, 2);
+	assert_true(b[0].has_uid);
+	assert_int_equal(b[0].uid, 42001);
+	assert_true(b[0].has_gid);
+	assert_int_equal(b[0].gid, 42002);
+	assert_int_equal(b[0].dport, 80);
+	/* root's socket: uid 0 is a uid, not "none" */
+	len = put_output(buf, "sandwall:host ", NF_INET_LOCAL_OUT, sizeof(struct nfulnl_msg_packet_hdr),
+			 0, 4, tcp4, sizeof(tcp4));
+	assert_int_equal(sw_nflog_parse(buf, len, b, 4), 1);
+	assert_true(b[0].has_uid);
+	assert_int_equal(b[0].uid, 0);
+	/* the prerouting hook is not the output path */
+	len = put_output(buf, "sandwall:host ", NF_INET_PRE_ROUTING,
+			 sizeof(struct nfulnl_msg_packet_hdr), 7, 4, tcp4, sizeof(tcp4));
+	assert_int_equal(sw_nflog_parse(buf, len, b, 4), 1);
+	assert_false(sw_blocked_is_output(&b[0]));
+	/* no packet header at all (the bridge tests' messages): not output */
+	len = put_packet(buf, NFPROTO_IPV4, "sandwall:host ", 3, tcp4, sizeof(tcp4));
+	assert_int_equal(sw_nflog_parse(buf, len, b, 4), 1);
+	assert_false(b[0].has_hook);
+	assert_false(b[0].has_uid);
+	assert_false(sw_blocked_is_output(&b[0]));
+}
+
+static void test_output_short_attrs(void **state)
+{
+	uint8_t buf[1024];
+	struct sw_blocked b[4];
+	size_t len;
+
+	(void)state;
+	/* a UID of 2 bytes and a packet header of 2 bytes are not read */
+	len = put_output(buf, "sandwall:lan ", NF_INET_LOCAL_OUT, 2, 42001, 2, tcp4, sizeof(tcp4));
+	assert_int_equal(sw_nflog_parse(buf, len, b, 4), 1);
+	assert_string_equal(b[0].category, "lan");
+	assert_false(b[0].has_hook);
+	assert_false(sw_blocked_is_output(&b[0]));
+	assert_false(b[0].has_uid);
+	assert_int_equal(b[0].uid, 0);
+	assert_true(b[0].has_gid);
+	/* an empty UID is no uid either */
+	len = put_output(buf, "sandwall:lan ", NF_INET_LOCAL_OUT, sizeof(struct nfulnl_msg_packet_hdr),
+			 42001, 0, tcp4, sizeof(tcp4));
+	assert_int_equal(sw_nflog_parse(buf, len, b, 4), 1);
+	assert_true(sw_blocked_is_output(&b[0]));
+	assert_false(b[0].has_uid);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_v4_tcp),
 		cmocka_unit_test(test_v6_udp_and_foreign_prefix),
 		cmocka_unit_test(test_truncated_and_fragment),
+		cmocka_unit_test(test_output_hook_uid),
+		cmocka_unit_test(test_output_short_attrs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for sw_reconcile_settle (the daemon's repair): a read-back
- * overtaken by the next tamper is compared and repaired again, so the
- * daemon writes no repair-failed (LOG_CRIT) line for it; only a kernel
- * refusal, or a read-back that differs round after round, is a failure.
+ * overtaken by the next tamper is compared and repaired again, and when
+ * the tamperer keeps going the result says so (-EAGAIN: the generation
+ * moved past the repair's), so the daemon writes no repair-failed
+ * (LOG_CRIT) line for it; only a kernel refusal, or a read-back that
+ * differs at the repair's own generation, is a failure.
  * Against the stateful fake kernel (fake_nft.h). No kernel. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -130,8 +132,10 @@ static void test_overtaken_twice(void **state)
 	assert_in_sync(t);
 }
 
-/* a read-back that differs every round: -EIO after exactly TRIES rounds */
-static void test_keeps_failing(void **state)
+/* overtaken every round (a storm): after TRIES rounds -EAGAIN, not -EIO:
+ * each repair held, and the commit after it is drift of its own (the
+ * daemon writes no repair-failed line for it) */
+static void test_keeps_overtaken(void **state)
 {
 	struct st *t = *state;
 	size_t batches = t->k.n_batches;
@@ -140,6 +144,37 @@ static void test_keeps_failing(void **state)
 	fn_t_del_elem(&t->k, T, t->victim, 1);
 	t->tampers = 1000;
 	t->k.hook = tamper;
+	t->k.hook_arg = t;
+	assert_int_equal(settle(t, &repaired), -EAGAIN);
+	t->k.hook = NULL;
+	assert_true(repaired);
+	assert_int_equal(t->k.n_batches - batches, TRIES);
+	assert_non_null(strstr(t->err, "changed again after the repair"));
+}
+
+/* the kernel acknowledged, yet does not hold it at the repair's own
+ * generation (no other commit): -EIO after TRIES rounds, the CRIT case */
+static void lose(struct fn *k, enum fn_when when, uint16_t type, void *arg)
+{
+	struct st *t = arg;
+
+	(void)type;
+	if (when == FN_COMMIT && t->tampers > 0) {
+		t->tampers--;
+		fn_t_del_elem(k, T, t->victim, 0);
+		k->genid--;     /* not a commit: the element is just not there */
+	}
+}
+
+static void test_not_held(void **state)
+{
+	struct st *t = *state;
+	size_t batches = t->k.n_batches;
+	bool repaired;
+
+	fn_t_del_elem(&t->k, T, t->victim, 1);
+	t->tampers = 1000;
+	t->k.hook = lose;
 	t->k.hook_arg = t;
 	assert_int_equal(settle(t, &repaired), -EIO);
 	t->k.hook = NULL;
@@ -181,7 +216,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_overtaken_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_overtaken_twice, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_keeps_failing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_keeps_overtaken, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_held, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_is_not_retried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_in_sync, setup, teardown),
 	};
