@@ -237,7 +237,7 @@ run_guest() {  # run_guest ID RUN: boot, stream the console; result in $RUN/resu
 		-kernel "$KDIR/boot/vmlinuz-$KVER" -initrd "$run/initrd" \
 		-append "console=ttyS0 rdinit=/init panic=-1 quiet loglevel=4 nokaslr" \
 		-display none -serial stdio -monitor none -nic none -no-reboot -pidfile "$run/qemu.pid" \
-		</dev/null 2>"$run/qemu.err" | tr -d '\r' >"$run/console.log"
+		</dev/null 2>"$run/qemu.err" | stdbuf -oL tr -d '\r' >"$run/console.log"   # by line: streamed as it comes
 	rc=${PIPESTATUS[0]}
 	echo "$rc $(( ($(date +%s%N) - t0) / 1000000 ))" >"$run/result"
 }
