@@ -13,9 +13,9 @@
 
 #define SW_NAME_MAX     64
 #define SW_KEY_MAX      40      /* ipv6 . proto . port = 16 + 4 + 4 */
-#define SW_MAX_CHAINS   32
-#define SW_MAX_SETS     64
-#define SW_MAX_OBJS     32
+#define SW_MAX_CHAINS   128
+#define SW_MAX_SETS     256
+#define SW_MAX_OBJS     96
 /* The table's user data (nft shows it as its comment): sandwall marks
  * every table it creates with it and changes no table without it
  * (reconcile.h). Same bytes as nft's `comment "sandwall/1"`. */
@@ -123,6 +123,15 @@ static inline bool sw_set_dynamic(const struct sw_set *s)
 	return s->flags & 0x20 /* NFT_SET_EVAL */;
 }
 struct sw_chain *sw_model_find_chain(const struct sw_model *m, const char *name);
+
+/* "The same" for diff.c (what differs) and encode.c (what to rewrite):
+ * one definition each. A chain's identity is what cannot change in place
+ * (base or not, hook, priority, type, device); its policy can, and is
+ * compared apart. A set's shape is its key, flags, timeout and size. */
+bool sw_chain_same_hook(const struct sw_chain *a, const struct sw_chain *b);
+bool sw_set_same_shape(const struct sw_set *a, const struct sw_set *b);
+bool sw_elem_same(const struct sw_elem *a, const struct sw_elem *b, size_t key_len);
+bool sw_rule_same(const struct sw_rule *a, const struct sw_rule *b);
 int sw_model_find_counter(const struct sw_model *m, const char *name);
 
 int sw_set_add_elem(struct sw_set *s, const struct sw_elem *e);

@@ -65,9 +65,7 @@ static int diff_chains(const struct sw_model *w, const struct sw_model *h, struc
 
 		if (!b)
 			err = add(d, SW_DIFF_MISSING, "chain", "chain %s", a->name);
-		else if (a->base != b->base || (a->base && (a->hook != b->hook || a->prio != b->prio ||
-			 a->policy != b->policy || strcmp(a->type, b->type) ||
-			 strcmp(a->dev, b->dev))))
+		else if (!sw_chain_same_hook(a, b) || (a->base && a->policy != b->policy))
 			err = add(d, SW_DIFF_CHANGED, "chain",
 				  "chain %s (hook %u priority %d policy %s, want hook %u priority %d policy %s)",
 				  a->name, b->hook, b->prio, b->policy == 1 ? "accept" : "drop",
@@ -92,13 +90,6 @@ static int diff_counters(const struct sw_model *w, const struct sw_model *h, str
 	return err;
 }
 
-static bool elem_eq(const struct sw_elem *a, const struct sw_elem *b, size_t len)
-{
-	return a->flags == b->flags && a->has_key_end == b->has_key_end &&
-	       !memcmp(a->key, b->key, len) &&
-	       (!a->has_key_end || !memcmp(a->key_end, b->key_end, len));
-}
-
 /* Both element lists are sorted: walk them together. */
 static int diff_elems(const struct sw_set *a, const struct sw_set *b, struct sw_diff *d)
 {
@@ -109,7 +100,7 @@ static int diff_elems(const struct sw_set *a, const struct sw_set *b, struct sw_
 	while ((i < a->n_elems || j < b->n_elems) && !err) {
 		int c;
 
-		if (i < a->n_elems && j < b->n_elems && elem_eq(&a->elems[i], &b->elems[j], len)) {
+		if (i < a->n_elems && j < b->n_elems && sw_elem_same(&a->elems[i], &b->elems[j], a->key_len)) {
 			i++, j++;
 			continue;
 		}
@@ -145,8 +136,7 @@ static int diff_sets(const struct sw_model *w, const struct sw_model *h, struct 
 
 		if (!b)
 			err = add(d, SW_DIFF_MISSING, "set", "set %s", a->name);
-		else if (a->key_len != b->key_len || a->flags != b->flags || a->key_type != b->key_type ||
-			 a->timeout_ms != b->timeout_ms || a->size != b->size)
+		else if (!sw_set_same_shape(a, b))
 			err = add(d, SW_DIFF_CHANGED, "set", "set %s (type/flags differ)", a->name);
 		else if (!sw_set_dynamic(a))
 			err = diff_elems(a, b, d);
@@ -155,11 +145,6 @@ static int diff_sets(const struct sw_model *w, const struct sw_model *h, struct 
 		if (!sw_model_find_set(w, h->sets[i].name))
 			err = add(d, SW_DIFF_EXTRA, "set", "set %s", h->sets[i].name);
 	return err;
-}
-
-static bool rule_eq(const struct sw_rule *a, const struct sw_rule *b)
-{
-	return !strcmp(a->tag, b->tag) && !strcmp(a->canon, b->canon);
 }
 
 static const char *rule_name(const struct sw_rule *r, char *buf, size_t len)
@@ -193,7 +178,7 @@ static int diff_chain_rules(const struct sw_model *w, const struct sw_model *h,
 	if (na == nb) {
 		size_t i;
 
-		for (i = 0; i < na && rule_eq(a[i], b[i]); i++)
+		for (i = 0; i < na && sw_rule_same(a[i], b[i]); i++)
 			;
 		if (i == na)
 			return 0;
@@ -201,7 +186,7 @@ static int diff_chain_rules(const struct sw_model *w, const struct sw_model *h,
 	for (size_t i = 0; i < na && !err; i++) {
 		size_t j;
 
-		for (j = 0; j < nb && (used_b[j] || !rule_eq(a[i], b[j])); j++)
+		for (j = 0; j < nb && (used_b[j] || !sw_rule_same(a[i], b[j])); j++)
 			;
 		if (j == nb) {
 			err = add(d, SW_DIFF_MISSING, "rule", "rule in chain %s: %s", chain,

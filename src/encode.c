@@ -421,19 +421,6 @@ static int flush_set_msg(struct sw_batch *b, struct sw_nl *nl, const char *table
 	return nlh ? 0 : b->err;
 }
 
-static bool chain_same(const struct sw_chain *a, const struct sw_chain *b)
-{
-	return a->base == b->base && (!a->base || (a->hook == b->hook && a->prio == b->prio &&
-						   !strcmp(a->type, b->type) &&
-						   !strcmp(a->dev, b->dev)));
-}
-
-static bool set_same(const struct sw_set *a, const struct sw_set *b)
-{
-	return a->key_type == b->key_type && a->key_len == b->key_len && a->flags == b->flags &&
-	       a->timeout_ms == b->timeout_ms && a->size == b->size;
-}
-
 /* Does the kernel's chain hold exactly our rules, in order? */
 static bool rules_same(const struct sw_model *want, const struct sw_model *have, const char *chain)
 {
@@ -446,8 +433,7 @@ static bool rules_same(const struct sw_model *want, const struct sw_model *have,
 			j++;
 		if (i == want->n_rules || j == have->n_rules)
 			return i == want->n_rules && j == have->n_rules;
-		if (strcmp(want->rules[i].canon, have->rules[j].canon) ||
-		    strcmp(want->rules[i].tag, have->rules[j].tag))
+		if (!sw_rule_same(&want->rules[i], &have->rules[j]))
 			return false;
 		i++, j++;
 	}
@@ -455,15 +441,10 @@ static bool rules_same(const struct sw_model *want, const struct sw_model *have,
 
 static bool elems_same(const struct sw_set *a, const struct sw_set *b)
 {
-	size_t len = a->key_len < SW_KEY_MAX ? a->key_len : SW_KEY_MAX;
-
 	if (a->n_elems != b->n_elems)
 		return false;
 	for (size_t i = 0; i < a->n_elems; i++)
-		if (a->elems[i].flags != b->elems[i].flags ||
-		    a->elems[i].has_key_end != b->elems[i].has_key_end ||
-		    memcmp(a->elems[i].key, b->elems[i].key, len) ||
-		    (a->elems[i].has_key_end && memcmp(a->elems[i].key_end, b->elems[i].key_end, len)))
+		if (!sw_elem_same(&a->elems[i], &b->elems[i], a->key_len))
 			return false;
 	return true;
 }
@@ -479,7 +460,7 @@ int sw_encode_update(struct sw_batch *b, struct sw_nl *nl, const struct sw_model
 	for (size_t i = 0; i < want->n_chains; i++) {
 		const struct sw_chain *h = sw_model_find_chain(have, want->chains[i].name);
 
-		redo[i] = (how & SW_UPDATE_CHAINS) || !h || !chain_same(&want->chains[i], h) ||
+		redo[i] = (how & SW_UPDATE_CHAINS) || !h || !sw_chain_same_hook(&want->chains[i], h) ||
 			  !rules_same(want, have, want->chains[i].name);
 	}
 	/* table inet T: wake it if someone made it dormant (keeping the
@@ -499,13 +480,13 @@ int sw_encode_update(struct sw_batch *b, struct sw_nl *nl, const struct sw_model
 	for (size_t i = 0; i < have->n_chains && !err; i++) {
 		const struct sw_chain *w = sw_model_find_chain(want, have->chains[i].name);
 
-		if (!w || !chain_same(w, &have->chains[i]))
+		if (!w || !sw_chain_same_hook(w, &have->chains[i]))
 			err = del_msg(b, nl, t, NFT_MSG_DELCHAIN, have->chains[i].name);
 	}
 	for (size_t i = 0; i < have->n_sets && !err; i++) {
 		const struct sw_set *w = sw_model_find_set(want, have->sets[i].name);
 
-		if (!w || !set_same(w, &have->sets[i]))
+		if (!w || !sw_set_same_shape(w, &have->sets[i]))
 			err = del_msg(b, nl, t, NFT_MSG_DELSET, have->sets[i].name);
 	}
 	for (size_t i = 0; i < have->n_counters && !err; i++)
@@ -519,7 +500,7 @@ int sw_encode_update(struct sw_batch *b, struct sw_nl *nl, const struct sw_model
 	for (size_t i = 0; i < want->n_sets && !err; i++) {
 		const struct sw_set *w = &want->sets[i];
 		const struct sw_set *h = sw_model_find_set(have, w->name);
-		bool keep = h && set_same(w, h);
+		bool keep = h && sw_set_same_shape(w, h);
 		uint32_t id = (uint32_t)i + 1;
 
 		if (keep && elems_same(w, h))
@@ -536,7 +517,7 @@ int sw_encode_update(struct sw_batch *b, struct sw_nl *nl, const struct sw_model
 	for (size_t i = 0; i < want->n_chains && !err; i++) {
 		const struct sw_chain *h = sw_model_find_chain(have, want->chains[i].name);
 
-		if (!h || !chain_same(&want->chains[i], h) ||
+		if (!h || !sw_chain_same_hook(&want->chains[i], h) ||
 		    (want->chains[i].base && ((how & SW_UPDATE_CHAINS) ||
 					      h->policy != want->chains[i].policy)))
 			err = chain_msg(b, nl, t, &want->chains[i]);

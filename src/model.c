@@ -343,3 +343,30 @@ void sw_rule_tag(const struct nftnl_rule *r, char *tag, size_t len)
 		return;
 	snprintf(tag, len, "%s", comment);
 }
+
+bool sw_chain_same_hook(const struct sw_chain *a, const struct sw_chain *b)
+{
+	return a->base == b->base && (!a->base || (a->hook == b->hook && a->prio == b->prio &&
+						   !strcmp(a->type, b->type) &&
+						   !strcmp(a->dev, b->dev)));
+}
+
+bool sw_set_same_shape(const struct sw_set *a, const struct sw_set *b)
+{
+	return a->key_type == b->key_type && a->key_len == b->key_len && a->flags == b->flags &&
+	       a->timeout_ms == b->timeout_ms && a->size == b->size;
+}
+
+bool sw_elem_same(const struct sw_elem *a, const struct sw_elem *b, size_t key_len)
+{
+	size_t len = key_len < SW_KEY_MAX ? key_len : SW_KEY_MAX;
+
+	return a->flags == b->flags && a->has_key_end == b->has_key_end &&
+	       !memcmp(a->key, b->key, len) &&
+	       (!a->has_key_end || !memcmp(a->key_end, b->key_end, len));
+}
+
+bool sw_rule_same(const struct sw_rule *a, const struct sw_rule *b)
+{
+	return !strcmp(a->tag, b->tag) && !strcmp(a->canon, b->canon);
+}

@@ -1800,6 +1800,156 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 	return 0;
 }
 
+/* ---- what each set category blocks -------------------------------------- */
+
+/* Fill p (room for w->cap_p) with what a category blocks; *out may point
+ * elsewhere instead (the config's own list). Called only when the category
+ * is on. */
+typedef int (*cat_fill_fn)(const struct sw_config *cfg, const struct sw_host *host,
+			   struct work *w, const struct sw_prefix **out, size_t *n);
+
+/* metadata: the compiled-in list */
+static int fill_metadata(const struct sw_config *cfg, const struct sw_host *host,
+			 struct work *w, const struct sw_prefix **out, size_t *n)
+{
+	return sw_endpoints_metadata(w->p, FIXED_ENTRIES, n);
+}
+
+/* link_local: 169.254.0.0/16, fe80::/10 */
+static int fill_link_local(const struct sw_config *cfg, const struct sw_host *host,
+			   struct work *w, const struct sw_prefix **out, size_t *n)
+{
+	for (size_t i = 0; i < 2; i++)
+		sw_prefix_parse(link_local[i], &w->p[(*n)++], NULL);
+	return 0;
+}
+
+/* gateways: default-route next hops */
+static int fill_gateways(const struct sw_config *cfg, const struct sw_host *host,
+			 struct work *w, const struct sw_prefix **out, size_t *n)
+{
+	for (size_t i = 0; host && i < host->n_gateways; i++)
+		w->p[(*n)++] = host->gateways[i].addr;
+	return 0;
+}
+
+/* destinations: from the config */
+static int fill_destinations(const struct sw_config *cfg, const struct sw_host *host,
+			     struct work *w, const struct sw_prefix **out, size_t *n)
+{
+	*out = cfg->destinations;
+	*n = cfg->n_destinations;
+	return 0;
+}
+
+/* lan: subnets connected to the other interfaces */
+static int fill_lan(const struct sw_config *cfg, const struct sw_host *host,
+		    struct work *w, const struct sw_prefix **out, size_t *n)
+{
+	for (size_t i = 0; host && i < host->n_addrs; i++) {
+		const struct sw_link *l = sw_host_link(host, host->addrs[i].ifindex);
+		struct sw_prefix q = host->addrs[i].local;
+
+		if (!l || sw_ruleset_guarded(cfg, l) || sw_prefix_is_loopback(&q) || sw_prefix_is_v6_linklocal(&q))
+			continue;
+		if (q.len == sw_family_addrlen(q.family) * 8)
+			continue;       /* a host address is no subnet */
+		sw_prefix_mask(&q);
+		w->p[(*n)++] = q;
+	}
+	return 0;
+}
+
+/* private: RFC 1918, CGNAT, ULA */
+static int fill_private(const struct sw_config *cfg, const struct sw_host *host,
+			struct work *w, const struct sw_prefix **out, size_t *n)
+{
+	for (size_t i = 0; i < sizeof(rfc_private) / sizeof(*rfc_private); i++)
+		sw_prefix_parse(rfc_private[i], &w->p[(*n)++], NULL);
+	return 0;
+}
+
+/* per SW_CAT_MATCH_SET category (config.h's table says which) */
+static const cat_fill_fn cat_fill[SW_CAT_COUNT] = {
+	[SW_CAT_METADATA] = fill_metadata,
+	[SW_CAT_LINK_LOCAL] = fill_link_local,
+	[SW_CAT_GATEWAYS] = fill_gateways,
+	[SW_CAT_DESTINATIONS] = fill_destinations,
+	[SW_CAT_LAN] = fill_lan,
+	[SW_CAT_PRIVATE] = fill_private,
+};
+
+/* own: subnets of guarded interfaces (container-to-container stays) and
+ * what is routed to a guarded interface without a gateway (a routed veth
+ * has no address, its container's /32 is a route) */
+static int own_sets(struct sw_model *m, struct work *w, const struct sw_config *cfg,
+		    const struct sw_host *host)
+{
+	struct sw_prefix *p = w->p;
+	size_t n = 0;
+	int rc;
+
+	for (size_t i = 0; host && i < host->n_addrs; i++) {
+		const struct sw_link *l = sw_host_link(host, host->addrs[i].ifindex);
+		struct sw_prefix q = host->addrs[i].local;
+
+		if (!l || !sw_ruleset_guarded(cfg, l) || sw_prefix_is_v6_linklocal(&q))
+			continue;
+		sw_prefix_mask(&q);
+		p[n++] = q;
+	}
+	if (host && host->n_routes && (rc = guarded_index(w, cfg, host)))
+		return rc;
+	for (size_t i = 0; host && i < host->n_routes; i++) {
+		int oif = host->routes[i].oif;
+
+		if (sw_prefix_is_v6_linklocal(&host->routes[i].dst) || !w->n_guarded ||
+		    !bsearch(&oif, w->guarded, w->n_guarded, sizeof(oif), int_cmp))
+			continue;
+		p[n++] = host->routes[i].dst;
+	}
+	if ((rc = addr_sets(m, w, "own", p, n)))
+		return rc;
+	return gate_note(w, 2, p, n);
+}
+
+/* The set categories' sets in rank order (own4/own6 where own's rank
+ * is), then blocked4/blocked6. */
+static int category_sets(struct sw_model *m, struct work *w, const struct sw_config *cfg,
+			 const struct sw_host *host)
+{
+	bool done[SW_CAT_COUNT] = { false }, own = false;
+	int rc;
+
+	for (;;) {
+		const struct sw_prefix *out;
+		size_t n = 0;
+		int next = -1;
+
+		for (int c = 0; c < SW_CAT_COUNT; c++)
+			if (!done[c] && sw_categories[c].match == SW_CAT_MATCH_SET &&
+			    (next < 0 || sw_categories[c].rank < sw_categories[next].rank))
+				next = c;
+		if (!own && (next < 0 || sw_categories[next].rank >= SW_CAT_RANK_OWN)) {
+			own = true;
+			if ((rc = own_sets(m, w, cfg, host)))
+				return rc;
+		}
+		if (next < 0)
+			break;
+		done[next] = true;
+		if (!cat_fill[next])
+			return -EINVAL;         /* a set category needs its fill */
+		out = w->p;
+		if (cfg->block[next] && (rc = cat_fill[next](cfg, host, w, &out, &n)))
+			return rc;
+		if ((rc = cat_sets(m, w, next, out, n)))
+			return rc;
+	}
+	/* blocked4, blocked6: the union, for the fast path */
+	return gate_sets(m, w);
+}
+
 /* ---- the output path: [guard] users and cgroups ----------------------- */
 
 unsigned sw_ruleset_cg_levels(const struct sw_config *cfg)
@@ -2022,7 +2172,6 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 {
 	struct work *w = calloc(1, sizeof(*w));
 	struct sw_prefix *p = NULL;
-	size_t n;
 	int rc;
 
 	sw_model_init(m, cfg->table);
@@ -2040,81 +2189,9 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 	if ((rc = ifname_set(m, w, cfg, host)))
 		goto fail;
 
-	/* metadata: the compiled-in list */
-	n = 0;
-	if (cfg->block[SW_CAT_METADATA] && (rc = sw_endpoints_metadata(p, FIXED_ENTRIES, &n)))
-		goto fail;
-	if ((rc = cat_sets(m, w, SW_CAT_METADATA, p, n)))
-		goto fail;
-
-	/* link_local: 169.254.0.0/16, fe80::/10 */
-	n = 0;
-	for (size_t i = 0; cfg->block[SW_CAT_LINK_LOCAL] && i < 2; i++)
-		sw_prefix_parse(link_local[i], &p[n++], NULL);
-	if ((rc = cat_sets(m, w, SW_CAT_LINK_LOCAL, p, n)))
-		goto fail;
-
-	/* gateways: default-route next hops */
-	n = 0;
-	for (size_t i = 0; host && cfg->block[SW_CAT_GATEWAYS] && i < host->n_gateways; i++)
-		p[n++] = host->gateways[i].addr;
-	if ((rc = cat_sets(m, w, SW_CAT_GATEWAYS, p, n)))
-		goto fail;
-
-	/* destinations: from the config */
-	if ((rc = cat_sets(m, w, SW_CAT_DESTINATIONS, cfg->destinations, cfg->n_destinations)))
-		goto fail;
-
-	/* own: subnets of guarded interfaces (container-to-container stays) */
-	n = 0;
-	for (size_t i = 0; host && i < host->n_addrs; i++) {
-		const struct sw_link *l = sw_host_link(host, host->addrs[i].ifindex);
-		struct sw_prefix q = host->addrs[i].local;
-
-		if (!l || !sw_ruleset_guarded(cfg, l) || sw_prefix_is_v6_linklocal(&q))
-			continue;
-		sw_prefix_mask(&q);
-		p[n++] = q;
-	}
-	/* and what is routed to a guarded interface without a gateway: a
-	 * routed veth has no address, its container's /32 is a route */
-	if (host && host->n_routes && (rc = guarded_index(w, cfg, host)))
-		goto fail;
-	for (size_t i = 0; host && i < host->n_routes; i++) {
-		int oif = host->routes[i].oif;
-
-		if (sw_prefix_is_v6_linklocal(&host->routes[i].dst) || !w->n_guarded ||
-		    !bsearch(&oif, w->guarded, w->n_guarded, sizeof(oif), int_cmp))
-			continue;
-		p[n++] = host->routes[i].dst;
-	}
-	if ((rc = addr_sets(m, w, "own", p, n)) || (rc = gate_note(w, 2, p, n)))
-		goto fail;
-
-	/* lan: subnets connected to the other interfaces */
-	n = 0;
-	for (size_t i = 0; host && cfg->block[SW_CAT_LAN] && i < host->n_addrs; i++) {
-		const struct sw_link *l = sw_host_link(host, host->addrs[i].ifindex);
-		struct sw_prefix q = host->addrs[i].local;
-
-		if (!l || sw_ruleset_guarded(cfg, l) || sw_prefix_is_loopback(&q) || sw_prefix_is_v6_linklocal(&q))
-			continue;
-		if (q.len == sw_family_addrlen(q.family) * 8)
-			continue;       /* a host address is no subnet */
-		sw_prefix_mask(&q);
-		p[n++] = q;
-	}
-	if ((rc = cat_sets(m, w, SW_CAT_LAN, p, n)))
-		goto fail;
-
-	/* private: RFC 1918, CGNAT, ULA */
-	n = 0;
-	for (size_t i = 0; cfg->block[SW_CAT_PRIVATE] && i < sizeof(rfc_private) / sizeof(*rfc_private); i++)
-		sw_prefix_parse(rfc_private[i], &p[n++], NULL);
-	if ((rc = cat_sets(m, w, SW_CAT_PRIVATE, p, n)))
-		goto fail;
-	/* blocked4, blocked6: the union, for the fast path */
-	if ((rc = gate_sets(m, w)))
+	/* every set category's <name>4/<name>6 in rank order, own4/own6
+	 * before the first one after own; then blocked4/6, the union */
+	if ((rc = category_sets(m, w, cfg, host)))
 		goto fail;
 
 	/* set nd6 { type ipv6_addr; flags interval; elements = { fe80::/10, ff02::/16 } } */

@@ -82,16 +82,30 @@ int sw_verify_listening(uint16_t *ports, size_t max, size_t *n)
 	return 0;
 }
 
-static const char *const vcat_names[SW_VCAT_COUNT] = {
-	[SW_VCAT_METADATA] = "metadata", [SW_VCAT_GATEWAYS] = "gateways", [SW_VCAT_LAN] = "lan",
-	[SW_VCAT_HOST] = "host", [SW_VCAT_EXPECT_OPEN] = "expect-open",
-	[SW_VCAT_SPOOFED] = "spoofed", [SW_VCAT_ND] = "nd", [SW_VCAT_BROADCAST] = "broadcast",
-	[SW_VCAT_EGRESS] = "egress", [SW_VCAT_ALLOWED] = "allowed", [SW_VCAT_BUDGET] = "budget",
+/* A verify row is a block category of the table (named by the category
+ * table, config.h) or one of verify's own checks. */
+static const struct {
+	int cat;                        /* enum sw_category, or -1 */
+	const char *name;               /* verify's own rows */
+} vcats[SW_VCAT_COUNT] = {
+	[SW_VCAT_METADATA] = { SW_CAT_METADATA, NULL },
+	[SW_VCAT_GATEWAYS] = { SW_CAT_GATEWAYS, NULL },
+	[SW_VCAT_LAN] = { SW_CAT_LAN, NULL },
+	[SW_VCAT_HOST] = { SW_CAT_HOST, NULL },
+	[SW_VCAT_SPOOFED] = { SW_CAT_SPOOFED, NULL },
+	[SW_VCAT_EXPECT_OPEN] = { -1, "expect-open" },
+	[SW_VCAT_ND] = { -1, "nd" },
+	[SW_VCAT_BROADCAST] = { -1, "broadcast" },
+	[SW_VCAT_EGRESS] = { -1, "egress" },
+	[SW_VCAT_ALLOWED] = { -1, "allowed" },
+	[SW_VCAT_BUDGET] = { -1, "budget" },
 };
 
 const char *sw_vcat_name(enum sw_vcat c)
 {
-	return (unsigned)c < SW_VCAT_COUNT ? vcat_names[c] : "?";
+	if ((unsigned)c >= SW_VCAT_COUNT)
+		return "?";
+	return vcats[c].cat >= 0 ? sw_category_name((enum sw_category)vcats[c].cat) : vcats[c].name;
 }
 
 static bool allowed(const struct sw_config *cfg, const struct sw_host *host,

@@ -414,6 +414,8 @@ pm_down() {
 	local d
 	[ -n "$PM_HOLDER" ] && { pm rm -af -t 0 >/dev/null 2>&1; kill "$PM_HOLDER" 2>/dev/null; wait "$PM_HOLDER" 2>/dev/null; }
 	PM_HOLDER=""
+	# CNI leaves its bridge in the test namespace: later tests count bridges
+	ip -n "$H" link del cni-podman0 2>/dev/null
 	for d in /sys/fs/cgroup/*/"$PM_CG" /sys/fs/cgroup/"$PM_CG"; do
 		[ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null
 	done

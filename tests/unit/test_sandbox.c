@@ -166,6 +166,33 @@ static void test_ruleset(void **state)
 	sw_model_free(&d);
 }
 
+/* The config takes 16 sandboxes: 16 with every feature must build (no
+ * fixed model limit may refuse what the config accepted). */
+static void test_sixteen_full(void **state)
+{
+	static char conf[16384];
+	struct sw_model m;
+	size_t off = 0;
+
+	(void)state;
+	for (int i = 0; i < SW_MAX_SANDBOXES; i++)
+		off += (size_t)snprintf(conf + off, sizeof(conf) - off,
+					"[sandbox s%d]\ninterfaces = br-s%d*\nsources = 10.%d.0.0/24 fd00:%d::/64\n"
+					"egress = allowlist\nallow = 140.82.112.0/20 tcp/443, pypi.org tcp/443\n"
+					"budget = 30/minute\n", i, i, 100 + i, i + 1);
+	assert_true(off < sizeof(conf));
+	tk_build(conf, &m);
+	for (int i = 0; i < SW_MAX_SANDBOXES; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "sbx_s%d", i);
+		assert_non_null(sw_model_find_chain(&m, name));
+		snprintf(name, sizeof(name), "sbx_s%d_hosts6", i);
+		assert_non_null(sw_model_find_set(&m, name));
+	}
+	sw_model_free(&m);
+}
+
 static void test_budget(void **state)
 {
 	static struct sw_config cfg;
@@ -212,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_ruleset),
 		cmocka_unit_test(test_budget),
+		cmocka_unit_test(test_sixteen_full),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
