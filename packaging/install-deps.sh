@@ -28,7 +28,7 @@ RUNTIMES="podman containernetworking-plugins lxc"
 RUNTIMES="$RUNTIMES slirp4netns passt uidmap"
 # make check-kernels: boots Debian's cloud kernels (fetched at test time with
 # apt-get download) under TCG; the guest's userland is copied from this host
-KERNELS="qemu-system-x86 kmod busybox-static"
+KERNELS="qemu-system-x86 kmod busybox-static bc"   # bc: copied into the guests (tests/kernels/run.sh)
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 if ! installed docker-ce && ! installed moby-engine && ! installed containerd.io; then
 	DOCKER="$DOCKER docker.io"
