@@ -790,6 +790,7 @@ static const char *const link_local[] = { "169.254.0.0/16", "fe80::/10" };
 struct rb {
 	struct nftnl_rule *r;
 	int err;
+	bool netdev;            /* table netdev: no nfproto, the address behind meta protocol */
 };
 
 static void add_expr(struct rb *b, struct nftnl_expr *e)
@@ -901,13 +902,28 @@ static void e_nfproto(struct rb *b, int family)
 }
 
 /* ip daddr / ip6 daddr => reg 1 */
+static void e_protocol(struct rb *b, uint32_t op, uint16_t ethertype);
+
+/* ip daddr / ip6 daddr into reg 1: behind meta nfproto in table inet,
+ * behind meta protocol in table netdev (which has no nfproto) */
 static void e_daddr(struct rb *b, int family)
 {
-	e_nfproto(b, family);
+	if (b->netdev)
+		e_protocol(b, NFT_CMP_EQ, family == AF_INET ? 0x0800 : 0x86dd);
+	else
+		e_nfproto(b, family);
 	if (family == AF_INET)
 		e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 16, 4, NFT_REG_1);
 	else
 		e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 24, 16, NFT_REG_1);
+}
+
+/* The nft text of e_daddr: "ip daddr", or "meta protocol ip ip daddr" */
+static const char *daddr_text(const struct rb *b, bool v6)
+{
+	if (b->netdev)
+		return v6 ? "meta protocol ip6 ip6 daddr" : "meta protocol ip ip daddr";
+	return v6 ? "ip6 daddr" : "ip daddr";
 }
 
 /* fib daddr type [!=] TYPE */
@@ -1064,9 +1080,8 @@ static int addr_rules(struct sw_model *m, struct rb *b, const char *chain, const
 
 		snprintf(sname, sizeof(sname), "%s%c", set, v6 ? '6' : '4');
 		snprintf(id, sizeof(id), "%s", sname);
-		snprintf(text, sizeof(text), "%s daddr @%s %s%s%s", v6 ? "ip6" : "ip", sname,
-			 verdict == NFT_GOTO ? "goto" : "return",
-			 target ? " " : "", target ? target : "");
+		snprintf(text, sizeof(text), "%s @%s %s%s%s", daddr_text(b, v6), sname,
+			 verdict_word(verdict), target ? " " : "", target ? target : "");
 		RULE(m, b, chain, id, text, {
 			e_daddr(b, fam);
 			e_lookup(b, NFT_REG_1, sname);
@@ -1223,8 +1238,8 @@ static int concat_rules(struct sw_model *m, struct rb *b, const char *chain, con
 
 		snprintf(rid, sizeof(rid), "%s%c", id, v6 ? '6' : '4');
 		snprintf(sname, sizeof(sname), "%s%c", set, v6 ? '6' : '4');
-		snprintf(text, sizeof(text), "%s daddr . %s . th dport @%s %s%s%s",
-			 v6 ? "ip6" : "ip", v6 ? "ip6 nexthdr" : "ip protocol", sname,
+		snprintf(text, sizeof(text), "%s . %s . th dport @%s %s%s%s",
+			 daddr_text(b, v6), v6 ? "ip6 nexthdr" : "ip protocol", sname,
 			 verdict_word(verdict), target ? " " : "", target ? target : "");
 		RULE(m, b, chain, rid, text, {
 			e_daddr(b, v6 ? AF_INET6 : AF_INET);
@@ -1473,7 +1488,7 @@ static int category_rules(struct sw_model *m, struct rb *b, const struct sw_conf
 		snprintf(target, sizeof(target), SW_CAT_CHAIN_PREFIX "%s", sw_categories[next].name);
 		switch (sw_categories[next].match) {
 		case SW_CAT_MATCH_SPOOF:
-			break;          /* first of all, in build_rules */
+			break;          /* first of all, in build_rules (netdev: the ethertype rules) */
 		case SW_CAT_MATCH_LOCAL:
 			if (!cfg->block[next])
 				break;
@@ -2191,17 +2206,6 @@ static void e_fib_saddr_local(struct rb *b)
 }
 
 /* meta protocol ip|ip6, then the address at the network header => reg 1 */
-static void e_nd_daddr(struct rb *b, int family)
-{
-	if (family == AF_INET) {
-		e_protocol(b, NFT_CMP_EQ, 0x0800);
-		e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 16, 4, NFT_REG_1);
-	} else {
-		e_protocol(b, NFT_CMP_EQ, 0x86dd);
-		e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 24, 16, NFT_REG_1);
-	}
-}
-
 /* meta protocol ip6 icmpv6 type TYPE ip6 hoplimit 255 ip6 daddr @nd6 accept */
 static int nd_nd_rules(struct sw_model *m, struct rb *b)
 {
@@ -2224,93 +2228,6 @@ static int nd_nd_rules(struct sw_model *m, struct rb *b)
 			e_verdict(b, NF_ACCEPT, NULL);
 		});
 	return 0;
-}
-
-/* meta protocol ip ip daddr @<set>4 goto ...; meta protocol ip6 ip6 daddr @<set>6 ... */
-static int nd_addr_rules(struct sw_model *m, struct rb *b, const char *set, int verdict,
-			 const char *target)
-{
-	char sname[SW_NAME_MAX], text[256];
-
-	for (int v6 = 0; v6 < 2; v6++) {
-		snprintf(sname, sizeof(sname), "%s%c", set, v6 ? '6' : '4');
-		snprintf(text, sizeof(text), "meta protocol %s %s daddr @%s %s%s%s",
-			 v6 ? "ip6" : "ip", v6 ? "ip6" : "ip", sname, verdict_word(verdict),
-			 target ? " " : "", target ? target : "");
-		RULE(m, b, ND_GUARD, sname, text, {
-			e_nd_daddr(b, v6 ? AF_INET6 : AF_INET);
-			e_lookup(b, NFT_REG_1, sname);
-			e_verdict(b, verdict, target);
-		});
-	}
-	return 0;
-}
-
-/* meta protocol ip ip daddr . ip protocol . th dport @allow4 accept (ip6 likewise) */
-static int nd_allow_rules(struct sw_model *m, struct rb *b)
-{
-	for (int v6 = 0; v6 < 2; v6++) {
-		uint32_t r2 = v6 ? NFT_REG_2 : NFT_REG32_01;
-		uint32_t r3 = v6 ? NFT_REG32_05 : NFT_REG32_02;
-		char rid[SW_NAME_MAX], text[256];
-
-		snprintf(rid, sizeof(rid), "allow%c", v6 ? '6' : '4');
-		snprintf(text, sizeof(text), "meta protocol %s %s daddr . %s . th dport @%s accept",
-			 v6 ? "ip6" : "ip", v6 ? "ip6" : "ip", v6 ? "ip6 nexthdr" : "ip protocol",
-			 rid);
-		RULE(m, b, ND_GUARD, rid, text, {
-			e_nd_daddr(b, v6 ? AF_INET6 : AF_INET);
-			e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, v6 ? 6 : 9, 1, r2);
-			e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, r3);
-			e_lookup(b, NFT_REG_1, rid);
-			e_verdict(b, NF_ACCEPT, NULL);
-		});
-	}
-	return 0;
-}
-
-/* The categories in the order of table inet's guard chain (the same
- * sw_categories ranks as category_rules): a set category by its sets, the
- * host by fib daddr type local, own's return between the ranks. */
-static int nd_category_rules(struct sw_model *m, struct rb *b, const struct sw_config *cfg)
-{
-	bool done[SW_CAT_COUNT] = { false }, own = false;
-	char target[SW_NAME_MAX];
-	int err;
-
-	for (;;) {
-		int next = -1;
-
-		for (int c = 0; c < SW_CAT_COUNT; c++)
-			if (!done[c] && (next < 0 || sw_categories[c].rank < sw_categories[next].rank))
-				next = c;
-		if (!own && (next < 0 || sw_categories[next].rank >= SW_CAT_RANK_OWN)) {
-			own = true;
-			if ((err = nd_addr_rules(m, b, "own", NFT_RETURN, NULL)))
-				return err;
-		}
-		if (next < 0)
-			return 0;
-		done[next] = true;
-		snprintf(target, sizeof(target), SW_CAT_CHAIN_PREFIX "%s", sw_categories[next].name);
-		switch (sw_categories[next].match) {
-		case SW_CAT_MATCH_SPOOF:
-			break;          /* the ethertype/protocol rules count as spoofed */
-		case SW_CAT_MATCH_LOCAL:
-			if (!cfg->block[next])
-				break;
-			/* fib daddr type local goto block_host */
-			RULE(m, b, ND_GUARD, sw_categories[next].name, "fib daddr type local goto block_host", {
-				e_fib_local(b);
-				e_verdict(b, NFT_GOTO, target);
-			});
-			break;
-		case SW_CAT_MATCH_SET:
-			if ((err = nd_addr_rules(m, b, sw_categories[next].name, NFT_GOTO, target)))
-				return err;
-			break;
-		}
-	}
 }
 
 /* chain block_<cat> { counter name "<cat>"; drop } (no log: NFLOG from a
@@ -2441,8 +2358,12 @@ static int nd_guard_rules(struct sw_model *m, struct rb *b, const struct sw_conf
 		e_protocol(b, NFT_CMP_NEQ, 0x86dd);
 		e_verdict(b, NFT_GOTO, "block_spoofed");
 	});
-	if ((err = nd_nd_rules(m, b)) || (err = nd_allow_rules(m, b)) ||
-	    (err = nd_category_rules(m, b, cfg)))
+	/* meta protocol ip ip daddr . ip protocol . th dport @allow4 accept
+	 * (ip6 likewise), then the categories in table inet's order: the same
+	 * builders as guard's, with the address behind meta protocol */
+	if ((err = nd_nd_rules(m, b)) ||
+	    (err = concat_rules(m, b, ND_GUARD, "allow", "allow", NF_ACCEPT, NULL)) ||
+	    (err = category_rules(m, b, cfg, ND_GUARD)))
 		return err;
 	for (int cat = 0; cat < SW_CAT_COUNT; cat++)
 		if ((err = nd_block_chain(m, b, sw_category_name(cat))))
@@ -2498,7 +2419,7 @@ int sw_ruleset_build_netdev(const struct sw_config *cfg, const struct sw_host *h
 			    const struct sw_model *inet, struct sw_model *m,
 			    char *err, size_t errlen)
 {
-	struct rb rb = { 0 };
+	struct rb rb = { .netdev = true };
 	size_t n = sw_ruleset_n_parents(cfg, host);
 	int rc = 0;
 
