@@ -136,8 +136,12 @@ int sw_model_find_counter(const struct sw_model *m, const char *name);
 
 int sw_set_add_elem(struct sw_set *s, const struct sw_elem *e);
 int sw_set_add_text(struct sw_set *s, const char *text);
-/* Sort elements in key order (for compare and for stable output). */
+/* Sort elements in key order (for compare and for stable output): key,
+ * an interval's END before a start with the same key, then key_end. */
 void sw_set_sort(struct sw_set *s);
+void sw_elems_sort(struct sw_elem *v, size_t n, size_t key_len);
+/* That order as a comparison (<0, 0, >0), for walks over sorted sets. */
+int sw_elem_order(const struct sw_elem *x, const struct sw_elem *y, size_t key_len);
 /* Human text of one raw element of set s ("10.0.0.0", "\"br-\"", ...). */
 int sw_elem_format(const struct sw_set *s, const struct sw_elem *e, char *buf, size_t len);
 

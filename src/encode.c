@@ -205,21 +205,6 @@ int sw_encode_elems(struct sw_batch *b, struct sw_nl *nl, const char *table,
 	return elems_op_msg(b, nl, table, s, v, n, 0, type);
 }
 
-/* The order sw_set_sort keeps elements in: key, an END before a start
- * with the same key, then key_end. */
-static int elem_order(const struct sw_elem *x, const struct sw_elem *y, size_t len)
-{
-	int r = memcmp(x->key, y->key, len);
-
-	if (r)
-		return r;
-	if (x->flags != y->flags)
-		return x->flags > y->flags ? -1 : 1;
-	if (x->has_key_end != y->has_key_end)
-		return x->has_key_end ? 1 : -1;
-	return x->has_key_end ? memcmp(x->key_end, y->key_end, len) : 0;
-}
-
 int sw_encode_set_delta(struct sw_batch *b, struct sw_nl *nl, const char *table,
 			const struct sw_set *want, const struct sw_set *have)
 {
@@ -234,7 +219,7 @@ int sw_encode_set_delta(struct sw_batch *b, struct sw_nl *nl, const char *table,
 	/* both sorted: one walk */
 	while (i < want->n_elems || j < have->n_elems) {
 		int c = i == want->n_elems ? 1 : j == have->n_elems ? -1 :
-			elem_order(&want->elems[i], &have->elems[j], len);
+			sw_elem_order(&want->elems[i], &have->elems[j], len);
 
 		if (c < 0)
 			add[na++] = want->elems[i++];

@@ -60,27 +60,6 @@ static bool key_zero(const struct sw_elem *e, size_t len)
 	return true;
 }
 
-/* the order of sw_set_sort and of the encoder's walk */
-static int order(const struct sw_elem *x, const struct sw_elem *y, size_t len)
-{
-	int r = memcmp(x->key, y->key, len);
-
-	if (r)
-		return r;
-	if (x->flags != y->flags)
-		return x->flags > y->flags ? -1 : 1;
-	if (x->has_key_end != y->has_key_end)
-		return x->has_key_end ? 1 : -1;
-	return x->has_key_end ? memcmp(x->key_end, y->key_end, len) : 0;
-}
-
-static size_t g_len;    /* qsort has no argument: the key length of the set being sorted */
-
-static int order_q(const void *a, const void *b)
-{
-	return order(a, b, g_len);
-}
-
 /* One range of an interval set: start, and the END element (hi: the
  * first key past it), or none (open to the largest key). */
 struct ival {
@@ -119,8 +98,8 @@ static int ivals_of(const struct sw_set *s, size_t len, struct ival **out, size_
 
 static bool same_ival(const struct ival *a, const struct ival *b, size_t len)
 {
-	return !order(a->lo, b->lo, len) &&
-	       (a->hi && b->hi ? !order(a->hi, b->hi, len) : !a->hi && !b->hi);
+	return !sw_elem_order(a->lo, b->lo, len) &&
+	       (a->hi && b->hi ? !sw_elem_order(a->hi, b->hi, len) : !a->hi && !b->hi);
 }
 
 /* First element of w whose key is not below key. */
@@ -224,7 +203,7 @@ static int set_adds(const struct sw_set *s1, const struct sw_set *s0, const stru
 		if (!(err = ivals_of(s1, len, &v1, &n1)) && !(err = ivals_of(s0, len, &v0, &n0)))
 			for (size_t i = 0; i < n1 && !err; i++) {
 				/* both sorted: the base's ranges are skipped in one walk */
-				while (j < n0 && order(v0[j].lo, v1[i].lo, len) < 0)
+				while (j < n0 && sw_elem_order(v0[j].lo, v1[i].lo, len) < 0)
 					j++;
 				if (j < n0 && same_ival(&v0[j], &v1[i], len))
 					continue;
@@ -240,15 +219,15 @@ static int set_adds(const struct sw_set *s1, const struct sw_set *s0, const stru
 
 		if (e->has_key_end)
 			return -ESTALE;
-		while (j < s0->n_elems && order(&s0->elems[j], e, len) < 0)
+		while (j < s0->n_elems && sw_elem_order(&s0->elems[j], e, len) < 0)
 			j++;
-		if (j < s0->n_elems && !order(&s0->elems[j], e, len))
+		if (j < s0->n_elems && !sw_elem_order(&s0->elems[j], e, len))
 			continue;
 		p = lower(w, e, len);
 		while (p < w->n_elems && !memcmp(w->elems[p].key, e->key, len) &&
-		       order(&w->elems[p], e, len))
+		       sw_elem_order(&w->elems[p], e, len))
 			p++;
-		if (p < w->n_elems && !order(&w->elems[p], e, len))
+		if (p < w->n_elems && !sw_elem_order(&w->elems[p], e, len))
 			continue;
 		err = push(a, e);
 	}
@@ -273,7 +252,7 @@ static int insert_sorted(struct sw_set *w, const struct sw_elem *a, size_t na)
 	j = na;
 	k = w->n_elems + na;
 	while (j > 0) {
-		if (i > 0 && order(&w->elems[i - 1], &a[j - 1], len) > 0)
+		if (i > 0 && sw_elem_order(&w->elems[i - 1], &a[j - 1], len) > 0)
 			w->elems[--k] = w->elems[--i];
 		else
 			w->elems[--k] = a[--j];
@@ -334,8 +313,7 @@ int sw_fast_plan(const struct sw_config *cfg, const struct sw_host *host, const 
 		}
 		rc = set_adds(s1, s0, w, &a);
 		if (!rc && a.n) {
-			g_len = w->key_len < SW_KEY_MAX ? w->key_len : SW_KEY_MAX;
-			qsort(a.v, a.n, sizeof(*a.v), order_q);
+			sw_elems_sort(a.v, a.n, w->key_len);
 			f->s[f->n].set = w;
 			f->s[f->n].elems = a.v;         /* the additions only */
 			f->s[f->n].n_elems = a.n;

@@ -164,11 +164,10 @@ int sw_set_add_text(struct sw_set *s, const char *text)
 	return 0;
 }
 
-static int elem_cmp(const void *a, const void *b, void *arg)
+int sw_elem_order(const struct sw_elem *x, const struct sw_elem *y, size_t key_len)
 {
-	const struct sw_elem *x = a, *y = b;
-	size_t sort_len = *(const size_t *)arg;
-	int r = memcmp(x->key, y->key, sort_len);
+	size_t len = key_len < SW_KEY_MAX ? key_len : SW_KEY_MAX;
+	int r = memcmp(x->key, y->key, len);
 
 	if (r)
 		return r;
@@ -176,15 +175,25 @@ static int elem_cmp(const void *a, const void *b, void *arg)
 	 * nft sends touching ranges in, and the one the kernel accepts */
 	if (x->flags != y->flags)
 		return x->flags > y->flags ? -1 : 1;
-	return memcmp(x->key_end, y->key_end, sort_len);
+	if (x->has_key_end != y->has_key_end)
+		return x->has_key_end ? 1 : -1;
+	return x->has_key_end ? memcmp(x->key_end, y->key_end, len) : 0;
+}
+
+static int elem_cmp(const void *a, const void *b, void *arg)
+{
+	return sw_elem_order(a, b, *(const size_t *)arg);
+}
+
+void sw_elems_sort(struct sw_elem *v, size_t n, size_t key_len)
+{
+	if (n > 1)
+		qsort_r(v, n, sizeof(*v), elem_cmp, &key_len);
 }
 
 void sw_set_sort(struct sw_set *s)
 {
-	size_t len = s->key_len <= SW_KEY_MAX ? s->key_len : SW_KEY_MAX;
-
-	if (s->n_elems > 1)
-		qsort_r(s->elems, s->n_elems, sizeof(*s->elems), elem_cmp, &len);
+	sw_elems_sort(s->elems, s->n_elems, s->key_len);
 }
 
 /* Append one key field (an address, a name, a protocol or a port). */
