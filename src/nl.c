@@ -112,46 +112,23 @@ static int nl_alloc(struct sw_nl *nl)
 	return 0;
 }
 
-int sw_nl_open(struct sw_nl *nl)
+/* One socket on a netlink bus, bound to groups; acks: ask for extended
+ * and capped acks (best effort: older kernels lack them and still work). */
+static int nl_open_bus(struct sw_nl *nl, int bus, int flags, unsigned int groups, bool acks)
 {
 	int one = 1, err;
 
 	memset(nl, 0, sizeof(*nl));
 	if ((err = nl_alloc(nl)))
 		return err;
-	nl->sock = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
+	nl->sock = mnl_socket_open2(bus, SOCK_CLOEXEC | flags);
 	if (!nl->sock) {
 		err = -errno;
 		goto fail;
 	}
-	/* best effort: older kernels lack them and still work */
-	mnl_socket_setsockopt(nl->sock, NETLINK_EXT_ACK, &one, sizeof(one));
-	mnl_socket_setsockopt(nl->sock, NETLINK_CAP_ACK, &one, sizeof(one));
-	if (mnl_socket_bind(nl->sock, 0, MNL_SOCKET_AUTOPID) < 0) {
-		err = -errno;
-		goto fail;
-	}
-	nl->portid = mnl_socket_get_portid(nl->sock);
-	nl->ops = &sock_ops;
-	nl->ctx = nl;
-	return 0;
-fail:
-	sw_nl_close(nl);
-	return err;
-}
-
-int sw_nl_open_route(struct sw_nl *nl, unsigned int groups)
-{
-	int err;
-
-	memset(nl, 0, sizeof(*nl));
-	if ((err = nl_alloc(nl)))
-		return err;
-	/* subscribers read without blocking (drained on each epoll wakeup) */
-	nl->sock = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC | (groups ? SOCK_NONBLOCK : 0));
-	if (!nl->sock) {
-		err = -errno;
-		goto fail;
+	if (acks) {
+		mnl_socket_setsockopt(nl->sock, NETLINK_EXT_ACK, &one, sizeof(one));
+		mnl_socket_setsockopt(nl->sock, NETLINK_CAP_ACK, &one, sizeof(one));
 	}
 	if (mnl_socket_bind(nl->sock, groups, MNL_SOCKET_AUTOPID) < 0) {
 		err = -errno;
@@ -164,6 +141,17 @@ int sw_nl_open_route(struct sw_nl *nl, unsigned int groups)
 fail:
 	sw_nl_close(nl);
 	return err;
+}
+
+int sw_nl_open(struct sw_nl *nl)
+{
+	return nl_open_bus(nl, NETLINK_NETFILTER, 0, 0, true);
+}
+
+int sw_nl_open_route(struct sw_nl *nl, unsigned int groups)
+{
+	/* subscribers read without blocking (drained on each epoll wakeup) */
+	return nl_open_bus(nl, NETLINK_ROUTE, groups ? SOCK_NONBLOCK : 0, groups, false);
 }
 
 int sw_nl_open_ops(struct sw_nl *nl, const struct sw_nl_ops *ops, void *ctx)
