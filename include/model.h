@@ -136,6 +136,8 @@ int sw_model_find_counter(const struct sw_model *m, const char *name);
 
 int sw_set_add_elem(struct sw_set *s, const struct sw_elem *e);
 int sw_set_add_text(struct sw_set *s, const char *text);
+/* to's elements become a copy of from's (to's entry texts are dropped). */
+int sw_set_copy_elems(struct sw_set *to, const struct sw_set *from);
 /* Sort elements in key order (for compare and for stable output): key,
  * an interval's END before a start with the same key, then key_end. */
 void sw_set_sort(struct sw_set *s);

@@ -17,7 +17,7 @@
 struct sw_receipt_in {
 	const struct sw_config *cfg;
 	const struct sw_host *host;
-	const struct sw_model *want;
+	struct sw_model *want;    /* its gate follows the kernel (sw_check) */
 	struct sw_nl *nl;
 	const char *control;        /* the daemon's control socket */
 	bool json;

@@ -55,7 +55,7 @@ int sw_desired_host(const struct sw_config *cfg, const struct sw_host *host, str
  * elements; -ERESTART when anything changed the ruleset since *genid;
  * ENOENT/EEXIST when the kernel does not hold old. On any error the
  * caller observes and repairs (sw_reconcile_hint). d: the change. */
-int sw_update_sets(struct sw_nl *nl, const struct sw_model *want, const struct sw_model *old,
+int sw_update_sets(struct sw_nl *nl, struct sw_model *want, const struct sw_model *old,
 		   uint32_t *genid, struct sw_diff *d, char *err, size_t errlen);
 
 /* apply --force: rewrite every chain of the table in place (sets by
@@ -63,7 +63,7 @@ int sw_update_sets(struct sw_nl *nl, const struct sw_model *want, const struct s
  * retrying on ERESTART. The table itself is replaced only where the
  * kernel gives no other way (ownership flags, the marker). On failure
  * err holds the reason (with the kernel's text and the refused object). */
-int sw_apply(struct sw_nl *nl, const struct sw_model *want, char *err, size_t errlen);
+int sw_apply(struct sw_nl *nl, struct sw_model *want, char *err, size_t errlen);
 /* add table with these flags (ownership: adopt an orphaned table);
  * refused (-EEXIST) unless the table is ours. */
 int sw_set_table_flags(struct sw_nl *nl, const char *table, uint32_t flags,
@@ -80,8 +80,14 @@ int sw_remove_family(struct sw_nl *nl, uint32_t family, const char *table, bool 
 int sw_twin_build(const struct sw_config *cfg, const struct sw_host *host, uint32_t flags,
 		  struct sw_model *m, char *err, size_t errlen);
 
+/* Every function below that takes want may change its gate buffers
+ * (include/gate.h): which one is selected, and the elements of the one
+ * that is not, follow the kernel; a change to the gate fills the buffer
+ * not selected in a commit of its own before the one that selects it.
+ * sw_update_sets returns -ESTALE when the gate changes. */
+
 /* Observe and diff. d is filled (empty = in sync). */
-int sw_check(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
+int sw_check(struct sw_nl *nl, struct sw_model *want, struct sw_diff *d,
 	     char *err, size_t errlen);
 /* Observe, diff and, on drift, send the smallest batch that fixes it
  * (create when the table is absent, element deltas for the sets, flush
@@ -91,7 +97,7 @@ int sw_check(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
  * a batch was sent; d holds the drift that was found. Returns -EIO if
  * the read-back still differs at the generation the repair made, -EAGAIN
  * if it differs because another process committed after it. */
-int sw_reconcile(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
+int sw_reconcile(struct sw_nl *nl, struct sw_model *want, struct sw_diff *d,
 		 bool *repaired, char *err, size_t errlen);
 
 /* What the daemon knows from the event, and when the fix was committed. */
@@ -102,7 +108,7 @@ struct sw_hint {
 	uint32_t synced_genid;  /* out: the generation at which the table was seen to
 				 * hold want (0: not seen; sw_update_sets starts there) */
 };
-int sw_reconcile_hint(struct sw_nl *nl, const struct sw_model *want, struct sw_hint *hint,
+int sw_reconcile_hint(struct sw_nl *nl, struct sw_model *want, struct sw_hint *hint,
 		      struct sw_diff *d, bool *repaired, char *err, size_t errlen);
 
 /* sw_reconcile_hint, again while the read-back differs (-EIO, -EAGAIN)
@@ -116,7 +122,7 @@ int sw_reconcile_hint(struct sw_nl *nl, const struct sw_model *want, struct sw_h
  * *repaired: any round sent a batch; first: the summary of what the first
  * compare found; d: the last round's diff; hint->committed_us: the first
  * commit; hint->synced_genid: from the last round. */
-int sw_reconcile_settle(struct sw_nl *nl, const struct sw_model *want, struct sw_hint *hint,
+int sw_reconcile_settle(struct sw_nl *nl, struct sw_model *want, struct sw_hint *hint,
 			int tries, struct sw_diff *d, bool *repaired, char *first, size_t firstlen,
 			char *err, size_t errlen);
 

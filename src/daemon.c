@@ -22,6 +22,7 @@
 #include "control.h"
 #include "daemon.h"
 #include "diff.h"
+#include "gate.h"
 #include "hostfast.h"
 #include "journal.h"
 #include "log.h"
@@ -345,12 +346,14 @@ static uint64_t parents_sig(const struct sw_config *cfg, const struct sw_host *h
 static void want_update(struct sw_daemon *d, struct sw_model *m, enum sw_cause cause,
 			bool only_if_changed, int64_t t0)
 {
+	struct sw_gate_plan gp;
 	struct sw_diff diff;
 	bool changed = true;
 
 	/* a different desired model means the host moved (or the resolvers
-	 * changed): updating the sets is no drift */
-	if (sw_diff(m, &d->want, &diff) == 0) {
+	 * changed): updating the sets is no drift. The gate's buffers as the
+	 * kernel was last seen to hold them (include/gate.h) */
+	if (sw_gate_settle(m, &d->want, &gp) == 0 && sw_diff(m, &d->want, &diff) == 0) {
 		changed = diff.n > 0;
 		sw_diff_free(&diff);
 	}

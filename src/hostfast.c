@@ -9,6 +9,7 @@
 
 #include "diff.h"
 #include "encode.h"
+#include "gate.h"
 #include "hostfast.h"
 #include "ruleset.h"
 
@@ -305,7 +306,9 @@ int sw_fast_plan(const struct sw_config *cfg, const struct sw_host *host, const 
 			seen = !strcmp(f->s[j].set->name, name);
 		for (size_t j = 0; j < i && !seen; j++)
 			seen = !strcmp(d.items[j].set, name);
-		if (seen)
+		/* the gate's buffer that is not selected: no rule reads it,
+		 * and it takes the gate only in a commit of its own */
+		if (seen || sw_gate_idle_set(want, name))
 			continue;
 		if (!s1 || !s0 || !w) {
 			rc = -ESTALE;

@@ -191,6 +191,29 @@ void sw_elems_sort(struct sw_elem *v, size_t n, size_t key_len)
 		qsort_r(v, n, sizeof(*v), elem_cmp, &key_len);
 }
 
+/* to's elements become a copy of from's (to's entry texts go: they were
+ * the old elements'). 0 or -ENOMEM (to unchanged). */
+int sw_set_copy_elems(struct sw_set *to, const struct sw_set *from)
+{
+	struct sw_elem *v = NULL;
+
+	if (to == from)
+		return 0;
+	if (from->n_elems && !(v = malloc(from->n_elems * sizeof(*v))))
+		return -ENOMEM;
+	if (from->n_elems)
+		memcpy(v, from->elems, from->n_elems * sizeof(*v));
+	for (size_t i = 0; i < to->n_text; i++)
+		free(to->text[i]);
+	free(to->text);
+	to->text = NULL;
+	to->n_text = to->cap_text = 0;
+	free(to->elems);
+	to->elems = v;
+	to->n_elems = to->cap_elems = from->n_elems;
+	return 0;
+}
+
 void sw_set_sort(struct sw_set *s)
 {
 	sw_elems_sort(s->elems, s->n_elems, s->key_len);

@@ -13,6 +13,7 @@
 
 #include "conntrack.h"
 #include "encode.h"
+#include "gate.h"
 #include "holes.h"
 #include "observe.h"
 #include "cgwatch.h"
@@ -213,16 +214,93 @@ static uint32_t gen_after(uint32_t gen)
 	return gen + 1 ? gen + 1 : 1;
 }
 
+struct gate_fill {
+	const struct sw_model *want, *have;
+	enum sw_gate_buf target;
+	bool flush;
+};
+
+/* Phase 1 (include/gate.h): have's target buffer, which no rule reads
+ * while the other one is selected, takes want's gate, by element deltas
+ * (or flushed and refilled, when the kernel refuses a delta). */
+static int build_gate_fill(struct sw_batch *b, struct sw_nl *nl, const void *arg)
+{
+	const struct gate_fill *g = arg;
+	char n[SW_NAME_MAX];
+	int rc = 0;
+
+	b->family = sw_model_family(g->want);
+	for (int v6 = 0; v6 < 2 && !rc; v6++) {
+		const struct sw_set *w, *h;
+
+		sw_gate_set_name(n, sizeof(n), v6, g->target);
+		w = sw_model_find_set(g->want, n);
+		h = sw_model_find_set(g->have, n);
+		if (!w || !h)
+			continue;       /* made with the flip, elements and all */
+		if (g->flush)
+			rc = sw_encode_set_refill(b, nl, g->want, w);
+		else
+			rc = sw_encode_set_delta(b, nl, g->want->table, w, h);
+	}
+	return rc;
+}
+
+static bool delta_refused(int rc);
+
+/* Settle want's gate against have; when the buffer to select does not
+ * hold the gate yet, fill it in a commit of its own first (stamped with
+ * have's generation: ERESTART when anything moved), and make have say so
+ * (its elements, its generation), so that the batch that follows flips
+ * the selector and changes nothing the packet path reads meanwhile. */
+static int gate_prepare(struct sw_nl *nl, struct sw_model *want, struct sw_model *have)
+{
+	struct sw_gate_plan p;
+	struct gate_fill g = { want, have, SW_GATE_NONE, false };
+	char n[SW_NAME_MAX];
+	int rc;
+
+	if ((rc = sw_gate_settle(want, have, &p)) || !p.phase1)
+		return rc;
+	g.target = p.target;
+	rc = send_once(nl, have->genid, build_gate_fill, &g);
+	if (delta_refused(rc)) {
+		g.flush = true;
+		rc = send_once(nl, have->genid, build_gate_fill, &g);
+	}
+	if (rc)
+		return rc;
+	have->genid = gen_after(have->genid);
+	for (int v6 = 0; v6 < 2 && !rc; v6++) {
+		struct sw_set *h;
+
+		sw_gate_set_name(n, sizeof(n), v6, p.target);
+		if ((h = sw_model_find_set(have, n)))
+			rc = sw_set_copy_elems(h, sw_model_find_set(want, n));
+	}
+	return rc;
+}
+
 static void kernel_error(struct sw_nl *nl, const char *what, int rc, char *err, size_t errlen);
 static int send_once(struct sw_nl *nl, uint32_t genid, build_fn build, const void *arg);
 
-int sw_update_sets(struct sw_nl *nl, const struct sw_model *want, const struct sw_model *old,
+int sw_update_sets(struct sw_nl *nl, struct sw_model *want, const struct sw_model *old,
 		   uint32_t *genid, struct sw_diff *d, char *err, size_t errlen)
 {
 	struct refill r = { want, old, d, false };
+	struct sw_gate_plan p;
 	int rc;
 
 	memset(d, 0, sizeof(*d));
+	if ((rc = sw_gate_settle(want, old, &p))) {
+		snprintf(err, errlen, "cannot settle the gate: %s", strerror(-rc));
+		return rc;
+	}
+	if (p.phase1) {
+		/* the gate moves: two commits, after a look at the kernel */
+		snprintf(err, errlen, "the gate changes");
+		return -ESTALE;
+	}
 	if ((rc = sw_diff(want, old, d))) {
 		snprintf(err, errlen, "cannot compare: %s", strerror(-rc));
 		return rc;
@@ -331,9 +409,10 @@ int sw_remove(struct sw_nl *nl, const char *table, bool *absent, char *err, size
 }
 
 /* sw_check, and the generation it saw (*gen, when in sync) */
-static int check_gen(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
+static int check_gen(struct sw_nl *nl, struct sw_model *want, struct sw_diff *d,
 		     uint32_t *gen, uint32_t *seen, char *err, size_t errlen)
 {
+	struct sw_gate_plan p;
 	struct sw_model have;
 	int rc;
 
@@ -343,8 +422,10 @@ static int check_gen(struct sw_nl *nl, const struct sw_model *want, struct sw_di
 		kernel_error(nl, "cannot read the ruleset", rc, err, errlen);
 		return rc;
 	}
-	/* another tool's table is not drift: it is an error */
-	if (!(rc = may_touch(&have, true, err, errlen)) && (rc = sw_diff(want, &have, d)))
+	/* another tool's table is not drift: it is an error; the gate's
+	 * buffer that is not selected is not compared */
+	if (!(rc = may_touch(&have, true, err, errlen)) && !(rc = sw_gate_settle(want, &have, &p)) &&
+	    (rc = sw_diff(want, &have, d)))
 		snprintf(err, errlen, "cannot compare: %s", strerror(-rc));
 	if (!rc && !d->n && gen)
 		*gen = have.genid;
@@ -354,7 +435,7 @@ static int check_gen(struct sw_nl *nl, const struct sw_model *want, struct sw_di
 	return rc;
 }
 
-int sw_check(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
+int sw_check(struct sw_nl *nl, struct sw_model *want, struct sw_diff *d,
 	     char *err, size_t errlen)
 {
 	return check_gen(nl, want, d, NULL, NULL, err, errlen);
@@ -606,7 +687,7 @@ static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct 
 	return rc;
 }
 
-int sw_apply(struct sw_nl *nl, const struct sw_model *want, char *err, size_t errlen)
+int sw_apply(struct sw_nl *nl, struct sw_model *want, char *err, size_t errlen)
 {
 	bool multi;
 	int rc = -ERESTART;
@@ -622,7 +703,8 @@ int sw_apply(struct sw_nl *nl, const struct sw_model *want, char *err, size_t er
 			sw_model_free(&have);
 			return rc;
 		}
-		rc = send_fix(nl, want, &have, NULL, true, &multi);
+		if (!(rc = gate_prepare(nl, want, &have)))
+			rc = send_fix(nl, want, &have, NULL, true, &multi);
 		sw_model_free(&have);
 	}
 	if (rc)
@@ -630,13 +712,13 @@ int sw_apply(struct sw_nl *nl, const struct sw_model *want, char *err, size_t er
 	return rc;
 }
 
-int sw_reconcile(struct sw_nl *nl, const struct sw_model *want, struct sw_diff *d,
+int sw_reconcile(struct sw_nl *nl, struct sw_model *want, struct sw_diff *d,
 		 bool *repaired, char *err, size_t errlen)
 {
 	return sw_reconcile_hint(nl, want, NULL, d, repaired, err, errlen);
 }
 
-int sw_reconcile_hint(struct sw_nl *nl, const struct sw_model *want, struct sw_hint *hint,
+int sw_reconcile_hint(struct sw_nl *nl, struct sw_model *want, struct sw_hint *hint,
 		      struct sw_diff *d, bool *repaired, char *err, size_t errlen)
 {
 	struct sw_diff after;
@@ -670,6 +752,13 @@ int sw_reconcile_hint(struct sw_nl *nl, const struct sw_model *want, struct sw_h
 		}
 		if ((rc = may_touch(&have, true, err, errlen))) {
 			sw_model_free(&have);
+			return rc;
+		}
+		if ((rc = gate_prepare(nl, want, &have))) {
+			sw_model_free(&have);
+			if (rc == -ERESTART)
+				continue;
+			kernel_error(nl, "cannot fill the gate", rc, err, errlen);
 			return rc;
 		}
 		if ((rc = sw_diff(want, &have, d))) {
@@ -723,7 +812,7 @@ committed:
 	return rc;
 }
 
-int sw_reconcile_settle(struct sw_nl *nl, const struct sw_model *want, struct sw_hint *hint,
+int sw_reconcile_settle(struct sw_nl *nl, struct sw_model *want, struct sw_hint *hint,
 			int tries, struct sw_diff *d, bool *repaired, char *first, size_t firstlen,
 			char *err, size_t errlen)
 {

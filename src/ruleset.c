@@ -34,6 +34,7 @@
 #include <libnftnl/udata.h>
 
 #include "endpoints.h"
+#include "gate.h"
 #include "ruleset.h"
 
 /* room for the compiled-in metadata list and the fixed ranges, on top of
@@ -233,6 +234,10 @@ struct work {
 	size_t cap_p;
 	int *guarded;           /* ifindexes of the guarded links, sorted */
 	size_t n_guarded;
+	/* what goes into the gate: pre[0] every category before own,
+	 * pre[1] those after it (lan, private), pre[2] own */
+	struct sw_prefix *pre[3];
+	size_t n_pre[3], cap_pre[3];
 };
 
 static void work_free(struct work *w)
@@ -243,6 +248,8 @@ static void work_free(struct work *w)
 	free(w->b.v);
 	free(w->p);
 	free(w->guarded);
+	for (int i = 0; i < 3; i++)
+		free(w->pre[i]);
 	free(w);
 }
 
@@ -274,11 +281,151 @@ static int addr_sets(struct sw_model *m, struct work *w, const char *base,
 	return set_fill_intervals(s6, iv6, AF_INET6, true);
 }
 
-/* A category's sets <name>4/<name>6 */
+/* Note n prefixes for the gate: list 0 (blocks before own), 1 (after
+ * own: lan, private) or 2 (own itself). */
+static int gate_note(struct work *w, int list, const struct sw_prefix *p, size_t n)
+{
+	if (!n)
+		return 0;
+	if (w->n_pre[list] + n > w->cap_pre[list]) {
+		size_t cap = w->cap_pre[list] * 2 + n + 64;
+		struct sw_prefix *v = reallocarray(w->pre[list], cap, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		w->pre[list] = v;
+		w->cap_pre[list] = cap;
+	}
+	memcpy(w->pre[list] + w->n_pre[list], p, n * sizeof(*p));
+	w->n_pre[list] += n;
+	return 0;
+}
+
+/* k - 1; false when k was 0 */
+static bool key_dec(uint8_t *k, size_t n)
+{
+	for (size_t i = n; i-- > 0;)
+		if (k[i]--)
+			return true;
+	return false;
+}
+
+/* append [lo, hi] to out */
+static int ivals_push(struct ivals *out, const uint8_t *lo, const uint8_t *hi)
+{
+	int err = ivals_grow(out);
+
+	if (err)
+		return err;
+	memset(&out->v[out->n], 0, sizeof(out->v[0]));
+	memcpy(out->v[out->n].lo, lo, out->klen);
+	memcpy(out->v[out->n].hi, hi, out->klen);
+	out->n++;
+	return 0;
+}
+
+/* out += x minus y (both merged and sorted) */
+static int ivals_subtract(struct ivals *out, const struct ivals *x, const struct ivals *y)
+{
+	size_t klen = x->klen;
+	int err;
+
+	for (size_t i = 0; i < x->n; i++) {
+		uint8_t lo[16];
+		bool open = true;
+
+		memcpy(lo, x->v[i].lo, klen);
+		for (size_t j = 0; j < y->n && open; j++) {
+			uint8_t end[16];
+
+			if (sw_key_cmp(y->v[j].hi, lo, klen) < 0)
+				continue;
+			if (sw_key_cmp(y->v[j].lo, x->v[i].hi, klen) > 0)
+				break;
+			memcpy(end, y->v[j].lo, klen);
+			if (sw_key_cmp(end, lo, klen) > 0 && key_dec(end, klen) &&
+			    (err = ivals_push(out, lo, end)))
+				return err;
+			memcpy(lo, y->v[j].hi, klen);
+			open = !sw_key_inc(lo, klen) && sw_key_cmp(lo, x->v[i].hi, klen) <= 0;
+		}
+		if (open && (err = ivals_push(out, lo, x->v[i].hi)))
+			return err;
+	}
+	return 0;
+}
+
+/* The gate (include/gate.h): every address some category's set blocks,
+ * less the own subnets where only lan and private would block them; two
+ * buffers per family, the first selected:
+ *   set gate4_a { type ipv4_addr; flags interval; elements = { ... } }
+ *   set gate4_b { type ipv4_addr; flags interval; }   (and gate6_a/b)
+ *   set gate_a { type nf_proto; elements = { ipv4, ipv6 } }
+ *   set gate_b { type nf_proto; } */
+static int gate_sets(struct sw_model *m, struct work *w)
+{
+	struct ivals iv[3] = { { 0 } }, out = { 0 };
+	char name[SW_NAME_MAX];
+	int err = 0;
+
+	for (int v6 = 0; v6 < 2 && !err; v6++) {
+		int fam = v6 ? AF_INET6 : AF_INET;
+		struct sw_set *s[2];
+
+		for (int x = 0; x < 2; x++) {
+			sw_gate_set_name(name, sizeof(name), v6, x ? SW_GATE_B : SW_GATE_A);
+			s[x] = new_set(m, name, v6 ? SW_TYPE_IP6ADDR : SW_TYPE_IPADDR, v6 ? 16 : 4,
+				       NFT_SET_INTERVAL, v6 ? "ipv6_addr" : "ipv4_addr");
+		}
+		if (!s[0] || !s[1]) {
+			err = -ENOSPC;
+			break;
+		}
+		for (int l = 0; l < 3 && !err; l++) {
+			iv[l].n = 0;
+			iv[l].klen = sw_family_addrlen(fam);
+			for (size_t i = 0; i < w->n_pre[l] && !err; i++)
+				if (w->pre[l][i].family == fam)
+					err = ivals_add_prefix(&iv[l], &w->pre[l][i]);
+			ivals_merge(&iv[l], true);
+		}
+		out.n = 0;
+		out.klen = iv[0].klen;
+		for (size_t i = 0; i < iv[0].n && !err; i++)
+			err = ivals_push(&out, iv[0].v[i].lo, iv[0].v[i].hi);
+		if (!err)
+			err = ivals_subtract(&out, &iv[1], &iv[2]);
+		if (!err)
+			err = set_fill_intervals(s[0], &out, fam, true);
+	}
+	for (int l = 0; l < 3; l++)
+		free(iv[l].v);
+	free(out.v);
+	for (int x = 0; x < 2 && !err; x++) {
+		struct sw_set *sel = new_set(m, x ? SW_GATE_SEL_B : SW_GATE_SEL_A, SW_TYPE_NFPROTO, 1,
+					     0, "nf_proto");
+		static const uint8_t protos[2] = { NFPROTO_IPV4, NFPROTO_IPV6 };
+
+		if (!sel)
+			return -ENOSPC;
+		for (int p = 0; p < 2 && !x && !err; p++) {
+			struct sw_elem e = { .key = { protos[p] } };
+
+			if (!(err = sw_set_add_elem(sel, &e)))
+				err = sw_set_add_text(sel, p ? "ipv6" : "ipv4");
+		}
+	}
+	return err;
+}
+
+/* A category's sets <name>4/<name>6, noted for the gate */
 static int cat_sets(struct sw_model *m, struct work *w, enum sw_category cat,
 		    const struct sw_prefix *p, size_t n)
 {
-	return addr_sets(m, w, sw_categories[cat].name, p, n);
+	const struct sw_category_info *ci = &sw_categories[cat];
+	int err = addr_sets(m, w, ci->name, p, n);
+
+	return err ? err : gate_note(w, ci->rank >= SW_CAT_RANK_OWN, p, n);
 }
 
 /* What `auto` adds by name, besides what it detects by kind: the interface
@@ -868,6 +1015,19 @@ static void e_lookup(struct rb *b, uint32_t sreg, const char *set)
 }
 
 /* [ lookup reg SREG set NAME 0x1 ]: not in the set */
+/* [ lookup reg SREG set NAME 0x1 ]: not in the set */
+static void e_lookup_inv(struct rb *b, uint32_t sreg, const char *set)
+{
+	struct nftnl_expr *e = expr(b, "lookup");
+
+	if (!e)
+		return;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, sreg);
+	nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, set);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_FLAGS, NFT_LOOKUP_F_INV);
+	add_expr(b, e);
+}
+
 /* [ immediate reg 0 VERDICT [-> CHAIN] ] */
 static void e_verdict(struct rb *b, int verdict, const char *chain)
 {
@@ -1459,13 +1619,57 @@ static int lo_foreign_rule(struct sw_model *m, struct rb *b)
 	return 0;
 }
 
+/* The fast path and its backstop, for both buffers of the gate
+ * (include/gate.h); id "<pre>unblocked4a" etc.:
+ *   meta nfproto @gate_a ip daddr != @gate4_a fib daddr type != local return
+ * (without [block] host, no fib): a destination outside the gate and not
+ * the host's meets only accepts and returns below. And, after the
+ * categories (fallback):
+ *   meta nfproto @gate_a ip daddr @gate4_a drop
+ * a gated destination that no category's rule caught (a category set
+ * that a transaction was changing missed) is dropped all the same. */
+static int gate_rules(struct sw_model *m, struct rb *b, const struct sw_config *cfg,
+		      const char *chain, const char *pre, bool fallback)
+{
+	for (int x = 0; x < 2; x++)
+		for (int v6 = 0; v6 < 2; v6++) {
+			const char *sel = x ? SW_GATE_SEL_B : SW_GATE_SEL_A;
+			bool fib = !fallback && cfg->block[SW_CAT_HOST];
+			char set[SW_NAME_MAX], id[SW_NAME_MAX], text[192];
+
+			sw_gate_set_name(set, sizeof(set), v6, x ? SW_GATE_B : SW_GATE_A);
+			snprintf(id, sizeof(id), "%s%s%c%c", pre, fallback ? "gated" : "unblocked",
+				 v6 ? '6' : '4', x ? 'b' : 'a');
+			snprintf(text, sizeof(text), "meta nfproto @%s %s daddr %s@%s %s%s", sel,
+				 v6 ? "ip6" : "ip", fallback ? "" : "!= ", set,
+				 fib ? "fib daddr type != local " : "", fallback ? "drop" : "return");
+			RULE(m, b, chain, id, text, {
+				e_meta(b, NFT_META_NFPROTO, NFT_REG_1);
+				e_lookup(b, NFT_REG_1, sel);
+				e_daddr(b, v6 ? AF_INET6 : AF_INET);
+				if (fallback)
+					e_lookup(b, NFT_REG_1, set);
+				else
+					e_lookup_inv(b, NFT_REG_1, set);
+				if (fib)
+					e_fib_type(b, NFT_CMP_NEQ, RTN_LOCAL);
+				e_verdict(b, fallback ? NF_DROP : NFT_RETURN, NULL);
+			});
+		}
+	return 0;
+}
+
 /* ip daddr @<cat>4 goto block_<cat> (and ip6) for a set category;
- * fib daddr type local goto block_host for the host (with [block] host);
+ * fib daddr type local goto block_host for the host (with [block] host).
+ * Into chain: guard, and guard_output for the output path ([guard] users,
+ * cgroups): one list for both (the same ids in both chains); gated: behind
+ * the gate's fast path, and then its fallback. The netdev table has no gate:
  * ip daddr @own4 return (and ip6) between the ranks below and from
- * SW_CAT_RANK_OWN. Into chain: guard, and guard_output for the output
- * path ([guard] users, cgroups): one list for both. */
+ * SW_CAT_RANK_OWN. (Behind the gate, own is not needed: the gate leaves
+ * the own subnets out where only lan and private would block them, and
+ * a gated destination in own is one a category before own blocks.) */
 static int category_rules(struct sw_model *m, struct rb *b, const struct sw_config *cfg,
-			  const char *chain)
+			  const char *chain, bool gated)
 {
 	bool done[SW_CAT_COUNT] = { false }, own = false;
 	char target[SW_NAME_MAX];
@@ -1477,13 +1681,13 @@ static int category_rules(struct sw_model *m, struct rb *b, const struct sw_conf
 		for (int c = 0; c < SW_CAT_COUNT; c++)
 			if (!done[c] && (next < 0 || sw_categories[c].rank < sw_categories[next].rank))
 				next = c;
-		if (!own && (next < 0 || sw_categories[next].rank >= SW_CAT_RANK_OWN)) {
+		if (!own && !gated && (next < 0 || sw_categories[next].rank >= SW_CAT_RANK_OWN)) {
 			own = true;
 			if ((err = addr_rules(m, b, chain, "own", NFT_RETURN, NULL)))
 				return err;
 		}
 		if (next < 0)
-			return 0;
+			return gated ? gate_rules(m, b, cfg, chain, "", true) : 0;
 		done[next] = true;
 		snprintf(target, sizeof(target), SW_CAT_CHAIN_PREFIX "%s", sw_categories[next].name);
 		switch (sw_categories[next].match) {
@@ -1540,6 +1744,12 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 		e_fib_spoofed(b);
 		e_verdict(b, NFT_GOTO, "block_spoofed");
 	});
+	/* the fast path, right after the anti-spoofing check when there are no
+	 * sandboxes (replies and ND only accept, so for an unblocked, non-local
+	 * destination they decide nothing); after the sandboxes' dispatch
+	 * when there are (their policies judge allowed destinations too) */
+	if (!cfg->n_sandboxes && (err = gate_rules(m, b, cfg, SW_CHAIN_GUARD, "", false)))
+		return err;
 	/* ct state established ct direction reply accept: replies to
 	 * connections others opened (related ICMP errors are not let through) */
 	RULE(m, b, SW_CHAIN_GUARD, "replies", "ct state established ct direction reply accept", {
@@ -1590,6 +1800,8 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 	 * they only drop or return */
 	if ((err = sandbox_dispatch(m, b, cfg)))
 		return err;
+	if (cfg->n_sandboxes && (err = gate_rules(m, b, cfg, SW_CHAIN_GUARD, "", false)))
+		return err;
 	/* ip daddr . ip protocol . th dport @allow4 accept (and ip6 daddr . ip6 nexthdr ...) */
 	if ((err = concat_rules(m, b, SW_CHAIN_GUARD, "allow", "allow", NF_ACCEPT, NULL)))
 		return err;
@@ -1604,8 +1816,8 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 	});
 
 	/* the categories in their rank order (the first that matches counts
-	 * the packet); own subnets return before lan and private */
-	if ((err = category_rules(m, b, cfg, SW_CHAIN_GUARD)))
+	 * the packet), then the gate's fallback */
+	if ((err = category_rules(m, b, cfg, SW_CHAIN_GUARD, true)))
 		return err;
 
 	if (cfg->block[SW_CAT_HOST] && (err = input_rules(m, b)))
@@ -1756,7 +1968,9 @@ static int own_sets(struct sw_model *m, struct work *w, const struct sw_config *
 			continue;
 		p[n++] = host->routes[i].dst;
 	}
-	return addr_sets(m, w, "own", p, n);
+	if ((rc = addr_sets(m, w, "own", p, n)))
+		return rc;
+	return gate_note(w, 2, p, n);
 }
 
 /* The set categories' sets in rank order (own4/own6 where own's rank
@@ -1792,7 +2006,8 @@ static int category_sets(struct sw_model *m, struct work *w, const struct sw_con
 		if ((rc = cat_sets(m, w, next, out, n)))
 			return rc;
 	}
-	return 0;
+	/* gate4_a/b, gate6_a/b, gate_a/b: the fast path's gate */
+	return gate_sets(m, w);
 }
 
 /* ---- the output path: [guard] users and cgroups ----------------------- */
@@ -1976,6 +2191,10 @@ static int output_rules(struct sw_model *m, struct rb *b, const struct sw_config
 		e_cmp_u8(b, NFT_REG_1, 1 /* IP_CT_DIR_REPLY */);
 		e_verdict(b, NF_ACCEPT, NULL);
 	});
+	/* the fast path, as in guard (a destination outside the gate and not
+	 * the host's meets only accepts below) */
+	if ((err = gate_rules(m, b, cfg, SW_CHAIN_GUARD_OUTPUT, "out-", false)))
+		return err;
 	/* ip daddr . ip protocol . th dport @allow4 accept (and ip6): DNS to
 	 * the resolvers, [allow] destinations */
 	if ((err = concat_rules(m, b, SW_CHAIN_GUARD_OUTPUT, "out-allow", "allow", NF_ACCEPT, NULL)))
@@ -1991,7 +2210,7 @@ static int output_rules(struct sw_model *m, struct rb *b, const struct sw_config
 	});
 	/* the same categories as guard; `host` (fib daddr type local) covers
 	 * 127.0.0.0/8 and ::1: loopback to the host's services */
-	return category_rules(m, b, cfg, SW_CHAIN_GUARD_OUTPUT);
+	return category_rules(m, b, cfg, SW_CHAIN_GUARD_OUTPUT, true);
 }
 
 /* ---- the whole model ----------------------------------------------------- */
@@ -2363,7 +2582,7 @@ static int nd_guard_rules(struct sw_model *m, struct rb *b, const struct sw_conf
 	 * builders as guard's, with the address behind meta protocol */
 	if ((err = nd_nd_rules(m, b)) ||
 	    (err = concat_rules(m, b, ND_GUARD, "allow", "allow", NF_ACCEPT, NULL)) ||
-	    (err = category_rules(m, b, cfg, ND_GUARD)))
+	    (err = category_rules(m, b, cfg, ND_GUARD, false)))
 		return err;
 	for (int cat = 0; cat < SW_CAT_COUNT; cat++)
 		if ((err = nd_block_chain(m, b, sw_category_name(cat))))

@@ -235,7 +235,7 @@ static void table_err(const struct sw_config *cfg, int rc, const char *err, cons
 	       cfg->table_line ? "" : " (the default)", err);
 }
 
-static int cmd_apply(struct sw_nl *nl, const struct sw_config *cfg, const struct sw_model *want,
+static int cmd_apply(struct sw_nl *nl, const struct sw_config *cfg, struct sw_model *want,
 		     bool force)
 {
 	char err[SW_ERRLEN];
@@ -277,7 +277,7 @@ static int cmd_apply(struct sw_nl *nl, const struct sw_config *cfg, const struct
 	return 0;
 }
 
-static int cmd_check(struct sw_nl *nl, const struct sw_config *cfg, const struct sw_model *want,
+static int cmd_check(struct sw_nl *nl, const struct sw_config *cfg, struct sw_model *want,
 		     bool json)
 {
 	char err[SW_ERRLEN];

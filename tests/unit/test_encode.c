@@ -178,9 +178,9 @@ static void test_message_order(void **state)
 	assert_int_equal(chains, e->m.n_chains);
 	assert_int_equal(rules, e->m.n_rules);
 	assert_int_equal(counters, 8);
-	assert_int_equal(sets, 19);
+	assert_int_equal(sets, 25);
 	assert_int_equal(chains, 13);
-	assert_int_equal(rules, 58);
+	assert_int_equal(rules, 64);
 }
 
 /* Every NEWRULE parses back to the model's canonical string and tag. */
@@ -285,8 +285,10 @@ static void test_sets_parse_back(void **state)
 	 * cni*, lxcbr* in lxc*; docker0 and br-0a1b2c3d4e5f in the runtime names) */
 	assert_int_equal(elems[0], 31);
 	assert_int_equal(elems[3], 3);          /* link_local4 */
-	assert_int_equal(elems[15], 5);         /* nd6: 0-end, fe80::/10, ff02::/16 */
-	assert_int_equal(elems[16], 2);         /* allow4 */
+	assert_int_equal(elems[21], 5);         /* nd6: 0-end, fe80::/10, ff02::/16 */
+	assert_int_equal(elems[22], 2);         /* allow4 */
+	assert_int_equal(elems[19], 2);         /* gate_a: ipv4, ipv6 */
+	assert_int_equal(elems[20], 0);         /* gate_b */
 }
 
 /* Big sets are split into several NEWSETELEM messages. */

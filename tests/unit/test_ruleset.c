@@ -18,12 +18,15 @@
 static const char *const golden_sets[] = {
 	"guard_ifaces", "metadata4", "metadata6", "link_local4", "link_local6",
 	"gateways4", "gateways6", "destinations4", "destinations6", "own4", "own6",
-	"lan4", "lan6", "private4", "private6", "nd6", "allow4", "allow6",
-	"host_ports",
+	"lan4", "lan6", "private4", "private6",
+	"gate4_a", "gate4_b", "gate6_a", "gate6_b", "gate_a", "gate_b",
+	"nd6", "allow4", "allow6", "host_ports",
 };
 
 static const char *const golden_guard_tags[] = {
 	"sandwall:spoofed",
+	"sandwall:unblocked4a", "sandwall:unblocked6a",
+	"sandwall:unblocked4b", "sandwall:unblocked6b",
 	"sandwall:replies", "sandwall:nd",
 	"sandwall:allow4", "sandwall:allow6", "sandwall:host_ports",
 	"sandwall:metadata4", "sandwall:metadata6",
@@ -31,9 +34,10 @@ static const char *const golden_guard_tags[] = {
 	"sandwall:host",
 	"sandwall:gateways4", "sandwall:gateways6",
 	"sandwall:destinations4", "sandwall:destinations6",
-	"sandwall:own4", "sandwall:own6",
 	"sandwall:lan4", "sandwall:lan6",
 	"sandwall:private4", "sandwall:private6",
+	"sandwall:gated4a", "sandwall:gated6a",
+	"sandwall:gated4b", "sandwall:gated6b",
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -300,31 +304,65 @@ static void test_private(void **state)
 	sw_model_free(&m);
 }
 
-/* No set is shared between categories: on Debian 12's 6.1 and 6.12 an
- * interval set being changed in a transaction can miss a lookup until the
- * commit (check-kernels saw IPv6 metadata pass while private was toggled,
- * when a union of every category's entries was the fast path's gate).
- * Toggling private must not touch metadata's sets or any rule. */
-static void test_no_shared_set(void **state)
+/* The gate (gate4_a/gate6_a, the fast path's buffer selected when
+ * built): every address a category's set blocks, less the own subnets
+ * where only lan and private would block (a destination inside own,
+ * listed before own, stays in); gate4_b/gate6_b empty, gate_a selects. */
+static void test_gate(void **state)
+{
+	struct sw_model m;
+	static const char *const g4[] = {
+		"8.8.8.0/24", "10.0.0.0/8", "100.64.0.0/10", "172.16.0.0/16", "172.17.5.5",
+		"172.19.0.0-172.31.255.255", "192.168.0.0/16",
+	};
+	static const char *const g6[] = { "fc00::/7" };
+	static const char *const sel[] = { "ipv4", "ipv6" };
+
+	(void)state;
+	tk_build("[block]\nmetadata = no\nlink_local = no\ngateways = no\nlan = no\n"
+		 "private = yes\ndestinations = 172.17.5.5 8.8.8.0/24\n", &m);
+	assert_text(&m, "gate4_a", g4, N(g4));
+	assert_text(&m, "gate6_a", g6, N(g6));
+	assert_int_equal(set(&m, "gate4_b")->n_elems, 0);
+	assert_int_equal(set(&m, "gate6_b")->n_elems, 0);
+	assert_text(&m, "gate_a", sel, N(sel));
+	assert_int_equal(set(&m, "gate_b")->n_elems, 0);
+	assert_int_equal(set(&m, "gate_a")->key_len, 1);
+	sw_model_free(&m);
+	/* the default: every category's entries are in it */
+	tk_build("", &m);
+	assert_true(has_text(set(&m, "gate4_a"), "169.254.0.0/16"));
+	assert_true(has_text(set(&m, "gate4_a"), "10.0.0.0/24"));
+	assert_true(has_text(set(&m, "gate6_a"), "fe80::/10"));
+	sw_model_free(&m);
+}
+
+/* Switching a category changes its own sets and the gate's elements,
+ * never a rule: what the packet path reads while a category changes is
+ * the gate buffer selected, which a change never edits (test_gate_settle
+ * in test_gate.c; check-kernels' core_11 floods while private toggles). */
+static void test_toggle_changes_sets_only(void **state)
 {
 	static struct sw_model a, b;
 
 	(void)state;
 	tk_build("", &a);
 	tk_build("[block]\nprivate = yes\n", &b);
-	assert_null(sw_model_find_set(&a, "blocked4"));
-	assert_null(sw_model_find_set(&a, "blocked6"));
 	for (size_t i = 0; i < a.n_sets; i++) {
 		const struct sw_set *x = &a.sets[i], *y = set(&b, x->name);
+		bool same = x->n_elems == y->n_elems;
 
-		assert_non_null(y);
-		if (strncmp(x->name, "private", 7)) {
-			assert_int_equal(x->n_elems, y->n_elems);
-			for (size_t j = 0; j < x->n_elems; j++)
-				assert_true(sw_elem_same(&x->elems[j], &y->elems[j], x->key_len));
-		}
+		for (size_t j = 0; same && j < x->n_elems; j++)
+			same = sw_elem_same(&x->elems[j], &y->elems[j], x->key_len);
+		if (!strncmp(x->name, "private", 7) || !strcmp(x->name, "gate4_a") ||
+		    !strcmp(x->name, "gate6_a"))
+			assert_false(same);
+		else
+			assert_true(same);
 	}
 	assert_int_equal(a.n_rules, b.n_rules);
+	for (size_t i = 0; i < a.n_rules; i++)
+		assert_true(sw_rule_same(&a.rules[i], &b.rules[i]));
 	sw_model_free(&a);
 	sw_model_free(&b);
 }
@@ -337,7 +375,7 @@ static void test_host_no(void **state)
 	tk_build("", &m);
 	assert_non_null(rule(&m, "sandwall:host"));
 	assert_non_null(sw_model_find_chain(&m, "input"));
-	assert_int_equal(m.n_rules, 58);
+	assert_int_equal(m.n_rules, 64);
 	sw_model_free(&m);
 	tk_build("[block]\nhost = no\n", &m);
 	assert_null(rule(&m, "sandwall:host"));
@@ -345,7 +383,16 @@ static void test_host_no(void **state)
 	assert_null(sw_model_find_chain(&m, "input"));
 	assert_null(sw_model_find_chain(&m, "guard_input"));
 	assert_null(rule(&m, "sandwall:input-host"));
-	assert_int_equal(m.n_rules, 49);
+	assert_int_equal(m.n_rules, 55);
+	/* no host block: the fast path needs no fib */
+	{
+		const struct sw_rule *r = rule(&m, "sandwall:unblocked4a");
+
+		assert_non_null(r);
+		if (r)
+			assert_string_equal(r->text, "meta nfproto @gate_a ip daddr != @gate4_a return "
+					    "comment \"sandwall:unblocked4a\"");
+	}
 	sw_model_free(&m);
 }
 
@@ -454,7 +501,7 @@ static void test_log_no(void **state)
 	tk_build("[log]\nblocked = no\n", &m);
 	for (size_t i = 0; i < m.n_rules; i++)
 		assert_null(strstr(m.rules[i].tag, "-log"));
-	assert_int_equal(m.n_rules, 50);
+	assert_int_equal(m.n_rules, 56);
 	sw_model_free(&m);
 }
 
@@ -581,9 +628,13 @@ static void test_output_path(void **state)
 	n = chain_rules(&m, "guard_output", tags, 64);
 	assert_string_equal(tags[0], "sandwall:out-spoofed");
 	assert_string_equal(tags[1], "sandwall:out-replies");
-	assert_string_equal(tags[2], "sandwall:out-allow4");
-	assert_string_equal(tags[3], "sandwall:out-allow6");
-	assert_string_equal(tags[4], "sandwall:out-host_ports");
+	assert_string_equal(tags[2], "sandwall:out-unblocked4a");
+	assert_string_equal(tags[3], "sandwall:out-unblocked6a");
+	assert_string_equal(tags[4], "sandwall:out-unblocked4b");
+	assert_string_equal(tags[5], "sandwall:out-unblocked6b");
+	assert_string_equal(tags[6], "sandwall:out-allow4");
+	assert_string_equal(tags[7], "sandwall:out-allow6");
+	assert_string_equal(tags[8], "sandwall:out-host_ports");
 	ng = chain_rules(&m, "guard", gtags, 64);
 	{
 		size_t g = 0;
@@ -591,9 +642,9 @@ static void test_output_path(void **state)
 		while (g < ng && strcmp(gtags[g], "sandwall:host_ports"))
 			g++;
 		assert_true(g < ng);
-		assert_int_equal(n - 5, ng - g - 1);
-		for (size_t i = 5; i < n; i++)
-			assert_string_equal(tags[i], gtags[g + 1 + i - 5]);
+		assert_int_equal(n - 9, ng - g - 1);
+		for (size_t i = 9; i < n; i++)
+			assert_string_equal(tags[i], gtags[g + 1 + i - 9]);
 	}
 	sw_model_free(&m);
 }
@@ -644,15 +695,19 @@ static void test_guard_order(void **state)
 		assert_non_null(m.rules[i].nl);
 	sw_model_free(&m);
 
-	/* with a sandbox, its dispatch comes after replies and ND, before allow */
+	/* with a sandbox, its dispatch comes after replies and ND, before allow;
+	 * the fast path after its dispatch (a policy judges allowed
+	 * destinations too) */
 	tk_build("[sandbox agents]\ninterfaces = br-agents*\negress = none\n", &m);
 	n = chain_rules(&m, "guard", tags, 64);
-	assert_true(n >= 5);
+	assert_true(n >= 9);
 	assert_string_equal(tags[0], "sandwall:spoofed");
 	assert_string_equal(tags[1], "sandwall:replies");
 	assert_string_equal(tags[2], "sandwall:nd");
 	assert_string_equal(tags[3], "sandwall:sbx-agents-ifaces");
-	assert_string_equal(tags[4], "sandwall:allow4");
+	assert_string_equal(tags[4], "sandwall:unblocked4a");
+	assert_string_equal(tags[7], "sandwall:unblocked6b");
+	assert_string_equal(tags[8], "sandwall:allow4");
 	sw_model_free(&m);
 }
 
@@ -728,11 +783,31 @@ static void test_canon_golden(void **state)
 		    "[ payload load 16b @ network header + 24 => reg 1 ] "
 		    "[ lookup reg 1 set lan6 0x0 ] [ immediate reg 0 goto -> block_lan ]",
 		    "ip6 daddr @lan6 goto block_lan comment \"sandwall:lan6\"");
-	assert_rule(&m, "sandwall:own4", "guard",
+	assert_null(rule(&m, "sandwall:own4"));         /* behind the gate: not needed */
+	assert_rule(&m, "sandwall:unblocked4a", "guard",
+		    "[ meta load nfproto => reg 1 ] [ lookup reg 1 set gate_a 0x0 ] "
 		    "[ meta load nfproto => reg 1 ] [ cmp eq reg 1 0x00000002 ] "
 		    "[ payload load 4b @ network header + 16 => reg 1 ] "
-		    "[ lookup reg 1 set own4 0x0 ] [ immediate reg 0 return ]",
-		    "ip daddr @own4 return comment \"sandwall:own4\"");
+		    "[ lookup reg 1 set gate4_a 0x1 ] "
+		    "[ fib daddr type => reg 1 ] [ cmp neq reg 1 0x00000002 ] "
+		    "[ immediate reg 0 return ]",
+		    "meta nfproto @gate_a ip daddr != @gate4_a fib daddr type != local return "
+		    "comment \"sandwall:unblocked4a\"");
+	assert_rule(&m, "sandwall:unblocked6b", "guard",
+		    "[ meta load nfproto => reg 1 ] [ lookup reg 1 set gate_b 0x0 ] "
+		    "[ meta load nfproto => reg 1 ] [ cmp eq reg 1 0x0000000a ] "
+		    "[ payload load 16b @ network header + 24 => reg 1 ] "
+		    "[ lookup reg 1 set gate6_b 0x1 ] "
+		    "[ fib daddr type => reg 1 ] [ cmp neq reg 1 0x00000002 ] "
+		    "[ immediate reg 0 return ]",
+		    "meta nfproto @gate_b ip6 daddr != @gate6_b fib daddr type != local return "
+		    "comment \"sandwall:unblocked6b\"");
+	assert_rule(&m, "sandwall:gated4b", "guard",
+		    "[ meta load nfproto => reg 1 ] [ lookup reg 1 set gate_b 0x0 ] "
+		    "[ meta load nfproto => reg 1 ] [ cmp eq reg 1 0x00000002 ] "
+		    "[ payload load 4b @ network header + 16 => reg 1 ] "
+		    "[ lookup reg 1 set gate4_b 0x0 ] [ immediate reg 0 drop ]",
+		    "meta nfproto @gate_b ip daddr @gate4_b drop comment \"sandwall:gated4b\"");
 	assert_rule(&m, "sandwall:host", "guard",
 		    "[ fib daddr type => reg 1 ] [ cmp eq reg 1 0x00000002 ] "
 		    "[ immediate reg 0 goto -> block_host ]",
@@ -964,7 +1039,8 @@ int main(void)
 		cmocka_unit_test(test_raw_intervals),
 		cmocka_unit_test(test_dns_none),
 		cmocka_unit_test(test_private),
-		cmocka_unit_test(test_no_shared_set),
+		cmocka_unit_test(test_gate),
+		cmocka_unit_test(test_toggle_changes_sets_only),
 		cmocka_unit_test(test_host_no),
 		cmocka_unit_test(test_lan_no),
 		cmocka_unit_test(test_all_bridges),
