@@ -16,6 +16,7 @@
 #define SW_HOOK_PRIO      (-150)   /* after conntrack (-200), before DNAT (-100) */
 #define SW_CHAIN_OUTPUT   "output"        /* [guard] users / cgroups: the output hook */
 #define SW_CHAIN_GUARD_OUTPUT "guard_output"
+#define SW_SET_GUARD_LINKS "guard_links"   /* exact names of the guarded links (hash) */
 #define SW_SET_UIDS       "guard_uids"
 #define SW_SET_CG         "guard_cg"      /* guard_cg<level>, one per level used */
 #define SW_TAG_PREFIX     "sandwall:"

@@ -591,7 +591,27 @@ static int ifname_set(struct sw_model *m, struct work *w, const struct sw_config
 		if (sw_ruleset_guarded(cfg, &host->links[i]) &&
 		    (err = ifname_add(iv, host->links[i].name)))
 			return err;
-	return ifname_fill(s, iv);
+	if ((err = ifname_fill(s, iv)))
+		return err;
+	/* set guard_links { type ifname; elements = { "docker0", ... } }: the
+	 * guarded links' exact names, a hash set in front of guard_ifaces:
+	 * one hash lookup for a guarded link's packet instead of a walk of
+	 * the interval tree (docs/BENCHMARKS.md, run F) */
+	if (!(s = new_set(m, SW_SET_GUARD_LINKS, SW_TYPE_IFNAME, SW_IFNAMSIZ, 0, "ifname")))
+		return -ENOSPC;
+	for (size_t i = 0; i < n_links; i++) {
+		struct sw_elem e = { .key = { 0 } };
+		char text[SW_IFNAMSIZ + 4];
+		size_t l = strnlen(host->links[i].name, SW_IFNAMSIZ - 1);
+
+		if (!l || !sw_ruleset_guarded(cfg, &host->links[i]))
+			continue;
+		memcpy(e.key, host->links[i].name, l);
+		snprintf(text, sizeof(text), "\"%.*s\"", (int)l, host->links[i].name);
+		if ((err = sw_set_add_elem(s, &e)) || (err = sw_set_add_text(s, text)))
+			return err;
+	}
+	return 0;
 }
 
 /* One element of a concatenation, padded to 32-bit registers. */
@@ -1732,11 +1752,19 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 	if (!sw_model_add_chain(m, SW_CHAIN_GUARD))
 		return -ENOSPC;
 
-	/* iifname @guard_ifaces jump guard */
-	RULE(m, b, SW_CHAIN_HOOK, "guard", "iifname @guard_ifaces jump guard", {
+	/* iifname @guard_links goto guard: a guarded link by its exact name
+	 * (a hash lookup); iifname @guard_ifaces goto guard: the patterns and
+	 * the rest (an interval tree). goto: guard's return ends at the
+	 * policy, accept, so no packet is judged twice. */
+	RULE(m, b, SW_CHAIN_HOOK, "guard-links", "iifname @" SW_SET_GUARD_LINKS " goto guard", {
+		e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
+		e_lookup(b, NFT_REG_1, SW_SET_GUARD_LINKS);
+		e_verdict(b, NFT_GOTO, SW_CHAIN_GUARD);
+	});
+	RULE(m, b, SW_CHAIN_HOOK, "guard", "iifname @guard_ifaces goto guard", {
 		e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
 		e_lookup(b, NFT_REG_1, "guard_ifaces");
-		e_verdict(b, NFT_JUMP, SW_CHAIN_GUARD);
+		e_verdict(b, NFT_GOTO, SW_CHAIN_GUARD);
 	});
 	/* fib saddr . iif oif missing goto block_spoofed: first, before any
 	 * accept, so no forged source can create or use conntrack state */

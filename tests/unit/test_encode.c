@@ -178,9 +178,9 @@ static void test_message_order(void **state)
 	assert_int_equal(chains, e->m.n_chains);
 	assert_int_equal(rules, e->m.n_rules);
 	assert_int_equal(counters, 8);
-	assert_int_equal(sets, 25);
+	assert_int_equal(sets, 26);
 	assert_int_equal(chains, 13);
-	assert_int_equal(rules, 64);
+	assert_int_equal(rules, 65);
 }
 
 /* Every NEWRULE parses back to the model's canonical string and tag. */
@@ -221,8 +221,8 @@ static void test_rules_parse_back(void **state)
 	assert_int_equal(r, e->m.n_rules);
 	/* the first rule, exactly */
 	assert_string_equal(e->m.rules[0].canon,
-			    "[ meta load iifname => reg 1 ] [ lookup reg 1 set guard_ifaces 0x0 ] "
-			    "[ immediate reg 0 jump -> guard ]");
+			    "[ meta load iifname => reg 1 ] [ lookup reg 1 set guard_links 0x0 ] "
+			    "[ immediate reg 0 goto -> guard ]");
 }
 
 static size_t count_elems(struct nftnl_set *s)
@@ -284,11 +284,12 @@ static void test_sets_parse_back(void **state)
 	/* guard_ifaces (auto): a leading end and 15 ranges (cni-podman* is in
 	 * cni*, lxcbr* in lxc*; docker0 and br-0a1b2c3d4e5f in the runtime names) */
 	assert_int_equal(elems[0], 31);
-	assert_int_equal(elems[3], 3);          /* link_local4 */
-	assert_int_equal(elems[21], 5);         /* nd6: 0-end, fe80::/10, ff02::/16 */
-	assert_int_equal(elems[22], 2);         /* allow4 */
-	assert_int_equal(elems[19], 2);         /* gate_a: ipv4, ipv6 */
-	assert_int_equal(elems[20], 0);         /* gate_b */
+	assert_int_equal(elems[1], 2);          /* guard_links: docker0, br-0a1b2c3d4e5f */
+	assert_int_equal(elems[4], 3);          /* link_local4 */
+	assert_int_equal(elems[22], 5);         /* nd6: 0-end, fe80::/10, ff02::/16 */
+	assert_int_equal(elems[23], 2);         /* allow4 */
+	assert_int_equal(elems[20], 2);         /* gate_a: ipv4, ipv6 */
+	assert_int_equal(elems[21], 0);         /* gate_b */
 }
 
 /* Big sets are split into several NEWSETELEM messages. */

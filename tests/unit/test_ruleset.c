@@ -16,7 +16,7 @@
 #include "fake_kernel.h"
 
 static const char *const golden_sets[] = {
-	"guard_ifaces", "metadata4", "metadata6", "link_local4", "link_local6",
+	"guard_ifaces", "guard_links", "metadata4", "metadata6", "link_local4", "link_local6",
 	"gateways4", "gateways6", "destinations4", "destinations6", "own4", "own6",
 	"lan4", "lan6", "private4", "private6",
 	"gate4_a", "gate4_b", "gate6_a", "gate6_b", "gate_a", "gate_b",
@@ -375,7 +375,7 @@ static void test_host_no(void **state)
 	tk_build("", &m);
 	assert_non_null(rule(&m, "sandwall:host"));
 	assert_non_null(sw_model_find_chain(&m, "input"));
-	assert_int_equal(m.n_rules, 64);
+	assert_int_equal(m.n_rules, 65);
 	sw_model_free(&m);
 	tk_build("[block]\nhost = no\n", &m);
 	assert_null(rule(&m, "sandwall:host"));
@@ -383,7 +383,7 @@ static void test_host_no(void **state)
 	assert_null(sw_model_find_chain(&m, "input"));
 	assert_null(sw_model_find_chain(&m, "guard_input"));
 	assert_null(rule(&m, "sandwall:input-host"));
-	assert_int_equal(m.n_rules, 55);
+	assert_int_equal(m.n_rules, 56);
 	/* no host block: the fast path needs no fib */
 	{
 		const struct sw_rule *r = rule(&m, "sandwall:unblocked4a");
@@ -501,7 +501,7 @@ static void test_log_no(void **state)
 	tk_build("[log]\nblocked = no\n", &m);
 	for (size_t i = 0; i < m.n_rules; i++)
 		assert_null(strstr(m.rules[i].tag, "-log"));
-	assert_int_equal(m.n_rules, 56);
+	assert_int_equal(m.n_rules, 57);
 	sw_model_free(&m);
 }
 
@@ -662,8 +662,9 @@ static void test_guard_order(void **state)
 	for (size_t i = 0; i < n; i++)
 		assert_string_equal(tags[i], golden_guard_tags[i]);
 	n = chain_rules(&m, "prerouting", tags, 64);
-	assert_int_equal(n, 1);
-	assert_string_equal(tags[0], "sandwall:guard");
+	assert_int_equal(n, 2);
+	assert_string_equal(tags[0], "sandwall:guard-links");
+	assert_string_equal(tags[1], "sandwall:guard");
 	/* neighbour discovery behind one compare */
 	n = chain_rules(&m, "guard_nd", tags, 64);
 	assert_int_equal(n, 4);
@@ -731,10 +732,14 @@ static void test_canon_golden(void **state)
 
 	(void)state;
 	tk_build("", &m);
+	assert_rule(&m, "sandwall:guard-links", "prerouting",
+		    "[ meta load iifname => reg 1 ] [ lookup reg 1 set guard_links 0x0 ] "
+		    "[ immediate reg 0 goto -> guard ]",
+		    "iifname @guard_links goto guard comment \"sandwall:guard-links\"");
 	assert_rule(&m, "sandwall:guard", "prerouting",
 		    "[ meta load iifname => reg 1 ] [ lookup reg 1 set guard_ifaces 0x0 ] "
-		    "[ immediate reg 0 jump -> guard ]",
-		    "iifname @guard_ifaces jump guard comment \"sandwall:guard\"");
+		    "[ immediate reg 0 goto -> guard ]",
+		    "iifname @guard_ifaces goto guard comment \"sandwall:guard\"");
 	assert_rule(&m, "sandwall:spoofed", "guard",
 		    "[ fib saddr . iif oif present => reg 1 ] [ cmp eq reg 1 0x00000000 ] "
 		    "[ immediate reg 0 goto -> block_spoofed ]",
