@@ -127,9 +127,11 @@ static int set_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
 		nftnl_set_set_u32(ns, NFTNL_SET_DESC_SIZE, s->size);
 	if (s->n_concat && (s->flags & NFT_SET_CONCAT))
 		nftnl_set_set_data(ns, NFTNL_SET_DESC_CONCAT, s->concat, s->n_concat);
-	if (s->key_type == SW_TYPE_UID || s->key_type == SW_TYPE_CGROUPV2) {
+	if (s->key_type == SW_TYPE_UID || s->key_type == SW_TYPE_CGROUPV2 ||
+	    (s->key_type == SW_TYPE_IFNAME && !(s->flags & NFT_SET_INTERVAL))) {
 		/* nft's own note that the keys are in host byte order (else
-		 * `nft list` shows them byte-swapped; the kernel ignores it) */
+		 * `nft list` shows them byte-swapped, or an interface name of
+		 * a hash set as ""; the kernel ignores it) */
 		struct nftnl_udata_buf *ud = nftnl_udata_buf_alloc(16);
 
 		if (!ud || !nftnl_udata_put_u32(ud, NFTNL_UDATA_SET_KEYBYTEORDER, 1 /* host */)) {
