@@ -46,8 +46,13 @@ $(B)/endpoints_gen.c: rules/metadata.list | $(B)
 $(B)/endpoints_gen.o: $(B)/endpoints_gen.c
 	$(CC) $(CFLAGS) -Wno-missing-prototypes -c -o $@ $<
 
+# No stack frame above 256 KiB in the tools and the daemon: a struct sw_host
+# (2.6 MiB) or sw_config (1.4 MiB) as a local stays resident in the
+# daemon's stack for its whole life (docs/BENCHMARKS.md, "Daemon memory").
+FRAME_MAX := -Wframe-larger-than=262144
+
 $(B)/%.o: src/%.c $(wildcard include/*.h) | $(B)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(FRAME_MAX) -c -o $@ $<
 
 $(B)/libsandwall.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^

@@ -300,18 +300,26 @@ static int add_uplink(struct sw_host *h, int oif)
 }
 
 /* A directly connected route (no gateway, one output interface). */
+/* A main-table route the model keeps (through oif, no gateway): *r. */
+static bool route_of(const struct nlattr *const *tb, const struct rtmsg *rtm, int oif,
+		     struct sw_route *r)
+{
+	if (oif <= 0 || tb[RTA_GATEWAY] || tb[RTA_MULTIPATH] ||
+	    rtm->rtm_dst_len > (rtm->rtm_family == AF_INET ? 32 : 128) ||
+	    !attr_to_prefix(tb[RTA_DST], rtm->rtm_family, rtm->rtm_dst_len, &r->dst))
+		return false;
+	sw_prefix_mask(&r->dst);
+	r->oif = oif;
+	return true;
+}
+
 static void add_route(struct sw_host *h, const struct nlattr *const *tb,
 		      const struct rtmsg *rtm, int oif)
 {
 	struct sw_route r;
 
-	if (oif <= 0 || tb[RTA_GATEWAY] || tb[RTA_MULTIPATH] || h->n_routes >= SW_MAX_ROUTES ||
-	    rtm->rtm_dst_len > (rtm->rtm_family == AF_INET ? 32 : 128) ||
-	    !attr_to_prefix(tb[RTA_DST], rtm->rtm_family, rtm->rtm_dst_len, &r.dst))
-		return;
-	sw_prefix_mask(&r.dst);
-	r.oif = oif;
-	h->routes[h->n_routes++] = r;
+	if (h->n_routes < SW_MAX_ROUTES && route_of(tb, rtm, oif, &r))
+		h->routes[h->n_routes++] = r;
 }
 
 static int route_cb(const struct nlmsghdr *nlh, void *data)
@@ -784,7 +792,7 @@ static int ev_route(struct sw_host *h, const struct nlmsghdr *nlh, struct sw_hos
 	const struct nlattr *tb[RTA_MAX + 1] = { 0 };
 	struct attr_tab t = { tb, RTA_MAX };
 	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
-	struct sw_host one = { 0 };
+	struct sw_route one;
 	uint32_t table;
 	size_t i;
 	int oif = 0;
@@ -809,18 +817,18 @@ static int ev_route(struct sw_host *h, const struct nlmsghdr *nlh, struct sw_hos
 	}
 	if (tb[RTA_OIF] && mnl_attr_validate(tb[RTA_OIF], MNL_TYPE_U32) == 0)
 		oif = (int)mnl_attr_get_u32(tb[RTA_OIF]);
-	/* the same filter as the dump: one route, or none */
-	add_route(&one, tb, rtm, oif);
-	if (!one.n_routes)
+	/* the same filter as the dump: one route, or none (a struct
+	 * sw_route, not a whole struct sw_host of 2.6 MiB on the stack,
+	 * zeroed per event and resident for the daemon's life after) */
+	if (!route_of(tb, rtm, oif, &one))
 		return 0;
 	for (i = 0; i < h->n_routes; i++)
-		if (h->routes[i].oif == one.routes[0].oif &&
-		    same_addr(&h->routes[i].dst, &one.routes[0].dst))
+		if (h->routes[i].oif == one.oif && same_addr(&h->routes[i].dst, &one.dst))
 			break;
 	if (nlh->nlmsg_type == RTM_NEWROUTE) {
 		if (i < h->n_routes || h->n_routes >= SW_MAX_ROUTES)
 			return 0;       /* beyond the cap: dropped, as in the dump */
-		h->routes[h->n_routes++] = one.routes[0];
+		h->routes[h->n_routes++] = one;
 	} else {
 		if (i == h->n_routes)
 			return 0;
