@@ -74,6 +74,8 @@ struct sw_daemon {
 	struct sw_model fast_base;      /* the model of a host with only lo (hostfast.h) */
 	bool fast_base_ok;
 	int64_t full_cost_us;           /* the last rebuild of the whole model */
+	bool forget_pending;            /* a re-created table's primed flows still to forget */
+	int64_t forget_since_us;        /* since when (CLOCK_MONOTONIC) */
 };
 
 /* Load the config, take the table, run until TERM/INT. Returns the exit

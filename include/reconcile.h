@@ -107,7 +107,14 @@ struct sw_hint {
 	int64_t committed_us;   /* out: CLOCK_MONOTONIC µs when the repair batch was ACKed */
 	uint32_t synced_genid;  /* out: the generation at which the table was seen to
 				 * hold want (0: not seen; sw_update_sets starts there) */
+	bool defer_forget;      /* in: after a (re)create, leave forgetting the flows
+				 * opened toward the sandboxes meanwhile to the caller
+				 * (a walk of the kernel's conntrack table, ~11 ms) */
+	bool forget_due;        /* out: a create happened; call sw_reconcile_forget */
 };
+/* Forget every flow opened toward a sandbox (conntrack.h): what a
+ * (re)created table's create does itself unless the hint defers it. */
+void sw_reconcile_forget(struct sw_nl *nl, const struct sw_model *want);
 int sw_reconcile_hint(struct sw_nl *nl, struct sw_model *want, struct sw_hint *hint,
 		      struct sw_diff *d, bool *repaired, char *err, size_t errlen);
 

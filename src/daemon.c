@@ -146,7 +146,8 @@ static int reconcile(struct sw_daemon *d, enum sw_cause cause, const char *chang
 		     const char *comm, int64_t t0, uint32_t deleted_genid)
 {
 	/* a deleted table is re-created without a dump first */
-	struct sw_hint hint = { .table_deleted = deleted_genid != 0, .genid = deleted_genid };
+	struct sw_hint hint = { .table_deleted = deleted_genid != 0, .genid = deleted_genid,
+				.defer_forget = true };
 	char err[SW_ERRLEN], summary[256];
 	struct sw_repair r = { .cause = cause, .pid = pid, .comm = comm };
 	struct sw_diff diff = { 0 };
@@ -163,6 +164,14 @@ static int reconcile(struct sw_daemon *d, enum sw_cause cause, const char *chang
 	rc = sw_reconcile_settle(&d->nl, &d->want, &hint, READBACK_TRIES, &diff, &repaired,
 				 summary, sizeof(summary), err, sizeof(err));
 	any = repaired;
+	/* a re-created table: forget the flows opened toward the sandboxes
+	 * while it was gone once no event waits (forget_tick), not here: the
+	 * walk of the conntrack table takes ~11 ms, and the next tamper's
+	 * repair would wait for it */
+	if (hint.forget_due && !d->forget_pending) {
+		d->forget_pending = true;
+		d->forget_since_us = now_us();
+	}
 	/* where host updates start from without a dump (sw_update_sets) */
 	d->synced_gen = rc ? 0 : hint.synced_genid;
 	/* overtaken: our repair held and was changed again by a later commit,
@@ -707,11 +716,14 @@ static void handle_rt(struct sw_daemon *d)
 		host_delta_update(d);
 }
 
-/* epoll_wait's timeout: -1, or until a deferred host update is due */
+/* epoll_wait's timeout: -1, or until a deferred host update is due; 0
+ * while flows are to be forgotten (they go when no event waits) */
 static int loop_timeout(const struct sw_daemon *d)
 {
 	int64_t left;
 
+	if (d->forget_pending)
+		return 0;
 	if (!d->host_dirty)
 		return -1;
 	left = d->update_due_us - now_us();
@@ -1066,6 +1078,18 @@ static void teardown(struct sw_daemon *d)
 	sw_journal_close(&d->journal);
 }
 
+/* The flows opened toward the sandboxes while the table was gone: when no
+ * event waits (idle), or at the latest SW_FORGET_MAX_US after the
+ * re-create, so that a storm of tampers cannot put it off for long. */
+#define SW_FORGET_MAX_US 20000
+static void forget_tick(struct sw_daemon *d, bool idle)
+{
+	if (!d->forget_pending || (!idle && now_us() - d->forget_since_us < SW_FORGET_MAX_US))
+		return;
+	d->forget_pending = false;
+	sw_reconcile_forget(&d->nl, &d->want);
+}
+
 int sw_daemon_run(struct sw_daemon *d)
 {
 	int rc = setup(d);
@@ -1094,6 +1118,7 @@ int sw_daemon_run(struct sw_daemon *d)
 			rc = 2;
 			break;
 		}
+		forget_tick(d, n == 0);
 		for (int i = 0; i < n; i++) {
 			uint64_t ticks;
 

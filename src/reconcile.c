@@ -474,13 +474,29 @@ static void forget_primed(struct sw_nl *nl, const struct sw_model *want)
 			"was not in place", n, want->table);
 }
 
+void sw_reconcile_forget(struct sw_nl *nl, const struct sw_model *want)
+{
+	forget_primed(nl, want);
+}
+
+/* After a create: forget what came before, now or (hint->defer_forget)
+ * by the caller, later (hint->forget_due). */
+static void created(struct sw_nl *nl, const struct sw_model *want, struct sw_hint *hint)
+{
+	if (hint && hint->defer_forget)
+		hint->forget_due = true;
+	else
+		forget_primed(nl, want);
+}
+
 /* create, then forget what came before */
-static int create(struct sw_nl *nl, uint32_t genid, const struct sw_model *want)
+static int create(struct sw_nl *nl, uint32_t genid, const struct sw_model *want,
+		  struct sw_hint *hint)
 {
 	int rc = send_once(nl, genid, build_create, want);
 
 	if (!rc)
-		forget_primed(nl, want);
+		created(nl, want, hint);
 	return rc;
 }
 
@@ -626,7 +642,7 @@ static bool delta_refused(int rc)
 
 /* The batch that makes the kernel hold want, given what it holds. */
 static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct sw_model *have,
-		    const struct sw_diff *d, bool full, bool *multi)
+		    const struct sw_diff *d, bool full, bool *multi, struct sw_hint *hint)
 {
 	struct refill r = { want, have, d, false };
 	/* apply --force: every chain rewritten; sets still by deltas (a
@@ -640,7 +656,7 @@ static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct 
 	for (size_t j = 0; d && j < d->n && only_elems; j++)
 		only_elems = d->items[j].set && sw_model_find_set(want, d->items[j].set);
 	if (!have->has_table)
-		return create(nl, have->genid, want);
+		return create(nl, have->genid, want, hint);
 	/* the marker can only come with the table: replace an unmarked one
 	 * (may_touch refused any but these): one with our rules behind a
 	 * twin, with no gap; an empty one hooks nothing, so it is like a
@@ -653,7 +669,7 @@ static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct 
 		rc = send_once(nl, have->genid, build_replace, want);
 
 		if (!rc)
-			forget_primed(nl, want);
+			created(nl, want, hint);
 		return rc;
 	}
 	/* ownership flags cannot change on a live table: replace it, but
@@ -704,7 +720,7 @@ int sw_apply(struct sw_nl *nl, struct sw_model *want, char *err, size_t errlen)
 			return rc;
 		}
 		if (!(rc = gate_prepare(nl, want, &have)))
-			rc = send_fix(nl, want, &have, NULL, true, &multi);
+			rc = send_fix(nl, want, &have, NULL, true, &multi, NULL);
 		sw_model_free(&have);
 	}
 	if (rc)
@@ -734,7 +750,7 @@ int sw_reconcile_hint(struct sw_nl *nl, struct sw_model *want, struct sw_hint *h
 	 * ERESTART and the ordinary path below takes over */
 	if (hint && hint->table_deleted) {
 		t1 = t0;
-		rc = create(nl, hint->genid, want);
+		rc = create(nl, hint->genid, want, hint);
 		if (rc == 0) {
 			d->n = 0;
 			expect = gen_after(hint->genid);
@@ -775,7 +791,7 @@ int sw_reconcile_hint(struct sw_nl *nl, struct sw_model *want, struct sw_hint *h
 		t1 = now_us();
 		/* the smallest batch that fixes it, stamped with the generation
 		 * the diff saw: if anything moved since, ERESTART and again */
-		rc = send_fix(nl, want, &have, d, false, &multi);
+		rc = send_fix(nl, want, &have, d, false, &multi, hint);
 		expect = multi ? 0 : gen_after(have.genid);
 		sw_model_free(&have);
 	}

@@ -124,7 +124,8 @@ _scale_02() {
 	else
 		bad "sbnew not guarded within 2 s"
 	fi
-	if tail -n +"$((lines + 1))" "$D_LOG" | grep -q 'first="2 element(s) for 1 new link(s)"'; then
+	# its guard_ifaces range (2 elements) and its name in guard_links
+	if tail -n +"$((lines + 1))" "$D_LOG" | grep -q 'first="3 element(s) for 1 new link(s)"'; then
 		ok "guarded by its own elements (the fast path): $(tail -n +"$((lines + 1))" "$D_LOG" | grep -m1 -o 'event=sets-updated.*')"
 	else
 		bad "no fast-path line for sbnew"; show "$D_LOG" 20

@@ -246,6 +246,36 @@ static void test_create_forgets_primed_flows(void **state)
 	assert_int_equal(r->k.n_ct, 2);
 }
 
+/* The daemon's hint defers the forgetting (a walk of the conntrack
+ * table, ~11 ms, that the next tamper's repair would wait for): the
+ * re-create says it is due and forgets nothing; sw_reconcile_forget
+ * does it. */
+static void test_create_defers_forget(void **state)
+{
+	struct rc *r = *state;
+	struct sw_hint hint = { .defer_forget = true };
+	bool repaired = false;
+
+	fn_ct_add(&r->k, "10.0.0.9", "172.17.0.2", "172.17.0.2", "10.0.0.9");
+	assert_int_equal(sw_reconcile_hint(&r->nl, &r->want, &hint, &r->d, &repaired, r->err,
+					   sizeof(r->err)), 0);
+	assert_true(repaired);
+	assert_true(hint.forget_due);
+	assert_int_equal(r->k.n_ct_dumps, 0);
+	assert_int_equal(r->k.n_ct, 1);
+	sw_reconcile_forget(&r->nl, &r->want);
+	assert_int_equal(r->k.n_ct_dumps, 1);
+	assert_int_equal(r->k.n_ct, 0);
+	/* a repair in place: nothing due */
+	hint.forget_due = false;
+	fn_t_del_elem(&r->k, T, set_with_elems(&r->want, 1)->name, 0);
+	sw_diff_free(&r->d);
+	assert_int_equal(sw_reconcile_hint(&r->nl, &r->want, &hint, &r->d, &repaired, r->err,
+					   sizeof(r->err)), 0);
+	assert_true(repaired);
+	assert_false(hint.forget_due);
+}
+
 static void test_noop_when_identical(void **state)
 {
 	struct rc *r = *state;
@@ -917,6 +947,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fake_sees_gap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_from_empty, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_forgets_primed_flows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_create_defers_forget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_noop_when_identical, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_apply_again_keeps_counters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_element_drift_refills_that_set, setup, teardown),
