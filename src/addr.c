@@ -160,12 +160,14 @@ bool sw_prefix_contains(const struct sw_prefix *outer, const struct sw_prefix *i
 
 	if (outer->family != inner->family || !n || outer->len > inner->len)
 		return false;
-	/* the first len bits: whole bytes, then the bits left of the next
-	 * (a length past the address compares the address only) */
+	/* the first len bits: whole bytes (a loop: most differ in the first
+	 * byte, and a call to memcmp costs more), then the bits left of the
+	 * next (a length past the address compares the address only) */
 	whole = outer->len / 8 < n ? outer->len / 8 : n;
 	rest = whole < n ? outer->len % 8 : 0;
-	if (memcmp(outer->addr, inner->addr, whole))
-		return false;
+	for (size_t i = 0; i < whole; i++)
+		if (outer->addr[i] != inner->addr[i])
+			return false;
 	return !rest || !((outer->addr[whole] ^ inner->addr[whole]) & (uint8_t)(0xff << (8 - rest)));
 }
 

@@ -23,7 +23,9 @@ static const char *const rfc_private[] = {
 
 bool sw_prefix_overlap(const struct sw_prefix *a, const struct sw_prefix *b)
 {
-	return a->family == b->family && (sw_prefix_contains(a, b) || sw_prefix_contains(b, a));
+	/* the shorter one contains the longer one (of equal lengths, either
+	 * contains the other or neither does): one compare, not two */
+	return a->len <= b->len ? sw_prefix_contains(a, b) : sw_prefix_contains(b, a);
 }
 
 void sw_allow_format(const struct sw_allow *a, char *buf, size_t len)

@@ -486,6 +486,28 @@ static const char *proto_name(uint8_t p)
 	return p == IPPROTO_TCP ? "tcp" : "udp";
 }
 
+/* text = "<addr> . tcp|udp . <port>", what snprintf "%s . %s . %u" prints,
+ * by hand (once per allow entry); text holds SW_ADDR_STRLEN + 16 */
+static void concat_text(char *text, const char *addr, uint8_t proto, uint16_t port)
+{
+	size_t n = strnlen(addr, SW_ADDR_STRLEN - 1);
+	char d[5], *o;
+	int k = 0;
+
+	memcpy(text, addr, n);
+	o = text + n;
+	memcpy(o, " . ", 3);
+	memcpy(o + 3, proto_name(proto), 3);
+	memcpy(o + 6, " . ", 3);
+	o += 9;
+	do
+		d[k++] = (char)('0' + port % 10);
+	while ((port /= 10));
+	while (k)
+		*o++ = d[--k];
+	*o = '\0';
+}
+
 /* family, protocol, port, then address, the wider prefix first */
 static int cover_cmp(const void *a, const void *b)
 {
@@ -586,8 +608,7 @@ static int concat_sets(struct sw_model *m, const char *base, struct sw_allow *al
 		if ((err = sw_set_add_elem(s, &e)))
 			return err;
 		sw_prefix_format(&all[i].dst, a, sizeof(a));
-		snprintf(text, sizeof(text), "%s . %s . %u", a, proto_name(all[i].port.proto),
-			 all[i].port.port);
+		concat_text(text, a, all[i].port.proto, all[i].port.port);
 		if ((err = sw_set_add_text(s, text)))
 			return err;
 	}

@@ -476,7 +476,8 @@ static void test_log_no(void **state)
 static void test_allow_and_host_ports(void **state)
 {
 	struct sw_model m;
-	static const char *const a4[] = { "10.0.0.5 . tcp . 3128", "169.254.169.253 . tcp . 53",
+	static const char *const a4[] = { "10.0.0.5 . tcp . 3128", "10.0.0.6 . udp . 65535",
+					  "10.0.0.7 . tcp . 1", "169.254.169.253 . tcp . 53",
 					  "169.254.169.253 . udp . 53" };
 	static const char *const a6[] = { "fd00::/8 . udp . 53" };
 	static const char *const a6x[] = { "fd00::1 . tcp . 443" };
@@ -488,7 +489,7 @@ static void test_allow_and_host_ports(void **state)
 	(void)state;
 	tk_build("[allow]\nhost_ports = udp/53 tcp/53\n"
 		 "destinations = 10.0.0.5 tcp/3128 reopen, fd00::/8 udp/53 reopen, "
-		 "fd00::1 tcp/443\n"
+		 "fd00::1 tcp/443, 10.0.0.6 udp/65535 reopen, 10.0.0.7 tcp/1 reopen\n"
 		 "[block]\ndestinations = 10.9.0.0/16\n", &m);
 	/* one address, one protocol, one port: the hash sets; a prefix: the
 	 * interval sets */
