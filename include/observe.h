@@ -25,6 +25,10 @@ int sw_decode_table(const struct nlmsghdr *nlh, struct sw_model *m);
 int sw_decode_chain(const struct nlmsghdr *nlh, struct sw_model *m);
 int sw_decode_set(const struct nlmsghdr *nlh, struct sw_model *m);
 int sw_decode_elems(const struct nlmsghdr *nlh, struct sw_model *m);
+/* The same through libnftnl objects only: what sw_decode_elems falls back
+ * to for elements other than key [, key end] [, flags] (tests compare the
+ * two). */
+int sw_decode_elems_nftnl(const struct nlmsghdr *nlh, struct sw_model *m);
 int sw_decode_obj(const struct nlmsghdr *nlh, struct sw_model *m);
 int sw_decode_rule(const struct nlmsghdr *nlh, struct sw_model *m);
 

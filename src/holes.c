@@ -23,7 +23,9 @@ static const char *const rfc_private[] = {
 
 bool sw_prefix_overlap(const struct sw_prefix *a, const struct sw_prefix *b)
 {
-	return a->family == b->family && (sw_prefix_contains(a, b) || sw_prefix_contains(b, a));
+	/* the shorter one contains the longer one (of equal lengths, either
+	 * contains the other or neither does): one compare, not two */
+	return a->len <= b->len ? sw_prefix_contains(a, b) : sw_prefix_contains(b, a);
 }
 
 void sw_allow_format(const struct sw_allow *a, char *buf, size_t len)
@@ -117,33 +119,41 @@ static void consider_text(struct acc *c, enum sw_category cat, const char *const
 static struct sw_prefix ll_cache[2], priv_cache[N_PRIVATE];
 static bool ll_ok[3], priv_ok[N_PRIVATE + 1];
 
-size_t sw_allow_holes(const struct sw_config *cfg, const struct sw_host *host,
-		      const struct sw_allow *a, struct sw_hole *out, size_t max)
+#define CAT(x) (1u << (x))
+#define ALL_CATS (~0u)
+_Static_assert(SW_CAT_COUNT <= 32, "a category is a bit of cats");
+
+/* sw_allow_holes for the categories in cats only */
+static size_t holes_in(const struct sw_config *cfg, const struct sw_host *host,
+		       const struct sw_allow *a, struct sw_hole *out, size_t max, unsigned cats)
 {
 	/* the compiled-in list, parsed once: this runs for every entry */
 	static struct sw_prefix meta[MAX_META];
 	static size_t n_meta;
 	static int meta_rc = 1;
 	struct acc c = { out, 0, max, a };
+	bool block[SW_CAT_COUNT];
 
+	for (int i = 0; i < SW_CAT_COUNT; i++)
+		block[i] = cfg->block[i] && (cats & CAT(i));
 	if (meta_rc > 0 && (meta_rc = sw_endpoints_metadata(meta, MAX_META, &n_meta)))
 		n_meta = 0;
-	if (cfg->block[SW_CAT_METADATA] && meta_rc == 0)
+	if (block[SW_CAT_METADATA] && meta_rc == 0)
 		for (size_t i = 0; i < n_meta; i++)
 			consider(&c, SW_CAT_METADATA, &meta[i]);
-	if (cfg->block[SW_CAT_LINK_LOCAL])
+	if (block[SW_CAT_LINK_LOCAL])
 		consider_text(&c, SW_CAT_LINK_LOCAL, link_local, 2, ll_cache, ll_ok);
-	for (size_t i = 0; host && cfg->block[SW_CAT_HOST] && i < host->n_addrs; i++) {
+	for (size_t i = 0; host && block[SW_CAT_HOST] && i < host->n_addrs; i++) {
 		struct sw_prefix q = host->addrs[i].local;
 
 		q.len = (uint8_t)(sw_family_addrlen(q.family) * 8);
 		if (!sw_prefix_is_loopback(&q))
 			consider(&c, SW_CAT_HOST, &q);
 	}
-	for (size_t i = 0; host && cfg->block[SW_CAT_GATEWAYS] && i < host->n_gateways; i++)
+	for (size_t i = 0; host && block[SW_CAT_GATEWAYS] && i < host->n_gateways; i++)
 		consider(&c, SW_CAT_GATEWAYS, &host->gateways[i].addr);
 	/* lan: subnets connected to the interfaces that are not guarded */
-	for (size_t i = 0; host && cfg->block[SW_CAT_LAN] && i < host->n_addrs; i++) {
+	for (size_t i = 0; host && block[SW_CAT_LAN] && i < host->n_addrs; i++) {
 		struct sw_prefix q = host->addrs[i].local;
 		const struct sw_link *l;
 
@@ -156,9 +166,11 @@ size_t sw_allow_holes(const struct sw_config *cfg, const struct sw_host *host,
 			continue;
 		consider(&c, SW_CAT_LAN, &q);
 	}
-	if (cfg->block[SW_CAT_PRIVATE])
+	if (block[SW_CAT_PRIVATE])
 		consider_text(&c, SW_CAT_PRIVATE, rfc_private, N_PRIVATE, priv_cache, priv_ok);
-	if (cfg->destinations_sorted) {
+	if (!(cats & CAT(SW_CAT_DESTINATIONS))) {
+		/* not asked for */
+	} else if (cfg->destinations_sorted) {
 		const struct sw_prefix *d = dest_overlap(cfg, &a->dst);
 
 		if (d)
@@ -168,6 +180,12 @@ size_t sw_allow_holes(const struct sw_config *cfg, const struct sw_host *host,
 			consider(&c, SW_CAT_DESTINATIONS, &cfg->destinations[i]);
 	}
 	return c.n;
+}
+
+size_t sw_allow_holes(const struct sw_config *cfg, const struct sw_host *host,
+		      const struct sw_allow *a, struct sw_hole *out, size_t max)
+{
+	return holes_in(cfg, host, a, out, max, ALL_CATS);
 }
 
 /* Does one of the [guard] interfaces patterns name it (as ruleset.c matches)? */
@@ -195,7 +213,10 @@ int sw_config_check_host(const struct sw_config *cfg, const struct sw_host *host
 
 		if (cfg->allows[i].reopen)
 			continue;
-		n = sw_allow_holes(cfg, host, &cfg->allows[i], h, SW_MAX_HOLES);
+		/* only the categories this host decides: the others were checked
+		 * with the file (check_whole), and are not reported here */
+		n = holes_in(cfg, host, &cfg->allows[i], h, SW_MAX_HOLES,
+			     CAT(SW_CAT_HOST) | CAT(SW_CAT_GATEWAYS) | CAT(SW_CAT_LAN));
 		for (size_t j = 0; j < n; j++) {
 			if (!by_host(h[j].cat))
 				continue;

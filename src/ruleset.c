@@ -653,6 +653,28 @@ static const char *proto_name(uint8_t p)
 	return p == IPPROTO_TCP ? "tcp" : "udp";
 }
 
+/* text = "<addr> . tcp|udp . <port>", what snprintf "%s . %s . %u" prints,
+ * by hand (once per allow entry); text holds SW_ADDR_STRLEN + 16 */
+static void concat_text(char *text, const char *addr, uint8_t proto, uint16_t port)
+{
+	size_t n = strnlen(addr, SW_ADDR_STRLEN - 1);
+	char d[5], *o;
+	int k = 0;
+
+	memcpy(text, addr, n);
+	o = text + n;
+	memcpy(o, " . ", 3);
+	memcpy(o + 3, proto_name(proto), 3);
+	memcpy(o + 6, " . ", 3);
+	o += 9;
+	do
+		d[k++] = (char)('0' + port % 10);
+	while ((port /= 10));
+	while (k)
+		*o++ = d[--k];
+	*o = '\0';
+}
+
 /* family, protocol, port, then address, the wider prefix first */
 static int cover_cmp(const void *a, const void *b)
 {
@@ -672,29 +694,48 @@ static int cover_cmp(const void *a, const void *b)
 
 /* set <base>4 { type ipv4_addr . inet_proto . inet_service; flags interval; }
  * and <base>6 likewise, filled with the entries (which it sorts, and of
- * which it drops the covered ones) */
-static int concat_sets(struct sw_model *m, const char *base, struct sw_allow *all, size_t n)
+ * which it drops the covered ones). With exact, also
+ * set <base>4_exact { type ipv4_addr . inet_proto . inet_service; }
+ * and <base>6_exact (hash sets), which take every entry of one address
+ * (a /32 or /128): the kernel adds and deletes those in O(1), where a
+ * delete from the interval set's pipapo rebuilds its lookup tables
+ * (~60 ms among 10,000 elements, docs/BENCHMARKS.md). Only wider
+ * prefixes stay in the interval sets. */
+static int concat_sets(struct sw_model *m, const char *base, struct sw_allow *all, size_t n,
+		       bool exact)
 {
 	static const uint8_t f4[] = { 4, 1, 2 }, f6[] = { 16, 1, 2 };
+	static const uint32_t t4 = (((SW_TYPE_IPADDR << SW_TYPE_BITS) | SW_TYPE_INET_PROTO) <<
+				    SW_TYPE_BITS) | SW_TYPE_INET_SERVICE;
+	static const uint32_t t6 = (((SW_TYPE_IP6ADDR << SW_TYPE_BITS) | SW_TYPE_INET_PROTO) <<
+				    SW_TYPE_BITS) | SW_TYPE_INET_SERVICE;
 	char name[SW_NAME_MAX];
-	struct sw_set *s4, *s6, *s;
+	struct sw_set *s4, *s6, *x4 = NULL, *x6 = NULL, *s;
 	int err;
 
 	snprintf(name, sizeof(name), "%s4", base);
-	s4 = new_concat_set(m, name,
-			    (((SW_TYPE_IPADDR << SW_TYPE_BITS) | SW_TYPE_INET_PROTO) << SW_TYPE_BITS) |
-			    SW_TYPE_INET_SERVICE, 12, NFT_SET_INTERVAL | NFT_SET_CONCAT,
+	s4 = new_concat_set(m, name, t4, 12, NFT_SET_INTERVAL | NFT_SET_CONCAT,
 			    "ipv4_addr . inet_proto . inet_service", f4, 3);
 	snprintf(name, sizeof(name), "%s6", base);
-	s6 = new_concat_set(m, name,
-			    (((SW_TYPE_IP6ADDR << SW_TYPE_BITS) | SW_TYPE_INET_PROTO) << SW_TYPE_BITS) |
-			    SW_TYPE_INET_SERVICE, 24, NFT_SET_INTERVAL | NFT_SET_CONCAT,
+	s6 = new_concat_set(m, name, t6, 24, NFT_SET_INTERVAL | NFT_SET_CONCAT,
 			    "ipv6_addr . inet_proto . inet_service", f6, 3);
 	if (!s4 || !s6)
 		return -ENOSPC;
+	if (exact) {
+		snprintf(name, sizeof(name), "%s4_exact", base);
+		x4 = new_concat_set(m, name, t4, 12, 0,
+				    "ipv4_addr . inet_proto . inet_service", f4, 3);
+		snprintf(name, sizeof(name), "%s6_exact", base);
+		x6 = new_concat_set(m, name, t6, 24, 0,
+				    "ipv6_addr . inet_proto . inet_service", f6, 3);
+		if (!x4 || !x6)
+			return -ENOSPC;
+	}
 	/* pipapo refuses overlaps: drop every entry another one covers. Prefixes
 	 * either nest or are disjoint, so in (family, protocol, port, address,
-	 * widest first) order a covered entry follows its cover: one sweep. */
+	 * widest first) order a covered entry follows its cover: one sweep.
+	 * A host entry under a wider one is dropped too: the wider one
+	 * accepts it already. */
 	if (n)
 		qsort(all, n, sizeof(all[0]), cover_cmp);
 	for (size_t i = 0, cover = SIZE_MAX; i < n; i++) {
@@ -714,21 +755,27 @@ static int concat_sets(struct sw_model *m, const char *base, struct sw_allow *al
 		struct sw_elem e;
 		char a[SW_ADDR_STRLEN], text[SW_ADDR_STRLEN + 16];
 		size_t alen;
+		bool host;
 
 		if (all[i].dst.family == AF_UNSPEC)
 			continue;
 		alen = sw_family_addrlen(all[i].dst.family);
-		s = all[i].dst.family == AF_INET ? s4 : s6;
+		host = exact && all[i].dst.len == alen * 8;
+		if (all[i].dst.family == AF_INET)
+			s = host ? x4 : s4;
+		else
+			s = host ? x6 : s6;
 		sw_prefix_range(&all[i].dst, lo, hi);
 		memset(&e, 0, sizeof(e));
 		concat_key(e.key, lo, alen, all[i].port.proto, all[i].port.port);
-		concat_key(e.key_end, hi, alen, all[i].port.proto, all[i].port.port);
-		e.has_key_end = true;
+		if (!host) {
+			concat_key(e.key_end, hi, alen, all[i].port.proto, all[i].port.port);
+			e.has_key_end = true;
+		}
 		if ((err = sw_set_add_elem(s, &e)))
 			return err;
 		sw_prefix_format(&all[i].dst, a, sizeof(a));
-		snprintf(text, sizeof(text), "%s . %s . %u", a, proto_name(all[i].port.proto),
-			 all[i].port.port);
+		concat_text(text, a, all[i].port.proto, all[i].port.port);
 		if ((err = sw_set_add_text(s, text)))
 			return err;
 	}
@@ -749,7 +796,8 @@ static size_t add_resolvers(struct sw_allow *all, size_t n, const struct sw_host
 	return n;
 }
 
-/* set allow4 { type ipv4_addr . inet_proto . inet_service; flags interval; } */
+/* set allow4 { type ipv4_addr . inet_proto . inet_service; flags interval; },
+ * set allow4_exact { type ipv4_addr . inet_proto . inet_service; } (and 6) */
 static int allow_sets(struct sw_model *m, const struct sw_config *cfg,
 		      const struct sw_host *host)
 {
@@ -765,7 +813,7 @@ static int allow_sets(struct sw_model *m, const struct sw_config *cfg,
 		all[n++] = cfg->allows[i];
 	if (cfg->dns == SW_DNS_AUTO)
 		n = add_resolvers(all, n, host);
-	err = concat_sets(m, "allow", all, n);
+	err = concat_sets(m, "allow", all, n, true);
 	free(all);
 	if (err)
 		return err;
@@ -876,7 +924,7 @@ static int sandbox_sets(struct sw_model *m, struct work *w, const struct sw_conf
 
 	if (!cfg->n_sandboxes)
 		return 0;
-	if ((err = concat_sets(m, "resolvers", res, add_resolvers(res, 0, host))))
+	if ((err = concat_sets(m, "resolvers", res, add_resolvers(res, 0, host), false)))
 		return err;
 	for (size_t i = 0; i < cfg->n_sandboxes; i++) {
 		const struct sw_sandbox *x = &cfg->sandboxes[i];
@@ -911,7 +959,7 @@ static int sandbox_sets(struct sw_model *m, struct work *w, const struct sw_conf
 				return -ENOMEM;
 			memcpy(a, x->allows, sizeof(*a) * x->n_allows);
 			snprintf(name, sizeof(name), "sbx_%s_allow", x->name);
-			err = concat_sets(m, name, a, x->n_allows);
+			err = concat_sets(m, name, a, x->n_allows, true);
 			free(a);
 			if (err)
 				return err;
@@ -1406,9 +1454,11 @@ static int input_rules(struct sw_model *m, struct rb *b)
  * Debian 12's 6.12 kernels from 6.12.115 refuse it (EOPNOTSUPP) in an
  * interval concatenation (docs/kernels.md). The 1-byte payload loads the
  * same protocol number; an IPv6 packet with extension headers before its
- * transport header matches no entry, so it is not accepted here. */
-static int concat_rules(struct sw_model *m, struct rb *b, const char *chain, const char *id,
-			const char *set, int verdict, const char *target)
+ * transport header matches no entry, so it is not accepted here. The
+ * names take sfx after the family digit ("_exact": @<set>4_exact, id
+ * <id>4_exact). */
+static int concat_rules_sfx(struct sw_model *m, struct rb *b, const char *chain, const char *id,
+			    const char *set, const char *sfx, int verdict, const char *target)
 {
 	for (int v6 = 0; v6 < 2; v6++) {
 		/* the registers nft picks: reg 9/10 after a v4 address, reg 2/13 after v6 */
@@ -1416,8 +1466,8 @@ static int concat_rules(struct sw_model *m, struct rb *b, const char *chain, con
 		uint32_t r3 = v6 ? NFT_REG32_05 : NFT_REG32_02;
 		char rid[SW_NAME_MAX], sname[SW_NAME_MAX], text[256];
 
-		snprintf(rid, sizeof(rid), "%s%c", id, v6 ? '6' : '4');
-		snprintf(sname, sizeof(sname), "%s%c", set, v6 ? '6' : '4');
+		snprintf(rid, sizeof(rid), "%s%c%s", id, v6 ? '6' : '4', sfx);
+		snprintf(sname, sizeof(sname), "%s%c%s", set, v6 ? '6' : '4', sfx);
 		snprintf(text, sizeof(text), "%s . %s . th dport @%s %s%s%s",
 			 daddr_text(b, v6), v6 ? "ip6 nexthdr" : "ip protocol", sname,
 			 verdict_word(verdict), target ? " " : "", target ? target : "");
@@ -1431,6 +1481,25 @@ static int concat_rules(struct sw_model *m, struct rb *b, const char *chain, con
 		});
 	}
 	return 0;
+}
+
+static int concat_rules(struct sw_model *m, struct rb *b, const char *chain, const char *id,
+			const char *set, int verdict, const char *target)
+{
+	return concat_rules_sfx(m, b, chain, id, set, "", verdict, target);
+}
+
+/* An allow list (concat_sets with exact), exact entries first:
+ *   ip daddr . ip protocol . th dport @<set>4_exact VERDICT [target]
+ *   ip6 daddr . ip6 nexthdr . th dport @<set>6_exact VERDICT [target]
+ *   ip daddr . ip protocol . th dport @<set>4 VERDICT [target]
+ *   ip6 daddr . ip6 nexthdr . th dport @<set>6 VERDICT [target] */
+static int allow_rules(struct sw_model *m, struct rb *b, const char *chain, const char *id,
+		       const char *set, int verdict, const char *target)
+{
+	int err = concat_rules_sfx(m, b, chain, id, set, "_exact", verdict, target);
+
+	return err ? err : concat_rules(m, b, chain, id, set, verdict, target);
 }
 
 /* Per sandbox, in guard after neighbour discovery and before every accept:
@@ -1587,7 +1656,7 @@ static int sandbox_chains(struct sw_model *m, struct rb *b, const struct sw_conf
 		if (x->egress == SW_EGRESS_ALLOWLIST) {
 			snprintf(id, sizeof(id), "sbx-%s-allow", x->name);
 			snprintf(set, sizeof(set), "sbx_%s_allow", x->name);
-			if ((err = concat_rules(m, b, chain, id, set, NFT_RETURN, NULL)))
+			if ((err = allow_rules(m, b, chain, id, set, NFT_RETURN, NULL)))
 				return err;
 		}
 		if (x->egress == SW_EGRESS_ALLOWLIST && x->n_names) {
@@ -1830,8 +1899,8 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 		return err;
 	if (cfg->n_sandboxes && (err = gate_rules(m, b, cfg, SW_CHAIN_GUARD, "", false)))
 		return err;
-	/* ip daddr . ip protocol . th dport @allow4 accept (and ip6 daddr . ip6 nexthdr ...) */
-	if ((err = concat_rules(m, b, SW_CHAIN_GUARD, "allow", "allow", NF_ACCEPT, NULL)))
+	/* ip daddr . ip protocol . th dport @allow4_exact accept, then @allow4 (and ip6) */
+	if ((err = allow_rules(m, b, SW_CHAIN_GUARD, "allow", "allow", NF_ACCEPT, NULL)))
 		return err;
 	/* fib daddr type local meta l4proto . th dport @host_ports accept */
 	RULE(m, b, SW_CHAIN_GUARD, "host_ports",
@@ -2223,9 +2292,9 @@ static int output_rules(struct sw_model *m, struct rb *b, const struct sw_config
 	 * the host's meets only accepts below) */
 	if ((err = gate_rules(m, b, cfg, SW_CHAIN_GUARD_OUTPUT, "out-", false)))
 		return err;
-	/* ip daddr . ip protocol . th dport @allow4 accept (and ip6): DNS to
+	/* ip daddr . ip protocol . th dport @allow4_exact accept, then @allow4 (and ip6): DNS to
 	 * the resolvers, [allow] destinations */
-	if ((err = concat_rules(m, b, SW_CHAIN_GUARD_OUTPUT, "out-allow", "allow", NF_ACCEPT, NULL)))
+	if ((err = allow_rules(m, b, SW_CHAIN_GUARD_OUTPUT, "out-allow", "allow", NF_ACCEPT, NULL)))
 		return err;
 	/* fib daddr type local meta l4proto . th dport @host_ports accept */
 	RULE(m, b, SW_CHAIN_GUARD_OUTPUT, "out-host_ports",
@@ -2318,7 +2387,9 @@ fail:
 #define ND_MAX_PARENTS  ((SW_MAX_CHAINS - SW_CAT_COUNT - 1) / 2)
 
 /* the sets parent_guard reads besides the categories', copied from table inet */
-static const char *const nd_copied[] = { "allow4", "allow6", "nd6", "own4", "own6" };
+static const char *const nd_copied[] = {
+	"allow4", "allow6", "allow4_exact", "allow6_exact", "nd6", "own4", "own6"
+};
 
 static bool is_parent(const struct sw_config *cfg, const struct sw_link *l)
 {
@@ -2609,7 +2680,7 @@ static int nd_guard_rules(struct sw_model *m, struct rb *b, const struct sw_conf
 	 * (ip6 likewise), then the categories in table inet's order: the same
 	 * builders as guard's, with the address behind meta protocol */
 	if ((err = nd_nd_rules(m, b)) ||
-	    (err = concat_rules(m, b, ND_GUARD, "allow", "allow", NF_ACCEPT, NULL)) ||
+	    (err = allow_rules(m, b, ND_GUARD, "allow", "allow", NF_ACCEPT, NULL)) ||
 	    (err = category_rules(m, b, cfg, ND_GUARD, false)))
 		return err;
 	for (int cat = 0; cat < SW_CAT_COUNT; cat++)

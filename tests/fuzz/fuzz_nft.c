@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_nft: one nf_tables datagram, as the kernel would send a dump answer
  * or an event, through the event parser, every observe decoder (which
- * validate before libnftnl parses) and the diff against a desired model. */
+ * validate before libnftnl parses) and the diff against a desired model;
+ * set elements also through libnftnl's decoder alone, which must agree. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,40 @@ static void txn_cb(const struct sw_nft_txn *t, void *data)
 {
 	(void)t;
 	(*(int *)data)++;
+}
+
+/* sw_decode_elems reads plain elements itself and leaves the rest to
+ * libnftnl: on any message it must do what libnftnl's decoder alone does
+ * (the same return, the same elements in every set of want's names). */
+static void elems_differential(const struct nlmsghdr *nlh, const struct sw_model *want)
+{
+	static struct sw_model a, b;
+	int ra, rb;
+
+	sw_model_init(&a, want->table);
+	sw_model_init(&b, want->table);
+	for (size_t i = 0; i < want->n_sets; i++)
+		if (!sw_model_add_set(&a, want->sets[i].name) ||
+		    !sw_model_add_set(&b, want->sets[i].name))
+			__builtin_trap();
+	ra = sw_decode_elems(nlh, &a);
+	rb = sw_decode_elems_nftnl(nlh, &b);
+	if (ra != rb)
+		__builtin_trap();
+	for (size_t i = 0; i < a.n_sets; i++) {
+		const struct sw_set *x = &a.sets[i], *y = &b.sets[i];
+
+		if (x->n_elems != y->n_elems)
+			__builtin_trap();
+		for (size_t j = 0; j < x->n_elems; j++)
+			if (memcmp(x->elems[j].key, y->elems[j].key, SW_KEY_MAX) ||
+			    memcmp(x->elems[j].key_end, y->elems[j].key_end, SW_KEY_MAX) ||
+			    x->elems[j].flags != y->elems[j].flags ||
+			    x->elems[j].has_key_end != y->elems[j].has_key_end)
+				__builtin_trap();
+	}
+	sw_model_free(&a);
+	sw_model_free(&b);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -80,6 +115,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		default: k = nlh->nlmsg_type % 6; break;   /* a mismatched type too */
 		}
 		decoders[k](nlh, &have);
+		if (k == 3)
+			elems_differential(nlh, &want);
 	}
 	for (size_t i = 0; i < have.n_sets; i++)
 		sw_set_sort(&have.sets[i]);

@@ -127,6 +127,30 @@ static void test_format(void **state)
 	assert_int_equal(sw_prefix_format(&p, exact, sizeof(exact)), -EAFNOSUPPORT);
 }
 
+/* The hand-made dotted quad prints what inet_ntop prints, for every octet
+ * value in every position, and refuses a buffer one byte short. */
+static void test_format_v4_as_inet_ntop(void **state)
+{
+	struct sw_prefix p = { .family = AF_INET, .len = 32 };
+	char got[SW_ADDR_STRLEN], want[INET_ADDRSTRLEN];
+
+	for (unsigned v = 0; v < 256; v++) {
+		for (int i = 0; i < 4; i++) {
+			memset(p.addr, (int)(255 - v), 4);
+			p.addr[i] = (uint8_t)v;
+			assert_non_null(inet_ntop(AF_INET, p.addr, want, sizeof(want)));
+			assert_int_equal(sw_prefix_format(&p, got, sizeof(got)), 0);
+			assert_string_equal(got, want);
+			assert_int_equal(sw_prefix_format(&p, got, strlen(want) + 1), 0);
+			assert_int_equal(sw_prefix_format(&p, got, strlen(want)), -ENOSPC);
+		}
+	}
+	p.len = 7;
+	memcpy(p.addr, (const uint8_t[]){ 254, 0, 0, 0 }, 4);
+	assert_int_equal(sw_prefix_format(&p, got, sizeof(got)), 0);
+	assert_string_equal(got, "254.0.0.0/7");
+}
+
 static void test_family_mask(void **state)
 {
 	struct sw_prefix p;
@@ -198,6 +222,44 @@ static void test_contains_equal(void **state)
 	assert_false(sw_prefix_equal(&z4, &v6));
 }
 
+/* bit by bit, the definition */
+static bool contains_ref(const struct sw_prefix *o, const struct sw_prefix *in)
+{
+	if (o->family != in->family || !sw_family_addrlen(o->family) || o->len > in->len)
+		return false;
+	for (unsigned i = 0; i < o->len; i++)
+		if (((o->addr[i / 8] ^ in->addr[i / 8]) >> (7 - i % 8)) & 1)
+			return false;
+	return true;
+}
+
+/* Every length pair of v4 and some of v6, inner addresses one bit away
+ * from the outer one at every position: the byte-wise compare agrees. */
+static void test_contains_every_length(void **state)
+{
+	static const int fams[] = { AF_INET, AF_INET6 };
+
+	for (size_t f = 0; f < 2; f++) {
+		unsigned max = (unsigned)sw_family_addrlen(fams[f]) * 8;
+
+		for (unsigned ol = 0; ol <= max; ol += f ? 3 : 1)
+			for (unsigned flip = 0; flip <= max; flip++) {
+				struct sw_prefix o = { .family = fams[f] }, in;
+
+				memset(o.addr, 0xa5, max / 8);
+				o.len = (uint8_t)ol;
+				sw_prefix_mask(&o);
+				in = o;
+				in.len = (uint8_t)max;
+				memset(in.addr, 0xa5, max / 8);
+				if (flip < max)
+					in.addr[flip / 8] ^= (uint8_t)(0x80 >> (flip % 8));
+				assert_int_equal(sw_prefix_contains(&o, &in), contains_ref(&o, &in));
+				assert_int_equal(sw_prefix_contains(&in, &o), contains_ref(&in, &o));
+			}
+	}
+}
+
 static void test_range(void **state)
 {
 	uint8_t first[16], last[16];
@@ -257,8 +319,10 @@ int main(void)
 		cmocka_unit_test(test_parse_bad),
 		cmocka_unit_test(test_parse_loose),
 		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_format_v4_as_inet_ntop),
 		cmocka_unit_test(test_family_mask),
 		cmocka_unit_test(test_contains_equal),
+		cmocka_unit_test(test_contains_every_length),
 		cmocka_unit_test(test_range),
 		cmocka_unit_test(test_key),
 	};

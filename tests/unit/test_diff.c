@@ -328,7 +328,7 @@ static void test_element_ifname_and_concat(void **state)
 {
 	struct pair *p = *state;
 	struct sw_set *s = sw_model_find_set(&p->have, "guard_ifaces");
-	struct sw_set *a = sw_model_find_set(&p->have, "allow4");
+	struct sw_set *a = sw_model_find_set(&p->have, "allow4_exact");
 
 	assert_non_null(s);
 	assert_non_null(a);
@@ -339,7 +339,7 @@ static void test_element_ifname_and_concat(void **state)
 	assert_n(&p->d, 2);
 	assert_item(&p->d, 0, SW_DIFF_MISSING, "element", "set guard_ifaces element \"docker0\"");
 	assert_item(&p->d, 1, SW_DIFF_MISSING, "element",
-		    "set allow4 element 169.254.169.253 . 17 . 53 - 169.254.169.253 . 17 . 53");
+		    "set allow4_exact element 169.254.169.253 . 17 . 53");
 }
 
 static void test_set_missing_changed_extra(void **state)

@@ -178,9 +178,9 @@ static void test_message_order(void **state)
 	assert_int_equal(chains, e->m.n_chains);
 	assert_int_equal(rules, e->m.n_rules);
 	assert_int_equal(counters, 8);
-	assert_int_equal(sets, 26);
+	assert_int_equal(sets, 28);
 	assert_int_equal(chains, 13);
-	assert_int_equal(rules, 65);
+	assert_int_equal(rules, 67);
 }
 
 /* Every NEWRULE parses back to the model's canonical string and tag. */
@@ -287,7 +287,8 @@ static void test_sets_parse_back(void **state)
 	assert_int_equal(elems[1], 2);          /* guard_links: docker0, br-0a1b2c3d4e5f */
 	assert_int_equal(elems[4], 3);          /* link_local4 */
 	assert_int_equal(elems[22], 5);         /* nd6: 0-end, fe80::/10, ff02::/16 */
-	assert_int_equal(elems[23], 2);         /* allow4 */
+	assert_int_equal(elems[23], 0);         /* allow4 */
+	assert_int_equal(elems[25], 2);         /* allow4_exact: the resolver's udp and tcp 53 */
 	assert_int_equal(elems[20], 2);         /* gate_a: ipv4, ipv6 */
 	assert_int_equal(elems[21], 0);         /* gate_b */
 }

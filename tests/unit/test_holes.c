@@ -48,6 +48,28 @@ static void assert_host_ok(const char *text)
 		fail_msg("refused: %s", err);
 }
 
+/* overlap is "one contains the other", whichever is shorter */
+static void test_overlap_definition(void **state)
+{
+	static const char *const v[] = {
+		"10.0.0.0/8", "10.1.0.0/16", "10.1.2.3", "11.0.0.0/8", "0.0.0.0/0", "10.0.0.0/7",
+		"10.1.2.3/32", "10.1.2.2/31", "fd00::/8", "fd00::1", "::/0", "fe80::/10", "10.1.2.4",
+	};
+	size_t n = sizeof(v) / sizeof(*v);
+
+	(void)state;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++) {
+			struct sw_prefix a, b;
+
+			assert_int_equal(sw_prefix_parse_loose(v[i], &a, NULL), 0);
+			assert_int_equal(sw_prefix_parse_loose(v[j], &b, NULL), 0);
+			assert_int_equal(sw_prefix_overlap(&a, &b),
+					 a.family == b.family &&
+					 (sw_prefix_contains(&a, &b) || sw_prefix_contains(&b, &a)));
+		}
+}
+
 static void test_allow_host_categories(void **state)
 {
 	(void)state;
@@ -325,6 +347,7 @@ static void test_dest_search(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_overlap_definition),
 		cmocka_unit_test(test_allow_host_categories),
 		cmocka_unit_test(test_holes_list),
 		cmocka_unit_test(test_verify_lists_holes),

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
+#include <endian.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,153 @@ static void test_udata_comment(void **state)
 	assert_int_equal(sw_decode_rule(nlh, &m), 0);
 	assert_string_equal(m.rules[0].tag, "");
 	sw_model_free(&m);
+}
+
+/* ---- set elements: the direct decoder against libnftnl's ----------------- */
+
+enum { E_KEY = 1, E_END = 2, E_FLAGS = 4, E_TIMEOUT = 8, E_KEY2 = 16, E_VERDICT = 32,
+       E_KEY_EMPTY = 64, E_KEY_LONG = 128, E_FLAGS_SHORT = 256, E_STRAY = 512 };
+
+/* one NEWSETELEM: table, set (either may be NULL), elements per spec */
+static struct nlmsghdr *elems_msg(const char *table, const char *set, const unsigned *spec,
+				  size_t n, bool top_stray)
+{
+	struct nlmsghdr *nlh = nft_msg(NFT_MSG_NEWSETELEM);
+	struct nlattr *list, *el, *k;
+	uint8_t v[65];
+
+	if (table)
+		mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_TABLE, table);
+	if (set)
+		mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_SET, set);
+	if (top_stray)
+		mnl_attr_put_u32(nlh, NFTA_SET_ELEM_LIST_SET_ID, htonl(7));
+	list = mnl_attr_nest_start(nlh, NFTA_SET_ELEM_LIST_ELEMENTS);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < sizeof(v); j++)
+			v[j] = (uint8_t)(i * 31 + j);
+		if (spec[i] & E_STRAY) {
+			mnl_attr_put_u32(nlh, NFTA_LIST_UNSPEC, 0);
+			continue;
+		}
+		el = mnl_attr_nest_start(nlh, NFTA_LIST_ELEM);
+		if (spec[i] & (E_KEY | E_KEY2 | E_VERDICT | E_KEY_EMPTY | E_KEY_LONG)) {
+			k = mnl_attr_nest_start(nlh, NFTA_SET_ELEM_KEY);
+			if (spec[i] & E_KEY)
+				mnl_attr_put(nlh, NFTA_DATA_VALUE, 12, v);
+			if (spec[i] & E_KEY2)
+				mnl_attr_put(nlh, NFTA_DATA_VALUE, 4, v + 20);
+			if (spec[i] & E_KEY_LONG)
+				mnl_attr_put(nlh, NFTA_DATA_VALUE, 65, v);
+			if (spec[i] & E_VERDICT) {
+				struct nlattr *vd = mnl_attr_nest_start(nlh, NFTA_DATA_VERDICT);
+
+				mnl_attr_put_u32(nlh, NFTA_VERDICT_CODE, htonl((uint32_t)NF_ACCEPT));
+				mnl_attr_nest_end(nlh, vd);
+			}
+			mnl_attr_nest_end(nlh, k);
+		}
+		if (spec[i] & E_END) {
+			k = mnl_attr_nest_start(nlh, NFTA_SET_ELEM_KEY_END);
+			mnl_attr_put(nlh, NFTA_DATA_VALUE, 12, v + 1);
+			mnl_attr_nest_end(nlh, k);
+		}
+		if (spec[i] & E_FLAGS)
+			mnl_attr_put_u32(nlh, NFTA_SET_ELEM_FLAGS, htonl(NFT_SET_ELEM_INTERVAL_END));
+		if (spec[i] & E_FLAGS_SHORT)
+			mnl_attr_put_u16(nlh, NFTA_SET_ELEM_FLAGS, 1);
+		if (spec[i] & E_TIMEOUT)
+			mnl_attr_put_u64(nlh, NFTA_SET_ELEM_TIMEOUT, htobe64(5000));
+		mnl_attr_nest_end(nlh, el);
+	}
+	mnl_attr_nest_end(nlh, list);
+	return nlh;
+}
+
+/* Both decoders on one message: the same return and the same elements. */
+static void same_decode(const struct nlmsghdr *nlh, const char *what)
+{
+	struct sw_model a, b;
+	const struct sw_set *x, *y;
+	int ra, rb;
+
+	sw_model_init(&a, "sandwall");
+	sw_model_init(&b, "sandwall");
+	assert_non_null(sw_model_add_set(&a, "allow4"));
+	assert_non_null(sw_model_add_set(&b, "allow4"));
+	ra = sw_decode_elems(nlh, &a);
+	rb = sw_decode_elems_nftnl(nlh, &b);
+	if (ra != rb)
+		fail_msg("%s: direct %d, libnftnl %d", what, ra, rb);
+	x = sw_model_find_set(&a, "allow4");
+	y = sw_model_find_set(&b, "allow4");
+	if (x->n_elems != y->n_elems)
+		fail_msg("%s: direct %zu elements, libnftnl %zu", what, x->n_elems, y->n_elems);
+	for (size_t i = 0; i < x->n_elems; i++) {
+		const struct sw_elem *p = &x->elems[i], *q = &y->elems[i];
+
+		if (memcmp(p->key, q->key, SW_KEY_MAX) || memcmp(p->key_end, q->key_end, SW_KEY_MAX) ||
+		    p->flags != q->flags || p->has_key_end != q->has_key_end)
+			fail_msg("%s: element %zu differs", what, i);
+	}
+	sw_model_free(&a);
+	sw_model_free(&b);
+}
+
+static void test_elems_direct_as_nftnl(void **state)
+{
+	static const unsigned plain[] = { E_KEY, E_KEY | E_END, E_KEY | E_FLAGS, 0,
+					  E_KEY_EMPTY, E_KEY | E_KEY2, E_END | E_FLAGS };
+	static const unsigned odd[] = {
+		E_KEY | E_TIMEOUT, E_KEY | E_VERDICT, E_VERDICT, E_KEY_LONG, E_KEY | E_FLAGS_SHORT,
+		E_STRAY,
+	};
+	char what[64];
+
+	(void)state;
+	/* plain lists, and one odd element at the start, middle and end */
+	same_decode(elems_msg("sandwall", "allow4", plain, 7, false), "plain");
+	same_decode(elems_msg("sandwall", "allow4", plain, 7, true), "plain + set id");
+	same_decode(elems_msg("sandwall", "allow4", plain, 0, false), "empty list");
+	for (size_t o = 0; o < sizeof(odd) / sizeof(*odd); o++)
+		for (size_t at = 0; at < 3; at++) {
+			unsigned spec[7];
+
+			memcpy(spec, plain, sizeof(spec));
+			spec[at * 3] = odd[o];
+			snprintf(what, sizeof(what), "odd %zu at %zu", o, at * 3);
+			same_decode(elems_msg("sandwall", "allow4", spec, 7, false), what);
+			snprintf(what, sizeof(what), "odd %zu at %zu, other table", o, at * 3);
+			same_decode(elems_msg("other", "allow4", spec, 7, false), what);
+			snprintf(what, sizeof(what), "odd %zu at %zu, no set name", o, at * 3);
+			same_decode(elems_msg("sandwall", NULL, spec, 7, false), what);
+			snprintf(what, sizeof(what), "odd %zu at %zu, another set", o, at * 3);
+			same_decode(elems_msg("sandwall", "lan4", spec, 7, false), what);
+		}
+	/* not ours, no set name, a set the model lacks, no table */
+	same_decode(elems_msg("other", "allow4", plain, 7, false), "other table");
+	same_decode(elems_msg("sandwall", NULL, plain, 7, false), "no set name");
+	same_decode(elems_msg("sandwall", "lan4", plain, 7, false), "another set");
+	same_decode(elems_msg(NULL, "allow4", plain, 7, false), "no table");
+	/* the direct path took the plain list: its elements, in order */
+	{
+		struct sw_model m;
+		const struct sw_set *s;
+
+		sw_model_init(&m, "sandwall");
+		assert_non_null(sw_model_add_set(&m, "allow4"));
+		assert_int_equal(sw_decode_elems(elems_msg("sandwall", "allow4", plain, 7, false), &m), 0);
+		s = sw_model_find_set(&m, "allow4");
+		assert_int_equal(s->n_elems, 7);
+		assert_int_equal(s->elems[0].key[0], 0);
+		assert_int_equal(s->elems[1].key[11], 31 + 11);
+		assert_true(s->elems[1].has_key_end);
+		assert_int_equal(s->elems[1].key_end[0], 31 + 1);
+		assert_int_equal(s->elems[2].flags, NFT_SET_ELEM_INTERVAL_END);
+		assert_int_equal(s->elems[5].key[0], 5 * 31 + 20);     /* the last value wins */
+		assert_int_equal(s->elems[5].key[4], 0);        /* only its 4 bytes */
+		sw_model_free(&m);
+	}
 }
 
 /* ---- set elements without a set name ------------------------------------ */
@@ -610,6 +758,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_udata_length_past_buffer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_udata_comment, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_elems_without_set_name, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_elems_direct_as_nftnl, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_walk_oversized_len, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_walk_unpadded_tail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_attr_walk_and_tree, setup, teardown),

@@ -97,6 +97,25 @@ static void test_build(void **state)
 	}
 	assert_non_null(sw_model_find_set(&nd, "metadata4"));
 	assert_non_null(sw_model_find_set(&nd, "lan6"));
+	/* the allow sets, exact ones included, and their rules (exact first) */
+	assert_non_null(s = sw_model_find_set(&nd, "allow4_exact"));
+	assert_int_equal(s->n_elems, sw_model_find_set(&inet, "allow4_exact")->n_elems);
+	assert_true(s->n_elems > 0);            /* the resolver's udp and tcp 53 */
+	assert_int_equal(s->flags, 0);
+	assert_non_null(sw_model_find_set(&nd, "allow6_exact"));
+	assert_non_null(sw_model_find_set(&nd, "allow4"));
+	{
+		size_t ex = SIZE_MAX, iv = SIZE_MAX;
+
+		for (size_t i = 0; i < nd.n_rules; i++) {
+			if (!strcmp(nd.rules[i].tag, "sandwall:allow4_exact"))
+				ex = i;
+			if (!strcmp(nd.rules[i].tag, "sandwall:allow4"))
+				iv = i;
+		}
+		assert_true(ex != SIZE_MAX && iv != SIZE_MAX && ex < iv);
+		assert_string_equal(nd.rules[ex].chain, "parent_guard");
+	}
 	/* every rule is tagged and carries the netdev family */
 	for (size_t i = 0; i < nd.n_rules; i++) {
 		assert_int_equal(strncmp(nd.rules[i].tag, SW_TAG_PREFIX, strlen(SW_TAG_PREFIX)), 0);

@@ -20,7 +20,7 @@ static const char *const golden_sets[] = {
 	"gateways4", "gateways6", "destinations4", "destinations6", "own4", "own6",
 	"lan4", "lan6", "private4", "private6",
 	"gate4_a", "gate4_b", "gate6_a", "gate6_b", "gate_a", "gate_b",
-	"nd6", "allow4", "allow6", "host_ports",
+	"nd6", "allow4", "allow6", "allow4_exact", "allow6_exact", "host_ports",
 };
 
 static const char *const golden_guard_tags[] = {
@@ -28,6 +28,7 @@ static const char *const golden_guard_tags[] = {
 	"sandwall:unblocked4a", "sandwall:unblocked6a",
 	"sandwall:unblocked4b", "sandwall:unblocked6b",
 	"sandwall:replies", "sandwall:nd",
+	"sandwall:allow4_exact", "sandwall:allow6_exact",
 	"sandwall:allow4", "sandwall:allow6", "sandwall:host_ports",
 	"sandwall:metadata4", "sandwall:metadata6",
 	"sandwall:link_local4", "sandwall:link_local6",
@@ -144,6 +145,15 @@ static void test_set_names(void **state)
 	assert_int_equal(set(&m, "host_ports")->key_len, 8);
 	assert_int_equal(set(&m, "host_ports")->flags, 0);
 	assert_string_equal(set(&m, "allow4")->type_text, "ipv4_addr . inet_proto . inet_service");
+	/* the exact entries' sets: the same type, a hash (no interval flag) */
+	assert_int_equal(set(&m, "allow4_exact")->key_len, 12);
+	assert_int_equal(set(&m, "allow4_exact")->flags, 0);
+	assert_int_equal(set(&m, "allow4_exact")->key_type, (7u << 12) | (12u << 6) | 13u);
+	assert_int_equal(set(&m, "allow4_exact")->n_concat, 3);
+	assert_int_equal(set(&m, "allow6_exact")->key_len, 24);
+	assert_int_equal(set(&m, "allow6_exact")->flags, 0);
+	assert_string_equal(set(&m, "allow6_exact")->type_text,
+			    "ipv6_addr . inet_proto . inet_service");
 	sw_model_free(&m);
 }
 
@@ -183,8 +193,10 @@ static void test_set_texts_defaults(void **state)
 	assert_text(&m, "private4", NULL, 0);
 	assert_text(&m, "private6", NULL, 0);
 	assert_text(&m, "destinations4", NULL, 0);
-	assert_text(&m, "allow4", allow4, N(allow4));
+	assert_text(&m, "allow4_exact", allow4, N(allow4));
+	assert_text(&m, "allow4", NULL, 0);
 	assert_text(&m, "allow6", NULL, 0);
+	assert_text(&m, "allow6_exact", NULL, 0);
 	assert_text(&m, "host_ports", NULL, 0);
 	/* the loopback and the guarded bridges are no lan */
 	assert_false(has_text(set(&m, "lan4"), "127.0.0.0/8"));
@@ -237,8 +249,8 @@ static void test_raw_intervals(void **state)
 	static const char *const ifs[] = { "\"\" [end]", "\"br-\"", "\"br.\" [end]",
 					   "\"docker0\"", "\"docker0\" [end]" };
 	static const char *const allow4[] = {
-		"169.254.169.253 . 6 . 53 - 169.254.169.253 . 6 . 53",
-		"169.254.169.253 . 17 . 53 - 169.254.169.253 . 17 . 53",
+		"169.254.169.253 . 6 . 53",
+		"169.254.169.253 . 17 . 53",
 	};
 	const struct sw_set *s;
 	static const uint8_t docker0_end[16] = { 'd', 'o', 'c', 'k', 'e', 'r', '0', 0, 0, 0, 0, 0,
@@ -261,13 +273,14 @@ static void test_raw_intervals(void **state)
 	/* "docker0" is the range docker0..docker0: the end is the key + 1 */
 	s = set(&m, "guard_ifaces");
 	assert_memory_equal(s->elems[4].key, docker0_end, 16);
-	/* concatenations: key and key_end, fields padded to 32 bits, no flags */
-	assert_elems(&m, "allow4", allow4, N(allow4));
-	s = set(&m, "allow4");
-	assert_true(s->elems[0].has_key_end);
+	/* concatenations: fields padded to 32 bits, no flags; a host entry
+	 * is one key in the hash set allow4_exact, no key_end */
+	assert_elems(&m, "allow4_exact", allow4, N(allow4));
+	assert_int_equal(set(&m, "allow4")->n_elems, 0);
+	s = set(&m, "allow4_exact");
+	assert_false(s->elems[0].has_key_end);
 	assert_int_equal(s->elems[0].flags, 0);
 	assert_memory_equal(s->elems[0].key, allow_key, 12);
-	assert_memory_equal(s->elems[0].key_end, allow_key, 12);
 	assert_int_equal(set(&m, "destinations4")->n_elems, 0);
 	sw_model_free(&m);
 }
@@ -282,7 +295,9 @@ static void test_dns_none(void **state)
 	tk_build("[allow]\ndns = none\n", &m);
 	assert_text(&m, "allow4", NULL, 0);
 	assert_int_equal(set(&m, "allow4")->n_elems, 0);
+	assert_int_equal(set(&m, "allow4_exact")->n_elems, 0);
 	assert_non_null(rule(&m, "sandwall:allow4"));
+	assert_non_null(rule(&m, "sandwall:allow4_exact"));
 	sw_model_free(&m);
 }
 
@@ -375,7 +390,7 @@ static void test_host_no(void **state)
 	tk_build("", &m);
 	assert_non_null(rule(&m, "sandwall:host"));
 	assert_non_null(sw_model_find_chain(&m, "input"));
-	assert_int_equal(m.n_rules, 65);
+	assert_int_equal(m.n_rules, 67);
 	sw_model_free(&m);
 	tk_build("[block]\nhost = no\n", &m);
 	assert_null(rule(&m, "sandwall:host"));
@@ -383,7 +398,7 @@ static void test_host_no(void **state)
 	assert_null(sw_model_find_chain(&m, "input"));
 	assert_null(sw_model_find_chain(&m, "guard_input"));
 	assert_null(rule(&m, "sandwall:input-host"));
-	assert_int_equal(m.n_rules, 56);
+	assert_int_equal(m.n_rules, 58);
 	/* no host block: the fast path needs no fib */
 	{
 		const struct sw_rule *r = rule(&m, "sandwall:unblocked4a");
@@ -501,16 +516,18 @@ static void test_log_no(void **state)
 	tk_build("[log]\nblocked = no\n", &m);
 	for (size_t i = 0; i < m.n_rules; i++)
 		assert_null(strstr(m.rules[i].tag, "-log"));
-	assert_int_equal(m.n_rules, 57);
+	assert_int_equal(m.n_rules, 59);
 	sw_model_free(&m);
 }
 
 static void test_allow_and_host_ports(void **state)
 {
 	struct sw_model m;
-	static const char *const a4[] = { "10.0.0.5 . tcp . 3128", "169.254.169.253 . tcp . 53",
+	static const char *const a4[] = { "10.0.0.5 . tcp . 3128", "10.0.0.6 . udp . 65535",
+					  "10.0.0.7 . tcp . 1", "169.254.169.253 . tcp . 53",
 					  "169.254.169.253 . udp . 53" };
 	static const char *const a6[] = { "fd00::/8 . udp . 53" };
+	static const char *const a6x[] = { "fd00::1 . tcp . 443" };
 	static const char *const a6e[] = {
 		"fd00:: . 17 . 53 - fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff . 17 . 53" };
 	static const char *const hp[] = { "6 . 53", "17 . 53" };
@@ -518,10 +535,15 @@ static void test_allow_and_host_ports(void **state)
 
 	(void)state;
 	tk_build("[allow]\nhost_ports = udp/53 tcp/53\n"
-		 "destinations = 10.0.0.5 tcp/3128 reopen, fd00::/8 udp/53 reopen\n"
+		 "destinations = 10.0.0.5 tcp/3128 reopen, fd00::/8 udp/53 reopen, "
+		 "fd00::1 tcp/443, 10.0.0.6 udp/65535 reopen, 10.0.0.7 tcp/1 reopen\n"
 		 "[block]\ndestinations = 10.9.0.0/16\n", &m);
-	assert_text(&m, "allow4", a4, N(a4));
+	/* one address, one protocol, one port: the hash sets; a prefix: the
+	 * interval sets */
+	assert_text(&m, "allow4_exact", a4, N(a4));
+	assert_text(&m, "allow4", NULL, 0);
 	assert_text(&m, "allow6", a6, N(a6));
+	assert_text(&m, "allow6_exact", a6x, N(a6x));
 	assert_elems(&m, "allow6", a6e, N(a6e));
 	assert_elems(&m, "host_ports", hp, N(hp));
 	assert_text(&m, "destinations4", d4, N(d4));
@@ -632,9 +654,11 @@ static void test_output_path(void **state)
 	assert_string_equal(tags[3], "sandwall:out-unblocked6a");
 	assert_string_equal(tags[4], "sandwall:out-unblocked4b");
 	assert_string_equal(tags[5], "sandwall:out-unblocked6b");
-	assert_string_equal(tags[6], "sandwall:out-allow4");
-	assert_string_equal(tags[7], "sandwall:out-allow6");
-	assert_string_equal(tags[8], "sandwall:out-host_ports");
+	assert_string_equal(tags[6], "sandwall:out-allow4_exact");
+	assert_string_equal(tags[7], "sandwall:out-allow6_exact");
+	assert_string_equal(tags[8], "sandwall:out-allow4");
+	assert_string_equal(tags[9], "sandwall:out-allow6");
+	assert_string_equal(tags[10], "sandwall:out-host_ports");
 	ng = chain_rules(&m, "guard", gtags, 64);
 	{
 		size_t g = 0;
@@ -642,9 +666,9 @@ static void test_output_path(void **state)
 		while (g < ng && strcmp(gtags[g], "sandwall:host_ports"))
 			g++;
 		assert_true(g < ng);
-		assert_int_equal(n - 9, ng - g - 1);
-		for (size_t i = 9; i < n; i++)
-			assert_string_equal(tags[i], gtags[g + 1 + i - 9]);
+		assert_int_equal(n - 11, ng - g - 1);
+		for (size_t i = 11; i < n; i++)
+			assert_string_equal(tags[i], gtags[g + 1 + i - 11]);
 	}
 	sw_model_free(&m);
 }
@@ -708,7 +732,7 @@ static void test_guard_order(void **state)
 	assert_string_equal(tags[3], "sandwall:sbx-agents-ifaces");
 	assert_string_equal(tags[4], "sandwall:unblocked4a");
 	assert_string_equal(tags[7], "sandwall:unblocked6b");
-	assert_string_equal(tags[8], "sandwall:allow4");
+	assert_string_equal(tags[8], "sandwall:allow4_exact");
 	sw_model_free(&m);
 }
 
@@ -831,6 +855,22 @@ static void test_canon_golden(void **state)
 		    "[ payload load 2b @ transport header + 2 => reg 13 ] "
 		    "[ lookup reg 1 set allow6 0x0 ] [ immediate reg 0 accept ]",
 		    "ip6 daddr . ip6 nexthdr . th dport @allow6 accept comment \"sandwall:allow6\"");
+	assert_rule(&m, "sandwall:allow4_exact", "guard",
+		    "[ meta load nfproto => reg 1 ] [ cmp eq reg 1 0x00000002 ] "
+		    "[ payload load 4b @ network header + 16 => reg 1 ] "
+		    "[ payload load 1b @ network header + 9 => reg 9 ] "
+		    "[ payload load 2b @ transport header + 2 => reg 10 ] "
+		    "[ lookup reg 1 set allow4_exact 0x0 ] [ immediate reg 0 accept ]",
+		    "ip daddr . ip protocol . th dport @allow4_exact accept "
+		    "comment \"sandwall:allow4_exact\"");
+	assert_rule(&m, "sandwall:allow6_exact", "guard",
+		    "[ meta load nfproto => reg 1 ] [ cmp eq reg 1 0x0000000a ] "
+		    "[ payload load 16b @ network header + 24 => reg 1 ] "
+		    "[ payload load 1b @ network header + 6 => reg 2 ] "
+		    "[ payload load 2b @ transport header + 2 => reg 13 ] "
+		    "[ lookup reg 1 set allow6_exact 0x0 ] [ immediate reg 0 accept ]",
+		    "ip6 daddr . ip6 nexthdr . th dport @allow6_exact accept "
+		    "comment \"sandwall:allow6_exact\"");
 	assert_rule(&m, "sandwall:host_ports", "guard",
 		    "[ fib daddr type => reg 1 ] [ cmp eq reg 1 0x00000002 ] "
 		    "[ meta load l4proto => reg 1 ] [ payload load 2b @ transport header + 2 => reg 9 ] "

@@ -130,8 +130,15 @@ static void test_ruleset(void **state)
 	assert_int_equal(sw_model_find_set(&m, "resolvers4")->n_text, 2);   /* udp and tcp 53 */
 	assert_non_null(sw_model_find_set(&m, "sbx_agents_ifaces"));
 	assert_non_null(sw_model_find_set(&m, "sbx_web_src4"));
-	assert_int_equal(sw_model_find_set(&m, "sbx_web_allow4")->n_text, 1);
+	/* one address, one protocol, one port: the hash set */
+	assert_int_equal(sw_model_find_set(&m, "sbx_web_allow4_exact")->n_text, 1);
+	assert_int_equal(sw_model_find_set(&m, "sbx_web_allow4")->n_text, 0);
 	assert_null(sw_model_find_set(&m, "sbx_agents_allow4"));
+	assert_null(sw_model_find_set(&m, "sbx_agents_allow4_exact"));
+	assert_string_equal(text_of(&m, "sandwall:sbx-web-allow4_exact", false),
+			    "ip daddr . ip protocol . th dport @sbx_web_allow4_exact return "
+			    "comment \"sandwall:sbx-web-allow4_exact\"");
+	assert_non_null(rule(&m, "sandwall:sbx-web-allow6"));
 	assert_non_null(sw_model_find_chain(&m, "sbx_agents"));
 	assert_non_null(sw_model_find_chain(&m, "block_egress_web"));
 	assert_true(sw_model_find_counter(&m, "egress_agents") >= 0);
