@@ -44,9 +44,12 @@ void sw_gate_set_name(char *buf, size_t len, int v6, enum sw_gate_buf which);
 /* Which buffer the model's selectors pick: A or B when exactly one of
  * gate_a/gate_b holds elements, else NONE (no gate, or a tamper). */
 enum sw_gate_buf sw_gate_live(const struct sw_model *m);
-/* Is set `name` a gate buffer that m does not select (its elements are
- * not state: never compared, never sent by a delta)? */
-bool sw_gate_idle_set(const struct sw_model *m, const char *name);
+/* Is set `name` one of the four gate buffers? */
+bool sw_gate_buffer(const char *name);
+
+/* Select buffer which: gate_a or gate_b (both already in m) holds
+ * { ipv4, ipv6 }, the other nothing. 0, -ENOENT (no selector), -ENOMEM. */
+int sw_gate_select(struct sw_model *m, enum sw_gate_buf which);
 
 struct sw_gate_plan {
 	enum sw_gate_buf target;        /* the buffer want selects after settle */

@@ -17,7 +17,9 @@
  *
  * Anything that is not a plain addition (a rule that differs, an element
  * the link would remove, an interval that touches or partly overlaps one
- * in place, a concatenation) is -ESTALE: the caller rebuilds at once. */
+ * in place, a concatenation, a change to the gate, include/gate.h, which
+ * a new link cannot make today: its own subnets only take from the gate)
+ * is -ESTALE: the caller rebuilds at once. */
 #include <stddef.h>
 #include <stdint.h>
 #include "config.h"

@@ -26,15 +26,12 @@ enum sw_gate_buf sw_gate_live(const struct sw_model *m)
 	return on_a ? SW_GATE_A : SW_GATE_B;
 }
 
-bool sw_gate_idle_set(const struct sw_model *m, const char *name)
+bool sw_gate_buffer(const char *name)
 {
-	enum sw_gate_buf live = sw_gate_live(m);
 	char n[SW_NAME_MAX];
 
-	if (live == SW_GATE_NONE)
-		return false;
-	for (int v6 = 0; v6 < 2; v6++) {
-		sw_gate_set_name(n, sizeof(n), v6, live == SW_GATE_A ? SW_GATE_B : SW_GATE_A);
+	for (int x = 0; x < 4; x++) {
+		sw_gate_set_name(n, sizeof(n), x & 1, x & 2 ? SW_GATE_B : SW_GATE_A);
 		if (!strcmp(n, name))
 			return true;
 	}
@@ -60,24 +57,24 @@ static bool holds(const struct sw_model *have, enum sw_gate_buf which, struct sw
 	return true;
 }
 
-/* gate_a / gate_b: { ipv4, ipv6 } in the selected one, nothing in the other */
-static int select_buf(struct sw_model *want, enum sw_gate_buf which)
+int sw_gate_select(struct sw_model *m, enum sw_gate_buf which)
 {
 	static const uint8_t protos[2] = { NFPROTO_IPV4, NFPROTO_IPV6 };
+	static const char *const texts[2] = { "ipv4", "ipv6" };
 
 	for (int i = 0; i < 2; i++) {
-		struct sw_set *s = sw_model_find_set(want, sel_names[i]);
-		struct sw_set empty = { .key_len = s->key_len };
+		struct sw_set *s = sw_model_find_set(m, sel_names[i]);
+		struct sw_set empty = { .elems = NULL };
 		int rc;
 
+		if (!s)
+			return -ENOENT;
 		if ((rc = sw_set_copy_elems(s, &empty)))
 			return rc;
-		if ((int)which != i)
-			continue;
-		for (int p = 0; p < 2; p++) {
+		for (int p = 0; p < 2 && (int)which == i; p++) {
 			struct sw_elem e = { .key = { protos[p] } };
 
-			if ((rc = sw_set_add_elem(s, &e)))
+			if ((rc = sw_set_add_elem(s, &e)) || (rc = sw_set_add_text(s, texts[p])))
 				return rc;
 		}
 	}
@@ -141,7 +138,7 @@ int sw_gate_settle(struct sw_model *want, const struct sw_model *have, struct sw
 			rc = sw_set_copy_elems(other, h);
 	}
 	if (!rc)
-		rc = select_buf(want, target);
+		rc = sw_gate_select(want, target);
 	for (int v6 = 0; v6 < 2; v6++)
 		free(copy[v6].elems);
 	return rc;

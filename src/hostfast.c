@@ -306,11 +306,11 @@ int sw_fast_plan(const struct sw_config *cfg, const struct sw_host *host, const 
 			seen = !strcmp(f->s[j].set->name, name);
 		for (size_t j = 0; j < i && !seen; j++)
 			seen = !strcmp(d.items[j].set, name);
-		/* the gate's buffer that is not selected: no rule reads it,
-		 * and it takes the gate only in a commit of its own */
-		if (seen || sw_gate_idle_set(want, name))
+		if (seen)
 			continue;
-		if (!s1 || !s0 || !w) {
+		/* the gate changes only through sw_gate_settle: the buffer not
+		 * selected is filled in a commit of its own, then selected */
+		if (!s1 || !s0 || !w || sw_gate_buffer(name)) {
 			rc = -ESTALE;
 			break;
 		}

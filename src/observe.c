@@ -15,6 +15,7 @@
 #include <libnftnl/object.h>
 #include <libnftnl/rule.h>
 
+#include "nlmsg.h"
 #include "nftval.h"
 #include "observe.h"
 
@@ -154,17 +155,23 @@ out:
  * data, a key that is not a plain value, an attribute libnftnl would
  * refuse) goes to the libnftnl path, which decides as before. Applied
  * after sw_nft_validate, and with libnftnl's rules: the last of a repeated
- * attribute wins, a nest's walk stops where its attributes stop fitting. */
+ * attribute wins, a nest's walk stops where its attributes stop fitting
+ * (the project's one bounded walk, sw_nlattr_for_each in nlmsg.h). */
+
+/* for each attribute inside the nest `nest` */
+#define nest_for_each(a, nest, off) \
+	sw_nlattr_for_each(a, mnl_attr_get_payload(nest), mnl_attr_get_payload_len(nest), off)
 
 /* NFTA_SET_ELEM_KEY / KEY_END: only NFTA_DATA_VALUE of at most 64 bytes
  * (libnftnl's data register) -> val and len (NULL and 0 when there is none). */
 static bool plain_key(const struct nlattr *nest, const void **val, uint16_t *len)
 {
 	const struct nlattr *a;
+	size_t off;
 
 	*val = NULL;
 	*len = 0;
-	mnl_attr_for_each_nested(a, nest) {
+	nest_for_each(a, nest, off) {
 		if (mnl_attr_get_type(a) != NFTA_DATA_VALUE ||
 		    mnl_attr_get_payload_len(a) > 64)
 			return false;
@@ -180,8 +187,9 @@ static bool plain_elem(const struct nlattr *nest, struct sw_elem *se)
 	const struct nlattr *a, *key = NULL, *end = NULL, *flags = NULL;
 	const void *v;
 	uint16_t len;
+	size_t off;
 
-	mnl_attr_for_each_nested(a, nest) {
+	nest_for_each(a, nest, off) {
 		switch (mnl_attr_get_type(a)) {
 		case NFTA_SET_ELEM_KEY:
 			key = a;
@@ -222,10 +230,11 @@ static bool elems_plain(const struct nlattr *elems)
 {
 	const struct nlattr *e;
 	struct sw_elem se;
+	size_t off;
 
 	if (!elems)
 		return true;
-	mnl_attr_for_each_nested(e, elems)
+	nest_for_each(e, elems, off)
 		if (mnl_attr_get_type(e) != NFTA_LIST_ELEM || !plain_elem(e, &se))
 			return false;
 	return true;
@@ -238,9 +247,10 @@ static int decode_elems_plain(const struct nlmsghdr *nlh, struct sw_model *m)
 	const struct nfgenmsg *nfg = mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *a, *table = NULL, *set = NULL, *elems = NULL, *e;
 	struct sw_set *ss;
-	size_t first;
+	size_t first, off;
 
-	mnl_attr_for_each(a, nlh, sizeof(*nfg)) {
+	sw_nlattr_for_each(a, mnl_nlmsg_get_payload_offset(nlh, sizeof(*nfg)),
+			   mnl_nlmsg_get_payload_len(nlh) - sizeof(*nfg), off) {
 		switch (mnl_attr_get_type(a)) {
 		case NFTA_SET_ELEM_LIST_TABLE:
 			table = a;
@@ -269,7 +279,7 @@ static int decode_elems_plain(const struct nlmsghdr *nlh, struct sw_model *m)
 	if (!elems)
 		return 1;
 	first = ss->n_elems;
-	mnl_attr_for_each_nested(e, elems) {
+	nest_for_each(e, elems, off) {
 		struct sw_elem se;
 		int err;
 

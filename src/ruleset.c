@@ -401,21 +401,10 @@ static int gate_sets(struct sw_model *m, struct work *w)
 	for (int l = 0; l < 3; l++)
 		free(iv[l].v);
 	free(out.v);
-	for (int x = 0; x < 2 && !err; x++) {
-		struct sw_set *sel = new_set(m, x ? SW_GATE_SEL_B : SW_GATE_SEL_A, SW_TYPE_NFPROTO, 1,
-					     0, "nf_proto");
-		static const uint8_t protos[2] = { NFPROTO_IPV4, NFPROTO_IPV6 };
-
-		if (!sel)
+	for (int x = 0; x < 2 && !err; x++)
+		if (!new_set(m, x ? SW_GATE_SEL_B : SW_GATE_SEL_A, SW_TYPE_NFPROTO, 1, 0, "nf_proto"))
 			return -ENOSPC;
-		for (int p = 0; p < 2 && !x && !err; p++) {
-			struct sw_elem e = { .key = { protos[p] } };
-
-			if (!(err = sw_set_add_elem(sel, &e)))
-				err = sw_set_add_text(sel, p ? "ipv6" : "ipv4");
-		}
-	}
-	return err;
+	return err ? err : sw_gate_select(m, SW_GATE_A);
 }
 
 /* A category's sets <name>4/<name>6, noted for the gate */

@@ -216,6 +216,15 @@ core_04_private() {
 	reach "$C1" $U_C2
 	reach "$C2" "http://172.17.0.2:8000/"
 
+	# the gate (the fast path's union) leaves own subnets out only where
+	# lan and private are what would block them: a [block] destinations
+	# entry inside an own subnet stays blocked (C2 was reachable just above)
+	info "a destinations entry inside an own subnet is blocked, the rest of the subnet open"
+	conf=$(mkconf private_dest block.private=yes block.lan=no "block.destinations=172.18.0.2")
+	apply_ok "$conf" || return 1
+	blocked "$C1" $U_C2
+	reach "$C1" $U_C3
+
 	info "private = yes with metadata/gateways/host/lan/link_local all off: still blocks 10/8"
 	conf=$(mkconf private_only block.private=yes block.lan=no block.metadata=no \
 		block.link_local=no block.gateways=no block.host=no)

@@ -159,9 +159,10 @@ static void test_settle_plan(void **state)
 	assert_int_equal(p.target, SW_GATE_B);
 	assert_false(p.phase1);
 	assert_int_equal(sw_gate_live(&again), SW_GATE_B);
-	assert_true(sw_gate_idle_set(&again, "gate6_a"));
-	assert_false(sw_gate_idle_set(&again, "gate6_b"));
-	assert_false(sw_gate_idle_set(&again, "lan4"));
+	assert_int_equal(sw_model_find_set(&again, "gate_a")->n_elems, 0);
+	assert_int_equal(sw_model_find_set(&again, "gate_b")->n_elems, 2);
+	assert_true(sw_gate_buffer("gate6_a") && sw_gate_buffer("gate4_b"));
+	assert_false(sw_gate_buffer("lan4") || sw_gate_buffer("gate_a"));
 	sw_model_free(&want);
 	sw_model_free(&have);
 	sw_model_free(&again);
@@ -218,6 +219,26 @@ static void test_flip_never_edits_live(void **state)
 	assert_true(t->edits[0] >= 3 && t->edits[1] >= 3);
 }
 
+/* conf -> sw_update_sets from *old (the kernel at *gen): by deltas, the
+ * kernel selects sel afterwards and holds conf; *old becomes the new model */
+static void update_by_deltas(struct gt *t, const char *conf, struct sw_model *old, uint32_t *gen,
+			     int sel)
+{
+	struct sw_model next;
+	struct sw_diff d = { 0 };
+
+	tk_build(conf, &next);
+	if (sw_update_sets(&t->nl, &next, old, gen, &d, t->err, sizeof(t->err)))
+		fail_msg("%s", t->err);
+	assert_true(d.n > 0);
+	sw_diff_free(&d);
+	assert_int_equal(t->sel, sel);
+	assert_int_equal(t->violations, 0);
+	assert_in_sync(t, conf);
+	sw_model_free(old);
+	*old = next;
+}
+
 /* The daemon's host path (sw_update_sets) sends no gate change by
  * deltas: -ESTALE, and the observed path fills and flips. A change that
  * leaves the gate alone goes by deltas and keeps the buffer the kernel
@@ -240,26 +261,9 @@ static void test_update_sets(void **state)
 	old = next;
 	gen = t->k.genid;
 	/* host_ports only: by deltas, b stays */
-	tk_build("[block]\nprivate = yes\n[allow]\nhost_ports = tcp/8080\n", &next);
-	if (sw_update_sets(&t->nl, &next, &old, &gen, &d, t->err, sizeof(t->err)))
-		fail_msg("%s", t->err);
-	assert_true(d.n > 0);
-	sw_diff_free(&d);
-	assert_int_equal(t->sel, 1);
-	assert_int_equal(t->violations, 0);
-	assert_in_sync(t, "[block]\nprivate = yes\n[allow]\nhost_ports = tcp/8080\n");
-	sw_model_free(&old);
-	old = next;
+	update_by_deltas(t, "[block]\nprivate = yes\n[allow]\nhost_ports = tcp/8080\n", &old, &gen, 1);
 	/* back to the gate buffer a still holds: a flip alone, by deltas */
-	tk_build("[allow]\nhost_ports = tcp/8080\n", &next);
-	if (sw_update_sets(&t->nl, &next, &old, &gen, &d, t->err, sizeof(t->err)))
-		fail_msg("%s", t->err);
-	sw_diff_free(&d);
-	assert_int_equal(t->sel, 0);
-	assert_int_equal(t->violations, 0);
-	assert_in_sync(t, "[allow]\nhost_ports = tcp/8080\n");
-	sw_model_free(&old);
-	old = next;
+	update_by_deltas(t, "[allow]\nhost_ports = tcp/8080\n", &old, &gen, 0);
 	/* a gate neither buffer holds: not by deltas (-ESTALE); the observed
 	 * path fills b and flips */
 	tk_build("[block]\ndestinations = 198.51.100.0/24\n[allow]\nhost_ports = tcp/8080\n", &next);
