@@ -20,6 +20,9 @@ struct sw_prefix {
  * length is given ("10.0.0.1/8" is refused: -EINVAL with *why set).
  * Returns 0 or -EINVAL; *why (may be NULL) names the problem. */
 int sw_prefix_parse(const char *s, struct sw_prefix *p, const char **why);
+/* The n bytes at s as a dotted-quad IPv4 address, exactly what
+ * inet_pton(AF_INET) accepts (fuzz_addr compares the two): 0 or -EINVAL. */
+int sw_ipv4_parse(const char *s, size_t n, uint8_t out[4]);
 /* Like sw_prefix_parse but host bits are allowed and then cleared. */
 int sw_prefix_parse_loose(const char *s, struct sw_prefix *p, const char **why);
 /* Format as "1.2.3.0/24"; the "/len" is omitted for a full-length prefix. */

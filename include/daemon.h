@@ -73,6 +73,7 @@ struct sw_daemon {
 	int64_t update_due_us;          /* bursts: the next host update not before */
 	struct sw_model fast_base;      /* the model of a host with only lo (hostfast.h) */
 	bool fast_base_ok;
+	bool fast_base_stale;           /* the config changed: rebuild before use */
 	int64_t full_cost_us;           /* the last rebuild of the whole model */
 	bool forget_pending;            /* a re-created table's primed flows still to forget */
 	int64_t forget_since_us;        /* since when (CLOCK_MONOTONIC) */

@@ -42,6 +42,12 @@ enum sw_table_owner sw_table_owner(const struct sw_model *have);
 int sw_desired(const struct sw_config *cfg, struct sw_host *host, struct sw_model *m,
 	       char *err, size_t errlen);
 
+/* The same from the links, addresses and routes of a host already read
+ * (the daemon's, tracked by rtnetlink events): the cgroups are read again,
+ * as the config says which. */
+int sw_desired_tracked(const struct sw_config *cfg, struct sw_host *host, struct sw_model *m,
+		       char *err, size_t errlen);
+
 /* The desired model from a host already read (the daemon tracks it by
  * rtnetlink deltas): the host-dependent refusals, then the ruleset. */
 int sw_desired_host(const struct sw_config *cfg, const struct sw_host *host, struct sw_model *m,

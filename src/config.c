@@ -25,6 +25,7 @@
 
 #include "config.h"
 #include "holes.h"
+#include "sort.h"
 
 #define MAX_FILE  SW_CONFIG_MAX
 #define LINE_MAX_CHARS 197      /* inih's 200-byte buffer minus "\r\n\0" */
@@ -39,10 +40,12 @@ struct key {
 };
 
 struct ctx {
-	struct sw_config cfg;
+	struct sw_config *cfg;  /* the caller's: parsed in place, defaults on error */
 	const char *name, *pos; /* file name for messages, reader position */
 	int line, err_line;
 	bool cont, prev_key, had_section, stop;
+	unsigned list_key;      /* 1 + the keys[] index of the list the last key line
+				 * set (0: none): its continuation lines skip the lookup */
 	unsigned long seen;     /* bit per keys[] entry */
 	unsigned cat_seen;      /* bit per category: its [block] key was given */
 	int section_line[6];    /* per sections[]: where it was opened (0: not yet) */
@@ -174,7 +177,7 @@ static int parse_port(const char *s, struct sw_port *p)
 
 static int set_bool(struct ctx *c, const struct key *k, char *v)
 {
-	if (parse_bool(v, (bool *)((char *)&c->cfg + k->off)) < 0)
+	if (parse_bool(v, (bool *)((char *)c->cfg + k->off)) < 0)
 		return fail(c, "bad boolean '%s' for [%s] %s (use yes or no)", v, k->section, k->name);
 	return 1;
 }
@@ -201,7 +204,7 @@ static const char *pattern_error(const char *s)
 
 static int set_patterns(struct ctx *c, const struct key *k, char *v)
 {
-	struct sw_config *cfg = &c->cfg;
+	struct sw_config *cfg = c->cfg;
 	const char *why;
 	char *save, *t;
 
@@ -232,7 +235,7 @@ static int set_patterns(struct ctx *c, const struct key *k, char *v)
  * (getpwnam); root is refused (the host's own traffic) */
 static int set_users(struct ctx *c, const struct key *k, char *v)
 {
-	struct sw_config *cfg = &c->cfg;
+	struct sw_config *cfg = c->cfg;
 	char *save, *t;
 
 	for (t = strtok_r(v, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
@@ -297,7 +300,7 @@ static const char *cgroup_pattern_error(const char *s)
 
 static int set_cgroups(struct ctx *c, const struct key *k, char *v)
 {
-	struct sw_config *cfg = &c->cfg;
+	struct sw_config *cfg = c->cfg;
 	const char *why;
 	char *save, *t;
 
@@ -320,7 +323,7 @@ static int set_cgroups(struct ctx *c, const struct key *k, char *v)
 /* [guard] macvlan_parents: names or trailing-'*' patterns, never lo */
 static int set_parents(struct ctx *c, const struct key *k, char *v)
 {
-	struct sw_config *cfg = &c->cfg;
+	struct sw_config *cfg = c->cfg;
 	const char *why;
 	char *save, *t;
 
@@ -357,7 +360,7 @@ static bool v4_mapped(const struct sw_prefix *p)
 
 static int set_dests(struct ctx *c, const struct key *k, char *v)
 {
-	struct sw_config *cfg = &c->cfg;
+	struct sw_config *cfg = c->cfg;
 	struct sw_prefix p;
 	const char *why;
 	char *save, *t;
@@ -377,7 +380,7 @@ static int set_dests(struct ctx *c, const struct key *k, char *v)
 
 static int set_host_ports(struct ctx *c, const struct key *k, char *v)
 {
-	struct sw_config *cfg = &c->cfg;
+	struct sw_config *cfg = c->cfg;
 	struct sw_port p;
 	char *save, *t;
 
@@ -404,7 +407,7 @@ static int set_host_ports(struct ctx *c, const struct key *k, char *v)
  * (check_holes), once every [block] key is known. */
 static int set_allows(struct ctx *c, const struct key *k, char *v)
 {
-	struct sw_config *cfg = &c->cfg;
+	struct sw_config *cfg = c->cfg;
 	char *save, *e;
 
 	for (e = strtok_r(v, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
@@ -440,9 +443,9 @@ static int set_allows(struct ctx *c, const struct key *k, char *v)
 static int set_dns(struct ctx *c, const struct key *k, char *v)
 {
 	if (!strcasecmp(v, "auto"))
-		c->cfg.dns = SW_DNS_AUTO;
+		c->cfg->dns = SW_DNS_AUTO;
 	else if (!strcasecmp(v, "none"))
-		c->cfg.dns = SW_DNS_NONE;
+		c->cfg->dns = SW_DNS_NONE;
 	else
 		return fail(c, "bad value '%s' for [%s] %s (use auto or none)", v, k->section, k->name);
 	return 1;
@@ -459,7 +462,7 @@ static int set_facility(struct ctx *c, const struct key *k, char *v)
 
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		if (!strcasecmp(v, f[i].name))
-			return c->cfg.log_facility = f[i].fac, 1;
+			return c->cfg->log_facility = f[i].fac, 1;
 	return fail(c, "bad facility '%s' for [%s] %s (use daemon, user, auth, authpriv or local0..local7)",
 		    v, k->section, k->name);
 }
@@ -470,7 +473,7 @@ static int set_group(struct ctx *c, const struct key *k, char *v)
 
 	if (parse_uint(v, 0, 65535, &n) < 0)
 		return fail(c, "bad NFLOG group '%s' for [%s] %s (use 0..65535)", v, k->section, k->name);
-	c->cfg.log_group = (uint16_t)n;
+	c->cfg->log_group = (uint16_t)n;
 	return 1;
 }
 
@@ -480,7 +483,7 @@ static int set_resync(struct ctx *c, const struct key *k, char *v)
 
 	if (parse_uint(v, 1, 86400, &n) < 0)
 		return fail(c, "bad interval '%s' for [%s] %s (use 1..86400 seconds)", v, k->section, k->name);
-	c->cfg.resync_interval = (unsigned)n;
+	c->cfg->resync_interval = (unsigned)n;
 	return 1;
 }
 
@@ -493,9 +496,9 @@ static int set_dns_ttl(struct ctx *c, const struct key *k, char *v)
 		return fail(c, "bad TTL bound '%s' for [%s] %s (use 1..604800 seconds)", v, k->section,
 			    k->name);
 	if (!strcmp(k->name, "dns_min_ttl"))
-		c->cfg.dns_min_ttl = (unsigned)n;
+		c->cfg->dns_min_ttl = (unsigned)n;
 	else
-		c->cfg.dns_max_ttl = (unsigned)n;
+		c->cfg->dns_max_ttl = (unsigned)n;
 	return 1;
 }
 
@@ -512,10 +515,10 @@ static int set_dns_servers(struct ctx *c, const struct key *k, char *v)
 		if (sw_prefix_parse(t, &p, &why) < 0 || p.len != sw_family_addrlen(p.family) * 8)
 			return fail(c, "bad address '%s' for [%s] %s: %s", t, k->section, k->name,
 				    why ? why : "an address, not a prefix");
-		if (c->cfg.n_dns_servers == SW_MAX_DNS_SERVERS)
+		if (c->cfg->n_dns_servers == SW_MAX_DNS_SERVERS)
 			return fail(c, "too many entries in [%s] %s (max %d)", k->section, k->name,
 				    SW_MAX_DNS_SERVERS);
-		c->cfg.dns_servers[c->cfg.n_dns_servers++] = p;
+		c->cfg->dns_servers[c->cfg->n_dns_servers++] = p;
 	}
 	return 1;
 }
@@ -525,11 +528,11 @@ static int set_owner(struct ctx *c, const struct key *k, char *v)
 	bool b;
 
 	if (!strcasecmp(v, "auto"))
-		c->cfg.owner = SW_OWNER_AUTO;
+		c->cfg->owner = SW_OWNER_AUTO;
 	else if (!strcasecmp(v, "twin"))
-		c->cfg.owner = SW_OWNER_TWIN;
+		c->cfg->owner = SW_OWNER_TWIN;
 	else if (parse_bool(v, &b) == 0)
-		c->cfg.owner = b ? SW_OWNER_YES : SW_OWNER_NO;
+		c->cfg->owner = b ? SW_OWNER_YES : SW_OWNER_NO;
 	else
 		return fail(c, "bad value '%s' for [%s] %s (use auto, yes, twin or no)", v, k->section, k->name);
 	return 1;
@@ -595,7 +598,7 @@ static const char *path_error(const char *v, bool metrics)
 static int set_path(struct ctx *c, const struct key *k, char *v)
 {
 	bool metrics = !strcmp(k->name, "metrics");
-	char *dst = metrics ? c->cfg.metrics_path : c->cfg.journal_path;
+	char *dst = metrics ? c->cfg->metrics_path : c->cfg->journal_path;
 	const char *why;
 
 	if (*v && (why = path_error(v, metrics)))
@@ -615,7 +618,7 @@ static int set_table(struct ctx *c, const struct key *k, char *v)
 	if (n == 0 || i != n)
 		return fail(c, "bad table name '%s' for [%s] %s (1..32 of A-Z a-z 0-9 _ -, starting with a letter)",
 			    v, k->section, k->name);
-	memcpy(c->cfg.table, v, n + 1);
+	memcpy(c->cfg->table, v, n + 1);
 	return 1;
 }
 
@@ -692,7 +695,7 @@ static bool is_sandbox(const char *s, size_t n)
 /* A new [sandbox NAME] section from its header line. */
 static void sandbox_open(struct ctx *c, const char *s, size_t n)
 {
-	struct sw_config *cfg = &c->cfg;
+	struct sw_config *cfg = c->cfg;
 	struct sw_sandbox *b;
 	size_t i = strlen(SBX_WORD), len;
 	const char *name;
@@ -869,9 +872,9 @@ static int sandbox_key(struct ctx *c, const char *name, const char *value)
 	char v[LINE_MAX_CHARS + 3], *save, *t;
 	int k, rc = 1;
 
-	if (!c->cfg.n_sandboxes)
+	if (!c->cfg->n_sandboxes)
 		return 1;       /* its header was refused */
-	b = &c->cfg.sandboxes[c->cfg.n_sandboxes - 1];
+	b = &c->cfg->sandboxes[c->cfg->n_sandboxes - 1];
 	for (k = 0; k < SBX_KEYS && strcmp(sbx_keys[k].name, name); k++)
 		;
 	if (k == SBX_KEYS)
@@ -923,8 +926,8 @@ static int sandbox_key(struct ctx *c, const char *name, const char *value)
 /* What a sandbox section must say as a whole. */
 static int check_sandboxes(struct ctx *c)
 {
-	for (size_t i = 0; i < c->cfg.n_sandboxes; i++) {
-		const struct sw_sandbox *b = &c->cfg.sandboxes[i];
+	for (size_t i = 0; i < c->cfg->n_sandboxes; i++) {
+		const struct sw_sandbox *b = &c->cfg->sandboxes[i];
 
 		c->line = (int)b->line;
 		if (!b->n_patterns && !b->n_sources)
@@ -934,10 +937,10 @@ static int check_sandboxes(struct ctx *c)
 			return fail(c, "[sandbox %s] lists allow entries but egress is %s: allow is "
 				    "for egress = allowlist", b->name, sw_egress_name(b->egress));
 	}
-	if (c->cfg.dns_min_ttl > c->cfg.dns_max_ttl) {
-		c->line = (int)c->cfg.dns_ttl_line;
+	if (c->cfg->dns_min_ttl > c->cfg->dns_max_ttl) {
+		c->line = (int)c->cfg->dns_ttl_line;
 		return fail(c, "[daemon] dns_min_ttl (%u) is above dns_max_ttl (%u)",
-			    c->cfg.dns_min_ttl, c->cfg.dns_max_ttl);
+			    c->cfg->dns_min_ttl, c->cfg->dns_max_ttl);
 	}
 	return 1;
 }
@@ -1069,7 +1072,7 @@ static int block_key(struct ctx *c, enum sw_category cat, const char *name, cons
 	c->cat_seen |= 1u << cat;
 	snprintf(v, sizeof(v), "%s", value);
 	strip_comment(v);
-	if (parse_bool(v, &c->cfg.block[cat]) < 0)
+	if (parse_bool(v, &c->cfg->block[cat]) < 0)
 		return fail(c, "bad boolean '%s' for [block] %s (use yes or no)", v, name);
 	return 1;
 }
@@ -1081,6 +1084,12 @@ static int handler(void *user, const char *section, const char *name, const char
 	char v[LINE_MAX_CHARS + 3];
 	size_t i, vlen;
 
+	/* a continuation line of a global list (10,000 [allow] entries) */
+	if (c->cont && c->list_key) {
+		i = c->list_key - 1;
+		goto value;
+	}
+	c->list_key = 0;
 	if (!*section && !c->had_section)
 		return fail(c, "key '%s' outside any section", name);
 	if (is_sandbox(section, strlen(section)))
@@ -1101,10 +1110,13 @@ static int handler(void *user, const char *section, const char *name, const char
 		if (c->seen & (1UL << i))
 			return fail(c, "duplicate key '%s' in [%s]", name, section);
 		c->seen |= 1UL << i;
-		list_reset(&c->cfg, &keys[i]);
+		list_reset(c->cfg, &keys[i]);
 		if (keys[i].line_off)
-			*(unsigned *)((char *)&c->cfg + keys[i].line_off) = (unsigned)c->line;
+			*(unsigned *)((char *)c->cfg + keys[i].line_off) = (unsigned)c->line;
+		if (keys[i].list)
+			c->list_key = (unsigned)i + 1;
 	}
+value:
 	/* what snprintf "%s" would copy, without its cost (once per line) */
 	vlen = strnlen(value, sizeof(v) - 1);
 	memcpy(v, value, vlen);
@@ -1127,8 +1139,9 @@ static int set_err(char *err, size_t errlen, int rc, const char *fmt, ...)
 	return rc;
 }
 
-static int prefix_cmp(const void *a, const void *b)
+static int prefix_cmp(const void *a, const void *b, void *arg)
 {
+	(void)arg;
 	return sw_prefix_order(a, b);
 }
 
@@ -1166,8 +1179,8 @@ static int dedup_lists(struct sw_config *cfg)
 	/* destinations: sorted (order means nothing in a block list) so that
 	 * the hole checks can search them */
 	if (cfg->n_destinations > 1) {
-		qsort(cfg->destinations, cfg->n_destinations, sizeof(cfg->destinations[0]),
-		      prefix_cmp);
+		sw_sort(cfg->destinations, cfg->n_destinations, sizeof(cfg->destinations[0]),
+			prefix_cmp, NULL);
 		out = 0;
 		for (size_t i = 0; i < cfg->n_destinations; i++)
 			if (!out || sw_prefix_order(&cfg->destinations[out - 1], &cfg->destinations[i]))
@@ -1181,7 +1194,7 @@ static int dedup_lists(struct sw_config *cfg)
 
 		for (size_t i = 0; i < cfg->n_allows; i++)
 			idx[i] = i;
-		qsort_r(idx, cfg->n_allows, sizeof(*idx), allow_idx_cmp, v);
+		sw_sort(idx, cfg->n_allows, sizeof(*idx), allow_idx_cmp, v);
 		for (size_t i = 1; i < cfg->n_allows; i++) {
 			const struct sw_allow *p = &v[idx[i - 1]], *q = &v[idx[i]];
 
@@ -1209,11 +1222,11 @@ static int dedup_lists(struct sw_config *cfg)
  * (those that need the host are checked by sw_config_check_host). */
 static int check_whole(struct ctx *c)
 {
-	const struct sw_config *cfg = &c->cfg;
+	const struct sw_config *cfg = c->cfg;
 	struct sw_hole h[SW_MAX_HOLES];
 	char e[128], p[SW_ADDR_STRLEN];
 
-	if (dedup_lists(&c->cfg))
+	if (dedup_lists(c->cfg))
 		return fail(c, "%s", strerror(ENOMEM));
 	if (!cfg->n_patterns && !cfg->all_bridges && !cfg->auto_detect) {
 		c->line = (int)cfg->interfaces_line;
@@ -1245,18 +1258,19 @@ int sw_config_parse_string(const char *text, const char *name,
 		name = "(string)";
 	if (err && errlen)
 		err[0] = '\0';
+	/* parsed in place: a 10,000-entry config is 1.4 MB, which a copy
+	 * would write twice (and fault in fresh in the daemon) */
+	sw_config_defaults(cfg);
 	c = calloc(1, sizeof(*c));
-	if (!c) {
-		sw_config_defaults(cfg);
+	if (!c)
 		return set_err(err, errlen, -ENOMEM, "%s: %s", name, strerror(ENOMEM));
-	}
-	sw_config_defaults(&c->cfg);
-	snprintf(c->cfg.path, sizeof(c->cfg.path), "%s", name);
+	c->cfg = cfg;
+	snprintf(c->cfg->path, sizeof(c->cfg->path), "%s", name);
 	c->name = name;
 	c->pos = text ? text : "";
 	if (strnlen(c->pos, SW_CONFIG_MAX + 1) > SW_CONFIG_MAX) {
 		free(c);
-		sw_config_defaults(cfg);
+		sw_config_defaults(cfg);        /* the path too */
 		return set_err(err, errlen, -EFBIG, "%s: larger than %d bytes, the limit for a config",
 			       name, SW_CONFIG_MAX);
 	}
@@ -1272,9 +1286,8 @@ int sw_config_parse_string(const char *text, const char *name,
 	else
 		rc = 0;
 	if (rc == 0) {
-		c->cfg.block[SW_CAT_DESTINATIONS] = c->cfg.n_destinations > 0;
-		snprintf(c->cfg.path, sizeof(c->cfg.path), "%s", name);
-		*cfg = c->cfg;
+		c->cfg->block[SW_CAT_DESTINATIONS] = c->cfg->n_destinations > 0;
+		snprintf(c->cfg->path, sizeof(c->cfg->path), "%s", name);
 	} else {
 		sw_config_defaults(cfg);
 	}

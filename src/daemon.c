@@ -93,11 +93,15 @@ static void resync_soon(struct sw_daemon *d)
 	arm_resync(d);
 }
 
-/* desired = f(config, host), with our ownership flags */
-static int build_want(struct sw_daemon *d, struct sw_model *m)
+/* desired = f(config, host), with our ownership flags; tracked: from the
+ * host model the rtnetlink events keep (only when no event was lost),
+ * else from a fresh read of the host */
+static int build_want_from(struct sw_daemon *d, struct sw_model *m, bool tracked)
 {
 	char err[SW_ERRLEN];
-	int rc = sw_desired(&d->cfg, &d->host, m, err, sizeof(err));
+	int rc = tracked && !d->resync_soon && !d->retry ?
+			 sw_desired_tracked(&d->cfg, &d->host, m, err, sizeof(err)) :
+			 sw_desired(&d->cfg, &d->host, m, err, sizeof(err));
 
 	if (rc)
 		sw_err("%s", err);
@@ -107,6 +111,11 @@ static int build_want(struct sw_daemon *d, struct sw_model *m)
 	if (!rc && (rc = sw_resolver_fill(&d->resolver, m, sw_resolver_now_ms())))
 		sw_model_free(m);
 	return rc;
+}
+
+static int build_want(struct sw_daemon *d, struct sw_model *m)
+{
+	return build_want_from(d, m, false);
 }
 
 static uint64_t parents_sig(const struct sw_config *cfg, const struct sw_host *h);
@@ -474,6 +483,7 @@ static void fast_base_build(struct sw_daemon *d)
 
 	if (d->fast_base_ok)
 		sw_model_free(&d->fast_base);
+	d->fast_base_stale = false;
 	d->fast_base_ok = sw_fast_base(&d->cfg, &d->fast_base, err, sizeof(err)) == 0;
 	if (!d->fast_base_ok)
 		sw_debug("no fast path for new links: %s", err);
@@ -490,6 +500,8 @@ static int host_fast_update(struct sw_daemon *d, const struct sw_host_delta *dl,
 	int64_t t1 = now_us();
 	int rc;
 
+	if (d->fast_base_stale)
+		fast_base_build(d);
 	if (!d->fast_base_ok || !d->synced_gen || d->retry || d->paused || d->twin ||
 	    dl->n_new != dl->changes || dl->n_new > SW_FAST_MAX_LINKS || dl->routes_stale)
 		return -ESTALE;
@@ -859,15 +871,55 @@ static void handle_cgroup(struct sw_daemon *d, bool rescan)
 		 d->host.n_cgroups, before, (long long)(now_us() - t0));
 }
 
+/* A reload that changes only set elements (an entry of [allow] or
+ * [block] destinations, say): send them as deltas stamped with the
+ * generation at which the kernel was last seen to hold d->want, as a host
+ * update does (sw_update_sets), without reading the table. 0: done, m is
+ * d->want now; else nothing was changed and the caller takes the observed
+ * path (m still the caller's). */
+static int reload_by_deltas(struct sw_daemon *d, struct sw_model *m)
+{
+	char err[SW_ERRLEN], summary[256];
+	struct sw_diff diff = { 0 };
+	int64_t t0 = now_us();
+	int rc;
+
+	if (!d->synced_gen || d->retry || d->paused || d->twin ||
+	    parents_sig(&d->cfg, &d->host) != d->parents_sig)
+		return -ESTALE;
+	rc = sw_update_sets(&d->nl, m, &d->want, &d->synced_gen, &diff, err, sizeof(err));
+	if (rc) {
+		sw_debug("reload by deltas: %s; comparing with the kernel", err);
+		sw_diff_free(&diff);
+		d->synced_gen = 0;
+		return rc;
+	}
+	sw_model_free(&d->want);
+	d->want = *m;
+	if (diff.n) {
+		struct sw_repair r = { .cause = SW_CAUSE_RELOAD, .changes = diff.n,
+				       .change = summary, .pid = (uint32_t)getpid(),
+				       .comm = "sandwalld" };
+
+		sw_diff_summary(&diff, summary, sizeof(summary));
+		r.restored_us = r.verified_us = now_us() - t0;
+		sw_report_repair(d, &r);
+	}
+	sw_diff_free(&diff);
+	return 0;
+}
+
 static int reload(struct sw_daemon *d, char *msg, size_t len)
 {
 	struct sw_config *old = &d->cfg_prev;
 	char err[SW_ERRLEN], oldtable[SW_TABLE_MAXLEN];
 	struct sw_model m;
+	int64_t t0 = now_us(), t1, t2, t3;
 	int rc;
 
 	*old = d->cfg;
 	rc = sw_config_load(d->config_path, &d->cfg, err, sizeof(err));
+	t1 = now_us();
 	if (rc) {
 		d->cfg = *old;
 		sw_alert(&d->alert, LOG_ERR, "event=reload-failed error=\"%s\" action=kept-rules", err);
@@ -879,7 +931,8 @@ static int reload(struct sw_daemon *d, char *msg, size_t len)
 
 		dns_setup(d, &prev);
 	}
-	if ((rc = build_want(d, &m))) {
+	/* the host as the events keep it: a reload reads only the file */
+	if ((rc = build_want_from(d, &m, true))) {
 		struct sw_resolver prev = d->resolver;
 
 		d->cfg = *old;
@@ -887,24 +940,37 @@ static int reload(struct sw_daemon *d, char *msg, size_t len)
 		snprintf(msg, len, "cannot build the ruleset");
 		return rc;
 	}
+	t2 = now_us();
 	if (d->cfg.log_facility != old->log_facility)
 		sw_log_init("sandwalld", d->foreground, true, d->cfg.log_facility);
 	snprintf(oldtable, sizeof(oldtable), "%s", old->table);
-	sw_model_free(&d->want);
-	d->want = m;
-	fast_base_build(d);
-	d->paused = false;
-	if (strcmp(oldtable, d->cfg.table)) {
-		bool absent;
+	/* the model of a bare host is built when a new link first needs it
+	 * (host_fast_update): a reload of 10,000 entries does not wait for a
+	 * second build */
+	d->fast_base_stale = true;
+	if (!strcmp(oldtable, d->cfg.table) && reload_by_deltas(d, &m) == 0)
+		rc = 0;
+	else {
+		sw_model_free(&d->want);
+		d->want = m;
+		d->paused = false;
+		if (strcmp(oldtable, d->cfg.table)) {
+			bool absent;
 
-		sw_remove(&d->nl, oldtable, &absent, err, sizeof(err));
-		sw_owner_twin_remove(d, oldtable);
+			sw_remove(&d->nl, oldtable, &absent, err, sizeof(err));
+			sw_owner_twin_remove(d, oldtable);
+		}
+		sw_owner_twin_sync(d);
+		rc = reconcile(d, SW_CAUSE_RELOAD, "reload", (uint32_t)getpid(), "sandwalld",
+			       now_us(), 0);
 	}
-	sw_owner_twin_sync(d);
-	rc = reconcile(d, SW_CAUSE_RELOAD, "reload", (uint32_t)getpid(), "sandwalld", now_us(), 0);
+	t3 = now_us();
 	sw_owner_ensure(d);
 	nflog_setup(d);
 	cgroup_setup(d);
+	sw_debug("reload: config %lld us, host and model %lld us, kernel %lld us, the rest %lld us",
+		 (long long)(t1 - t0), (long long)(t2 - t1), (long long)(t3 - t2),
+		 (long long)(now_us() - t3));
 	sw_alert(&d->alert, LOG_NOTICE, "event=reload config=%s result=%s", d->config_path,
 		 rc ? "failed" : "ok");
 	snprintf(msg, len, "%s", rc ? "reloaded, but the repair failed" : "reloaded and in sync");

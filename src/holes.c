@@ -93,7 +93,7 @@ struct acc {
 /* Record cat once, with the first blocked prefix a overlaps. */
 static void consider(struct acc *c, enum sw_category cat, const struct sw_prefix *p)
 {
-	if (c->n == c->max || !sw_prefix_overlap(&c->a->dst, p))
+	if (c->n == c->max || c->a->dst.family != p->family || !sw_prefix_overlap(&c->a->dst, p))
 		return;
 	if (c->n && c->out[c->n - 1].cat == cat)
 		return;
@@ -123,6 +123,32 @@ static bool ll_ok[3], priv_ok[N_PRIVATE + 1];
 #define ALL_CATS (~0u)
 _Static_assert(SW_CAT_COUNT <= 32, "a category is a bit of cats");
 
+/* The first bytes the fixed lists (metadata, link_local, private) reach,
+ * a bit per byte value and family: an entry of /8 or longer whose first
+ * byte has no bit overlaps none of them (a prefix of /8 or longer shares
+ * its first byte with everything it overlaps; a shorter one sets the bits
+ * of every byte it spans). The usual large allowlist, public addresses,
+ * skips the lists at once. */
+struct first_bytes {
+	uint64_t v4[4], v6[4];
+};
+
+static void first_bytes_add(struct first_bytes *fb, const struct sw_prefix *p)
+{
+	uint64_t *bits = p->family == AF_INET ? fb->v4 : fb->v6;
+	unsigned span = p->len >= 8 ? 1 : 1u << (8 - p->len), lo = p->addr[0] & ~(span - 1);
+
+	for (unsigned b = lo; b < lo + span; b++)
+		bits[b / 64] |= 1ull << (b % 64);
+}
+
+static bool first_bytes_miss(const struct first_bytes *fb, const struct sw_prefix *p)
+{
+	const uint64_t *bits = p->family == AF_INET ? fb->v4 : fb->v6;
+
+	return p->len >= 8 && !(bits[p->addr[0] / 64] & (1ull << (p->addr[0] % 64)));
+}
+
 /* sw_allow_holes for the categories in cats only */
 static size_t holes_in(const struct sw_config *cfg, const struct sw_host *host,
 		       const struct sw_allow *a, struct sw_hole *out, size_t max, unsigned cats)
@@ -131,13 +157,30 @@ static size_t holes_in(const struct sw_config *cfg, const struct sw_host *host,
 	static struct sw_prefix meta[MAX_META];
 	static size_t n_meta;
 	static int meta_rc = 1;
+	static struct first_bytes fixed;
 	struct acc c = { out, 0, max, a };
-	bool block[SW_CAT_COUNT];
+	bool block[SW_CAT_COUNT], skip_fixed;
 
 	for (int i = 0; i < SW_CAT_COUNT; i++)
 		block[i] = cfg->block[i] && (cats & CAT(i));
-	if (meta_rc > 0 && (meta_rc = sw_endpoints_metadata(meta, MAX_META, &n_meta)))
-		n_meta = 0;
+	if (meta_rc > 0) {
+		if ((meta_rc = sw_endpoints_metadata(meta, MAX_META, &n_meta)))
+			n_meta = 0;
+		for (size_t i = 0; i < n_meta; i++)
+			first_bytes_add(&fixed, &meta[i]);
+		consider_text(&c, SW_CAT_LINK_LOCAL, link_local, 2, ll_cache, ll_ok);
+		consider_text(&c, SW_CAT_PRIVATE, rfc_private, N_PRIVATE, priv_cache, priv_ok);
+		c.n = 0;
+		for (size_t i = 0; i < 2; i++)
+			if (ll_ok[i])
+				first_bytes_add(&fixed, &ll_cache[i]);
+		for (size_t i = 0; i < N_PRIVATE; i++)
+			if (priv_ok[i])
+				first_bytes_add(&fixed, &priv_cache[i]);
+	}
+	skip_fixed = first_bytes_miss(&fixed, &a->dst);
+	if (skip_fixed)
+		block[SW_CAT_METADATA] = block[SW_CAT_LINK_LOCAL] = block[SW_CAT_PRIVATE] = false;
 	if (block[SW_CAT_METADATA] && meta_rc == 0)
 		for (size_t i = 0; i < n_meta; i++)
 			consider(&c, SW_CAT_METADATA, &meta[i]);

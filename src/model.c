@@ -11,6 +11,7 @@
 #include <libnftnl/udata.h>
 
 #include "model.h"
+#include "sort.h"
 
 void sw_model_init(struct sw_model *m, const char *table)
 {
@@ -129,6 +130,28 @@ int sw_model_find_counter(const struct sw_model *m, const char *name)
 	return -1;
 }
 
+int sw_set_reserve(struct sw_set *s, size_t n)
+{
+	struct sw_elem *e;
+	char **t;
+
+	if (n > SIZE_MAX / sizeof(*e))
+		return -ENOMEM;
+	if (n > s->cap_elems) {
+		if (!(e = realloc(s->elems, n * sizeof(*e))))
+			return -ENOMEM;
+		s->elems = e;
+		s->cap_elems = n;
+	}
+	if (n > s->cap_text) {
+		if (!(t = realloc(s->text, n * sizeof(*t))))
+			return -ENOMEM;
+		s->text = t;
+		s->cap_text = n;
+	}
+	return 0;
+}
+
 int sw_set_add_elem(struct sw_set *s, const struct sw_elem *e)
 {
 	if (s->n_elems == s->cap_elems) {
@@ -187,8 +210,7 @@ static int elem_cmp(const void *a, const void *b, void *arg)
 
 void sw_elems_sort(struct sw_elem *v, size_t n, size_t key_len)
 {
-	if (n > 1)
-		qsort_r(v, n, sizeof(*v), elem_cmp, &key_len);
+	sw_sort(v, n, sizeof(*v), elem_cmp, &key_len);
 }
 
 /* to's elements become a copy of from's (to's entry texts go: they were

@@ -32,6 +32,14 @@ int sw_desired(const struct sw_config *cfg, struct sw_host *host, struct sw_mode
 			 strerror(-rc));
 		return rc;
 	}
+	return sw_desired_tracked(cfg, host, m, err, errlen);
+}
+
+int sw_desired_tracked(const struct sw_config *cfg, struct sw_host *host, struct sw_model *m,
+		       char *err, size_t errlen)
+{
+	int rc;
+
 	/* [guard] cgroups: the matching cgroups' ids (cgwatch.c) */
 	if ((rc = sw_cg_scan_host(cfg, host))) {
 		snprintf(err, errlen, "cannot read the cgroup tree for [guard] cgroups: %s",

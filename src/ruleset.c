@@ -36,6 +36,7 @@
 #include "endpoints.h"
 #include "gate.h"
 #include "ruleset.h"
+#include "sort.h"
 
 /* room for the compiled-in metadata list and the fixed ranges, on top of
  * what the host and the config bring (those are sized at build time) */
@@ -99,7 +100,7 @@ static void ivals_merge(struct ivals *iv, bool adjacent)
 
 	if (!iv->n)
 		return;
-	qsort_r(iv->v, iv->n, sizeof(iv->v[0]), ival_cmp, &iv->klen);
+	sw_sort(iv->v, iv->n, sizeof(iv->v[0]), ival_cmp, &iv->klen);
 	for (size_t i = 0; i < iv->n; i++) {
 		struct ival *last = out ? &iv->v[out - 1] : NULL;
 		uint8_t next[16];
@@ -621,10 +622,12 @@ static size_t concat_key(uint8_t *k, const void *addr, size_t alen, uint8_t prot
 }
 
 /* family, address, length, protocol, port: the order the kernel sorts keys in */
-static int allow_cmp(const void *a, const void *b)
+static int allow_cmp(const void *a, const void *b, void *arg)
 {
 	const struct sw_allow *x = a, *y = b;
 	int r;
+
+	(void)arg;
 
 	if (x->dst.family != y->dst.family)
 		return x->dst.family < y->dst.family ? -1 : 1;
@@ -665,10 +668,12 @@ static void concat_text(char *text, const char *addr, uint8_t proto, uint16_t po
 }
 
 /* family, protocol, port, then address, the wider prefix first */
-static int cover_cmp(const void *a, const void *b)
+static int cover_cmp(const void *a, const void *b, void *arg)
 {
 	const struct sw_allow *x = a, *y = b;
 	int r;
+
+	(void)arg;
 
 	if (x->dst.family != y->dst.family)
 		return x->dst.family < y->dst.family ? -1 : 1;
@@ -725,8 +730,7 @@ static int concat_sets(struct sw_model *m, const char *base, struct sw_allow *al
 	 * widest first) order a covered entry follows its cover: one sweep.
 	 * A host entry under a wider one is dropped too: the wider one
 	 * accepts it already. */
-	if (n)
-		qsort(all, n, sizeof(all[0]), cover_cmp);
+	sw_sort(all, n, sizeof(all[0]), cover_cmp, NULL);
 	for (size_t i = 0, cover = SIZE_MAX; i < n; i++) {
 		if (cover != SIZE_MAX && all[cover].dst.family == all[i].dst.family &&
 		    all[cover].port.proto == all[i].port.proto &&
@@ -737,8 +741,23 @@ static int concat_sets(struct sw_model *m, const char *base, struct sw_allow *al
 			cover = i;
 	}
 	/* the order the kernel sorts keys in, for stable text */
-	if (n)
-		qsort(all, n, sizeof(all[0]), allow_cmp);
+	sw_sort(all, n, sizeof(all[0]), allow_cmp, NULL);
+	{
+		/* each set's room at once: 10,000 entries, no copy per doubling */
+		size_t count[4] = { 0 };
+		struct sw_set *to[4] = { s4, x4, s6, x6 };
+
+		for (size_t i = 0; i < n; i++) {
+			size_t alen = sw_family_addrlen(all[i].dst.family);
+
+			if (all[i].dst.family != AF_UNSPEC)
+				count[(all[i].dst.family == AF_INET ? 0 : 2) +
+				      (exact && all[i].dst.len == alen * 8)]++;
+		}
+		for (int k = 0; k < 4; k++)
+			if (to[k] && count[k] && (err = sw_set_reserve(to[k], count[k])))
+				return err;
+	}
 	for (size_t i = 0; i < n; i++) {
 		uint8_t lo[16], hi[16];
 		struct sw_elem e;

@@ -4,6 +4,7 @@
  * 1 drift, 2 usage/config/system error. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,20 +72,23 @@ static const struct verb {
 	bool kernel;                    /* opens the nf_tables socket */
 	int (*run)(struct run *x);
 	const char *help;
+	const char *daemon_req;         /* what a running sandwalld does for it
+					 * when it runs the same config file */
 } verbs[] = {
 	{ "apply", NEED_MODEL, true, run_apply,
 	  "install or fix the ruleset atomically (one batch), then read it back;\n"
-	  "            nothing is sent when the kernel already matches (--force rewrites it all)" },
+	  "            nothing is sent when the kernel already matches (--force rewrites it all)",
+	  "reload" },
 	{ "check", NEED_MODEL, true, run_check,
-	  "compare the kernel with the config: 0 in sync, 1 drift (printed)" },
-	{ "export", NEED_MODEL, false, run_export, "print the ruleset as nft -f text" },
-	{ "remove", NEED_CONFIG, true, run_remove, "delete the table" },
+	  "compare the kernel with the config: 0 in sync, 1 drift (printed)", NULL },
+	{ "export", NEED_MODEL, false, run_export, "print the ruleset as nft -f text", NULL },
+	{ "remove", NEED_CONFIG, true, run_remove, "delete the table", NULL },
 	{ "status", NEED_CONFIG, true, run_status,
-	  "counters per block category and sandbox, and the table's state" },
+	  "counters per block category and sandbox, and the table's state", NULL },
 	{ "verify", NEED_CONFIG, false, run_verify,
-	  "probe and attack from the container side: 0 = every target blocked" },
+	  "probe and attack from the container side: 0 = every target blocked", NULL },
 	{ "receipt", NEED_MODEL, true, run_receipt,
-	  "audit document: digests, counters, drift events, verify, verdict" },
+	  "audit document: digests, counters, drift events, verify, verdict", NULL },
 };
 
 static void usage(FILE *f)
@@ -192,15 +196,32 @@ static bool daemon_running(const struct opts *o)
 	       !strncmp(reply, "ok\n", 3);
 }
 
-/* Ask the daemon that owns the table to do it. */
+/* Does a daemon answer whose config is the file o->config names? 1 yes,
+ * 0 no (no daemon, another file, or a path that does not resolve). */
+static int daemon_same_config(const struct opts *o)
+{
+	char reply[SW_CONTROL_REPMAX], theirs[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
+
+	if (sw_control_call(o->control, "status", reply, sizeof(reply)) ||
+	    strncmp(reply, "ok\n", 3))
+		return 0;
+	reply_field(reply, "config", theirs, sizeof(theirs));
+	return realpath(o->config, a) && realpath(theirs, b) && !strcmp(a, b);
+}
+
+/* Ask the daemon that owns the table to do it. table: for the message when
+ * no daemon answers; NULL when the daemon was just seen running o->config. */
 static int via_daemon(const struct opts *o, const char *req, const char *table)
 {
 	char reply[SW_CONTROL_REPMAX], msg[512], cfgpath[512];
 	int rc = sw_control_call(o->control, req, reply, sizeof(reply));
 
 	if (rc) {
-		sw_err("table inet %s is owned by a running process (sandwalld) and no daemon "
-		       "answers on %s: %s", table, o->control, strerror(-rc));
+		if (table)
+			sw_err("table inet %s is owned by a running process (sandwalld) and no "
+			       "daemon answers on %s: %s", table, o->control, strerror(-rc));
+		else
+			sw_err("sandwalld stopped answering on %s: %s", o->control, strerror(-rc));
 		return EXIT_ERR;
 	}
 	reply_field(reply, "message", msg, sizeof(msg));
@@ -208,7 +229,7 @@ static int via_daemon(const struct opts *o, const char *req, const char *table)
 		sw_err("sandwalld: %s", msg);
 		return EXIT_ERR;
 	}
-	if (!strcmp(req, "reload")) {
+	if (table && !strcmp(req, "reload")) {
 		char st[SW_CONTROL_REPMAX];
 
 		if (sw_control_call(o->control, "status", st, sizeof(st)) == 0 &&
@@ -1043,6 +1064,12 @@ int main(int argc, char **argv)
 		return EXIT_ERR;
 	}
 
+	/* A running sandwalld with this config does it (and checks the
+	 * config, FILE:LINE in its reply): no second parse and build here,
+	 * and no nf_tables socket, whose close would wait for the kernel to
+	 * release what the daemon's commit replaced. */
+	if (v->daemon_req && (rc = daemon_same_config(&o)) > 0)
+		return via_daemon(&o, v->daemon_req, NULL);
 	/* Everything is validated before the kernel is touched. */
 	if (v->need == NEED_CONFIG && sw_config_load(o.config, &cfg, err, sizeof(err))) {
 		sw_err("%s", err);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* fuzz_addr: address/prefix text through the strict and loose parsers,
+/* fuzz_addr: address/prefix text through the strict and loose parsers
+ * (and the IPv4 one against inet_pton),
  * formatting back, masking, ranges and containment. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 
 #include "addr.h"
 
@@ -22,6 +24,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(s, data, size);
 	s[size] = '\0';
+	{
+		/* the hand-written IPv4 parser agrees with inet_pton, bytes too */
+		uint8_t a[4] = { 0 }, b[4] = { 0 };
+		size_t n = strlen(s);
+		int ours = sw_ipv4_parse(s, n, a) == 0, libc = inet_pton(AF_INET, s, b) == 1;
+
+		if (ours != libc || (ours && memcmp(a, b, 4)))
+			__builtin_trap();
+	}
 	if (sw_prefix_parse(s, &p, &why) == 0) {
 		uint8_t first[16], last[16];
 		size_t alen = sw_family_addrlen(p.family);

@@ -872,3 +872,52 @@ _daemon_11() {
 	table_exists && ok "the unowned table stays after the daemon (fail closed)" || bad "no table after the daemon stopped"
 	return 0
 }
+
+# ---------------------------------------------------------------- 12
+register_test daemon_12_apply_deltas "apply with the daemon's own config edited: an entry goes in as an element delta (real traffic decides), a bad edit is refused with FILE:LINE and changes nothing, a rule change takes the full path"
+daemon_12_apply_deltas() { d_run _daemon_12; }
+_daemon_12() {
+	local conf="$SWT_TMP/apply12.conf" n0 line
+	cp "$(mkconf apply12_base)" "$conf"
+	d_start "$conf" || return 1
+	blocked "$C1" http://10.0.0.50/
+
+	info "one [allow] entry added to the daemon's config, then sandwall apply"
+	cp "$(mkconf apply12_allow 'allow.destinations=10.0.0.50 tcp/80 reopen')" "$conf"
+	n0=$(d_log_lines)
+	d_sw -c "$conf" apply
+	if [ "$SW_RC" -eq 0 ] && grep -q '^sandwalld: reloaded and in sync' "$SW_OUT"; then ok "apply via the daemon: $(head -n1 "$SW_OUT")"
+	else bad "apply: exit $SW_RC, stdout: $(head -c 200 "$SW_OUT")"; show "$SW_ERR"; fi
+	# the element delta names the element; the full path logs change="reload"
+	if line=$(d_wait_log "$n0" 'event=applied .*allow4_exact element 10\.0\.0\.50' 1000); then
+		ok "the reload sent an element delta: ${line//$SWT_TMP\//}"
+	else bad "no element-delta line for the new entry"; tail -n +"$((n0 + 1))" "$D_LOG" | show - 6; fi
+	expect_sw 0 "check after the delta" -c "$conf" check
+	reach "$C1" http://10.0.0.50/
+	blocked "$C1" $D_META2
+
+	info "a broken edit: refused with FILE:LINE, the rules stay"
+	cp "$conf" "$SWT_TMP/apply12.good"
+	printf '[allow]\ndestinations = 10.0.0.50 tcp/80 reopen,\n    10.0.0.51 tcp/99999\n' >"$conf"
+	d_sw -c "$conf" apply
+	if [ "$SW_RC" -eq 2 ] && grep -q "$conf:3:" "$SW_ERR"; then ok "refused: $(head -n1 "$SW_ERR" | sed "s|$SWT_TMP/||g")"
+	else bad "broken config: exit $SW_RC (want 2), stderr lacks '$conf:3:'"; show "$SW_ERR"; fi
+	expect_sw 0 "the kernel still holds the last good config" -c "$SWT_TMP/apply12.good" check
+	reach "$C1" http://10.0.0.50/
+
+	info "a rule change (lan = no): not elements only, the full path"
+	cp "$(mkconf apply12_lan_no block.lan=no)" "$conf"
+	d_sw -c "$conf" apply
+	[ "$SW_RC" -eq 0 ] && ok "apply (lan = no): $(head -n1 "$SW_OUT")" || { bad "apply (lan = no): exit $SW_RC"; show "$SW_ERR"; }
+	expect_sw 0 "check after the rule change" -c "$conf" check
+	reach "$C1" http://10.0.0.50/
+	blocked "$C1" $D_META2
+
+	info "the entry removed again (lan = yes): the block is back"
+	cp "$(mkconf apply12_base2)" "$conf"
+	d_sw -c "$conf" apply
+	[ "$SW_RC" -eq 0 ] && ok "apply (entry removed): $(head -n1 "$SW_OUT")" || { bad "apply: exit $SW_RC"; show "$SW_ERR"; }
+	expect_sw 0 "check after removing the entry" -c "$conf" check
+	blocked "$C1" http://10.0.0.50/
+	return 0
+}

@@ -127,6 +127,43 @@ static void test_format(void **state)
 	assert_int_equal(sw_prefix_format(&p, exact, sizeof(exact)), -EAFNOSUPPORT);
 }
 
+/* The hand-made IPv4 parser takes exactly what inet_pton(AF_INET) takes:
+ * each octet value in each position, and the near misses. */
+static void test_ipv4_parse_as_inet_pton(void **state)
+{
+	static const char *const odd[] = {
+		"", ".", "1.2.3", "1.2.3.4.", ".1.2.3.4", "1.2.3.4.5", "1..2.3", "01.2.3.4",
+		"1.2.3.04", "1.2.3.00", "0.0.0.0", "255.255.255.255", "256.1.1.1", "1.2.3.256",
+		"1.2.3.1000", "1.2.3.4 ", " 1.2.3.4", "1.2.3.-4", "1.2.3.4a", "0x1.2.3.4",
+		"1.2.3.4/8", "999.1.1.1", "1.2.3.0255", "4294967296.0.0.1",
+	};
+	char s[32];
+	uint8_t got[4], want[4];
+
+	(void)state;
+	for (unsigned v = 0; v < 1000; v++) {
+		for (int i = 0; i < 4; i++) {
+			snprintf(s, sizeof(s), "%s%u%s", i == 0 ? "" : i == 1 ? "7." : i == 2 ? "7.7." : "7.7.7.",
+				 v, i == 3 ? "" : i == 2 ? ".7" : i == 1 ? ".7.7" : ".7.7.7");
+			memset(got, 0, 4);
+			memset(want, 0, 4);
+			assert_int_equal(sw_ipv4_parse(s, strlen(s), got) == 0,
+					 inet_pton(AF_INET, s, want) == 1);
+			assert_memory_equal(got, want, 4);
+		}
+	}
+	for (size_t i = 0; i < sizeof(odd) / sizeof(*odd); i++) {
+		memset(got, 0, 4);
+		memset(want, 0, 4);
+		assert_int_equal(sw_ipv4_parse(odd[i], strlen(odd[i]), got) == 0,
+				 inet_pton(AF_INET, odd[i], want) == 1);
+		assert_memory_equal(got, want, 4);
+	}
+	/* the length given, not the terminator, ends it */
+	assert_int_equal(sw_ipv4_parse("10.1.2.3/8", 8, got), 0);
+	assert_memory_equal(got, ((const uint8_t[]){ 10, 1, 2, 3 }), 4);
+}
+
 /* The hand-made dotted quad prints what inet_ntop prints, for every octet
  * value in every position, and refuses a buffer one byte short. */
 static void test_format_v4_as_inet_ntop(void **state)
@@ -320,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_parse_loose),
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_format_v4_as_inet_ntop),
+		cmocka_unit_test(test_ipv4_parse_as_inet_pton),
 		cmocka_unit_test(test_family_mask),
 		cmocka_unit_test(test_contains_equal),
 		cmocka_unit_test(test_contains_every_length),

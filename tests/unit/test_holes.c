@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "endpoints.h"
 #include "fake_kernel.h"
 #include "holes.h"
 #include "receipt.h"
@@ -344,6 +345,59 @@ static void test_dest_search(void **state)
 	assert_true(found > 1000 && found < 19000);     /* both outcomes were tried */
 }
 
+/* The first-byte shortcut (holes.c: an entry whose first byte no fixed
+ * list reaches skips them) finds what comparing with every prefix of
+ * metadata, link_local and private finds, for every first byte, both
+ * families and lengths around 8. */
+static void test_first_byte_shortcut(void **state)
+{
+	static const char *const fixed[] = {
+		"169.254.0.0/16", "fe80::/10", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16",
+		"100.64.0.0/10", "fc00::/7",
+	};
+	static const unsigned lens4[] = { 0, 1, 5, 7, 8, 9, 12, 16, 24, 32 };
+	static const unsigned lens6[] = { 0, 3, 7, 8, 10, 16, 64, 128 };
+	struct sw_prefix meta[256], list[256 + 8];
+	size_t n_meta = 0, n = 0, checked = 0, hits = 0;
+
+	(void)state;
+	assert_int_equal(sw_endpoints_metadata(meta, 256, &n_meta), 0);
+	for (size_t i = 0; i < n_meta; i++)
+		list[n++] = meta[i];
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(*fixed); i++)
+		assert_int_equal(sw_prefix_parse(fixed[i], &list[n++], NULL), 0);
+	conf("[block]\nprivate = yes\nhost = no\ngateways = no\nlan = no\n");
+	for (int fam = 0; fam < 2; fam++) {
+		const unsigned *lens = fam ? lens6 : lens4;
+		size_t nl = fam ? sizeof(lens6) / sizeof(*lens6) : sizeof(lens4) / sizeof(*lens4);
+
+		for (unsigned b = 0; b < 256; b++) {
+			for (size_t li = 0; li < nl; li++) {
+				struct sw_allow a = { .port = { IPPROTO_TCP, 80 } };
+				struct sw_hole h[SW_MAX_HOLES];
+				bool want = false;
+
+				a.dst.family = fam ? AF_INET6 : AF_INET;
+				a.dst.len = (uint8_t)lens[li];
+				memset(a.dst.addr, 0, sizeof(a.dst.addr));
+				a.dst.addr[0] = (uint8_t)b;
+				/* inside metadata's and the lists' own ranges too */
+				a.dst.addr[1] = fam ? 0x80 : 254;
+				a.dst.addr[2] = 169;
+				a.dst.addr[3] = 254;
+				sw_prefix_mask(&a.dst);
+				for (size_t i = 0; i < n; i++)
+					want |= sw_prefix_overlap(&a.dst, &list[i]);
+				assert_int_equal(sw_allow_holes(&cfg, NULL, &a, h, SW_MAX_HOLES) > 0, want);
+				checked++;
+				hits += want;
+			}
+		}
+	}
+	/* both answers came up */
+	assert_true(hits > 0 && hits < checked);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +409,7 @@ int main(void)
 		cmocka_unit_test(test_tmp_state_dir),
 		cmocka_unit_test(test_size_limit),
 		cmocka_unit_test(test_dest_search),
+		cmocka_unit_test(test_first_byte_shortcut),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
