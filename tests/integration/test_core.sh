@@ -17,6 +17,7 @@ register_test core_09_export         "export is nft -f text that rebuilds the sa
 register_test core_10_bad_config     "a bad config exits 2 with FILE:LINE: and changes nothing"
 register_test core_11_atomic         "apply is idempotent and never opens a gap while traffic flows"
 register_test core_12_status         "status and the documented default config file"
+register_test core_13_gate_fallback  "a category set emptied behind sandwall's back: the gate's fallback drop still blocks metadata and lan (and without it they open)"
 
 # Probe targets (URLs)
 U_META=http://169.254.169.254/
@@ -601,5 +602,46 @@ core_12_status() {
 	expect_sw 0 "check table swother" -c "$conf" check
 	expect_sw 0 "remove table swother" -c "$conf" remove
 	if table_exists swother; then bad "table inet swother still there"; else ok "table swother removed"; fi
+	return 0
+}
+
+# The gate (docs/ruleset.md rule 12): the union of the blocked addresses in
+# a set of its own, with a drop after the categories. Empty a category's
+# sets by hand (what a root process on the host could do between two
+# repairs): the packet no longer matches its category, and the fallback
+# drop is what stops it. Then delete the fallback rules as well: the same
+# packet gets through, so it was the fallback that held.
+core_13_gate_fallback() {
+	need_sandwall || return $SKIP
+	local conf set h
+	# the attack works without the table
+	hnft delete table inet sandwall 2>/dev/null
+	reach "$C1" $U_META
+	reach "$C1" $U_LAN
+	conf=$(mkconf gate_fallback)
+	apply_ok "$conf" || return 1
+	blocked "$C1" $U_META
+	blocked "$C1" $U_LAN
+	info "metadata4, link_local4 and lan4 flushed behind sandwall's back"
+	for set in metadata4 link_local4 lan4; do
+		hnft flush set inet sandwall "$set" || bad "nft flush set $set failed"
+	done
+	expect_sw 1 "check reports the flushed sets" -c "$conf" check
+	blocked "$C1" $U_META
+	blocked "$C1" $U_LAN
+	info "the fallback rules deleted as well"
+	for h in $(hnft -a list chain inet sandwall guard | grep -E 'comment "sandwall:gated4[ab]"' |
+		   grep -o 'handle [0-9]*' | cut -d' ' -f2); do
+		hnft delete rule inet sandwall guard handle "$h" || bad "nft delete rule handle $h failed"
+	done
+	if hnft list chain inet sandwall guard | grep -q 'sandwall:gated4'; then
+		bad "a gated4 rule is still there"; hnft list chain inet sandwall guard | show -
+	fi
+	reach "$C1" $U_META
+	reach "$C1" $U_LAN
+	apply_ok "$conf" || return 1
+	expect_sw 0 "check after the re-apply" -c "$conf" check
+	blocked "$C1" $U_META
+	blocked "$C1" $U_LAN
 	return 0
 }
