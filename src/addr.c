@@ -67,18 +67,15 @@ int sw_ipv4_parse(const char *s, size_t n, uint8_t out[4])
 	/* what inet_pton(AF_INET) takes: four decimal parts 0..255, dots
 	 * between, no leading zero, nothing else */
 	for (int part = 0; part < 4; part++) {
-		unsigned v = 0, digits = 0;
+		size_t start;
+		unsigned v = 0;
 
 		if (part && (i >= n || s[i++] != '.'))
 			return -EINVAL;
-		for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
-			if (digits && !v)
-				return -EINVAL;         /* "01" */
+		for (start = i; i < n && i - start < 4 && (unsigned)(s[i] - '0') < 10; i++)
 			v = v * 10 + (unsigned)(s[i] - '0');
-			if (v > 255)
-				return -EINVAL;
-		}
-		if (!digits)
+		/* 1 to 3 digits, no "01", at most 255 */
+		if (i == start || i - start > 3 || v > 255 || (s[start] == '0' && i - start > 1))
 			return -EINVAL;
 		a[part] = (uint8_t)v;
 	}

@@ -958,11 +958,14 @@ static const char *find_or_comment(const char *s, const char *chars)
 /* Cut a ';' or '#' comment that follows whitespace, then trailing space. */
 static void strip_comment(char *s)
 {
-	char *e;
+	char *e = s;
 
-	for (e = s; *e; e++)
-		if ((*e == ';' || *e == '#') && e > s && isspace((unsigned char)e[-1]))
-			break;
+	/* a ';' or '#' after a blank starts a comment (strpbrk: most lines
+	 * have neither) */
+	while ((e = strpbrk(e, ";#")) && !(e > s && isspace((unsigned char)e[-1])))
+		e++;
+	if (!e)
+		e = s + strlen(s);
 	while (e > s && isspace((unsigned char)e[-1]))
 		e--;
 	*e = '\0';

@@ -250,11 +250,18 @@ int sw_config_check_host(const struct sw_config *cfg, const struct sw_host *host
 {
 	struct sw_hole h[SW_MAX_HOLES];
 	char e[128], p[SW_ADDR_STRLEN];
+	struct first_bytes reach = { 0 };
 
+	/* what host, gateways and lan can hold, by first byte (every address's
+	 * subnet and every gateway: more than holes_in looks at, never less) */
+	for (size_t i = 0; i < host->n_addrs; i++)
+		first_bytes_add(&reach, &host->addrs[i].local);
+	for (size_t i = 0; i < host->n_gateways; i++)
+		first_bytes_add(&reach, &host->gateways[i].addr);
 	for (size_t i = 0; i < cfg->n_allows; i++) {
 		size_t n;
 
-		if (cfg->allows[i].reopen)
+		if (cfg->allows[i].reopen || first_bytes_miss(&reach, &cfg->allows[i].dst))
 			continue;
 		/* only the categories this host decides: the others were checked
 		 * with the file (check_whole), and are not reported here */

@@ -398,6 +398,49 @@ static void test_first_byte_shortcut(void **state)
 	assert_true(hits > 0 && hits < checked);
 }
 
+/* The same shortcut in the host check: an entry refused for host,
+ * gateways or lan exactly when sw_allow_holes finds one of them there. */
+static void test_first_byte_shortcut_host(void **state)
+{
+	static const unsigned lens[] = { 0, 4, 8, 16, 24, 32, 64, 128 };
+	size_t checked = 0, refused = 0;
+
+	(void)state;
+	conf("[block]\nhost = yes\ngateways = yes\nlan = yes\n[allow]\n"
+	     "destinations = 203.0.113.1 tcp/1\n");
+	for (int fam = 0; fam < 2; fam++) {
+		for (unsigned b = 0; b < 256; b++) {
+			for (size_t li = 0; li < sizeof(lens) / sizeof(*lens); li++) {
+				struct sw_hole h[SW_MAX_HOLES];
+				struct sw_allow *a = &cfg.allows[0];
+				bool want = false;
+				size_t n;
+
+				if (!fam && lens[li] > 32)
+					continue;
+				memset(&a->dst, 0, sizeof(a->dst));
+				a->dst.family = fam ? AF_INET6 : AF_INET;
+				a->dst.len = (uint8_t)lens[li];
+				a->dst.addr[0] = (uint8_t)b;
+				/* inside tk_host's subnets for the right first byte */
+				memcpy(a->dst.addr + 1, fam ? (const uint8_t[]){ 0x00, 0x00, 0x10 } :
+							      (const uint8_t[]){ 0, 0, 2 }, 3);
+				sw_prefix_mask(&a->dst);
+				a->reopen = false;
+				n = sw_allow_holes(&cfg, &host, a, h, SW_MAX_HOLES);
+				for (size_t j = 0; j < n; j++)
+					want |= h[j].cat == SW_CAT_HOST || h[j].cat == SW_CAT_GATEWAYS ||
+						h[j].cat == SW_CAT_LAN;
+				assert_int_equal(sw_config_check_host(&cfg, &host, err, sizeof(err)) != 0,
+						 want);
+				checked++;
+				refused += want;
+			}
+		}
+	}
+	assert_true(refused > 0 && refused < checked);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -410,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_size_limit),
 		cmocka_unit_test(test_dest_search),
 		cmocka_unit_test(test_first_byte_shortcut),
+		cmocka_unit_test(test_first_byte_shortcut_host),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
