@@ -906,18 +906,22 @@ _daemon_12() {
 	reach "$C1" http://10.0.0.50/
 
 	info "a rule change (lan = no): not elements only, the full path"
-	cp "$(mkconf apply12_lan_no block.lan=no)" "$conf"
-	d_sw -c "$conf" apply
-	[ "$SW_RC" -eq 0 ] && ok "apply (lan = no): $(head -n1 "$SW_OUT")" || { bad "apply (lan = no): exit $SW_RC"; show "$SW_ERR"; }
-	expect_sw 0 "check after the rule change" -c "$conf" check
+	_d12_apply "$conf" "$(mkconf apply12_lan_no block.lan=no)" "lan = no"
 	reach "$C1" http://10.0.0.50/
 	blocked "$C1" $D_META2
 
 	info "the entry removed again (lan = yes): the block is back"
-	cp "$(mkconf apply12_base2)" "$conf"
-	d_sw -c "$conf" apply
-	[ "$SW_RC" -eq 0 ] && ok "apply (entry removed): $(head -n1 "$SW_OUT")" || { bad "apply: exit $SW_RC"; show "$SW_ERR"; }
-	expect_sw 0 "check after removing the entry" -c "$conf" check
+	_d12_apply "$conf" "$(mkconf apply12_base2)" "entry removed"
 	blocked "$C1" http://10.0.0.50/
 	return 0
+}
+
+# _d12_apply CONF NEW WHAT: NEW becomes the daemon's CONF, sandwall apply
+# asks the daemon, and check agrees afterwards
+_d12_apply() {
+	cp "$2" "$1"
+	d_sw -c "$1" apply
+	if [ "$SW_RC" -eq 0 ]; then ok "apply ($3): $(head -n1 "$SW_OUT")"
+	else bad "apply ($3): exit $SW_RC"; show "$SW_ERR"; fi
+	expect_sw 0 "check after the apply ($3)" -c "$1" check
 }
