@@ -59,6 +59,10 @@ struct sw_set {
 	size_t n_elems, cap_elems;
 	char **text;                    /* desired only: nft text of each entry */
 	size_t n_text, cap_text;
+	bool text_concat;               /* desired only, instead of text: each element is
+					 * an [allow] entry whose text sw_set_entry_text
+					 * makes when asked (export): 10,000 entries cost
+					 * no 10,000 strings on every build */
 };
 
 struct sw_chain {
@@ -134,8 +138,8 @@ bool sw_elem_same(const struct sw_elem *a, const struct sw_elem *b, size_t key_l
 bool sw_rule_same(const struct sw_rule *a, const struct sw_rule *b);
 int sw_model_find_counter(const struct sw_model *m, const char *name);
 
-/* Room for n elements and n entry texts in all (no copy per doubling
- * while 10,000 entries go in): 0 or -ENOMEM. */
+/* Room for n elements in all (no copy per doubling while 10,000 entries
+ * go in): 0 or -ENOMEM. */
 int sw_set_reserve(struct sw_set *s, size_t n);
 int sw_set_add_elem(struct sw_set *s, const struct sw_elem *e);
 int sw_set_add_text(struct sw_set *s, const char *text);
@@ -147,6 +151,10 @@ void sw_set_sort(struct sw_set *s);
 void sw_elems_sort(struct sw_elem *v, size_t n, size_t key_len);
 /* That order as a comparison (<0, 0, >0), for walks over sorted sets. */
 int sw_elem_order(const struct sw_elem *x, const struct sw_elem *y, size_t key_len);
+/* How many entries export lists, and entry i's nft text: s->text[i], or
+ * made from element i of a text_concat set ("10.0.0.0/8 . tcp . 443"). */
+size_t sw_set_n_entries(const struct sw_set *s);
+int sw_set_entry_text(const struct sw_set *s, size_t i, char *buf, size_t len);
 /* Human text of one raw element of set s ("10.0.0.0", "\"br-\"", ...). */
 int sw_elem_format(const struct sw_set *s, const struct sw_elem *e, char *buf, size_t len);
 

@@ -5,6 +5,7 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 
+#include "addr.h"
 #include "export.h"
 
 static const char *hook_name(uint32_t hook)
@@ -40,10 +41,15 @@ int sw_export(const struct sw_model *m, FILE *f)
 			fprintf(f, "\t\tflags dynamic%s\n", s->flags & NFT_SET_TIMEOUT ? ",timeout" : "");
 		if (s->timeout_ms)
 			fprintf(f, "\t\ttimeout %llums\n", (unsigned long long)s->timeout_ms);
-		if (s->n_text) {
+		if (sw_set_n_entries(s)) {
+			char text[SW_ADDR_STRLEN + 32];
+
 			fprintf(f, "\t\telements = {");
-			for (size_t j = 0; j < s->n_text; j++)
-				fprintf(f, "%s%s", j ? ",\n\t\t\t     " : " ", s->text[j]);
+			for (size_t j = 0; j < sw_set_n_entries(s); j++) {
+				if (sw_set_entry_text(s, j, text, sizeof(text)))
+					return -EINVAL;
+				fprintf(f, "%s%s", j ? ",\n\t\t\t     " : " ", text);
+			}
 			fprintf(f, " }\n");
 		}
 		fprintf(f, "\t}\n\n");

@@ -9,7 +9,10 @@
 #include <libnftnl/rule.h>
 #include <libnftnl/expr.h>
 #include <libnftnl/udata.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
+#include "addr.h"
 #include "model.h"
 #include "sort.h"
 
@@ -133,7 +136,6 @@ int sw_model_find_counter(const struct sw_model *m, const char *name)
 int sw_set_reserve(struct sw_set *s, size_t n)
 {
 	struct sw_elem *e;
-	char **t;
 
 	if (n > SIZE_MAX / sizeof(*e))
 		return -ENOMEM;
@@ -142,12 +144,6 @@ int sw_set_reserve(struct sw_set *s, size_t n)
 			return -ENOMEM;
 		s->elems = e;
 		s->cap_elems = n;
-	}
-	if (n > s->cap_text) {
-		if (!(t = realloc(s->text, n * sizeof(*t))))
-			return -ENOMEM;
-		s->text = t;
-		s->cap_text = n;
 	}
 	return 0;
 }
@@ -297,6 +293,45 @@ static size_t key_format(const struct sw_set *s, const uint8_t *k, char *buf, si
 		pos += (fl + 3) & ~3u;
 	}
 	return off;
+}
+
+size_t sw_set_n_entries(const struct sw_set *s)
+{
+	return s->n_text ? s->n_text : s->text_concat ? s->n_elems : 0;
+}
+
+int sw_set_entry_text(const struct sw_set *s, size_t i, char *buf, size_t len)
+{
+	const struct sw_elem *e;
+	struct sw_prefix p = { 0 };
+	char a[SW_ADDR_STRLEN];
+	size_t alen, bits = 0;
+	uint16_t port;
+	int n;
+
+	if (s->n_text)
+		return i < s->n_text && snprintf(buf, len, "%s", s->text[i]) < (int)len ? 0 : -ENOSPC;
+	if (!s->text_concat || i >= s->n_elems || s->n_concat != 3 ||
+	    (s->concat[0] != 4 && s->concat[0] != 16))
+		return -EINVAL;
+	e = &s->elems[i];
+	alen = s->concat[0];
+	/* an interval's prefix length: the bits its start and end share */
+	if (e->has_key_end)
+		while (bits < alen * 8 && !((e->key[bits / 8] ^ e->key_end[bits / 8]) &
+					    (0x80 >> (bits % 8))))
+			bits++;
+	else
+		bits = alen * 8;
+	p.family = alen == 4 ? AF_INET : AF_INET6;
+	p.len = (uint8_t)bits;
+	memcpy(p.addr, e->key, alen);
+	memcpy(&port, e->key + alen + 4, 2);
+	if (sw_prefix_format(&p, a, sizeof(a)))
+		return -EINVAL;
+	n = snprintf(buf, len, "%s . %s . %u", a, e->key[alen] == IPPROTO_TCP ? "tcp" : "udp",
+		     ntohs(port));
+	return n >= 0 && (size_t)n < len ? 0 : -ENOSPC;
 }
 
 int sw_elem_format(const struct sw_set *s, const struct sw_elem *e, char *buf, size_t len)

@@ -645,28 +645,6 @@ static const char *proto_name(uint8_t p)
 	return p == IPPROTO_TCP ? "tcp" : "udp";
 }
 
-/* text = "<addr> . tcp|udp . <port>", what snprintf "%s . %s . %u" prints,
- * by hand (once per allow entry); text holds SW_ADDR_STRLEN + 16 */
-static void concat_text(char *text, const char *addr, uint8_t proto, uint16_t port)
-{
-	size_t n = strnlen(addr, SW_ADDR_STRLEN - 1);
-	char d[5], *o;
-	int k = 0;
-
-	memcpy(text, addr, n);
-	o = text + n;
-	memcpy(o, " . ", 3);
-	memcpy(o + 3, proto_name(proto), 3);
-	memcpy(o + 6, " . ", 3);
-	o += 9;
-	do
-		d[k++] = (char)('0' + port % 10);
-	while ((port /= 10));
-	while (k)
-		*o++ = d[--k];
-	*o = '\0';
-}
-
 /* family, protocol, port, then address, the wider prefix first */
 static int cover_cmp(const void *a, const void *b, void *arg)
 {
@@ -758,10 +736,13 @@ static int concat_sets(struct sw_model *m, const char *base, struct sw_allow *al
 			if (to[k] && count[k] && (err = sw_set_reserve(to[k], count[k])))
 				return err;
 	}
+	/* the entries' texts come from the elements when export asks */
+	s4->text_concat = s6->text_concat = true;
+	if (exact)
+		x4->text_concat = x6->text_concat = true;
 	for (size_t i = 0; i < n; i++) {
 		uint8_t lo[16], hi[16];
 		struct sw_elem e;
-		char a[SW_ADDR_STRLEN], text[SW_ADDR_STRLEN + 16];
 		size_t alen;
 		bool host;
 
@@ -781,10 +762,6 @@ static int concat_sets(struct sw_model *m, const char *base, struct sw_allow *al
 			e.has_key_end = true;
 		}
 		if ((err = sw_set_add_elem(s, &e)))
-			return err;
-		sw_prefix_format(&all[i].dst, a, sizeof(a));
-		concat_text(text, a, all[i].port.proto, all[i].port.port);
-		if ((err = sw_set_add_text(s, text)))
 			return err;
 	}
 	return 0;
@@ -2429,6 +2406,7 @@ static int copy_set(struct sw_model *m, const struct sw_set *from)
 	memcpy(s->concat, from->concat, sizeof(s->concat));
 	s->n_concat = from->n_concat;
 	s->type_text = from->type_text;
+	s->text_concat = from->text_concat;
 	for (size_t i = 0; i < from->n_elems && !err; i++)
 		err = sw_set_add_elem(s, &from->elems[i]);
 	for (size_t i = 0; i < from->n_text && !err; i++)

@@ -57,20 +57,26 @@ static void assert_text(const struct sw_model *m, const char *name, const char *
 			size_t n)
 {
 	const struct sw_set *s = set(m, name);
+	char t[128];
 
-	if (s->n_text != n) {
-		for (size_t i = 0; i < s->n_text; i++)
-			print_message("  %s text[%zu] = %s\n", name, i, s->text[i]);
-		fail_msg("set %s: %zu text entries, want %zu", name, s->n_text, n);
+	if (sw_set_n_entries(s) != n) {
+		for (size_t i = 0; i < sw_set_n_entries(s); i++)
+			if (!sw_set_entry_text(s, i, t, sizeof(t)))
+				print_message("  %s text[%zu] = %s\n", name, i, t);
+		fail_msg("set %s: %zu text entries, want %zu", name, sw_set_n_entries(s), n);
 	}
-	for (size_t i = 0; i < n; i++)
-		assert_string_equal(s->text[i], want[i]);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(sw_set_entry_text(s, i, t, sizeof(t)), 0);
+		assert_string_equal(t, want[i]);
+	}
 }
 
-static bool has_text(const struct sw_set *s, const char *t)
+static bool has_text(const struct sw_set *s, const char *want)
 {
-	for (size_t i = 0; i < s->n_text; i++)
-		if (!strcmp(s->text[i], t))
+	char t[128];
+
+	for (size_t i = 0; i < sw_set_n_entries(s); i++)
+		if (!sw_set_entry_text(s, i, t, sizeof(t)) && !strcmp(t, want))
 			return true;
 	return false;
 }
@@ -1075,6 +1081,51 @@ static void test_auto_uplink_bridge(void **state)
 	sw_model_free(&m);
 }
 
+/* The entry texts of the allow sets come from their elements (export asks
+ * for them): every prefix length of both families prints as written. */
+static void test_allow_entry_texts_every_length(void **state)
+{
+	static char conf[64 * 1024];
+	struct sw_model m;
+	char want[96];
+	size_t off;
+
+	(void)state;
+	off = (size_t)snprintf(conf, sizeof(conf), "[allow]\ndestinations = ");
+	for (unsigned len = 0; len <= 32; len++)
+		off += (size_t)snprintf(conf + off, sizeof(conf) - off, "0.0.0.0/%u tcp/%u reopen,\n    ",
+					len, 1000 + len);
+	for (unsigned len = 0; len <= 128; len++)
+		off += (size_t)snprintf(conf + off, sizeof(conf) - off, "::/%u udp/%u reopen%s",
+					len, 2000 + len, len < 128 ? ",\n    " : "\n");
+	assert_true(off < sizeof(conf) - 1);
+	tk_build(conf, &m);
+	for (unsigned len = 0; len <= 32; len++) {
+		if (len < 32)
+			snprintf(want, sizeof(want), "0.0.0.0/%u . tcp . %u", len, 1000 + len);
+		else
+			snprintf(want, sizeof(want), "0.0.0.0 . tcp . %u", 1000 + len);
+		if (!has_text(set(&m, len < 32 ? "allow4" : "allow4_exact"), want))
+			fail_msg("no entry text '%s'", want);
+	}
+	for (unsigned len = 0; len <= 128; len++) {
+		if (len < 128)
+			snprintf(want, sizeof(want), ":: /%u . udp . %u", len, 2000 + len);
+		else
+			snprintf(want, sizeof(want), ":: . udp . %u", 2000 + len);
+		if (len < 128)      /* "::/len" */
+			memmove(want + 2, want + 3, strlen(want + 3) + 1);
+		if (!has_text(set(&m, len < 128 ? "allow6" : "allow6_exact"), want))
+			fail_msg("no entry text '%s'", want);
+	}
+	/* one text per element, none for a set of another kind */
+	assert_int_equal(sw_set_n_entries(set(&m, "allow4")), set(&m, "allow4")->n_elems);
+	assert_int_equal(sw_set_entry_text(set(&m, "allow4"), set(&m, "allow4")->n_elems, want,
+					   sizeof(want)), -EINVAL);
+	assert_int_equal(sw_set_entry_text(set(&m, "allow4"), 0, want, 8), -ENOSPC);
+	sw_model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1094,6 +1145,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_adjacent_patterns_text, model_setup, model_teardown),
 		cmocka_unit_test(test_log_no),
 		cmocka_unit_test(test_allow_and_host_ports),
+		cmocka_unit_test(test_allow_entry_texts_every_length),
 		cmocka_unit_test(test_chains_and_counters),
 		cmocka_unit_test(test_guard_order),
 		cmocka_unit_test(test_output_path),

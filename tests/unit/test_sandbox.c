@@ -127,12 +127,12 @@ static void test_ruleset(void **state)
 	assert_null(rule(&d, "sandwall:sbx-agents-ifaces"));
 	/* sets, chains, counters */
 	assert_non_null(sw_model_find_set(&m, "resolvers4"));
-	assert_int_equal(sw_model_find_set(&m, "resolvers4")->n_text, 2);   /* udp and tcp 53 */
+	assert_int_equal(sw_set_n_entries(sw_model_find_set(&m, "resolvers4")), 2);   /* udp and tcp 53 */
 	assert_non_null(sw_model_find_set(&m, "sbx_agents_ifaces"));
 	assert_non_null(sw_model_find_set(&m, "sbx_web_src4"));
 	/* one address, one protocol, one port: the hash set */
-	assert_int_equal(sw_model_find_set(&m, "sbx_web_allow4_exact")->n_text, 1);
-	assert_int_equal(sw_model_find_set(&m, "sbx_web_allow4")->n_text, 0);
+	assert_int_equal(sw_set_n_entries(sw_model_find_set(&m, "sbx_web_allow4_exact")), 1);
+	assert_int_equal(sw_set_n_entries(sw_model_find_set(&m, "sbx_web_allow4")), 0);
 	assert_null(sw_model_find_set(&m, "sbx_agents_allow4"));
 	assert_null(sw_model_find_set(&m, "sbx_agents_allow4_exact"));
 	assert_string_equal(text_of(&m, "sandwall:sbx-web-allow4_exact", false),
