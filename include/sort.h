@@ -4,9 +4,10 @@
 /* sort: qsort_r for sandwall's lists (config entries, set elements,
  * intervals), O(n) when they are already in order (configs are often
  * written in order, and elements built from sorted entries come out in
- * key order), and O(n + m log m) when m entries follow a sorted list (the
- * resolvers' port 53 after the allowlist); else qsort_r. Ties keep
- * their order in the O(n) cases; callers must not depend on it. */
+ * key order); when m entries follow a sorted list (the resolvers' port 53
+ * after the allowlist), each moved into place for m <= 16, else the tail
+ * sorted and merged, O(n + m log m); else qsort_r. Ties keep their order
+ * in these cases; callers must not depend on it. */
 #include <stddef.h>
 
 typedef int (*sw_cmp_fn)(const void *a, const void *b, void *arg);

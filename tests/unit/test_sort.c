@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for sort.c: the same order as qsort_r for sorted input, a
- * sorted list with a tail, reversed and random lists, with ties; ties keep
- * their order where sort.h says so. */
+ * sorted list with a short tail (moved in one by one) and a long one
+ * (merged), reversed and random lists, with ties; ties keep their order
+ * where sort.h says so. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -30,7 +31,7 @@ static int by_key(const void *a, const void *b, void *arg)
 	return (x->key > y->key) - (x->key < y->key);
 }
 
-enum shape { SORTED, TAIL, REVERSED, RANDOM, N_SHAPES };
+enum shape { SORTED, TAIL, TAIL_LONG, REVERSED, RANDOM, N_SHAPES };
 
 static void fill(struct item *v, size_t n, enum shape s, unsigned *seed, uint32_t range)
 {
@@ -39,6 +40,7 @@ static void fill(struct item *v, size_t n, enum shape s, unsigned *seed, uint32_
 		switch (s) {
 		case SORTED: v[i].key = (uint32_t)(i * range / (n ? n : 1)); break;
 		case TAIL: v[i].key = i + 3 < n ? (uint32_t)(i * range / n) : (*seed >> 8) % range; break;
+		case TAIL_LONG: v[i].key = i + n / 4 < n ? (uint32_t)(i * range / n) : (*seed >> 8) % range; break;
 		case REVERSED: v[i].key = (uint32_t)((n - i) * range / n); break;
 		default: v[i].key = (*seed >> 8) % range; break;
 		}
@@ -73,7 +75,7 @@ static void test_same_as_qsort(void **state)
 					assert_int_equal((unsigned char)a[i].pad[5], (uint8_t)a[i].pos);
 				}
 				/* the O(n) shapes keep ties in their order */
-				if (s == SORTED || s == TAIL)
+				if (s == SORTED || s == TAIL || s == TAIL_LONG)
 					for (size_t i = 1; i < n; i++)
 						if (a[i - 1].key == a[i].key)
 							assert_true(a[i - 1].pos < a[i].pos);
