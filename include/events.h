@@ -32,8 +32,9 @@ struct sw_nft_txn {
 typedef void (*sw_nft_txn_cb)(const struct sw_nft_txn *txn, void *data);
 
 /* Parse one datagram of nf_tables events. Messages for `table` (family
- * inet) mark the transaction; NEWGEN completes it and, if it touched our
- * table, calls cb. cur carries a transaction across datagrams. */
+ * inet) mark the transaction; NEWGEN completes it and calls cb, for every
+ * transaction (cur->touched: it named our table). cur carries a
+ * transaction across datagrams. */
 void sw_events_parse_nft(const void *buf, size_t len, const char *table,
 			 struct sw_nft_txn *cur, sw_nft_txn_cb cb, void *data);
 /* Does an rtnetlink datagram change links, addresses or routes? */

@@ -38,6 +38,9 @@ enum sw_table_owner {
 };
 enum sw_table_owner sw_table_owner(const struct sw_model *have);
 
+/* The generation after a commit at gen (the kernel skips 0). */
+uint32_t sw_gen_after(uint32_t gen);
+
 /* Read the host (rtnetlink, resolvers) and build the desired model. */
 int sw_desired(const struct sw_config *cfg, struct sw_host *host, struct sw_model *m,
 	       char *err, size_t errlen);

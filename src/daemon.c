@@ -226,12 +226,22 @@ struct drift {
 	bool seen;
 	unsigned n;             /* transactions by others in this read */
 	struct sw_nft_txn txn;
+	uint32_t *synced;       /* the daemon's synced_gen */
 };
 
 static void on_txn(const struct sw_nft_txn *t, void *data)
 {
 	struct drift *dr = data;
 
+	/* another table's transaction right after the generation at which our
+	 * table was seen to hold want: it holds it at this one too, and the
+	 * next delta need not find the generation moved (ERESTART) and dump
+	 * the table (docker's iptables-nft, another tool's table) */
+	if (!t->touched) {
+		if (*dr->synced && sw_gen_after(*dr->synced) == t->genid)
+			*dr->synced = t->genid;
+		return;
+	}
 	if (t->pid == (uint32_t)getpid())
 		return;         /* our own batch */
 	if (!dr->seen)
@@ -543,7 +553,7 @@ static void full_resync(struct sw_daemon *d)
 
 static void handle_nft(struct sw_daemon *d)
 {
-	struct drift dr = { 0 };
+	struct drift dr = { .synced = &d->synced_gen };
 	int64_t t0 = now_us();
 	int rc = sw_events_read_nft(&d->ev, d->cfg.table, on_txn, &dr);
 
@@ -764,7 +774,7 @@ static void dns_tick(struct sw_daemon *d)
 		/* each of our commits moves the generation host updates start
 		 * from (a wrong guess only costs them a dump: ERESTART) */
 		for (; d->synced_gen && commits < d->resolver.commits; commits++)
-			d->synced_gen = d->synced_gen + 1 ? d->synced_gen + 1 : 1;
+			d->synced_gen = sw_gen_after(d->synced_gen);
 	}
 	next = sw_resolver_deadline(&d->resolver);
 	if (next == INT64_MAX)
@@ -888,6 +898,15 @@ static int reload_by_deltas(struct sw_daemon *d, struct sw_model *m)
 	    parents_sig(&d->cfg, &d->host) != d->parents_sig)
 		return -ESTALE;
 	rc = sw_update_sets(&d->nl, m, &d->want, &d->synced_gen, &diff, err, sizeof(err));
+	if (rc == -ERESTART) {
+		/* the generation moved: the events not read yet say by whom (another
+		 * table's transaction moves synced_gen along; ours is repaired) */
+		sw_diff_free(&diff);
+		handle_nft(d);
+		if (d->synced_gen && !d->retry && !d->paused)
+			rc = sw_update_sets(&d->nl, m, &d->want, &d->synced_gen, &diff, err,
+					    sizeof(err));
+	}
 	if (rc) {
 		sw_debug("reload by deltas: %s; comparing with the kernel", err);
 		sw_diff_free(&diff);

@@ -101,7 +101,7 @@ void sw_events_parse_nft(const void *buf, size_t len, const char *table,
 		type = NFNL_MSG_TYPE(nlh->nlmsg_type);
 		if (type == NFT_MSG_NEWGEN) {
 			parse_gen(nlh, cur);
-			if (cur->touched && cb)
+			if (cb)
 				cb(cur, data);
 			memset(cur, 0, sizeof(*cur));
 			continue;

@@ -216,8 +216,7 @@ static int build_refill(struct sw_batch *b, struct sw_nl *nl, const void *arg)
 	return rc;
 }
 
-/* The generation after a commit stamped with gen (the kernel skips 0). */
-static uint32_t gen_after(uint32_t gen)
+uint32_t sw_gen_after(uint32_t gen)
 {
 	return gen + 1 ? gen + 1 : 1;
 }
@@ -278,7 +277,7 @@ static int gate_prepare(struct sw_nl *nl, struct sw_model *want, struct sw_model
 	}
 	if (rc)
 		return rc;
-	have->genid = gen_after(have->genid);
+	have->genid = sw_gen_after(have->genid);
 	for (int v6 = 0; v6 < 2 && !rc; v6++) {
 		struct sw_set *h;
 
@@ -327,7 +326,7 @@ int sw_update_sets(struct sw_nl *nl, struct sw_model *want, const struct sw_mode
 		kernel_error(nl, "cannot update the sets", rc, err, errlen);
 		return rc;
 	}
-	*genid = gen_after(*genid);
+	*genid = sw_gen_after(*genid);
 	return 0;
 }
 
@@ -761,7 +760,7 @@ int sw_reconcile_hint(struct sw_nl *nl, struct sw_model *want, struct sw_hint *h
 		rc = create(nl, hint->genid, want, hint);
 		if (rc == 0) {
 			d->n = 0;
-			expect = gen_after(hint->genid);
+			expect = sw_gen_after(hint->genid);
 			goto committed;
 		}
 		rc = -ERESTART;
@@ -800,7 +799,7 @@ int sw_reconcile_hint(struct sw_nl *nl, struct sw_model *want, struct sw_hint *h
 		/* the smallest batch that fixes it, stamped with the generation
 		 * the diff saw: if anything moved since, ERESTART and again */
 		rc = send_fix(nl, want, &have, d, false, &multi, hint);
-		expect = multi ? 0 : gen_after(have.genid);
+		expect = multi ? 0 : sw_gen_after(have.genid);
 		sw_model_free(&have);
 	}
 	if (rc) {

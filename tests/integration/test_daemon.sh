@@ -896,6 +896,18 @@ _daemon_12() {
 	reach "$C1" http://10.0.0.50/
 	blocked "$C1" $D_META2
 
+	info "another table's transaction in between (as docker's iptables-nft makes): still a delta"
+	hnft add table inet other12 && hnft add chain inet other12 c || bad "nft add table inet other12 failed"
+	D_UNDO+=("nsx $H nft delete table inet other12")
+	cp "$(mkconf apply12_allow2 'allow.destinations=10.0.0.50 tcp/80 reopen, 10.0.0.50 tcp/81 reopen')" "$conf"
+	n0=$(d_log_lines)
+	d_sw -c "$conf" apply
+	[ "$SW_RC" -eq 0 ] || { bad "apply: exit $SW_RC"; show "$SW_ERR"; }
+	if line=$(d_wait_log "$n0" 'event=applied .*allow4_exact element 10\.0\.0\.50 \. 6 \. 81' 1000); then
+		ok "an element delta after another table's commit: ${line//$SWT_TMP\//}"
+	else bad "no element-delta line after another table's commit"; tail -n +"$((n0 + 1))" "$D_LOG" | show - 6; fi
+	expect_sw 0 "check after the delta" -c "$conf" check
+
 	info "a broken edit: refused with FILE:LINE, the rules stay"
 	cp "$conf" "$SWT_TMP/apply12.good"
 	printf '[allow]\ndestinations = 10.0.0.50 tcp/80 reopen,\n    10.0.0.51 tcp/99999\n' >"$conf"
