@@ -109,6 +109,29 @@ static struct nftnl_set *set_obj(const char *table, const struct sw_set *s, uint
 	return ns;
 }
 
+/* The key types whose keys are in host byte order, and for which kind of
+ * set nft writes its note saying so (NFTNL_UDATA_SET_KEYBYTEORDER):
+ * without it `nft list` shows them byte-swapped, or an interface name of
+ * a hash set as ""; the kernel ignores it. nft writes none for an interval
+ * set of names. */
+static const struct {
+	uint32_t key_type;
+	bool hash, interval;
+} host_order[] = {
+	{ SW_TYPE_UID, true, true },
+	{ SW_TYPE_CGROUPV2, true, true },
+	{ SW_TYPE_IFNAME, true, false },
+};
+
+static bool host_order_note(const struct sw_set *s)
+{
+	for (size_t i = 0; i < sizeof(host_order) / sizeof(*host_order); i++)
+		if (host_order[i].key_type == s->key_type)
+			return s->flags & NFT_SET_INTERVAL ? host_order[i].interval :
+							     host_order[i].hash;
+	return false;
+}
+
 /* set <name> { type <type_text>; [flags interval;] } */
 static int set_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
 		   const struct sw_set *s, uint32_t id)
@@ -127,11 +150,7 @@ static int set_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
 		nftnl_set_set_u32(ns, NFTNL_SET_DESC_SIZE, s->size);
 	if (s->n_concat && (s->flags & NFT_SET_CONCAT))
 		nftnl_set_set_data(ns, NFTNL_SET_DESC_CONCAT, s->concat, s->n_concat);
-	if (s->key_type == SW_TYPE_UID || s->key_type == SW_TYPE_CGROUPV2 ||
-	    (s->key_type == SW_TYPE_IFNAME && !(s->flags & NFT_SET_INTERVAL))) {
-		/* nft's own note that the keys are in host byte order (else
-		 * `nft list` shows them byte-swapped, or an interface name of
-		 * a hash set as ""; the kernel ignores it) */
+	if (host_order_note(s)) {
 		struct nftnl_udata_buf *ud = nftnl_udata_buf_alloc(16);
 
 		if (!ud || !nftnl_udata_put_u32(ud, NFTNL_UDATA_SET_KEYBYTEORDER, 1 /* host */)) {
