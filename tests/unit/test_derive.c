@@ -284,20 +284,17 @@ static void test_generation_moved(void **state)
 	size_t gets = t->k.n_gets[NFT_MSG_GETRULE];
 	struct sw_hint h;
 	bool repaired;
+	uint32_t g;
 
 	fn_t_del_elem(&t->k, T, t->victim, 1);
 	ev_elem(&t->ev, NFT_MSG_DELSETELEM, NFPROTO_INET, t->victim, &x);
-	*(&h) = (struct sw_hint){ 0 };
-	{
-		uint32_t g = t->k.genid;
-
-		fn_t_flush_chain(&t->k, T, t->chain);   /* a second commit, no events given */
-		sw_diff_free(&t->d);
-		h = (struct sw_hint){ .txn = t->ev.data, .txn_len = t->ev.len, .genid = g,
-				      .base_genid = t->synced };
-		assert_int_equal(sw_reconcile_hint(&t->nl, &t->want, &h, &t->d, &repaired, t->err,
-						   sizeof(t->err)), 0);
-	}
+	g = t->k.genid;
+	fn_t_flush_chain(&t->k, T, t->chain);   /* a second commit, no events given */
+	sw_diff_free(&t->d);
+	h = (struct sw_hint){ .txn = t->ev.data, .txn_len = t->ev.len, .genid = g,
+			      .base_genid = t->synced };
+	assert_int_equal(sw_reconcile_hint(&t->nl, &t->want, &h, &t->d, &repaired, t->err,
+					   sizeof(t->err)), 0);
 	assert_true(repaired);
 	assert_false(h.derived);
 	assert_int_equal(t->k.n_gets[NFT_MSG_GETRULE] - gets, 2);      /* observe + read-back */
