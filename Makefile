@@ -20,7 +20,7 @@ WARN      := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-protot
 CFLAGS    ?= -O2 -g
 override CFLAGS += -std=gnu11 $(WARN) -Iinclude -Ibuild $(PKG_CFLAGS) -D_GNU_SOURCE \
              -DSW_VERSION=\"$(VERSION)\" -fstack-protector-strong -D_FORTIFY_SOURCE=2
-LDLIBS    += $(PKG_LIBS)
+LDLIBS    += $(PKG_LIBS) -pthread   # sandwalld's conntrack walk (forget.h)
 B         := build
 
 LIB_SRC   := $(filter-out src/sandwall.c src/sandwalld.c,$(wildcard src/*.c))

@@ -22,6 +22,10 @@
 #include "resolver.h"
 
 
+#define SW_TXN_REC (64 * 1024)
+
+struct sw_forget;
+
 struct sw_daemon {
 	/* set by the caller */
 	const char *config_path;
@@ -75,6 +79,9 @@ struct sw_daemon {
 	bool fast_base_ok;
 	bool fast_base_stale;           /* the config changed: rebuild before use */
 	int64_t full_cost_us;           /* the last rebuild of the whole model */
+	uint8_t *txn_rec;               /* SW_TXN_REC bytes: the messages of the
+					 * transaction being repaired (events.h rec) */
+	struct sw_forget *forget;       /* the conntrack walk's worker (forget.h), or NULL */
 	bool forget_pending;            /* a re-created table's primed flows still to forget */
 	int64_t forget_since_us;        /* since when (CLOCK_MONOTONIC) */
 };

@@ -27,6 +27,13 @@ struct sw_nft_txn {
 	uint32_t pid;              /* from NEWGEN */
 	char comm[32];
 	uint32_t genid;
+	/* Every message that named our table (either family, any type), as
+	 * it came, when the owner gives a buffer: rec (rec_cap bytes) is
+	 * kept across transactions, rec_len is this one's. rec_lost: one did
+	 * not fit (then the messages say too little: observe instead). */
+	uint8_t *rec;
+	size_t rec_cap, rec_len;
+	bool rec_lost;
 };
 
 typedef void (*sw_nft_txn_cb)(const struct sw_nft_txn *txn, void *data);
@@ -34,7 +41,8 @@ typedef void (*sw_nft_txn_cb)(const struct sw_nft_txn *txn, void *data);
 /* Parse one datagram of nf_tables events. Messages for `table` (family
  * inet) mark the transaction; NEWGEN completes it and calls cb, for every
  * transaction (cur->touched: it named our table). cur carries a
- * transaction across datagrams. */
+ * transaction across datagrams; with cur->rec it also keeps the messages
+ * that named our table (valid in cb, until the next transaction). */
 void sw_events_parse_nft(const void *buf, size_t len, const char *table,
 			 struct sw_nft_txn *cur, sw_nft_txn_cb cb, void *data);
 /* Does an rtnetlink datagram change links, addresses or routes? */
@@ -64,6 +72,8 @@ int sw_events_read_rt(struct sw_events *ev, bool *changed);
  * grown): the caller must dump the host again. */
 int sw_events_track_rt(struct sw_events *ev, struct sw_nl *dump_nl, struct sw_host *h,
 		       struct sw_host_delta *dl);
+/* Forget the transaction in progress (keeps the record buffer). */
+void sw_events_txn_reset(struct sw_nft_txn *t);
 /* Close and reopen both subscriptions (after an unexpected error). */
 int sw_events_reopen(struct sw_events *ev);
 

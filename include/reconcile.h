@@ -120,7 +120,33 @@ struct sw_hint {
 				 * opened toward the sandboxes meanwhile to the caller
 				 * (a walk of the kernel's conntrack table, ~11 ms) */
 	bool forget_due;        /* out: a create happened; call sw_reconcile_forget */
+	/* in: the one transaction by another process that followed
+	 * base_genid, the generation at which the kernel was last seen to
+	 * hold want, and made genid: every message of it that named our
+	 * table (events.h, rec). When they say all that changed (rules of a
+	 * chain, elements, a base chain's policy, the table deleted), the
+	 * repair is derived from want and them, without a dump, and stamped
+	 * with genid: if anything else moved, the kernel refuses it
+	 * (ERESTART) and the repair observes. The read-back verifies either
+	 * way. NULL: observe. */
+	const uint8_t *txn;
+	size_t txn_len;
+	uint32_t base_genid;
+	bool derived;           /* out: the repair was derived from the events */
 };
+/* to = from's table: chains, sets and their elements, counters, rules
+ * (their canonical strings; no desired-only texts or libnftnl objects).
+ * On -ENOMEM to holds part of it: sw_model_free it. (derive.c) */
+int sw_model_copy(struct sw_model *to, const struct sw_model *from);
+
+/* What the kernel holds after the transaction msgs (events.h rec) if it
+ * held want before: a copy of want with the change applied, genid set.
+ * -EOPNOTSUPP when the messages say more than this follows (a chain,
+ * set, counter or the table's flags changed, another family, an element
+ * the kernel could not have held as said): then observe. */
+int sw_model_from_events(const struct sw_model *want, const uint8_t *msgs, size_t len,
+			 uint32_t genid, struct sw_model *have);
+
 /* Forget every flow opened toward a sandbox (conntrack.h): what a
  * (re)created table's create does itself unless the hint defers it. */
 void sw_reconcile_forget(struct sw_nl *nl, const struct sw_model *want);

@@ -17,11 +17,13 @@
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
+#include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 
 #include "control.h"
 #include "daemon.h"
 #include "diff.h"
+#include "forget.h"
 #include "gate.h"
 #include "hostfast.h"
 #include "journal.h"
@@ -56,6 +58,7 @@ enum slot {
 	SLOT_CGROUP,            /* [guard] cgroups: cgroups came or went (inotify) */
 	SLOT_DNS,               /* the resolver's UDP sockets: answers */
 	SLOT_DNS_TIMER,         /* the resolver's next round, timeout or expiry */
+	SLOT_FORGET,            /* the conntrack walk's worker is done (forget.h) */
 };
 
 static int64_t now_us(void)
@@ -151,12 +154,25 @@ static void netdev_sync(struct sw_daemon *d)
 
 /* Compare with the kernel and repair; report what happened as one typed
  * record. change/pid/comm name the culprit when an event did. */
+static int reconcile_txn(struct sw_daemon *d, enum sw_cause cause, const char *change,
+			 uint32_t pid, const char *comm, int64_t t0, const struct sw_nft_txn *txn);
+
+/* deleted_genid: unused (a deleted table comes as a transaction, below) */
 static int reconcile(struct sw_daemon *d, enum sw_cause cause, const char *change, uint32_t pid,
 		     const char *comm, int64_t t0, uint32_t deleted_genid)
 {
-	/* a deleted table is re-created without a dump first */
-	struct sw_hint hint = { .table_deleted = deleted_genid != 0, .genid = deleted_genid,
-				.defer_forget = true };
+	(void)deleted_genid;
+	return reconcile_txn(d, cause, change, pid, comm, t0, NULL);
+}
+
+/* txn: the one transaction by another process in this read, NULL when
+ * there is none (or more than one). A deleted table is re-created, and
+ * the change that followed the last generation seen in sync repaired as
+ * its events say (sw_hint.txn), without a dump first. */
+static int reconcile_txn(struct sw_daemon *d, enum sw_cause cause, const char *change,
+			 uint32_t pid, const char *comm, int64_t t0, const struct sw_nft_txn *txn)
+{
+	struct sw_hint hint = { .defer_forget = true };
 	char err[SW_ERRLEN], summary[256];
 	struct sw_repair r = { .cause = cause, .pid = pid, .comm = comm };
 	struct sw_diff diff = { 0 };
@@ -166,6 +182,18 @@ static int reconcile(struct sw_daemon *d, enum sw_cause cause, const char *chang
 	if (d->paused) {
 		d->synced_gen = 0;
 		return 0;
+	}
+	if (txn) {
+		hint.table_deleted = txn->table_deleted;
+		hint.genid = txn->genid;
+		/* not where the ownership flags matter: the dump shows
+		 * them, the events do not (and there others get EPERM) */
+		if (!txn->rec_lost && d->synced_gen && !d->retry &&
+		    !(d->want.table_flags & (NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST))) {
+			hint.txn = txn->rec;
+			hint.txn_len = txn->rec_len;
+			hint.base_genid = d->synced_gen;
+		}
 	}
 	/* a re-created table or set gets the resolved addresses in the same
 	 * batch, with their remaining lifetimes */
@@ -227,6 +255,8 @@ struct drift {
 	unsigned n;             /* transactions by others in this read */
 	struct sw_nft_txn txn;
 	uint32_t *synced;       /* the daemon's synced_gen */
+	uint8_t *rec;           /* the first one's messages (sw_daemon.txn_rec) */
+	size_t rec_cap;
 };
 
 static void on_txn(const struct sw_nft_txn *t, void *data)
@@ -238,14 +268,25 @@ static void on_txn(const struct sw_nft_txn *t, void *data)
 	 * next delta need not find the generation moved (ERESTART) and dump
 	 * the table (docker's iptables-nft, another tool's table) */
 	if (!t->touched) {
-		if (*dr->synced && sw_gen_after(*dr->synced) == t->genid)
+		/* (not if any message named our table, of a kind not followed:
+		 * a flowtable, say) */
+		if (*dr->synced && sw_gen_after(*dr->synced) == t->genid && !t->rec_len &&
+		    !t->rec_lost)
 			*dr->synced = t->genid;
 		return;
 	}
 	if (t->pid == (uint32_t)getpid())
 		return;         /* our own batch */
-	if (!dr->seen)
+	if (!dr->seen) {
 		dr->txn = *t;   /* the first one names the culprit */
+		/* its messages, out of the buffer the next one reuses */
+		dr->txn.rec = dr->rec;
+		dr->txn.rec_len = 0;
+		if (!dr->rec || t->rec_len > dr->rec_cap)
+			dr->txn.rec_lost = true;
+		else if (t->rec_len)
+			memcpy(dr->rec, t->rec, dr->txn.rec_len = t->rec_len);
+	}
 	dr->seen = true;
 	dr->n++;
 }
@@ -553,7 +594,8 @@ static void full_resync(struct sw_daemon *d)
 
 static void handle_nft(struct sw_daemon *d)
 {
-	struct drift dr = { .synced = &d->synced_gen };
+	struct drift dr = { .synced = &d->synced_gen, .rec = d->txn_rec,
+			    .rec_cap = d->txn_rec ? SW_TXN_REC : 0 };
 	int64_t t0 = now_us();
 	int rc = sw_events_read_nft(&d->ev, d->cfg.table, on_txn, &dr);
 
@@ -576,8 +618,8 @@ static void handle_nft(struct sw_daemon *d)
 		return;
 	}
 	if (dr.seen)
-		reconcile(d, SW_CAUSE_DRIFT, dr.txn.change, dr.txn.pid, dr.txn.comm, t0,
-			  dr.txn.table_deleted && dr.n == 1 ? dr.txn.genid : 0);
+		reconcile_txn(d, SW_CAUSE_DRIFT, dr.txn.change, dr.txn.pid, dr.txn.comm, t0,
+			      dr.n == 1 ? &dr.txn : NULL);
 }
 
 /* event=blocked, at most one line a second per source and destination */
@@ -744,7 +786,7 @@ static int loop_timeout(const struct sw_daemon *d)
 {
 	int64_t left;
 
-	if (d->forget_pending)
+	if (d->forget_pending && !sw_forget_running(d->forget))
 		return 0;
 	if (!d->host_dirty)
 		return -1;
@@ -1070,6 +1112,11 @@ static int setup(struct sw_daemon *d)
 		sw_err("cannot subscribe to netlink events: %s", strerror(-rc));
 		return rc;
 	}
+	/* without it every repair observes first */
+	d->txn_rec = malloc(SW_TXN_REC);
+	/* without it the conntrack walk runs in the loop (forget_tick) */
+	if ((rc = sw_forget_open(&d->forget)))
+		sw_warn("no worker for the conntrack walk after a re-create: %s", strerror(-rc));
 	if ((rc = sw_nl_open(&d->nl))) {
 		sw_err("cannot open the netfilter netlink socket: %s", strerror(-rc));
 		return rc;
@@ -1124,7 +1171,7 @@ static int setup(struct sw_daemon *d)
 	struct { int fd; uint32_t id; } fds[] = {
 		{ sw_events_nft_fd(&d->ev), SLOT_NFT }, { sw_events_rt_fd(&d->ev), SLOT_RT },
 		{ d->sigfd, SLOT_SIGNAL }, { d->tfd, SLOT_RESYNC }, { d->wdfd, SLOT_WATCHDOG },
-		{ d->ctlfd, SLOT_CONTROL },
+		{ d->ctlfd, SLOT_CONTROL }, { sw_forget_fd(d->forget), SLOT_FORGET },
 	};
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		struct epoll_event e = { .events = EPOLLIN, .data.u32 = fds[i].id };
@@ -1148,6 +1195,10 @@ static void teardown(struct sw_daemon *d)
 	if (d->ctlfd >= 0)
 		unlink(d->control_path);
 	sw_events_close(&d->ev);
+	free(d->txn_rec);
+	d->txn_rec = NULL;
+	sw_forget_close(d->forget);     /* waits for a walk that runs */
+	d->forget = NULL;
 	sw_cgwatch_close(&d->cgw);
 	if (d->nflog.sock)
 		sw_nflog_close(&d->nflog);
@@ -1165,14 +1216,38 @@ static void teardown(struct sw_daemon *d)
 
 /* The flows opened toward the sandboxes while the table was gone: when no
  * event waits (idle), or at the latest SW_FORGET_MAX_US after the
- * re-create, so that a storm of tampers cannot put it off for long. */
+ * re-create, so that a storm of tampers cannot put it off for long. The
+ * walk runs on the worker (forget.h), so the next tamper's repair does
+ * not wait for it; one at a time: a re-create meanwhile starts another
+ * once it is done. Without a worker, in the loop. */
 #define SW_FORGET_MAX_US 20000
 static void forget_tick(struct sw_daemon *d, bool idle)
 {
-	if (!d->forget_pending || (!idle && now_us() - d->forget_since_us < SW_FORGET_MAX_US))
+	if (!d->forget_pending || sw_forget_running(d->forget) ||
+	    (!idle && now_us() - d->forget_since_us < SW_FORGET_MAX_US))
 		return;
 	d->forget_pending = false;
+	if (sw_model_family(&d->want) == NFPROTO_INET && d->forget &&
+	    sw_forget_start(d->forget, &d->want) == 0)
+		return;
 	sw_reconcile_forget(&d->nl, &d->want);
+}
+
+/* The worker's walk is done: what it did (as sw_reconcile_forget says it). */
+static void forget_done(struct sw_daemon *d)
+{
+	char table[SW_NAME_MAX];
+	size_t n;
+	int rc;
+
+	if (sw_forget_collect(d->forget, &rc, &n, table, sizeof(table)))
+		return;
+	if (rc)
+		sw_err("table inet %s is in place, but the connections opened toward the sandboxes "
+		       "before it could not be cleared: %s", table, strerror(-rc));
+	else if (n)
+		sw_info("forgot %zu connection(s) opened toward the sandboxes while table inet %s "
+			"was not in place", n, table);
 }
 
 int sw_daemon_run(struct sw_daemon *d)
@@ -1252,6 +1327,9 @@ int sw_daemon_run(struct sw_daemon *d)
 			case SLOT_DNS_TIMER:
 				if (read(d->dnsfd, &ticks, sizeof(ticks)) > 0)
 					dns_tick(d);
+				break;
+			case SLOT_FORGET:
+				forget_done(d);
 				break;
 			}
 		}

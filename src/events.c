@@ -17,6 +17,9 @@
 #include "nlmsg.h"
 
 #define EV_BUF (64 * 1024)     /* event datagrams are a few KiB */
+#define EV_REC (64 * 1024)     /* one transaction's messages about our table: a
+				* tamper is a few hundred bytes; a delete table
+				* of ours ~10 KiB; more is lost (rec_lost) */
 
 /* What a message does to our table, most severe first. */
 static const struct {
@@ -86,6 +89,32 @@ static void parse_gen(const struct nlmsghdr *nlh, struct sw_nft_txn *t)
 	}
 }
 
+void sw_events_txn_reset(struct sw_nft_txn *t)
+{
+	uint8_t *rec = t->rec;
+	size_t cap = t->rec_cap;
+
+	memset(t, 0, sizeof(*t));
+	t->rec = rec;
+	t->rec_cap = cap;
+}
+
+/* Keep a message about our table for the caller (sw_hint.txn). */
+static void record(struct sw_nft_txn *t, const struct nlmsghdr *nlh)
+{
+	size_t len = NLMSG_ALIGN(nlh->nlmsg_len);
+
+	if (!t->rec)
+		return;
+	if (len < nlh->nlmsg_len || len > t->rec_cap - t->rec_len) {
+		t->rec_lost = true;
+		return;
+	}
+	memcpy(t->rec + t->rec_len, nlh, nlh->nlmsg_len);
+	memset(t->rec + t->rec_len + nlh->nlmsg_len, 0, len - nlh->nlmsg_len);
+	t->rec_len += len;
+}
+
 void sw_events_parse_nft(const void *buf, size_t len, const char *table,
 			 struct sw_nft_txn *cur, sw_nft_txn_cb cb, void *data)
 {
@@ -103,10 +132,13 @@ void sw_events_parse_nft(const void *buf, size_t len, const char *table,
 			parse_gen(nlh, cur);
 			if (cb)
 				cb(cur, data);
-			memset(cur, 0, sizeof(*cur));
+			sw_events_txn_reset(cur);
 			continue;
 		}
-		if ((rank = kind_rank(type)) < 0 || !names_table(nlh, table))
+		if (!names_table(nlh, table))
+			continue;
+		record(cur, nlh);
+		if ((rank = kind_rank(type)) < 0)
 			continue;
 		if (!cur->touched || rank < cur->worst) {
 			cur->worst = rank;
@@ -156,8 +188,15 @@ int sw_events_open(struct sw_events *ev)
 {
 	memset(ev, 0, sizeof(*ev));
 	ev->buf = malloc(EV_BUF);
-	if (!ev->buf)
+	ev->txn.rec = malloc(EV_REC);
+	if (!ev->buf || !ev->txn.rec) {
+		free(ev->buf);
+		free(ev->txn.rec);
+		ev->buf = NULL;
+		ev->txn.rec = NULL;
 		return -ENOMEM;
+	}
+	ev->txn.rec_cap = EV_REC;
 	return sw_events_reopen(ev);
 }
 
@@ -201,7 +240,7 @@ int sw_events_reopen(struct sw_events *ev)
 		ev->nft = NULL;
 		return err;
 	}
-	memset(&ev->txn, 0, sizeof(ev->txn));
+	sw_events_txn_reset(&ev->txn);
 	return 0;
 }
 
@@ -211,6 +250,7 @@ void sw_events_close(struct sw_events *ev)
 		mnl_socket_close(ev->nft);
 	close_rt(ev);
 	free(ev->buf);
+	free(ev->txn.rec);
 	memset(ev, 0, sizeof(*ev));
 }
 
@@ -249,7 +289,7 @@ int sw_events_read_nft(struct sw_events *ev, const char *table, sw_nft_txn_cb cb
 		ssize_t n = recv_kernel(ev->nft, ev->buf, EV_BUF);
 
 		if (n == -ENOBUFS) {
-			memset(&ev->txn, 0, sizeof(ev->txn));
+			sw_events_txn_reset(&ev->txn);
 			return lost(ev, ev->nft, &ev->nft_rcvbuf);
 		}
 		if (n <= 0)

@@ -741,6 +741,35 @@ int sw_reconcile(struct sw_nl *nl, struct sw_model *want, struct sw_diff *d,
 	return sw_reconcile_hint(nl, want, NULL, d, repaired, err, errlen);
 }
 
+/* The repair derived from the events (sw_hint.txn): the kernel's table
+ * as they say it is (sw_model_from_events), the same fix as after a dump,
+ * stamped with the transaction's generation. 0: committed, *expect the
+ * generation it made; any error: nothing committed, observe. */
+static int derived_fix(struct sw_nl *nl, struct sw_model *want, struct sw_hint *hint,
+		       struct sw_diff *d, uint32_t *expect, int64_t *t1)
+{
+	struct sw_gate_plan p;
+	struct sw_model have;
+	bool multi = false;
+	int rc = sw_model_from_events(want, hint->txn, hint->txn_len, hint->genid, &have);
+
+	if (!rc && !(rc = sw_gate_settle(want, &have, &p)) && p.phase1)
+		rc = -ESTALE;           /* the gate moves: two commits, observed */
+	if (!rc)
+		rc = sw_diff(want, &have, d);
+	if (!rc && !d->n)
+		rc = -ENODATA;          /* nothing we compare changed: observe to be sure */
+	*t1 = now_us();
+	if (!rc)
+		rc = send_fix(nl, want, &have, d, false, &multi, hint);
+	if (!rc)
+		*expect = multi ? 0 : sw_gen_after(have.genid);
+	sw_model_free(&have);
+	if (rc)
+		sw_diff_free(d);
+	return rc;
+}
+
 int sw_reconcile_hint(struct sw_nl *nl, struct sw_model *want, struct sw_hint *hint,
 		      struct sw_diff *d, bool *repaired, char *err, size_t errlen)
 {
@@ -752,6 +781,8 @@ int sw_reconcile_hint(struct sw_nl *nl, struct sw_model *want, struct sw_hint *h
 
 	*repaired = false;
 	memset(d, 0, sizeof(*d));
+	if (hint)
+		hint->derived = false;
 	/* the event said the table was deleted at generation g: re-create it
 	 * at once, without a dump; if anything moved since, the kernel says
 	 * ERESTART and the ordinary path below takes over */
@@ -761,9 +792,19 @@ int sw_reconcile_hint(struct sw_nl *nl, struct sw_model *want, struct sw_hint *h
 		if (rc == 0) {
 			d->n = 0;
 			expect = sw_gen_after(hint->genid);
+			hint->derived = true;
 			goto committed;
 		}
 		rc = -ERESTART;
+	} else if (hint && hint->txn && hint->base_genid &&
+		   hint->genid == sw_gen_after(hint->base_genid)) {
+		/* the one transaction since the kernel held want: repair
+		 * what its events say, without a dump */
+		if (derived_fix(nl, want, hint, d, &expect, &t1) == 0) {
+			hint->derived = true;
+			goto committed;
+		}
+		memset(d, 0, sizeof(*d));
 	}
 	for (int i = 0; i < SW_APPLY_TRIES && rc == -ERESTART; i++) {
 		struct sw_model have;
@@ -812,7 +853,8 @@ committed:
 	if (hint)
 		hint->committed_us = t2;
 	rc = check_gen(nl, want, &after, hint ? &hint->synced_genid : NULL, &seen, err, errlen);
-	sw_debug("reconcile: check %lld us, repair %lld us, read back %lld us",
+	sw_debug("reconcile: %s %lld us, repair %lld us, read back %lld us",
+		 hint && hint->derived ? "derived" : "check",
 		 (long long)(t1 - t0), (long long)(t2 - t1), (long long)(now_us() - t2));
 	if (rc)
 		return rc;
@@ -853,6 +895,7 @@ int sw_reconcile_settle(struct sw_nl *nl, struct sw_model *want, struct sw_hint 
 			 * other: compare and repair again, observing first */
 			sw_diff_free(d);
 			h.table_deleted = false;
+			h.txn = NULL;
 		}
 		h.synced_genid = 0;
 		h.committed_us = 0;

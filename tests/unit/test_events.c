@@ -161,6 +161,51 @@ static void test_truncated_input_is_ignored(void **state)
 	assert_true(cur.touched);
 }
 
+/* The messages that name our table are kept for the repair (sw_hint.txn,
+ * derive.c), whatever their type and family; others are not; a record
+ * that does not fit says so. */
+static void test_records_our_messages(void **state)
+{
+	struct buf b = { .len = 0 };
+	uint8_t rec[4096];
+	struct sw_nft_txn cur = { .rec = rec, .rec_cap = sizeof(rec) };
+	struct seen s = { 0 };
+	const struct nlmsghdr *first = (const struct nlmsghdr *)rec;
+	size_t ours;
+
+	(void)state;
+	put_obj(&b, NFT_MSG_DELRULE, NFPROTO_INET, "other");
+	ours = b.len;
+	put_obj(&b, NFT_MSG_DELSETELEM, NFPROTO_INET, "sandwall");
+	put_obj(&b, NFT_MSG_NEWFLOWTABLE, NFPROTO_INET, "sandwall");
+	put_obj(&b, NFT_MSG_DELCHAIN, NFPROTO_NETDEV, "sandwall");
+	ours = b.len - ours;
+	put_gen(&b, 5, 77, "nft");
+	sw_events_parse_nft(b.data, b.len, "sandwall", &cur, cb, &s);
+	assert_int_equal(s.calls, 1);
+	assert_int_equal(s.last.rec_len, ours);
+	assert_false(s.last.rec_lost);
+	assert_int_equal(NFNL_MSG_TYPE(first->nlmsg_type), NFT_MSG_DELSETELEM);
+	/* the next transaction starts empty, the buffer kept */
+	assert_int_equal(cur.rec_len, 0);
+	assert_ptr_equal(cur.rec, rec);
+
+	b.len = 0;
+	put_obj(&b, NFT_MSG_DELRULE, NFPROTO_INET, "sandwall");
+	put_gen(&b, 6, 77, "nft");
+	sw_events_parse_nft(b.data, b.len, "sandwall", &cur, cb, &s);
+	assert_int_equal(s.calls, 2);
+	assert_int_equal(s.last.rec_len, first->nlmsg_len);
+	assert_int_equal(NFNL_MSG_TYPE(first->nlmsg_type), NFT_MSG_DELRULE);
+
+	/* too small: lost, and said */
+	cur.rec_cap = 8;
+	sw_events_parse_nft(b.data, b.len, "sandwall", &cur, cb, &s);
+	assert_int_equal(s.calls, 3);
+	assert_true(s.last.rec_lost);
+	assert_int_equal(s.last.rec_len, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -169,6 +214,7 @@ int main(void)
 		cmocka_unit_test(test_transaction_spans_datagrams),
 		cmocka_unit_test(test_policy_change_and_two_transactions),
 		cmocka_unit_test(test_truncated_input_is_ignored),
+		cmocka_unit_test(test_records_our_messages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
