@@ -157,11 +157,10 @@ static void netdev_sync(struct sw_daemon *d)
 static int reconcile_txn(struct sw_daemon *d, enum sw_cause cause, const char *change,
 			 uint32_t pid, const char *comm, int64_t t0, const struct sw_nft_txn *txn);
 
-/* deleted_genid: unused (a deleted table comes as a transaction, below) */
+/* compare with the kernel and repair, with no transaction to go by */
 static int reconcile(struct sw_daemon *d, enum sw_cause cause, const char *change, uint32_t pid,
-		     const char *comm, int64_t t0, uint32_t deleted_genid)
+		     const char *comm, int64_t t0)
 {
-	(void)deleted_genid;
 	return reconcile_txn(d, cause, change, pid, comm, t0, NULL);
 }
 
@@ -437,7 +436,7 @@ static void want_update(struct sw_daemon *d, struct sw_model *m, enum sw_cause c
 		d->updates++;
 		sw_owner_twin_sync(d);
 	}
-	reconcile(d, cause, NULL, 0, NULL, t0, 0);
+	reconcile(d, cause, NULL, 0, NULL, t0);
 }
 
 /* Read the whole host again (start, resync timer, lost events) and
@@ -1023,7 +1022,7 @@ static int reload(struct sw_daemon *d, char *msg, size_t len)
 		}
 		sw_owner_twin_sync(d);
 		rc = reconcile(d, SW_CAUSE_RELOAD, "reload", (uint32_t)getpid(), "sandwalld",
-			       now_us(), 0);
+			       now_us());
 	}
 	t3 = now_us();
 	sw_owner_ensure(d);
@@ -1263,7 +1262,7 @@ int sw_daemon_run(struct sw_daemon *d)
 	sw_report_start(d);
 	/* the generation at which the kernel holds want: host updates start
 	 * from it without a dump */
-	reconcile(d, SW_CAUSE_RESYNC, NULL, 0, NULL, now_us(), 0);
+	reconcile(d, SW_CAUSE_RESYNC, NULL, 0, NULL, now_us());
 
 	while (!d->stop) {
 		struct epoll_event evs[8];
