@@ -101,34 +101,16 @@ static void consider(struct acc *c, enum sw_category cat, const struct sw_prefix
 	c->out[c->n++].blocked = *p;
 }
 
-/* v parsed once into cache (ok says how many parsed): this runs for
- * every [allow] entry, twice */
-static void consider_text(struct acc *c, enum sw_category cat, const char *const *v, size_t n,
-			  struct sw_prefix *cache, bool *ok)
-{
-	if (!ok[n])
-		for (size_t i = 0; i < n; i++)
-			ok[i] = sw_prefix_parse(v[i], &cache[i], NULL) == 0;
-	ok[n] = true;
-	for (size_t i = 0; i < n; i++)
-		if (ok[i])
-			consider(c, cat, &cache[i]);
-}
-
-#define N_PRIVATE (sizeof(rfc_private) / sizeof(*rfc_private))
-static struct sw_prefix ll_cache[2], priv_cache[N_PRIVATE];
-static bool ll_ok[3], priv_ok[N_PRIVATE + 1];
-
 #define CAT(x) (1u << (x))
 #define ALL_CATS (~0u)
 _Static_assert(SW_CAT_COUNT <= 32, "a category is a bit of cats");
 
-/* The first bytes the fixed lists (metadata, link_local, private) reach,
- * a bit per byte value and family: an entry of /8 or longer whose first
- * byte has no bit overlaps none of them (a prefix of /8 or longer shares
- * its first byte with everything it overlaps; a shorter one sets the bits
- * of every byte it spans). The usual large allowlist, public addresses,
- * skips the lists at once. */
+/* The first bytes a list of prefixes reaches, a bit per byte value and
+ * family: an entry of /8 or longer whose first byte has no bit overlaps
+ * none of them (a prefix of /8 or longer shares its first byte with
+ * everything it overlaps; a shorter one sets the bits of every byte it
+ * spans). The usual large allowlist, public addresses, skips the lists at
+ * once. */
 struct first_bytes {
 	uint64_t v4[4], v6[4];
 };
@@ -149,43 +131,60 @@ static bool first_bytes_miss(const struct first_bytes *fb, const struct sw_prefi
 	return p->len >= 8 && !(bits[p->addr[0] / 64] & (1ull << (p->addr[0] % 64)));
 }
 
+/* The compiled-in lists of metadata, link_local and private, parsed once
+ * (the hole checks run for every [allow] entry), with their first bytes. */
+#define N_PRIVATE (sizeof(rfc_private) / sizeof(*rfc_private))
+static struct {
+	bool done;
+	struct sw_prefix meta[MAX_META], ll[2], priv[N_PRIVATE];
+	size_t n_meta, n_ll, n_priv;
+	struct first_bytes reach;
+} fixed;
+
+static void parse_list(const char *const *v, size_t n, struct sw_prefix *out, size_t *n_out)
+{
+	*n_out = 0;
+	for (size_t i = 0; i < n; i++)
+		if (sw_prefix_parse(v[i], &out[*n_out], NULL) == 0)
+			first_bytes_add(&fixed.reach, &out[(*n_out)++]);
+}
+
+static void fixed_lists(void)
+{
+	if (fixed.done)
+		return;
+	fixed.done = true;
+	if (sw_endpoints_metadata(fixed.meta, MAX_META, &fixed.n_meta))
+		fixed.n_meta = 0;
+	for (size_t i = 0; i < fixed.n_meta; i++)
+		first_bytes_add(&fixed.reach, &fixed.meta[i]);
+	parse_list(link_local, 2, fixed.ll, &fixed.n_ll);
+	parse_list(rfc_private, N_PRIVATE, fixed.priv, &fixed.n_priv);
+}
+
+static void consider_list(struct acc *c, enum sw_category cat, const struct sw_prefix *v,
+			  size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		consider(c, cat, &v[i]);
+}
+
 /* sw_allow_holes for the categories in cats only */
 static size_t holes_in(const struct sw_config *cfg, const struct sw_host *host,
 		       const struct sw_allow *a, struct sw_hole *out, size_t max, unsigned cats)
 {
-	/* the compiled-in list, parsed once: this runs for every entry */
-	static struct sw_prefix meta[MAX_META];
-	static size_t n_meta;
-	static int meta_rc = 1;
-	static struct first_bytes fixed;
 	struct acc c = { out, 0, max, a };
-	bool block[SW_CAT_COUNT], skip_fixed;
+	bool block[SW_CAT_COUNT];
 
+	fixed_lists();
 	for (int i = 0; i < SW_CAT_COUNT; i++)
 		block[i] = cfg->block[i] && (cats & CAT(i));
-	if (meta_rc > 0) {
-		if ((meta_rc = sw_endpoints_metadata(meta, MAX_META, &n_meta)))
-			n_meta = 0;
-		for (size_t i = 0; i < n_meta; i++)
-			first_bytes_add(&fixed, &meta[i]);
-		consider_text(&c, SW_CAT_LINK_LOCAL, link_local, 2, ll_cache, ll_ok);
-		consider_text(&c, SW_CAT_PRIVATE, rfc_private, N_PRIVATE, priv_cache, priv_ok);
-		c.n = 0;
-		for (size_t i = 0; i < 2; i++)
-			if (ll_ok[i])
-				first_bytes_add(&fixed, &ll_cache[i]);
-		for (size_t i = 0; i < N_PRIVATE; i++)
-			if (priv_ok[i])
-				first_bytes_add(&fixed, &priv_cache[i]);
-	}
-	skip_fixed = first_bytes_miss(&fixed, &a->dst);
-	if (skip_fixed)
+	if (first_bytes_miss(&fixed.reach, &a->dst))
 		block[SW_CAT_METADATA] = block[SW_CAT_LINK_LOCAL] = block[SW_CAT_PRIVATE] = false;
-	if (block[SW_CAT_METADATA] && meta_rc == 0)
-		for (size_t i = 0; i < n_meta; i++)
-			consider(&c, SW_CAT_METADATA, &meta[i]);
+	if (block[SW_CAT_METADATA])
+		consider_list(&c, SW_CAT_METADATA, fixed.meta, fixed.n_meta);
 	if (block[SW_CAT_LINK_LOCAL])
-		consider_text(&c, SW_CAT_LINK_LOCAL, link_local, 2, ll_cache, ll_ok);
+		consider_list(&c, SW_CAT_LINK_LOCAL, fixed.ll, fixed.n_ll);
 	for (size_t i = 0; host && block[SW_CAT_HOST] && i < host->n_addrs; i++) {
 		struct sw_prefix q = host->addrs[i].local;
 
@@ -210,7 +209,7 @@ static size_t holes_in(const struct sw_config *cfg, const struct sw_host *host,
 		consider(&c, SW_CAT_LAN, &q);
 	}
 	if (block[SW_CAT_PRIVATE])
-		consider_text(&c, SW_CAT_PRIVATE, rfc_private, N_PRIVATE, priv_cache, priv_ok);
+		consider_list(&c, SW_CAT_PRIVATE, fixed.priv, fixed.n_priv);
 	if (!(cats & CAT(SW_CAT_DESTINATIONS))) {
 		/* not asked for */
 	} else if (cfg->destinations_sorted) {
