@@ -150,6 +150,8 @@ int sw_model_from_events(const struct sw_model *want, const uint8_t *msgs, size_
 /* Forget every flow opened toward a sandbox (conntrack.h): what a
  * (re)created table's create does itself unless the hint defers it. */
 void sw_reconcile_forget(struct sw_nl *nl, const struct sw_model *want);
+/* What such a walk did, in the log (rc: its result, n: flows forgotten). */
+void sw_reconcile_forget_report(const char *table, int rc, size_t n);
 int sw_reconcile_hint(struct sw_nl *nl, struct sw_model *want, struct sw_hint *hint,
 		      struct sw_diff *d, bool *repaired, char *err, size_t errlen);
 

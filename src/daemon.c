@@ -17,7 +17,6 @@
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
-#include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 
 #include "control.h"
@@ -460,6 +459,61 @@ static void host_update(struct sw_daemon *d, enum sw_cause cause, bool only_if_c
 	want_update(d, &m, cause, only_if_changed, t0);
 }
 
+static void handle_nft(struct sw_daemon *d);
+
+/* Can d->want move by deltas without a look at the kernel? */
+static bool deltas_ok(const struct sw_daemon *d)
+{
+	return d->synced_gen && !d->retry && !d->paused && !d->twin;
+}
+
+/* m replaces d->want by set element deltas only (sw_update_sets), stamped
+ * with the generation at which the table was last seen to hold d->want,
+ * without reading the table. When the generation moved, the events not
+ * read yet say by whom (another table's transaction moves synced_gen
+ * along; a change to ours is repaired) and it tries once more. 0:
+ * committed, m is d->want now, the change is reported as r says (cause,
+ * pid, comm) and *changes says how many elements moved; else nothing was
+ * sent, synced_gen is forgotten and m is still the caller's, for the
+ * observed path. */
+static int want_by_deltas(struct sw_daemon *d, struct sw_model *m, const struct sw_repair *r,
+			  int64_t t0, size_t *changes)
+{
+	char err[SW_ERRLEN] = "", summary[256];
+	struct sw_diff diff = { 0 };
+	int rc = deltas_ok(d) ? sw_update_sets(&d->nl, m, &d->want, &d->synced_gen, &diff, err,
+					       sizeof(err)) : -ESTALE;
+
+	if (rc == -ERESTART) {
+		sw_diff_free(&diff);
+		handle_nft(d);
+		rc = deltas_ok(d) ? sw_update_sets(&d->nl, m, &d->want, &d->synced_gen, &diff,
+						   err, sizeof(err)) : -ESTALE;
+	}
+	*changes = diff.n;
+	if (rc) {
+		if (*err)
+			sw_debug("%s by deltas: %s; comparing with the kernel",
+				 sw_cause_name(r->cause), err);
+		sw_diff_free(&diff);
+		d->synced_gen = 0;
+		return rc;
+	}
+	sw_model_free(&d->want);
+	d->want = *m;
+	if (diff.n) {
+		struct sw_repair rep = *r;
+
+		sw_diff_summary(&diff, summary, sizeof(summary));
+		rep.changes = diff.n;
+		rep.change = summary;
+		rep.restored_us = rep.verified_us = now_us() - t0;
+		sw_report_repair(d, &rep);
+	}
+	sw_diff_free(&diff);
+	return 0;
+}
+
 /* The host model moved by rtnetlink deltas: rebuild the desired model
  * from it (no dump) and send only the set elements that changed, stamped
  * with the generation at which the table was last seen to hold d->want.
@@ -468,11 +522,11 @@ static void host_update(struct sw_daemon *d, enum sw_cause cause, bool only_if_c
  * path. */
 static void host_delta_update(struct sw_daemon *d)
 {
-	char err[SW_ERRLEN], summary[256];
+	char err[SW_ERRLEN];
 	struct sw_model m;
-	struct sw_diff diff = { 0 };
 	int64_t t0 = d->host_t0, t1 = now_us(), t2;
-	int rc = -ESTALE;
+	size_t changes;
+	int rc;
 
 	d->host_dirty = false;
 	if (sw_desired_host(&d->cfg, &d->host, &m, err, sizeof(err))) {
@@ -491,30 +545,14 @@ static void host_delta_update(struct sw_daemon *d)
 		return;
 	}
 	t2 = now_us();
-	if (d->synced_gen && !d->retry && !d->paused && !d->twin)
-		rc = sw_update_sets(&d->nl, &m, &d->want, &d->synced_gen, &diff, err, sizeof(err));
+	rc = want_by_deltas(d, &m, &(struct sw_repair){ .cause = SW_CAUSE_UPDATE }, t0, &changes);
 	sw_debug("host update: waited %lld us, model %lld us, diff and commit %lld us (%s)",
 		 (long long)(t1 - t0), (long long)(t2 - t1), (long long)(now_us() - t2),
 		 rc ? "falling back" : "deltas");
 	if (rc) {
-		if (rc != -ESTALE || d->synced_gen)
-			sw_debug("host update by deltas: %s; comparing with the kernel", err);
-		sw_diff_free(&diff);
-		d->synced_gen = 0;
 		want_update(d, &m, SW_CAUSE_RESYNC, true, t0);
 	} else {
-		sw_model_free(&d->want);
-		d->want = m;
-		if (diff.n) {
-			struct sw_repair r = { .cause = SW_CAUSE_UPDATE, .changes = diff.n,
-					       .change = summary };
-
-			r.restored_us = r.verified_us = now_us() - t0;
-			sw_diff_summary(&diff, summary, sizeof(summary));
-			d->updates++;
-			sw_report_repair(d, &r);
-		}
-		sw_diff_free(&diff);
+		d->updates += changes > 0;
 		/* a parent that came or went by a delta: the netdev table follows */
 		if (parents_sig(&d->cfg, &d->host) != d->parents_sig)
 			netdev_sync(d);
@@ -923,50 +961,16 @@ static void handle_cgroup(struct sw_daemon *d, bool rescan)
 }
 
 /* A reload that changes only set elements (an entry of [allow] or
- * [block] destinations, say): send them as deltas stamped with the
- * generation at which the kernel was last seen to hold d->want, as a host
- * update does (sw_update_sets), without reading the table. 0: done, m is
- * d->want now; else nothing was changed and the caller takes the observed
- * path (m still the caller's). */
+ * [block] destinations, say) goes in as deltas, as a host update does:
+ * 0, or the caller takes the observed path (m still the caller's). */
 static int reload_by_deltas(struct sw_daemon *d, struct sw_model *m)
 {
-	char err[SW_ERRLEN], summary[256];
-	struct sw_diff diff = { 0 };
-	int64_t t0 = now_us();
-	int rc;
+	size_t changes;
 
-	if (!d->synced_gen || d->retry || d->paused || d->twin ||
-	    parents_sig(&d->cfg, &d->host) != d->parents_sig)
+	if (parents_sig(&d->cfg, &d->host) != d->parents_sig)
 		return -ESTALE;
-	rc = sw_update_sets(&d->nl, m, &d->want, &d->synced_gen, &diff, err, sizeof(err));
-	if (rc == -ERESTART) {
-		/* the generation moved: the events not read yet say by whom (another
-		 * table's transaction moves synced_gen along; ours is repaired) */
-		sw_diff_free(&diff);
-		handle_nft(d);
-		if (d->synced_gen && !d->retry && !d->paused)
-			rc = sw_update_sets(&d->nl, m, &d->want, &d->synced_gen, &diff, err,
-					    sizeof(err));
-	}
-	if (rc) {
-		sw_debug("reload by deltas: %s; comparing with the kernel", err);
-		sw_diff_free(&diff);
-		d->synced_gen = 0;
-		return rc;
-	}
-	sw_model_free(&d->want);
-	d->want = *m;
-	if (diff.n) {
-		struct sw_repair r = { .cause = SW_CAUSE_RELOAD, .changes = diff.n,
-				       .change = summary, .pid = (uint32_t)getpid(),
-				       .comm = "sandwalld" };
-
-		sw_diff_summary(&diff, summary, sizeof(summary));
-		r.restored_us = r.verified_us = now_us() - t0;
-		sw_report_repair(d, &r);
-	}
-	sw_diff_free(&diff);
-	return 0;
+	return want_by_deltas(d, m, &(struct sw_repair){ .cause = SW_CAUSE_RELOAD,
+			      .pid = (uint32_t)getpid(), .comm = "sandwalld" }, now_us(), &changes);
 }
 
 static int reload(struct sw_daemon *d, char *msg, size_t len)
@@ -1226,8 +1230,7 @@ static void forget_tick(struct sw_daemon *d, bool idle)
 	    (!idle && now_us() - d->forget_since_us < SW_FORGET_MAX_US))
 		return;
 	d->forget_pending = false;
-	if (sw_model_family(&d->want) == NFPROTO_INET && d->forget &&
-	    sw_forget_start(d->forget, &d->want) == 0)
+	if (d->forget && sw_forget_start(d->forget, &d->want) == 0)
 		return;
 	sw_reconcile_forget(&d->nl, &d->want);
 }
@@ -1239,14 +1242,8 @@ static void forget_done(struct sw_daemon *d)
 	size_t n;
 	int rc;
 
-	if (sw_forget_collect(d->forget, &rc, &n, table, sizeof(table)))
-		return;
-	if (rc)
-		sw_err("table inet %s is in place, but the connections opened toward the sandboxes "
-		       "before it could not be cleared: %s", table, strerror(-rc));
-	else if (n)
-		sw_info("forgot %zu connection(s) opened toward the sandboxes while table inet %s "
-			"was not in place", n, table);
+	if (sw_forget_collect(d->forget, &rc, &n, table, sizeof(table)) == 0)
+		sw_reconcile_forget_report(table, rc, n);
 }
 
 int sw_daemon_run(struct sw_daemon *d)

@@ -472,13 +472,17 @@ static void forget_primed(struct sw_nl *nl, const struct sw_model *want)
 	if (sw_model_family(want) != NFPROTO_INET)
 		return;         /* the parents' table: no flows toward the sandboxes to forget */
 	rc = sw_ct_forget_inbound(nl, want, &n);
+	sw_reconcile_forget_report(want->table, rc, n);
+}
 
+void sw_reconcile_forget_report(const char *table, int rc, size_t n)
+{
 	if (rc)
 		sw_err("table inet %s is in place, but the connections opened toward the sandboxes "
-		       "before it could not be cleared: %s", want->table, strerror(-rc));
+		       "before it could not be cleared: %s", table, strerror(-rc));
 	else if (n)
 		sw_info("forgot %zu connection(s) opened toward the sandboxes while table inet %s "
-			"was not in place", n, want->table);
+			"was not in place", n, table);
 }
 
 void sw_reconcile_forget(struct sw_nl *nl, const struct sw_model *want)

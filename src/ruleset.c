@@ -673,6 +673,19 @@ static int cover_cmp(const void *a, const void *b, void *arg)
  * delete from the interval set's pipapo rebuilds its lookup tables
  * (~60 ms among 10,000 elements, docs/BENCHMARKS.md). Only wider
  * prefixes stay in the interval sets. */
+/* Which of concat_sets' four sets an entry goes to: v4 or v6 (bit 0),
+ * interval or, for one address with exact sets, hash (SLOT_EXACT); -1 for
+ * an entry dropped (covered by another). */
+#define SLOT_V6    1
+#define SLOT_EXACT 2
+static int entry_slot(const struct sw_allow *a, bool exact)
+{
+	if (a->dst.family == AF_UNSPEC)
+		return -1;
+	return (a->dst.family == AF_INET6 ? SLOT_V6 : 0) |
+	       (exact && a->dst.len == sw_family_addrlen(a->dst.family) * 8 ? SLOT_EXACT : 0);
+}
+
 static int concat_sets(struct sw_model *m, const char *base, struct sw_allow *all, size_t n,
 		       bool exact)
 {
@@ -682,8 +695,9 @@ static int concat_sets(struct sw_model *m, const char *base, struct sw_allow *al
 	static const uint32_t t6 = (((SW_TYPE_IP6ADDR << SW_TYPE_BITS) | SW_TYPE_INET_PROTO) <<
 				    SW_TYPE_BITS) | SW_TYPE_INET_SERVICE;
 	char name[SW_NAME_MAX];
-	struct sw_set *s4, *s6, *x4 = NULL, *x6 = NULL, *s;
-	int err;
+	struct sw_set *s4, *s6, *x4 = NULL, *x6 = NULL;
+	size_t count[4] = { 0 };
+	int err, k;
 
 	snprintf(name, sizeof(name), "%s4", base);
 	s4 = new_concat_set(m, name, t4, 12, NFT_SET_INTERVAL | NFT_SET_CONCAT,
@@ -703,6 +717,8 @@ static int concat_sets(struct sw_model *m, const char *base, struct sw_allow *al
 		if (!x4 || !x6)
 			return -ENOSPC;
 	}
+	struct sw_set *to[4] = { s4, s6, x4, x6 };       /* by entry_slot */
+
 	/* pipapo refuses overlaps: drop every entry another one covers. Prefixes
 	 * either nest or are disjoint, so in (family, protocol, port, address,
 	 * widest first) order a covered entry follows its cover: one sweep.
@@ -720,48 +736,33 @@ static int concat_sets(struct sw_model *m, const char *base, struct sw_allow *al
 	}
 	/* the order the kernel sorts keys in, for stable text */
 	sw_sort(all, n, sizeof(all[0]), allow_cmp, NULL);
-	{
-		/* each set's room at once: 10,000 entries, no copy per doubling */
-		size_t count[4] = { 0 };
-		struct sw_set *to[4] = { s4, x4, s6, x6 };
-
-		for (size_t i = 0; i < n; i++) {
-			size_t alen = sw_family_addrlen(all[i].dst.family);
-
-			if (all[i].dst.family != AF_UNSPEC)
-				count[(all[i].dst.family == AF_INET ? 0 : 2) +
-				      (exact && all[i].dst.len == alen * 8)]++;
-		}
-		for (int k = 0; k < 4; k++)
-			if (to[k] && count[k] && (err = sw_set_reserve(to[k], count[k])))
-				return err;
-	}
+	/* each set's room at once (10,000 entries, no copy per doubling) */
+	for (size_t i = 0; i < n; i++)
+		if ((k = entry_slot(&all[i], exact)) >= 0)
+			count[k]++;
+	for (k = 0; k < 4; k++)
+		if (to[k] && count[k] && (err = sw_set_reserve(to[k], count[k])))
+			return err;
 	/* the entries' texts come from the elements when export asks */
-	s4->text_concat = s6->text_concat = true;
-	if (exact)
-		x4->text_concat = x6->text_concat = true;
+	for (k = 0; k < 4; k++)
+		if (to[k])
+			to[k]->text_concat = true;
 	for (size_t i = 0; i < n; i++) {
 		uint8_t lo[16], hi[16];
 		struct sw_elem e;
 		size_t alen;
-		bool host;
 
-		if (all[i].dst.family == AF_UNSPEC)
+		if ((k = entry_slot(&all[i], exact)) < 0)
 			continue;
 		alen = sw_family_addrlen(all[i].dst.family);
-		host = exact && all[i].dst.len == alen * 8;
-		if (all[i].dst.family == AF_INET)
-			s = host ? x4 : s4;
-		else
-			s = host ? x6 : s6;
 		sw_prefix_range(&all[i].dst, lo, hi);
 		memset(&e, 0, sizeof(e));
 		concat_key(e.key, lo, alen, all[i].port.proto, all[i].port.port);
-		if (!host) {
+		if (!(k & SLOT_EXACT)) {
 			concat_key(e.key_end, hi, alen, all[i].port.proto, all[i].port.port);
 			e.has_key_end = true;
 		}
-		if ((err = sw_set_add_elem(s, &e)))
+		if ((err = sw_set_add_elem(to[k], &e)))
 			return err;
 	}
 	return 0;

@@ -187,24 +187,28 @@ static const char *reply_field(const char *reply, const char *key, char *buf, si
 	return buf;
 }
 
-/* Does a daemon answer on the control socket? */
+/* Does a daemon answer on the control socket? Its status in reply. */
+static bool daemon_status(const struct opts *o, char *reply, size_t len)
+{
+	return sw_control_call(o->control, "status", reply, len) == 0 && !strncmp(reply, "ok\n", 3);
+}
+
 static bool daemon_running(const struct opts *o)
 {
 	char reply[SW_CONTROL_REPMAX];
 
-	return sw_control_call(o->control, "status", reply, sizeof(reply)) == 0 &&
-	       !strncmp(reply, "ok\n", 3);
+	return daemon_status(o, reply, sizeof(reply));
 }
 
-/* Does a daemon answer whose config is the file o->config names? 1 yes,
- * 0 no (no daemon, another file, or a path that does not resolve). */
-static int daemon_same_config(const struct opts *o)
+/* Does a daemon answer whose config is the file o->config names? (Not
+ * when no daemon answers, the file is another, or a path does not
+ * resolve.) */
+static bool daemon_same_config(const struct opts *o)
 {
 	char reply[SW_CONTROL_REPMAX], theirs[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
 
-	if (sw_control_call(o->control, "status", reply, sizeof(reply)) ||
-	    strncmp(reply, "ok\n", 3))
-		return 0;
+	if (!daemon_status(o, reply, sizeof(reply)))
+		return false;
 	reply_field(reply, "config", theirs, sizeof(theirs));
 	return realpath(o->config, a) && realpath(theirs, b) && !strcmp(a, b);
 }
@@ -232,7 +236,7 @@ static int via_daemon(const struct opts *o, const char *req, const char *table)
 	if (table && !strcmp(req, "reload")) {
 		char st[SW_CONTROL_REPMAX];
 
-		if (sw_control_call(o->control, "status", st, sizeof(st)) == 0 &&
+		if (daemon_status(o, st, sizeof(st)) &&
 		    strcmp(reply_field(st, "config", cfgpath, sizeof(cfgpath)), o->config))
 			sw_warn("note: sandwalld reloaded its own config %s, not %s", cfgpath, o->config);
 	}
@@ -1068,7 +1072,7 @@ int main(int argc, char **argv)
 	 * config, FILE:LINE in its reply): no second parse and build here,
 	 * and no nf_tables socket, whose close would wait for the kernel to
 	 * release what the daemon's commit replaced. */
-	if (v->daemon_req && (rc = daemon_same_config(&o)) > 0)
+	if (v->daemon_req && daemon_same_config(&o))
 		return via_daemon(&o, v->daemon_req, NULL);
 	/* Everything is validated before the kernel is touched. */
 	if (v->need == NEED_CONFIG && sw_config_load(o.config, &cfg, err, sizeof(err))) {
