@@ -111,6 +111,10 @@ static inline uint32_t sw_model_family(const struct sw_model *m)
 	return m->family ? m->family : 1 /* NFPROTO_INET */;
 }
 void sw_model_free(struct sw_model *m);
+/* to = from's table: chains, sets and their elements, counters, rules
+ * (their canonical strings; no desired-only texts or libnftnl objects).
+ * On -ENOMEM to holds part of it: sw_model_free it. */
+int sw_model_copy(struct sw_model *to, const struct sw_model *from);
 
 struct sw_chain *sw_model_add_chain(struct sw_model *m, const char *name);
 struct sw_set *sw_model_add_set(struct sw_model *m, const char *name);

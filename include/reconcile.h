@@ -134,10 +134,6 @@ struct sw_hint {
 	uint32_t base_genid;
 	bool derived;           /* out: the repair was derived from the events */
 };
-/* to = from's table: chains, sets and their elements, counters, rules
- * (their canonical strings; no desired-only texts or libnftnl objects).
- * On -ENOMEM to holds part of it: sw_model_free it. (derive.c) */
-int sw_model_copy(struct sw_model *to, const struct sw_model *from);
 
 /* What the kernel holds after the transaction msgs (events.h rec) if it
  * held want before: a copy of want with the change applied, genid set.

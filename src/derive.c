@@ -29,50 +29,6 @@
  * for any chain whose rules differ, whatever they are). */
 #define CHANGED_CANON "(rules changed by another process)"
 
-int sw_model_copy(struct sw_model *to, const struct sw_model *from)
-{
-	*to = *from;
-	to->rules = NULL;
-	to->n_rules = to->cap_rules = 0;
-	for (size_t i = 0; i < to->n_sets; i++) {
-		struct sw_set *s = &to->sets[i];
-
-		s->elems = NULL;
-		s->n_elems = s->cap_elems = 0;
-		s->text = NULL;
-		s->n_text = s->cap_text = 0;
-		s->text_concat = false;
-	}
-	for (size_t i = 0; i < from->n_sets; i++) {
-		const struct sw_set *f = &from->sets[i];
-		struct sw_set *s = &to->sets[i];
-
-		if (!f->n_elems)
-			continue;
-		if (!(s->elems = malloc(f->n_elems * sizeof(*s->elems))))
-			return -ENOMEM;
-		memcpy(s->elems, f->elems, f->n_elems * sizeof(*s->elems));
-		s->n_elems = s->cap_elems = f->n_elems;
-	}
-	if (!from->n_rules)
-		return 0;
-	if (!(to->rules = calloc(from->n_rules, sizeof(*to->rules))))
-		return -ENOMEM;
-	to->cap_rules = from->n_rules;
-	for (size_t i = 0; i < from->n_rules; i++) {
-		struct sw_rule *r = &to->rules[i];
-
-		*r = from->rules[i];
-		r->text = NULL;
-		r->nl = NULL;
-		r->handle = 0;
-		if (!(r->canon = strdup(from->rules[i].canon)))
-			return -ENOMEM;
-		to->n_rules++;
-	}
-	return 0;
-}
-
 /* The string attribute type of a message (NUL-terminated), or NULL. */
 static const char *attr_str(const struct nlmsghdr *nlh, uint16_t type)
 {
