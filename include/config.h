@@ -16,6 +16,7 @@
 #define SW_MAX_DESTS        16384
 #define SW_MAX_HOST_PORTS   64
 #define SW_MAX_ALLOWS       16384
+#define SW_MAX_NETWORKS     1024    /* [allow] networks */
 #define SW_TABLE_MAXLEN     64
 #define SW_ERRLEN           512
 #define SW_PATH_MAX         256
@@ -193,6 +194,11 @@ struct sw_config {
 	size_t n_host_ports;
 	struct sw_allow allows[SW_MAX_ALLOWS];
 	size_t n_allows;
+	/* [allow] networks = CIDR ...: left open by lan and private, like the
+	 * guarded subnets (a Kubernetes node's pod and service CIDRs); every
+	 * other category still blocks inside them */
+	struct sw_prefix networks[SW_MAX_NETWORKS];
+	size_t n_networks;
 	/* [log] */
 	bool log_blocked;
 	int log_facility;                        /* LOG_DAEMON, LOG_LOCAL0.. */

@@ -68,7 +68,7 @@ const struct sw_category_info sw_categories[SW_CAT_COUNT] = {
 			      SW_CAT_V4 | SW_CAT_V6, 40, true },
 	[SW_CAT_LAN] = { "lan", SW_CAT_KEY_BOOL, true, SW_CAT_MATCH_SET,
 			 SW_CAT_V4 | SW_CAT_V6, SW_CAT_RANK_OWN + 10, true },
-	[SW_CAT_PRIVATE] = { "private", SW_CAT_KEY_BOOL, false, SW_CAT_MATCH_SET,
+	[SW_CAT_PRIVATE] = { "private", SW_CAT_KEY_BOOL, true, SW_CAT_MATCH_SET,
 			     SW_CAT_V4 | SW_CAT_V6, SW_CAT_RANK_OWN + 20, true },
 	[SW_CAT_DESTINATIONS] = { "destinations", SW_CAT_KEY_LIST, false, SW_CAT_MATCH_SET,
 				  SW_CAT_V4 | SW_CAT_V6, 50, true },
@@ -378,6 +378,33 @@ static int set_dests(struct ctx *c, const struct key *k, char *v)
 	return 1;
 }
 
+/* [allow] networks: CIDRs that lan and private leave open (own) */
+static int set_networks(struct ctx *c, const struct key *k, char *v)
+{
+	struct sw_config *cfg = c->cfg;
+	struct sw_prefix p;
+	const char *why;
+	char *save, *t;
+
+	for (t = strtok_r(v, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+		size_t i;
+
+		if (sw_prefix_parse(t, &p, &why) < 0)
+			return fail(c, "bad CIDR '%s' in [%s] %s: %s", t, k->section, k->name, why);
+		if (v4_mapped(&p))
+			return V4_MAPPED(c, t, k);
+		for (i = 0; i < cfg->n_networks; i++)
+			if (sw_prefix_equal(&cfg->networks[i], &p))
+				break;
+		if (i < cfg->n_networks)
+			continue;
+		if (cfg->n_networks == SW_MAX_NETWORKS)
+			return TOO_MANY(c, k, SW_MAX_NETWORKS);
+		cfg->networks[cfg->n_networks++] = p;
+	}
+	return 1;
+}
+
 static int set_host_ports(struct ctx *c, const struct key *k, char *v)
 {
 	struct sw_config *cfg = c->cfg;
@@ -634,6 +661,7 @@ static const struct key keys[] = {
 	{ "allow", "dns", set_dns, 0, false, 0 },
 	{ "allow", "host_ports", set_host_ports, 0, true, 0 },
 	{ "allow", "destinations", set_allows, 0, true, 0 },
+	{ "allow", "networks", set_networks, 0, true, 0 },
 	BOOL("log", "blocked", log_blocked),
 	{ "log", "facility", set_facility, 0, false, 0 },
 	{ "log", "group", set_group, 0, false, 0 },
@@ -662,6 +690,8 @@ static void list_reset(struct sw_config *cfg, const struct key *k)
 		cfg->n_host_ports = 0;
 	else if (k->set == set_allows)
 		cfg->n_allows = 0;
+	else if (k->set == set_networks)
+		cfg->n_networks = 0;
 	else if (k->set == set_users)
 		cfg->n_users = 0;
 	else if (k->set == set_cgroups)

@@ -2024,7 +2024,7 @@ static const cat_fill_fn cat_fill[SW_CAT_COUNT] = {
 
 /* own: subnets of guarded interfaces (container-to-container stays) and
  * what is routed to a guarded interface without a gateway (a routed veth
- * has no address, its container's /32 is a route) */
+ * has no address, its container's /32 is a route), and [allow] networks */
 static int own_sets(struct sw_model *m, struct work *w, const struct sw_config *cfg,
 		    const struct sw_host *host)
 {
@@ -2051,6 +2051,9 @@ static int own_sets(struct sw_model *m, struct work *w, const struct sw_config *
 			continue;
 		p[n++] = host->routes[i].dst;
 	}
+	/* [allow] networks: left open by lan and private like the above */
+	for (size_t i = 0; i < cfg->n_networks; i++)
+		p[n++] = cfg->networks[i];
 	if ((rc = addr_sets(m, w, "own", p, n)))
 		return rc;
 	return gate_note(w, 2, p, n);
@@ -2309,7 +2312,7 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 	m->has_table = true;
 	if (w) {
 		/* one prefix per address, route, gateway or config entry at most */
-		w->cap_p = FIXED_ENTRIES + cfg->n_destinations +
+		w->cap_p = FIXED_ENTRIES + cfg->n_destinations + cfg->n_networks +
 			   (host ? host->n_addrs + host->n_routes + host->n_gateways : 0);
 		p = w->p = calloc(w->cap_p, sizeof(*w->p));
 	}

@@ -270,7 +270,9 @@ nft_list_norm() {
 
 # ---------------------------------------------------------------- configs
 # mkconf NAME [section.key=value ...] -> prints path of a config file with the
-# documented defaults (DESIGN.md), overridden by the arguments. Keys whose
+# documented defaults (DESIGN.md; but private = no: the topology's LAN and
+# "internet" tests were written against it, and round3 tests private = yes and the
+# shipped config), overridden by the arguments. Keys whose
 # value is empty are left out.
 mkconf() {
 	local name=$1; shift

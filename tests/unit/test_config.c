@@ -97,7 +97,7 @@ static void test_defaults(void **state)
 	assert_true(d->block[SW_CAT_HOST]);
 	assert_true(d->block[SW_CAT_GATEWAYS]);
 	assert_true(d->block[SW_CAT_LAN]);
-	assert_false(d->block[SW_CAT_PRIVATE]);
+	assert_true(d->block[SW_CAT_PRIVATE]);   /* the VPC (issue 22) */
 	assert_false(d->block[SW_CAT_DESTINATIONS]);
 	assert_int_equal(d->n_destinations, 0);
 	assert_int_equal(d->dns, SW_DNS_AUTO);
@@ -246,6 +246,19 @@ static void test_enums_numbers(void **state)
 		   "2: bad table name '_x' for [nft] table (1..32 of A-Z a-z 0-9 _ -, starting with a letter)");
 }
 
+static void test_networks(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("[allow]\nnetworks = 10.244.0.0/16 10.96.0.0/12\n  fd00:42::/48 10.96.0.0/12\n"), 0);
+	assert_int_equal(cfg.n_networks, 3);
+	assert_prefix(&cfg.networks[0], "10.244.0.0/16");
+	assert_int_equal(cfg.networks[0].len, 16);
+	assert_int_equal(cfg.networks[2].family, AF_INET6);
+	assert_int_not_equal(parse("[allow]\nnetworks = 10.244.0.1/16\n"), 0);
+	assert_int_not_equal(parse("[allow]\nnetworks = ::ffff:10.0.0.0/104\n"), 0);
+	assert_int_not_equal(parse("[allow]\nnetworks = nonsense\n"), 0);
+}
+
 static void test_lists(void **state)
 {
 	assert_int_equal(parse("[guard]\ninterfaces = tap*\n"), 0);
@@ -291,7 +304,7 @@ static void test_lists(void **state)
 	assert_int_equal(cfg.host_ports[2].port, 65535);
 	assert_int_equal(cfg.host_ports[3].port, 1);
 
-	assert_int_equal(parse("[allow]\ndestinations = 169.254.169.253/32 udp/53 reopen, 10.0.0.5 tcp/3128,"
+	assert_int_equal(parse("[allow]\ndestinations = 169.254.169.253/32 udp/53 reopen, 198.51.100.5 tcp/3128,"
 			       "\n fd00:ec2::253 udp/53 Reopen,\n"), 0);
 	assert_int_equal(cfg.n_allows, 3);
 	assert_true(cfg.allows[0].reopen);
@@ -302,7 +315,7 @@ static void test_lists(void **state)
 	assert_prefix(&cfg.allows[0].dst, "169.254.169.253");
 	assert_int_equal(cfg.allows[0].port.proto, IPPROTO_UDP);
 	assert_int_equal(cfg.allows[0].port.port, 53);
-	assert_prefix(&cfg.allows[1].dst, "10.0.0.5");
+	assert_prefix(&cfg.allows[1].dst, "198.51.100.5");
 	assert_int_equal(cfg.allows[1].dst.len, 32);
 	assert_int_equal(cfg.allows[1].port.proto, IPPROTO_TCP);
 	assert_int_equal(cfg.allows[1].port.port, 3128);
@@ -573,6 +586,7 @@ int main(void)
 		cmocka_unit_test(test_booleans),
 		cmocka_unit_test(test_enums_numbers),
 		cmocka_unit_test(test_lists),
+		cmocka_unit_test(test_networks),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_missing_file),

@@ -145,7 +145,7 @@ static void test_settle_plan(void **state)
 	assert_false(p.phase1);
 	sw_model_free(&want);
 	/* the gate changes: b, filled first (have has gate4_b) */
-	tk_build("[block]\nprivate = yes\n", &want);
+	tk_build("[block]\nprivate = no\n", &want);
 	assert_int_equal(sw_gate_settle(&want, &have, &p), 0);
 	assert_int_equal(p.target, SW_GATE_B);
 	assert_true(p.phase1);
@@ -154,7 +154,7 @@ static void test_settle_plan(void **state)
 	assert_int_equal(sw_model_find_set(&want, "gate4_a")->n_elems,
 			 sw_model_find_set(&have, "gate4_a")->n_elems);
 	/* b selected by both, same gate: settled again, no phase 1 */
-	tk_build("[block]\nprivate = yes\n", &again);
+	tk_build("[block]\nprivate = no\n", &again);
 	assert_int_equal(sw_gate_settle(&again, &want, &p), 0);
 	assert_int_equal(p.target, SW_GATE_B);
 	assert_false(p.phase1);
@@ -181,8 +181,8 @@ static void test_flip_never_edits_live(void **state)
 {
 	static const char *const confs[] = {
 		"",
-		"[block]\nprivate = yes\n",
-		"[block]\nprivate = yes\ndestinations = 198.51.100.0/24 2001:db8:77::/48\n",
+		"[block]\nprivate = no\n",
+		"[block]\nprivate = no\ndestinations = 198.51.100.0/24 2001:db8:77::/48\n",
 		"[block]\ndestinations = 198.51.100.0/24\n",
 		"",
 		"[block]\nmetadata = no\n",
@@ -253,7 +253,7 @@ static void test_update_sets(void **state)
 
 	tk_build("", &old);
 	assert_int_equal(sw_apply(&t->nl, &old, t->err, sizeof(t->err)), 0);
-	tk_build("[block]\nprivate = yes\n", &next);
+	tk_build("[block]\nprivate = no\n", &next);
 	assert_int_equal(sw_reconcile(&t->nl, &next, &d, &repaired, t->err, sizeof(t->err)), 0);
 	sw_diff_free(&d);
 	assert_int_equal(t->sel, 1);
@@ -261,7 +261,7 @@ static void test_update_sets(void **state)
 	old = next;
 	gen = t->k.genid;
 	/* host_ports only: by deltas, b stays */
-	update_by_deltas(t, "[block]\nprivate = yes\n[allow]\nhost_ports = tcp/8080\n", &old, &gen, 1);
+	update_by_deltas(t, "[block]\nprivate = no\n[allow]\nhost_ports = tcp/8080\n", &old, &gen, 1);
 	/* back to the gate buffer a still holds: a flip alone, by deltas */
 	update_by_deltas(t, "[allow]\nhost_ports = tcp/8080\n", &old, &gen, 0);
 	/* a gate neither buffer holds: not by deltas (-ESTALE); the observed

@@ -77,27 +77,31 @@ static void test_allow_host_categories(void **state)
 	/* the default config on the test host is fine */
 	assert_host_ok("");
 	/* 10.0.0.0/24 is the LAN of eth0 (not guarded) */
-	assert_host_bad("[allow]\ndestinations = 10.0.0.5 tcp/3128\n",
-			"t.conf:2: [allow] destinations entry '10.0.0.5 tcp/3128' reopens lan "
+	/* (private, on by default, would refuse it without the host: off
+	 * here, the host's LAN is what is tested) */
+	assert_host_bad("[block]\nprivate = no\n[allow]\ndestinations = 10.0.0.5 tcp/3128\n",
+			"t.conf:4: [allow] destinations entry '10.0.0.5 tcp/3128' reopens lan "
 			"(10.0.0.0/24 on this host), which [block] closes; if that is intended, "
 			"say so: '10.0.0.5 tcp/3128 reopen'");
 	assert_host_ok("[allow]\ndestinations = 10.0.0.5 tcp/3128 reopen\n");
 	/* ... and not refused when lan is not blocked */
-	assert_host_ok("[block]\nlan = no\n[allow]\ndestinations = 10.0.0.5 tcp/3128\n");
+	assert_host_ok("[block]\nlan = no\nprivate = no\n[allow]\ndestinations = 10.0.0.5 tcp/3128\n");
 	/* the host's own address */
-	assert_host_bad("[allow]\ndestinations = 203.0.113.9 tcp/1,\n  10.0.0.2 tcp/22\n",
-			"t.conf:3: [allow] destinations entry '10.0.0.2 tcp/22' reopens host "
+	assert_host_bad("[block]\nprivate = no\n[allow]\ndestinations = 203.0.113.9 tcp/1,\n  10.0.0.2 tcp/22\n",
+			"t.conf:5: [allow] destinations entry '10.0.0.2 tcp/22' reopens host "
 			"(10.0.0.2 on this host), which [block] closes; if that is intended, "
 			"say so: '10.0.0.2 tcp/22 reopen'");
 	/* the gateway (lan is off, so gateways is the first category hit) */
-	assert_host_bad("[block]\nlan = no\n[allow]\ndestinations = fd00:10::1 udp/53\n",
-			"t.conf:4: [allow] destinations entry 'fd00:10::1 udp/53' reopens gateways "
+	assert_host_bad("[block]\nlan = no\nprivate = no\n[allow]\ndestinations = fd00:10::1 udp/53\n",
+			"t.conf:5: [allow] destinations entry 'fd00:10::1 udp/53' reopens gateways "
 			"(fd00:10::1 on this host), which [block] closes; if that is intended, "
 			"say so: 'fd00:10::1 udp/53 reopen'");
 	/* the internet is no hole */
 	assert_host_ok("[allow]\ndestinations = 203.0.113.0/24 tcp/443, 2001:db8::/32 tcp/443\n");
-	/* a container on a guarded bridge is not lan (but the bridge address is the host) */
-	assert_host_ok("[allow]\ndestinations = 172.18.0.2 tcp/80\n");
+	/* a container on a guarded bridge is not lan (but the bridge address
+	 * is the host); private, checked without the host, wants reopen */
+	assert_host_ok("[block]\nprivate = no\n[allow]\ndestinations = 172.18.0.2 tcp/80\n");
+	assert_host_ok("[allow]\ndestinations = 172.18.0.2 tcp/80 reopen\n");
 }
 
 static void test_holes_list(void **state)
@@ -145,7 +149,7 @@ static void test_verify_lists_holes(void **state)
 	assert_string_equal(out, "deliberate holes ([allow] destinations ... reopen):\n"
 			    "t.conf:2: 169.254.169.254 tcp/80 reopens metadata (169.254.169.254), "
 			    "link_local (169.254.0.0/16)\n"
-			    "t.conf:3: 10.0.0.5 tcp/3128 reopens lan (10.0.0.0/24)\n");
+			    "t.conf:3: 10.0.0.5 tcp/3128 reopens lan (10.0.0.0/24), private (10.0.0.0/8)\n");
 	free(out);
 	/* the JSON member, in the record verify writes, which receipt's
 	 * strict reader reads back */
@@ -162,7 +166,7 @@ static void test_verify_lists_holes(void **state)
 	sw_jw_free(&w);
 	assert_string_equal(doc, "{\"time\":7,\"holes\":[{\"entry\":\"169.254.169.254 tcp/80\",\"line\":2,"
 			    "\"reopens\":[\"metadata\",\"link_local\"]},{\"entry\":\"10.0.0.5 tcp/3128\","
-			    "\"line\":3,\"reopens\":[\"lan\"]}],\"runs\":[],\"passed\":true}");
+			    "\"line\":3,\"reopens\":[\"lan\",\"private\"]}],\"runs\":[],\"passed\":true}");
 	assert_int_equal(sw_receipt_read_verify(doc, strlen(doc), &t, &passed), 0);
 	assert_int_equal(t, 7);
 	assert_true(passed);

@@ -196,8 +196,9 @@ static void test_set_texts_defaults(void **state)
 	assert_text(&m, "guard_ifaces", ifs, N(ifs));
 	assert_text(&m, "link_local4", ll4, N(ll4));
 	assert_text(&m, "link_local6", ll6, N(ll6));
-	assert_text(&m, "private4", NULL, 0);
-	assert_text(&m, "private6", NULL, 0);
+	/* private is on by default (the VPC, peered networks, VPN routes) */
+	assert_true(has_text(set(&m, "private4"), "10.0.0.0/8"));
+	assert_true(has_text(set(&m, "private6"), "fc00::/7"));
 	assert_text(&m, "destinations4", NULL, 0);
 	assert_text(&m, "allow4_exact", allow4, N(allow4));
 	assert_text(&m, "allow4", NULL, 0);
@@ -323,6 +324,27 @@ static void test_private(void **state)
 	assert_text(&m, "private4", p4, N(p4));
 	assert_text(&m, "private6", p6, N(p6));
 	sw_model_free(&m);
+	/* the default is on */
+	tk_build("", &m);
+	assert_text(&m, "private4", p4, N(p4));
+	sw_model_free(&m);
+}
+
+/* [allow] networks go into own: lan and private leave them open (out of
+ * the gate), the categories before own do not. */
+static void test_allow_networks(void **state)
+{
+	struct sw_model m;
+	static const char *const own4[] = { "10.96.0.0/12", "10.244.0.0/16",
+					    "172.17.0.0-172.18.255.255" };
+
+	(void)state;
+	tk_build("[allow]\nnetworks = 10.244.0.0/16 10.96.0.0/12 10.244.0.0/16\n", &m);
+	assert_text(&m, "own4", own4, N(own4));
+	assert_false(has_text(set(&m, "gate4_a"), "10.0.0.0/8"));
+	assert_true(has_text(set(&m, "gate4_a"), "169.254.0.0/16"));
+	assert_true(has_text(set(&m, "private4"), "10.0.0.0/8"));
+	sw_model_free(&m);
 }
 
 /* The gate (gate4_a/gate6_a, the fast path's buffer selected when
@@ -350,9 +372,13 @@ static void test_gate(void **state)
 	assert_int_equal(set(&m, "gate_b")->n_elems, 0);
 	assert_int_equal(set(&m, "gate_a")->key_len, 1);
 	sw_model_free(&m);
-	/* the default: every category's entries are in it */
+	/* the default: every category's entries are in it (the LAN's
+	 * 10.0.0.0/24 inside private's 10.0.0.0/8) */
 	tk_build("", &m);
 	assert_true(has_text(set(&m, "gate4_a"), "169.254.0.0/16"));
+	assert_true(has_text(set(&m, "gate4_a"), "10.0.0.0/8"));
+	sw_model_free(&m);
+	tk_build("[block]\nprivate = no\n", &m);
 	assert_true(has_text(set(&m, "gate4_a"), "10.0.0.0/24"));
 	assert_true(has_text(set(&m, "gate6_a"), "fe80::/10"));
 	sw_model_free(&m);
@@ -368,7 +394,7 @@ static void test_toggle_changes_sets_only(void **state)
 
 	(void)state;
 	tk_build("", &a);
-	tk_build("[block]\nprivate = yes\n", &b);
+	tk_build("[block]\nprivate = no\n", &b);
 	for (size_t i = 0; i < a.n_sets; i++) {
 		const struct sw_set *x = &a.sets[i], *y = set(&b, x->name);
 		bool same = x->n_elems == y->n_elems;
@@ -542,7 +568,7 @@ static void test_allow_and_host_ports(void **state)
 	(void)state;
 	tk_build("[allow]\nhost_ports = udp/53 tcp/53\n"
 		 "destinations = 10.0.0.5 tcp/3128 reopen, fd00::/8 udp/53 reopen, "
-		 "fd00::1 tcp/443, 10.0.0.6 udp/65535 reopen, 10.0.0.7 tcp/1 reopen\n"
+		 "fd00::1 tcp/443 reopen, 10.0.0.6 udp/65535 reopen, 10.0.0.7 tcp/1 reopen\n"
 		 "[block]\ndestinations = 10.9.0.0/16\n", &m);
 	/* one address, one protocol, one port: the hash sets; a prefix: the
 	 * interval sets */
@@ -1135,6 +1161,7 @@ int main(void)
 		cmocka_unit_test(test_raw_intervals),
 		cmocka_unit_test(test_dns_none),
 		cmocka_unit_test(test_private),
+		cmocka_unit_test(test_allow_networks),
 		cmocka_unit_test(test_gate),
 		cmocka_unit_test(test_toggle_changes_sets_only),
 		cmocka_unit_test(test_host_no),

@@ -269,8 +269,8 @@ static void test_plan_allowed_are_excluded(void **state)
 		"[allow]\n"
 		"dns = none\n"
 		"host_ports = tcp/8080 udp/22\n"
-		"destinations = 169.254.169.254 tcp/80 reopen, 10.0.0.0/24 tcp/22, fd00:ec2::254 udp/80 reopen, "
-		"168.63.129.16 tcp/443 reopen, 172.18.0.1 tcp/22\n";
+		"destinations = 169.254.169.254 tcp/80 reopen, 10.0.0.0/24 tcp/22 reopen, fd00:ec2::254 udp/80 reopen, "
+		"168.63.129.16 tcp/443 reopen, 172.18.0.1 tcp/22 reopen\n";
 	static const struct want w[] = {
 		/* 169.254.169.254 tcp/80 allowed; fd00:ec2::254 only udp: still a target */
 		{ "metadata", "fd00:ec2::254", 80, true },
