@@ -13,6 +13,8 @@
 #define SW_CHAIN_GUARD_ND "guard_nd"
 #define SW_CHAIN_INPUT    "input"
 #define SW_CHAIN_GUARD_INPUT "guard_input"
+#define SW_CHAIN_FORWARD  "forward"       /* after NAT: translated destinations */
+#define SW_CHAIN_GUARD_NAT "guard_nat"    /* forward and input: ct status dnat */
 #define SW_HOOK_PRIO      (-150)   /* after conntrack (-200), before DNAT (-100) */
 #define SW_CHAIN_OUTPUT   "output"        /* [guard] users / cgroups: the output hook */
 #define SW_CHAIN_GUARD_OUTPUT "guard_output"

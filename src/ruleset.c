@@ -1217,6 +1217,36 @@ static void e_ct_state(struct rb *b, uint32_t mask)
 	e_cmp(b, NFT_REG_1, NFT_CMP_NEQ, &zero, sizeof(zero));
 }
 
+/* ct direction original ct status dnat: a packet of the side that opened
+ * the connection whose destination was translated (dnat, redirect, by
+ * any table) */
+static void e_ct_dnat_original(struct rb *b)
+{
+	struct nftnl_expr *e = expr(b, "ct"), *bw;
+	uint32_t zero = 0, mask = 1u << 5 /* IPS_DST_NAT */;
+
+	if (e) {
+		nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_DIRECTION);
+		nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
+		add_expr(b, e);
+	}
+	e_cmp_u8(b, NFT_REG_1, 0 /* IP_CT_DIR_ORIGINAL */);
+	if (!(e = expr(b, "ct")))
+		return;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_STATUS);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
+	add_expr(b, e);
+	if (!(bw = expr(b, "bitwise")))
+		return;
+	nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
+	nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
+	nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_LEN, sizeof(mask));
+	nftnl_expr_set(bw, NFTNL_EXPR_BITWISE_MASK, &mask, sizeof(mask));
+	nftnl_expr_set(bw, NFTNL_EXPR_BITWISE_XOR, &zero, sizeof(zero));
+	add_expr(b, bw);
+	e_cmp(b, NFT_REG_1, NFT_CMP_NEQ, &zero, sizeof(zero));
+}
+
 /* icmpv6 type TYPE ip6 hoplimit 255: a neighbour discovery message as
  * RFC 4861 requires it (never forwarded: the hop limit proves it is
  * on-link) */
@@ -1361,14 +1391,95 @@ static int block_chain(struct sw_model *m, struct rb *b, const struct sw_config 
 	return 0;
 }
 
+static int gate_rules(struct sw_model *m, struct rb *b, const struct sw_config *cfg,
+		      const char *chain, const char *pre, bool fallback);
+static int allow_rules(struct sw_model *m, struct rb *b, const char *chain, const char *id,
+		       const char *set, int verdict, const char *target);
+static int category_rules(struct sw_model *m, struct rb *b, const struct sw_config *cfg,
+			  const char *chain, bool gated);
+
+/* Which packets a chain judges: those that arrive on a guarded interface.
+ *   iifname @guard_links goto TARGET       a guarded link by its exact name
+ *                                          (a hash lookup, docs/BENCHMARKS.md run F)
+ *   iifname @guard_ifaces goto TARGET      the patterns and the rest (an interval tree)
+ * nat: each rule starts with `ct direction original ct status dnat` (the
+ * side that opened the connection, its destination translated). ids:
+ * <id>-links, <id>. goto: TARGET's return ends at the policy, accept,
+ * so no packet is judged twice in one hook. */
+static int dispatch_rules(struct sw_model *m, struct rb *b, const struct sw_config *cfg,
+			  const char *chain, const char *id, bool nat, const char *target)
+{
+	const char *pre = nat ? "ct direction original ct status dnat " : "";
+	char rid[SW_NAME_MAX], text[256];
+
+	for (int i = 0; i < 2; i++) {
+		const char *set = i ? "guard_ifaces" : SW_SET_GUARD_LINKS;
+
+		snprintf(rid, sizeof(rid), "%s%s", id, i ? "" : "-links");
+		snprintf(text, sizeof(text), "%siifname @%s goto %s", pre, set, target);
+		RULE(m, b, chain, rid, text, {
+			if (nat)
+				e_ct_dnat_original(b);
+			e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
+			e_lookup(b, NFT_REG_1, set);
+			e_verdict(b, NFT_GOTO, target);
+		});
+	}
+	return 0;
+}
+
+/* After NAT (docs/ruleset.md, "Judged twice"): a packet from a guarded
+ * interface whose destination another table translated (dnat, redirect)
+ * is judged again on the new destination, by the same categories and
+ * carve-outs as in guard, counted in the same counters:
+ *   chain forward { type filter hook forward priority -150; policy accept; }
+ *       ct direction original ct status dnat iifname @guard_links goto guard_nat ...
+ *   chain guard_nat   the fast path, allow, host_ports, the categories, the
+ *                     gate's fallback
+ * (the input hook's rules are in input_rules: a translation to the host).
+ * Replies, ND and the spoofing check need no second look: replies are
+ * not dispatched (direction original), ND is never translated, and NAT
+ * does not change the source prerouting checked. */
+static int nat_rules(struct sw_model *m, struct rb *b, const struct sw_config *cfg)
+{
+	struct sw_chain *c;
+	int err;
+
+	if (!(c = sw_model_add_chain(m, SW_CHAIN_FORWARD)))
+		return -ENOSPC;
+	c->base = true;
+	c->hook = NF_INET_FORWARD;
+	c->prio = SW_HOOK_PRIO;
+	c->policy = NF_ACCEPT;
+	snprintf(c->type, sizeof(c->type), "filter");
+	if (!sw_model_add_chain(m, SW_CHAIN_GUARD_NAT))
+		return -ENOSPC;
+	if ((err = dispatch_rules(m, b, cfg, SW_CHAIN_FORWARD, "nat", true, SW_CHAIN_GUARD_NAT)))
+		return err;
+	if ((err = gate_rules(m, b, cfg, SW_CHAIN_GUARD_NAT, "", false)))
+		return err;
+	if ((err = allow_rules(m, b, SW_CHAIN_GUARD_NAT, "allow", "allow", NF_ACCEPT, NULL)))
+		return err;
+	RULE(m, b, SW_CHAIN_GUARD_NAT, "host_ports",
+	     "fib daddr type local meta l4proto . th dport @host_ports accept", {
+		e_fib_local(b);
+		e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
+		e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG32_01);
+		e_lookup(b, NFT_REG_1, "host_ports");
+		e_verdict(b, NF_ACCEPT, NULL);
+	});
+	return category_rules(m, b, cfg, SW_CHAIN_GUARD_NAT, true);
+}
+
 /* The host's own copy of broadcast and multicast: `fib daddr type local`
  * in the guard chain does not match 255.255.255.255, a bridge's directed
  * broadcast or 224.0.0.1/ff02::1, yet the host delivers them to every
  * socket bound to 0.0.0.0 or ::. Container-to-container broadcast is
  * bridged and never reaches this hook. Only with [block] host. */
-static int input_rules(struct sw_model *m, struct rb *b)
+static int input_rules(struct sw_model *m, struct rb *b, const struct sw_config *cfg)
 {
 	struct sw_chain *c;
+	int err;
 
 	/* chain input { type filter hook input priority -150; policy accept; } */
 	if (!(c = sw_model_add_chain(m, SW_CHAIN_INPUT)))
@@ -1382,12 +1493,13 @@ static int input_rules(struct sw_model *m, struct rb *b)
 	if (!sw_model_add_chain(m, SW_CHAIN_GUARD_INPUT))
 		return -ENOSPC;
 
-	/* iifname @guard_ifaces jump guard_input */
-	RULE(m, b, SW_CHAIN_INPUT, "guard-input", "iifname @guard_ifaces jump guard_input", {
-		e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
-		e_lookup(b, NFT_REG_1, "guard_ifaces");
-		e_verdict(b, NFT_JUMP, SW_CHAIN_GUARD_INPUT);
-	});
+	/* ct direction original ct status dnat iifname @guard_links goto
+	 * guard_nat ...: a destination translated to the host (another
+	 * table's dnat, a redirect) is judged as in guard; then
+	 * iifname @guard_links goto guard_input ... for the rest */
+	if ((err = dispatch_rules(m, b, cfg, SW_CHAIN_INPUT, "input-nat", true, SW_CHAIN_GUARD_NAT)) ||
+	    (err = dispatch_rules(m, b, cfg, SW_CHAIN_INPUT, "guard-input", false, SW_CHAIN_GUARD_INPUT)))
+		return err;
 	/* fib daddr type local return: unicast to the host was judged in guard */
 	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-local", "fib daddr type local return", {
 		e_fib_local(b);
@@ -1807,20 +1919,9 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 	if (!sw_model_add_chain(m, SW_CHAIN_GUARD))
 		return -ENOSPC;
 
-	/* iifname @guard_links goto guard: a guarded link by its exact name
-	 * (a hash lookup); iifname @guard_ifaces goto guard: the patterns and
-	 * the rest (an interval tree). goto: guard's return ends at the
-	 * policy, accept, so no packet is judged twice. */
-	RULE(m, b, SW_CHAIN_HOOK, "guard-links", "iifname @" SW_SET_GUARD_LINKS " goto guard", {
-		e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
-		e_lookup(b, NFT_REG_1, SW_SET_GUARD_LINKS);
-		e_verdict(b, NFT_GOTO, SW_CHAIN_GUARD);
-	});
-	RULE(m, b, SW_CHAIN_HOOK, "guard", "iifname @guard_ifaces goto guard", {
-		e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
-		e_lookup(b, NFT_REG_1, "guard_ifaces");
-		e_verdict(b, NFT_GOTO, SW_CHAIN_GUARD);
-	});
+	/* iifname @guard_links goto guard ... (dispatch_rules) */
+	if ((err = dispatch_rules(m, b, cfg, SW_CHAIN_HOOK, "guard", false, SW_CHAIN_GUARD)))
+		return err;
 	/* fib saddr . iif oif missing goto block_spoofed: first, before any
 	 * accept, so no forged source can create or use conntrack state */
 	RULE(m, b, SW_CHAIN_GUARD, "spoofed", "fib saddr . iif oif missing goto block_spoofed", {
@@ -1903,7 +2004,9 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 	if ((err = category_rules(m, b, cfg, SW_CHAIN_GUARD, true)))
 		return err;
 
-	if (cfg->block[SW_CAT_HOST] && (err = input_rules(m, b)))
+	if (cfg->block[SW_CAT_HOST] && (err = input_rules(m, b, cfg)))
+		return err;
+	if ((err = nat_rules(m, b, cfg)))
 		return err;
 	if ((err = output_rules(m, b, cfg)))
 		return err;

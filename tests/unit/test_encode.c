@@ -179,8 +179,8 @@ static void test_message_order(void **state)
 	assert_int_equal(rules, e->m.n_rules);
 	assert_int_equal(counters, 8);
 	assert_int_equal(sets, 28);
-	assert_int_equal(chains, 13);
-	assert_int_equal(rules, 67);
+	assert_int_equal(chains, 15);
+	assert_int_equal(rules, 98);
 }
 
 /* Every NEWRULE parses back to the model's canonical string and tag. */

@@ -422,7 +422,7 @@ static void test_host_no(void **state)
 	tk_build("", &m);
 	assert_non_null(rule(&m, "sandwall:host"));
 	assert_non_null(sw_model_find_chain(&m, "input"));
-	assert_int_equal(m.n_rules, 67);
+	assert_int_equal(m.n_rules, 98);
 	sw_model_free(&m);
 	tk_build("[block]\nhost = no\n", &m);
 	assert_null(rule(&m, "sandwall:host"));
@@ -430,7 +430,9 @@ static void test_host_no(void **state)
 	assert_null(sw_model_find_chain(&m, "input"));
 	assert_null(sw_model_find_chain(&m, "guard_input"));
 	assert_null(rule(&m, "sandwall:input-host"));
-	assert_int_equal(m.n_rules, 58);
+	/* after NAT still: forward and guard_nat, without the host rule */
+	assert_non_null(sw_model_find_chain(&m, "guard_nat"));
+	assert_int_equal(m.n_rules, 85);
 	/* no host block: the fast path needs no fib */
 	{
 		const struct sw_rule *r = rule(&m, "sandwall:unblocked4a");
@@ -548,7 +550,7 @@ static void test_log_no(void **state)
 	tk_build("[log]\nblocked = no\n", &m);
 	for (size_t i = 0; i < m.n_rules; i++)
 		assert_null(strstr(m.rules[i].tag, "-log"));
-	assert_int_equal(m.n_rules, 59);
+	assert_int_equal(m.n_rules, 90);
 	sw_model_free(&m);
 }
 
@@ -587,7 +589,8 @@ static void test_allow_and_host_ports(void **state)
 static void test_chains_and_counters(void **state)
 {
 	static const char *const chains[] = {
-		"prerouting", "guard", "guard_nd", "input", "guard_input", "block_spoofed",
+		"prerouting", "guard", "guard_nd", "input", "guard_input", "forward", "guard_nat",
+		"block_spoofed",
 		"block_metadata", "block_link_local", "block_host",
 		"block_gateways", "block_lan", "block_private", "block_destinations",
 	};
@@ -736,8 +739,11 @@ static void test_guard_order(void **state)
 	/* the input hook: unicast was judged in guard; ND and host_ports
 	 * return; every other broadcast/multicast to the host is blocked */
 	n = chain_rules(&m, "input", tags, 64);
-	assert_int_equal(n, 1);
-	assert_string_equal(tags[0], "sandwall:guard-input");
+	assert_int_equal(n, 4);
+	assert_string_equal(tags[0], "sandwall:input-nat-links");
+	assert_string_equal(tags[1], "sandwall:input-nat");
+	assert_string_equal(tags[2], "sandwall:guard-input-links");
+	assert_string_equal(tags[3], "sandwall:guard-input");
 	n = chain_rules(&m, "guard_input", tags, 64);
 	assert_int_equal(n, 7);
 	assert_string_equal(tags[0], "sandwall:input-local");
@@ -780,6 +786,60 @@ static void assert_rule(const struct sw_model *m, const char *tag, const char *c
 	assert_string_equal(r->chain, chain);
 	assert_string_equal(r->canon, canon);
 	assert_string_equal(r->text, text);
+}
+
+/* After NAT (issue 22): forward and input send a guarded interface's
+ * translated packets (direction original, ct status dnat) to guard_nat,
+ * which judges the new destination as guard does: the fast path, allow,
+ * host_ports, the categories, the fallback. */
+static void test_after_nat(void **state)
+{
+	const char *tags[64];
+	struct sw_model m;
+	const struct sw_chain *c;
+	size_t n;
+
+	(void)state;
+	tk_build("", &m);
+	if (!(c = sw_model_find_chain(&m, "forward")))
+		fail_msg("no chain forward");
+	assert_true(c->base);
+	assert_int_equal(c->hook, 2 /* NF_INET_FORWARD */);
+	assert_int_equal(c->prio, -150);
+	if (!(c = sw_model_find_chain(&m, "guard_nat")))
+		fail_msg("no chain guard_nat");
+	assert_false(c->base);
+	n = chain_rules(&m, "forward", tags, 64);
+	assert_int_equal(n, 2);
+	assert_rule(&m, "sandwall:nat", "forward",
+		    "[ ct load direction => reg 1 ] [ cmp eq reg 1 0x00000000 ] "
+		    "[ ct load status => reg 1 ] [ bitwise reg 1 = ( reg 1 & 0x00000020 ) ^ 0x00000000 ] "
+		    "[ cmp neq reg 1 0x00000000 ] [ meta load iifname => reg 1 ] "
+		    "[ lookup reg 1 set guard_ifaces 0x0 ] [ immediate reg 0 goto -> guard_nat ]",
+		    "ct direction original ct status dnat iifname @guard_ifaces goto guard_nat "
+		    "comment \"sandwall:nat\"");
+	n = chain_rules(&m, "guard_nat", tags, 64);
+	assert_int_equal(n, 26);
+	assert_string_equal(tags[0], "sandwall:unblocked4a");
+	assert_string_equal(tags[4], "sandwall:allow4_exact");
+	assert_string_equal(tags[8], "sandwall:host_ports");
+	assert_string_equal(tags[9], "sandwall:metadata4");
+	assert_string_equal(tags[13], "sandwall:host");
+	assert_string_equal(tags[21], "sandwall:private6");
+	assert_string_equal(tags[25], "sandwall:gated6b");
+	/* the same rule as guard's, in guard_nat */
+	for (size_t i = 0; i < m.n_rules; i++)
+		if (!strcmp(m.rules[i].chain, "guard_nat")) {
+			const struct sw_rule *g = NULL;
+
+			for (size_t j = 0; j < m.n_rules && !g; j++)
+				if (!strcmp(m.rules[j].chain, "guard") && !strcmp(m.rules[j].tag, m.rules[i].tag))
+					g = &m.rules[j];
+			if (!g)
+				fail_msg("%s: not in guard", m.rules[i].tag);
+			assert_string_equal(g->canon, m.rules[i].canon);
+		}
+	sw_model_free(&m);
 }
 
 static void test_canon_golden(void **state)
@@ -1176,6 +1236,7 @@ int main(void)
 		cmocka_unit_test(test_chains_and_counters),
 		cmocka_unit_test(test_guard_order),
 		cmocka_unit_test(test_output_path),
+		cmocka_unit_test(test_after_nat),
 		cmocka_unit_test(test_canon_golden),
 		cmocka_unit_test(test_table_name_and_determinism),
 	};
