@@ -13,6 +13,7 @@
 #define SW_GUARD_AUTO       "auto"  /* [guard] interfaces keyword: detect (ruleset.c) */
 #define SW_MAX_PATTERNS     64
 #define SW_MAX_PARENTS      16      /* [guard] macvlan_parents */
+#define SW_MAX_EXCEPT       64      /* [guard] except */
 #define SW_MAX_DESTS        16384
 #define SW_MAX_HOST_PORTS   64
 #define SW_MAX_ALLOWS       16384
@@ -165,6 +166,10 @@ struct sw_config {
 	char patterns[SW_MAX_PATTERNS][SW_IFNAMSIZ]; /* "docker0", "br-*" (only a trailing '*') */
 	size_t n_patterns;
 	bool auto_detect;                        /* "auto" in interfaces (the default) */
+	/* [guard] except = NAME ...: interfaces auto never guards (by kind,
+	 * detection or runtime name): a LAN bridge, a second uplink */
+	char except[SW_MAX_EXCEPT][SW_IFNAMSIZ];
+	size_t n_except;
 	bool all_bridges;
 	unsigned interfaces_line, all_bridges_line;  /* 0: not in the file */
 	/* [guard] users = NAME|UID ...: their sockets' traffic (rootless

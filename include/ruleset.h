@@ -19,6 +19,8 @@
 #define SW_CHAIN_OUTPUT   "output"        /* [guard] users / cgroups: the output hook */
 #define SW_CHAIN_GUARD_OUTPUT "guard_output"
 #define SW_SET_GUARD_LINKS "guard_links"   /* exact names of the guarded links (hash) */
+#define SW_SET_GUARD_EXCEPT "guard_except" /* auto: lo and the uplinks, never guarded by kind */
+#define SW_SET_GUARD_KINDS "guard_kinds"   /* auto: the container-facing link kinds */
 #define SW_SET_UIDS       "guard_uids"
 #define SW_SET_CG         "guard_cg"      /* guard_cg<level>, one per level used */
 #define SW_TAG_PREFIX     "sandwall:"
@@ -34,12 +36,15 @@ enum sw_guard_why {
 	SW_GUARD_NO,            /* not guarded */
 	SW_GUARD_EX_LOOPBACK,   /* auto would guard it, but it is the loopback */
 	SW_GUARD_EX_UPLINK,     /* auto would guard it, but it carries a default route */
+	SW_GUARD_EX_CONFIG,     /* auto would guard it, but [guard] except names it */
 	SW_GUARD_PATTERN,       /* a [guard] interfaces pattern names it */
 	SW_GUARD_ALL_BRIDGES,   /* a bridge, with all_bridges = yes */
 	SW_GUARD_BRIDGE,        /* auto: a bridge */
 	SW_GUARD_ROUTED_VETH,   /* auto: a veth whose peer is in another namespace, on no bridge */
 	SW_GUARD_TAP,           /* auto: a tap device (micro-VM) */
 	SW_GUARD_RUNTIME_NAME,  /* auto: a known container or VM runtime's interface name */
+	SW_GUARD_KIND,          /* auto: a container-facing kind (a veth whose peer is here,
+				 * a host-side macvlan/ipvlan): guarded by kind in the kernel */
 	SW_GUARD_WHY_COUNT
 };
 

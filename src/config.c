@@ -320,6 +320,32 @@ static int set_cgroups(struct ctx *c, const struct key *k, char *v)
 	return 1;
 }
 
+/* [guard] except: exact names (the kernel's set guard_except is a hash) */
+static int set_except(struct ctx *c, const struct key *k, char *v)
+{
+	struct sw_config *cfg = c->cfg;
+	const char *why;
+	char *save, *t;
+
+	for (t = strtok_r(v, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+		size_t i;
+
+		if ((why = pattern_error(t)))
+			return fail(c, "bad interface name '%s' in [%s] %s: %s", t, k->section, k->name, why);
+		if (strchr(t, '*'))
+			return fail(c, "interface pattern '%s' in [%s] %s: name interfaces one by one "
+				    "(no '*')", t, k->section, k->name);
+		for (i = 0; i < cfg->n_except && strcmp(cfg->except[i], t); i++)
+			;
+		if (i < cfg->n_except)
+			continue;
+		if (cfg->n_except == SW_MAX_EXCEPT)
+			return TOO_MANY(c, k, SW_MAX_EXCEPT);
+		strcpy(cfg->except[cfg->n_except++], t);
+	}
+	return 1;
+}
+
 /* [guard] macvlan_parents: names or trailing-'*' patterns, never lo */
 static int set_parents(struct ctx *c, const struct key *k, char *v)
 {
@@ -657,6 +683,7 @@ static const struct key keys[] = {
 	{ "guard", "users", set_users, 0, true, 0 },
 	{ "guard", "cgroups", set_cgroups, 0, true, 0 },
 	{ "guard", "macvlan_parents", set_parents, 0, true, 0 },
+	{ "guard", "except", set_except, 0, true, 0 },
 	{ "block", "destinations", set_dests, 0, true, 0 },
 	{ "allow", "dns", set_dns, 0, false, 0 },
 	{ "allow", "host_ports", set_host_ports, 0, true, 0 },
@@ -686,6 +713,8 @@ static void list_reset(struct sw_config *cfg, const struct key *k)
 		cfg->n_destinations = 0;
 	else if (k->set == set_parents)
 		cfg->n_parents = 0;
+	else if (k->set == set_except)
+		cfg->n_except = 0;
 	else if (k->set == set_host_ports)
 		cfg->n_host_ports = 0;
 	else if (k->set == set_allows)
@@ -1261,6 +1290,11 @@ static int check_whole(struct ctx *c)
 
 	if (dedup_lists(c->cfg))
 		return fail(c, "%s", strerror(ENOMEM));
+	for (size_t i = 0; i < cfg->n_except; i++)
+		for (size_t j = 0; j < cfg->n_patterns; j++)
+			if (!fnmatch(cfg->patterns[j], cfg->except[i], 0))
+				return fail(c, "[guard] except names %s, which [guard] interfaces pattern '%s' "
+					    "guards: say one or the other", cfg->except[i], cfg->patterns[j]);
 	if (!cfg->n_patterns && !cfg->all_bridges && !cfg->auto_detect) {
 		c->line = (int)cfg->interfaces_line;
 		return fail(c, "[guard] interfaces is empty and all_bridges is off: nothing would be "

@@ -430,11 +430,17 @@ const size_t sw_n_runtime_names = sizeof(sw_runtime_names) / sizeof(*sw_runtime_
 
 static const char *const guard_why_names[SW_GUARD_WHY_COUNT] = {
 	[SW_GUARD_NO] = "not guarded", [SW_GUARD_EX_LOOPBACK] = "loopback",
-	[SW_GUARD_EX_UPLINK] = "default route", [SW_GUARD_PATTERN] = "pattern",
+	[SW_GUARD_EX_UPLINK] = "default route", [SW_GUARD_EX_CONFIG] = "[guard] except",
+	[SW_GUARD_PATTERN] = "pattern",
 	[SW_GUARD_ALL_BRIDGES] = "all_bridges", [SW_GUARD_BRIDGE] = "bridge",
 	[SW_GUARD_ROUTED_VETH] = "routed veth", [SW_GUARD_TAP] = "tap",
-	[SW_GUARD_RUNTIME_NAME] = "runtime name",
+	[SW_GUARD_RUNTIME_NAME] = "runtime name", [SW_GUARD_KIND] = "kind",
 };
+
+/* auto: the link kinds that face a container or VM, guarded in the
+ * kernel by `meta iifkind` from their first packet (a tap is kind "tun"
+ * with an Ethernet type: its own rule) */
+static const char *const guard_kinds[] = { "bridge", "veth", "macvlan", "macvtap", "ipvlan", "ipvtap" };
 
 const char *sw_guard_why_name(enum sw_guard_why why)
 {
@@ -455,9 +461,18 @@ static bool name_match(const char *pattern, const char *name)
 /* The interfaces detection never guards: lo (index 1 in every namespace)
  * and the output interfaces of default routes (the uplink, a bridge that
  * holds the uplink included). */
-static bool never_auto(const struct sw_link *l)
+static bool cfg_except(const struct sw_config *cfg, const char *name)
 {
-	return l->ifindex == 1 || l->loopback || l->uplink;
+	for (size_t i = 0; i < cfg->n_except; i++)
+		if (!strncmp(cfg->except[i], name, SW_IFNAMSIZ))
+			return true;
+	return false;
+}
+
+/* ... and what [guard] except names */
+static bool never_auto(const struct sw_config *cfg, const struct sw_link *l)
+{
+	return l->ifindex == 1 || l->loopback || l->uplink || cfg_except(cfg, l->name);
 }
 
 static bool runtime_name(const char *name)
@@ -488,8 +503,16 @@ enum sw_guard_why sw_ruleset_guard_why(const struct sw_config *cfg, const struct
 		why = SW_GUARD_TAP;
 	else if (runtime_name(l->name))
 		why = SW_GUARD_RUNTIME_NAME;
-	if (why != SW_GUARD_NO && never_auto(l))
-		return l->ifindex == 1 || l->loopback ? SW_GUARD_EX_LOOPBACK : SW_GUARD_EX_UPLINK;
+	/* what the kernel guards by kind anyway (a veth whose peer is still
+	 * here may be moved into a container at any time; a host-side
+	 * macvlan/ipvlan shim is reached by its siblings): guarded, so its
+	 * subnets are own, not lan. A bridge's port is left to its bridge. */
+	else if ((l->kind == SW_LINK_VETH && !l->master_bridge) || l->kind == SW_LINK_MACVLAN ||
+		 l->kind == SW_LINK_IPVLAN)
+		why = SW_GUARD_KIND;
+	if (why != SW_GUARD_NO && never_auto(cfg, l))
+		return l->ifindex == 1 || l->loopback ? SW_GUARD_EX_LOOPBACK :
+		       l->uplink ? SW_GUARD_EX_UPLINK : SW_GUARD_EX_CONFIG;
 	return why;
 }
 
@@ -545,12 +568,69 @@ static int ifname_fill(struct sw_set *s, struct ivals *iv)
 /* Does a runtime name pattern match an interface auto must never guard?
  * Then it cannot go in as a pattern (a range has no holes): the names it
  * matches now go in one by one instead. */
-static bool pattern_hits_excluded(const char *pattern, const struct sw_host *host)
+static bool pattern_hits_excluded(const struct sw_config *cfg, const char *pattern,
+				  const struct sw_host *host)
 {
+	for (size_t i = 0; i < cfg->n_except; i++)
+		if (name_match(pattern, cfg->except[i]))
+			return true;
 	for (size_t i = 0; host && i < host->n_links; i++)
-		if (never_auto(&host->links[i]) && name_match(pattern, host->links[i].name))
+		if (never_auto(cfg, &host->links[i]) && name_match(pattern, host->links[i].name))
 			return true;
 	return false;
+}
+
+static int name_elem(struct sw_set *s, const char *name)
+{
+	struct sw_elem e = { .key = { 0 } };
+	char text[SW_IFNAMSIZ + 4];
+	size_t l = strnlen(name, SW_IFNAMSIZ - 1);
+	int err;
+
+	memcpy(e.key, name, l);
+	snprintf(text, sizeof(text), "\"%.*s\"", (int)l, name);
+	if ((err = sw_set_add_elem(s, &e)))
+		return err;
+	return sw_set_add_text(s, text);
+}
+
+/* auto, guard by kind (the prerouting, input and forward dispatch):
+ *   set guard_except { type ifname; elements = { "lo", "eth0" } }
+ *     lo, [guard] except and the links auto never guards (the uplinks:
+ *     the output interfaces of default routes, a bridge that holds the
+ *     uplink);
+ *     a veth whose peer is still here is NOT one of them
+ *   set guard_kinds { type ifname; elements = { "bridge", "veth", ... } } */
+static int kind_sets(struct sw_model *m, const struct sw_config *cfg, const struct sw_host *host)
+{
+	struct sw_set *s = new_set(m, SW_SET_GUARD_EXCEPT, SW_TYPE_IFNAME, SW_IFNAMSIZ, 0, "ifname");
+	bool lo = false;
+	int err;
+
+	if (!s)
+		return -ENOSPC;
+	for (size_t i = 0; i < cfg->n_except; i++) {
+		lo |= !strncmp(cfg->except[i], "lo", SW_IFNAMSIZ);
+		if ((err = name_elem(s, cfg->except[i])))
+			return err;
+	}
+	for (size_t i = 0; host && i < host->n_links; i++) {
+		const struct sw_link *l = &host->links[i];
+
+		if (!never_auto(cfg, l) || !l->name[0] || cfg_except(cfg, l->name))
+			continue;
+		lo |= !strncmp(l->name, "lo", SW_IFNAMSIZ);
+		if ((err = name_elem(s, l->name)))
+			return err;
+	}
+	if (!lo && (err = name_elem(s, "lo")))
+		return err;
+	if (!(s = new_set(m, SW_SET_GUARD_KINDS, SW_TYPE_IFNAME, SW_IFNAMSIZ, 0, "ifname")))
+		return -ENOSPC;
+	for (size_t i = 0; i < sizeof(guard_kinds) / sizeof(*guard_kinds); i++)
+		if ((err = name_elem(s, guard_kinds[i])))
+			return err;
+	return 0;
 }
 
 /* set guard_ifaces { type ifname; flags interval; elements = { "docker0", "br-*" } }
@@ -574,7 +654,7 @@ static int ifname_set(struct sw_model *m, struct work *w, const struct sw_config
 		if ((err = ifname_add(iv, cfg->patterns[i])))
 			return err;
 	for (size_t i = 0; cfg->auto_detect && i < sw_n_runtime_names; i++)
-		if (!pattern_hits_excluded(sw_runtime_names[i], host) &&
+		if (!pattern_hits_excluded(cfg, sw_runtime_names[i], host) &&
 		    (err = ifname_add(iv, sw_runtime_names[i])))
 			return err;
 	for (size_t i = 0; i < n_links; i++)
@@ -601,7 +681,7 @@ static int ifname_set(struct sw_model *m, struct work *w, const struct sw_config
 		if ((err = sw_set_add_elem(s, &e)) || (err = sw_set_add_text(s, text)))
 			return err;
 	}
-	return 0;
+	return cfg->auto_detect ? kind_sets(m, cfg, host) : 0;
 }
 
 /* One element of a concatenation, padded to 32-bit registers. */
@@ -1425,6 +1505,44 @@ static int dispatch_rules(struct sw_model *m, struct rb *b, const struct sw_conf
 			e_verdict(b, NFT_GOTO, target);
 		});
 	}
+	if (!cfg->auto_detect)
+		return 0;
+	/* auto: by kind, from the first packet, whatever the daemon has seen:
+	 *   iifname @guard_except return           lo and the uplinks
+	 *   meta iifkind @guard_kinds goto TARGET  bridge, veth, macvlan, ipvlan
+	 *   meta iifkind "tun" meta iiftype ether goto TARGET   a tap */
+	snprintf(rid, sizeof(rid), "%s-except", id);
+	snprintf(text, sizeof(text), "%siifname @" SW_SET_GUARD_EXCEPT " return", pre);
+	RULE(m, b, chain, rid, text, {
+		if (nat)
+			e_ct_dnat_original(b);
+		e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
+		e_lookup(b, NFT_REG_1, SW_SET_GUARD_EXCEPT);
+		e_verdict(b, NFT_RETURN, NULL);
+	});
+	snprintf(rid, sizeof(rid), "%s-kinds", id);
+	snprintf(text, sizeof(text), "%smeta iifkind @" SW_SET_GUARD_KINDS " goto %s", pre, target);
+	RULE(m, b, chain, rid, text, {
+		if (nat)
+			e_ct_dnat_original(b);
+		e_meta(b, NFT_META_IIFKIND, NFT_REG_1);
+		e_lookup(b, NFT_REG_1, SW_SET_GUARD_KINDS);
+		e_verdict(b, NFT_GOTO, target);
+	});
+	snprintf(rid, sizeof(rid), "%s-tap", id);
+	snprintf(text, sizeof(text), "%smeta iifkind \"tun\" meta iiftype ether goto %s", pre, target);
+	RULE(m, b, chain, rid, text, {
+		char tun[SW_IFNAMSIZ] = "tun";
+		uint16_t ether = 1 /* ARPHRD_ETHER */;
+
+		if (nat)
+			e_ct_dnat_original(b);
+		e_meta(b, NFT_META_IIFKIND, NFT_REG_1);
+		e_cmp(b, NFT_REG_1, NFT_CMP_EQ, tun, sizeof(tun));
+		e_meta(b, NFT_META_IIFTYPE, NFT_REG_1);
+		e_cmp(b, NFT_REG_1, NFT_CMP_EQ, &ether, sizeof(ether));
+		e_verdict(b, NFT_GOTO, target);
+	});
 	return 0;
 }
 

@@ -8,6 +8,8 @@
 # maps each test to the rule that stops it.
 
 register_test round3_01_dnat      "DNAT by another table (kube-proxy style) to the LAN, the host's :8080, a redirect and metadata, v4 and v6, is judged after NAT; DNAT to the internet and to an own container stays open"
+register_test round3_03_moved_veth "a veth made in the host, host side configured and up, peer moved into the container last, under a paced UDP flood: 0 datagrams at the metadata receiver with apply only and with sandwalld"
+register_test round3_04_macvlan_shim "a bridge-mode macvlan child reaches the host's own shim macvlan on the same parent, the uplink address on it and docker0's address: blocked by kind"
 register_test round3_02_vpc       "the shipped config blocks the VPC behind the gateway (10.0.5.9, a peered 192.168.50.20); an [allow] networks CIDR and an allowed private mirror stay open"
 
 SANDWALLD=${SANDWALLD:-$SWT_ROOT/build/sandwalld}
@@ -125,5 +127,97 @@ _round3_02() {
 	reach "$C1" "http://[2001:db8::10]/"
 	reach "$C1" http://172.17.0.3/                 # own subnet
 	udp_reach "$C1" 169.254.169.253 53
+	return 0
+}
+
+# ------------------------------------------------------------------ a veth moved last
+# _r3_moved NAME: a veth pair rv9/rv9p made in the host namespace, rv9
+# configured (172.31.9.1/30) and up, then rv9p moved into the container
+# namespace c9 and configured there, while a flood in c9 sends to
+# 169.254.169.254:54 as soon as it has a route. Prints the datagrams the
+# metadata receiver counted.
+R3_C9=${SWT_PREFIX}c9
+_r3_moved() {
+	local tag=$1 n
+	ip netns add "$R3_C9" 2>/dev/null; ip -n "$R3_C9" link set lo up
+	atk_rx "$CL" "r3$tag" || return 1
+	rm -f "$SWT_TMP/r3flood.stop"
+	nsx "$R3_C9" "$PY" "$ATK" flood --dst 169.254.169.254 --port 54 --stop "$SWT_TMP/r3flood.stop" --max 30 \
+		>"$SWT_TMP/r3flood.$tag.out" 2>&1 &
+	local fp=$!
+	SWT_TEST_PIDS+=("$fp")
+	ip -n "$H" link add rv9 type veth peer name rv9p &&
+	ip -n "$H" addr add 172.31.9.1/30 dev rv9 &&
+	ip -n "$H" link set rv9 up &&
+	ip -n "$H" link set rv9p netns "$R3_C9" &&
+	ip -n "$R3_C9" addr add 172.31.9.2/30 dev rv9p &&
+	ip -n "$R3_C9" link set rv9p up &&
+	ip -n "$R3_C9" route add default via 172.31.9.1 || bad "$tag: could not build the moved veth"
+	sleep 1.5
+	touch "$SWT_TMP/r3flood.stop"; wait "$fp" 2>/dev/null
+	sleep 0.2
+	n=$(atk_rx_n "r3$tag" "dst=169.254.169.254 dport=54 ")
+	touch "$SWT_TMP/rx.r3$tag.stop"
+	info "$tag: flood $(cat "$SWT_TMP/r3flood.$tag.out"), $n at the receiver"
+	R3_N=$n
+}
+_r3_moved_down() { ip -n "$H" link del rv9 2>/dev/null; ip netns del "$R3_C9" 2>/dev/null; sleep 0.2; }
+
+round3_03_moved_veth() { r3_run _round3_03; }
+_round3_03() {
+	local conf
+	R3_UNDO+=("_r3_moved_down")
+	_r3_moved notable || return 1
+	if [ "$R3_N" -gt 0 ]; then ok "no table: $R3_N datagrams reached 169.254.169.254 (the attack works)"
+	else bad "no table: nothing reached the receiver: the test proves nothing"; fi
+	_r3_moved_down
+	conf=$(mkconf r3kind guard.interfaces=auto)
+	apply_ok "$conf" || return 1
+	_r3_moved applyonly || return 1
+	[ "$R3_N" -eq 0 ] && ok "apply only: 0 datagrams through" || bad "apply only: $R3_N datagrams reached the metadata receiver"
+	reach "$R3_C9" http://203.0.113.10/
+	blocked "$R3_C9" http://10.0.0.50/
+	blocked "$R3_C9" http://172.31.9.1:8080/
+	_r3_moved_down
+	atk_d_start "$conf" || return 1
+	R3_UNDO+=("atk_d_stop TERM")
+	_r3_moved daemon || return 1
+	[ "$R3_N" -eq 0 ] && ok "with sandwalld: 0 datagrams through" || bad "with sandwalld: $R3_N datagrams reached the metadata receiver"
+	reach "$R3_C9" http://203.0.113.10/
+	reach "$C1" http://203.0.113.10/
+	reach "$H" http://172.17.0.2:8000/
+	atk_d_stop TERM
+	return 0
+}
+
+# ------------------------------------------------------------------ a macvlan shim
+# mvp0 (a veth in the host, its peer mvp0p up too) is the parent; mvshim, a
+# bridge-mode macvlan of it in the host (172.30.77.1/24), is the host's
+# "shim"; mvc, another bridge-mode macvlan of it, is moved into c8
+# (172.30.77.2/24, default via the shim).
+R3_C8=${SWT_PREFIX}c8
+_r3_shim_down() { ip -n "$H" link del mvp0 2>/dev/null; ip netns del "$R3_C8" 2>/dev/null; }
+round3_04_macvlan_shim() { r3_run _round3_04; }
+_round3_04() {
+	local conf u
+	R3_UNDO+=("_r3_shim_down")
+	ip netns add "$R3_C8" && ip -n "$R3_C8" link set lo up &&
+	ip -n "$H" link add mvp0 type veth peer name mvp0p &&
+	ip -n "$H" link set mvp0 up && ip -n "$H" link set mvp0p up &&
+	ip -n "$H" link add mvshim link mvp0 type macvlan mode bridge &&
+	ip -n "$H" addr add 172.30.77.1/24 dev mvshim && ip -n "$H" link set mvshim up &&
+	ip -n "$H" link add mvc link mvp0 type macvlan mode bridge &&
+	ip -n "$H" link set mvc netns "$R3_C8" &&
+	ip -n "$R3_C8" addr add 172.30.77.2/24 dev mvc && ip -n "$R3_C8" link set mvc up &&
+	ip -n "$R3_C8" route add default via 172.30.77.1 || { bad "could not build the macvlan topology"; return 1; }
+	sleep 0.3
+	for u in http://172.30.77.1:8080/ http://10.0.0.2:8080/ http://172.17.0.1:8080/; do reach "$R3_C8" "$u"; done
+	conf=$(mkconf r3shim guard.interfaces=auto)
+	apply_ok "$conf" || return 1
+	for u in http://172.30.77.1:8080/ http://10.0.0.2:8080/ http://172.17.0.1:8080/ http://169.254.169.254/ http://10.0.0.50/; do
+		blocked "$R3_C8" "$u"
+	done
+	reach "$R3_C8" http://203.0.113.10/
+	reach "$C1" http://203.0.113.10/
 	return 0
 }

@@ -259,6 +259,19 @@ static void test_networks(void **state)
 	assert_int_not_equal(parse("[allow]\nnetworks = nonsense\n"), 0);
 }
 
+static void test_except(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("[guard]\nexcept = br-lan eth1 br-lan\n"), 0);
+	assert_int_equal(cfg.n_except, 2);
+	assert_string_equal(cfg.except[0], "br-lan");
+	assert_string_equal(cfg.except[1], "eth1");
+	assert_true(cfg.auto_detect);
+	/* names only, and never one that [guard] interfaces guards */
+	assert_int_not_equal(parse("[guard]\nexcept = br-*\n"), 0);
+	assert_int_not_equal(parse("[guard]\ninterfaces = auto lab*\nexcept = lab0\n"), 0);
+}
+
 static void test_lists(void **state)
 {
 	assert_int_equal(parse("[guard]\ninterfaces = tap*\n"), 0);
@@ -587,6 +600,7 @@ int main(void)
 		cmocka_unit_test(test_enums_numbers),
 		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_networks),
+		cmocka_unit_test(test_except),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_missing_file),

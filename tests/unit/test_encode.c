@@ -178,9 +178,9 @@ static void test_message_order(void **state)
 	assert_int_equal(chains, e->m.n_chains);
 	assert_int_equal(rules, e->m.n_rules);
 	assert_int_equal(counters, 8);
-	assert_int_equal(sets, 28);
+	assert_int_equal(sets, 30);
 	assert_int_equal(chains, 15);
-	assert_int_equal(rules, 98);
+	assert_int_equal(rules, 110);
 }
 
 /* Every NEWRULE parses back to the model's canonical string and tag. */
@@ -285,12 +285,14 @@ static void test_sets_parse_back(void **state)
 	 * cni*, lxcbr* in lxc*; docker0 and br-0a1b2c3d4e5f in the runtime names) */
 	assert_int_equal(elems[0], 31);
 	assert_int_equal(elems[1], 2);          /* guard_links: docker0, br-0a1b2c3d4e5f */
-	assert_int_equal(elems[4], 3);          /* link_local4 */
-	assert_int_equal(elems[22], 5);         /* nd6: 0-end, fe80::/10, ff02::/16 */
-	assert_int_equal(elems[23], 0);         /* allow4 */
-	assert_int_equal(elems[25], 2);         /* allow4_exact: the resolver's udp and tcp 53 */
-	assert_int_equal(elems[20], 2);         /* gate_a: ipv4, ipv6 */
-	assert_int_equal(elems[21], 0);         /* gate_b */
+	assert_int_equal(elems[2], 2);          /* guard_except: lo, eth0 (the uplink) */
+	assert_int_equal(elems[3], 6);          /* guard_kinds: bridge, veth, macvlan, ... */
+	assert_int_equal(elems[6], 3);          /* link_local4 */
+	assert_int_equal(elems[24], 5);         /* nd6: 0-end, fe80::/10, ff02::/16 */
+	assert_int_equal(elems[25], 0);         /* allow4 */
+	assert_int_equal(elems[27], 2);         /* allow4_exact: the resolver's udp and tcp 53 */
+	assert_int_equal(elems[22], 2);         /* gate_a: ipv4, ipv6 */
+	assert_int_equal(elems[23], 0);         /* gate_b */
 }
 
 /* Big sets are split into several NEWSETELEM messages. */

@@ -16,7 +16,7 @@
 #include "fake_kernel.h"
 
 static const char *const golden_sets[] = {
-	"guard_ifaces", "guard_links", "metadata4", "metadata6", "link_local4", "link_local6",
+	"guard_ifaces", "guard_links", "guard_except", "guard_kinds", "metadata4", "metadata6", "link_local4", "link_local6",
 	"gateways4", "gateways6", "destinations4", "destinations6", "own4", "own6",
 	"lan4", "lan6", "private4", "private6",
 	"gate4_a", "gate4_b", "gate6_a", "gate6_b", "gate_a", "gate_b",
@@ -422,7 +422,7 @@ static void test_host_no(void **state)
 	tk_build("", &m);
 	assert_non_null(rule(&m, "sandwall:host"));
 	assert_non_null(sw_model_find_chain(&m, "input"));
-	assert_int_equal(m.n_rules, 98);
+	assert_int_equal(m.n_rules, 110);
 	sw_model_free(&m);
 	tk_build("[block]\nhost = no\n", &m);
 	assert_null(rule(&m, "sandwall:host"));
@@ -432,7 +432,7 @@ static void test_host_no(void **state)
 	assert_null(rule(&m, "sandwall:input-host"));
 	/* after NAT still: forward and guard_nat, without the host rule */
 	assert_non_null(sw_model_find_chain(&m, "guard_nat"));
-	assert_int_equal(m.n_rules, 85);
+	assert_int_equal(m.n_rules, 91);
 	/* no host block: the fast path needs no fib */
 	{
 		const struct sw_rule *r = rule(&m, "sandwall:unblocked4a");
@@ -550,7 +550,7 @@ static void test_log_no(void **state)
 	tk_build("[log]\nblocked = no\n", &m);
 	for (size_t i = 0; i < m.n_rules; i++)
 		assert_null(strstr(m.rules[i].tag, "-log"));
-	assert_int_equal(m.n_rules, 90);
+	assert_int_equal(m.n_rules, 102);
 	sw_model_free(&m);
 }
 
@@ -721,9 +721,13 @@ static void test_guard_order(void **state)
 	for (size_t i = 0; i < n; i++)
 		assert_string_equal(tags[i], golden_guard_tags[i]);
 	n = chain_rules(&m, "prerouting", tags, 64);
-	assert_int_equal(n, 2);
+	assert_int_equal(n, 5);
 	assert_string_equal(tags[0], "sandwall:guard-links");
 	assert_string_equal(tags[1], "sandwall:guard");
+	/* auto: by kind from the first packet, lo and the uplinks excepted */
+	assert_string_equal(tags[2], "sandwall:guard-except");
+	assert_string_equal(tags[3], "sandwall:guard-kinds");
+	assert_string_equal(tags[4], "sandwall:guard-tap");
 	/* neighbour discovery behind one compare */
 	n = chain_rules(&m, "guard_nd", tags, 64);
 	assert_int_equal(n, 4);
@@ -739,11 +743,14 @@ static void test_guard_order(void **state)
 	/* the input hook: unicast was judged in guard; ND and host_ports
 	 * return; every other broadcast/multicast to the host is blocked */
 	n = chain_rules(&m, "input", tags, 64);
-	assert_int_equal(n, 4);
+	assert_int_equal(n, 10);
 	assert_string_equal(tags[0], "sandwall:input-nat-links");
 	assert_string_equal(tags[1], "sandwall:input-nat");
-	assert_string_equal(tags[2], "sandwall:guard-input-links");
-	assert_string_equal(tags[3], "sandwall:guard-input");
+	assert_string_equal(tags[4], "sandwall:input-nat-tap");
+	assert_string_equal(tags[5], "sandwall:guard-input-links");
+	assert_string_equal(tags[6], "sandwall:guard-input");
+	assert_string_equal(tags[7], "sandwall:guard-input-except");
+	assert_string_equal(tags[9], "sandwall:guard-input-tap");
 	n = chain_rules(&m, "guard_input", tags, 64);
 	assert_int_equal(n, 7);
 	assert_string_equal(tags[0], "sandwall:input-local");
@@ -810,7 +817,10 @@ static void test_after_nat(void **state)
 		fail_msg("no chain guard_nat");
 	assert_false(c->base);
 	n = chain_rules(&m, "forward", tags, 64);
-	assert_int_equal(n, 2);
+	assert_int_equal(n, 5);
+	assert_string_equal(tags[2], "sandwall:nat-except");
+	assert_string_equal(tags[3], "sandwall:nat-kinds");
+	assert_string_equal(tags[4], "sandwall:nat-tap");
 	assert_rule(&m, "sandwall:nat", "forward",
 		    "[ ct load direction => reg 1 ] [ cmp eq reg 1 0x00000000 ] "
 		    "[ ct load status => reg 1 ] [ bitwise reg 1 = ( reg 1 & 0x00000020 ) ^ 0x00000000 ] "
@@ -856,6 +866,17 @@ static void test_canon_golden(void **state)
 		    "[ meta load iifname => reg 1 ] [ lookup reg 1 set guard_ifaces 0x0 ] "
 		    "[ immediate reg 0 goto -> guard ]",
 		    "iifname @guard_ifaces goto guard comment \"sandwall:guard\"");
+	assert_rule(&m, "sandwall:guard-kinds", "prerouting",
+		    "[ meta load iifkind => reg 1 ] [ lookup reg 1 set guard_kinds 0x0 ] "
+		    "[ immediate reg 0 goto -> guard ]",
+		    "meta iifkind @guard_kinds goto guard comment \"sandwall:guard-kinds\"");
+	assert_rule(&m, "sandwall:guard-tap", "prerouting",
+		    "[ meta load iifkind => reg 1 ] [ cmp eq reg 1 0x006e7574 0x00000000 0x00000000 0x00000000 ] "
+		    "[ meta load iiftype => reg 1 ] [ cmp eq reg 1 0x00000001 ] [ immediate reg 0 goto -> guard ]",
+		    "meta iifkind \"tun\" meta iiftype ether goto guard comment \"sandwall:guard-tap\"");
+	assert_rule(&m, "sandwall:guard-except", "prerouting",
+		    "[ meta load iifname => reg 1 ] [ lookup reg 1 set guard_except 0x0 ] [ immediate reg 0 return ]",
+		    "iifname @guard_except return comment \"sandwall:guard-except\"");
 	assert_rule(&m, "sandwall:spoofed", "guard",
 		    "[ fib saddr . iif oif present => reg 1 ] [ cmp eq reg 1 0x00000000 ] "
 		    "[ immediate reg 0 goto -> block_spoofed ]",
@@ -1073,7 +1094,9 @@ static void test_auto_selection(void **state)
 		{ "lo", SW_GUARD_NO }, { "eth0", SW_GUARD_EX_UPLINK }, { "docker0", SW_GUARD_BRIDGE },
 		{ "vethc1", SW_GUARD_NO }, { "cali123", SW_GUARD_ROUTED_VETH }, { "vm0", SW_GUARD_TAP },
 		{ "tun0", SW_GUARD_NO }, { "virbr0", SW_GUARD_EX_UPLINK }, { "lxcbr0", SW_GUARD_BRIDGE },
-		{ "pair-a", SW_GUARD_NO }, { "podman1", SW_GUARD_RUNTIME_NAME },
+		/* a veth whose peer is here: guarded by kind (it may be moved
+		 * into a container at any time: issue 22) */
+		{ "pair-a", SW_GUARD_KIND }, { "podman1", SW_GUARD_RUNTIME_NAME },
 		{ "virbr1-nic", SW_GUARD_TAP }, { "ens5", SW_GUARD_NO },
 	};
 	/* virbr* matches virbr0, which carries a default route: no pattern,
@@ -1081,8 +1104,10 @@ static void test_auto_selection(void **state)
 	static const char *const ifs[] = {
 		"\"br-*\"", "\"cali*\"", "\"cilium_*\"", "\"cni*\"", "\"docker0\"", "\"fc-*\"",
 		"\"flannel*\"", "\"incusbr*\"", "\"lxc*\"", "\"lxdbr*\"", "\"nerdctl*\"",
-		"\"podman*\"", "\"tap*\"", "\"virbr1-nic\"", "\"vm0\"", "\"vnet*\"",
+		"\"pair-a\"", "\"podman*\"", "\"tap*\"", "\"virbr1-nic\"", "\"vm0\"", "\"vnet*\"",
 	};
+	/* never guarded by kind: lo and the uplinks (virbr0 holds a default route) */
+	static const char *const except[] = { "\"lo\"", "\"eth0\"", "\"virbr0\"" };
 	/* the routed container's /32 is own; a route via an unguarded
 	 * interface is neither own nor lan (lan is built from addresses) */
 	static const char *const own4[] = { "172.17.0.0/16", "172.29.0.5", "172.30.0.0/30" };
@@ -1107,14 +1132,37 @@ static void test_auto_selection(void **state)
 	}
 	tk_build_host("", &h, &m);
 	assert_text(&m, "guard_ifaces", ifs, N(ifs));
+	assert_text(&m, SW_SET_GUARD_EXCEPT, except, N(except));
+	assert_true(has_text(set(&m, SW_SET_GUARD_KINDS), "\"veth\""));
+	assert_true(has_text(set(&m, SW_SET_GUARD_KINDS), "\"macvlan\""));
 	assert_text(&m, "own4", own4, N(own4));
 	assert_text(&m, "own6", NULL, 0);       /* fe80::/64 is never own */
 	assert_text(&m, "lan4", lan4, N(lan4));
 	sw_model_free(&m);
 
-	/* explicit names only: nothing detected */
+	/* [guard] except: never guarded by auto (pair-a, a veth here), in
+	 * guard_except before the first packet, also when absent (br-lan);
+	 * a runtime pattern it matches goes in name by name */
+	assert_int_equal(sw_config_parse_string("[guard]\nexcept = pair-a br-lan\n", "t", &cfg, err,
+						sizeof(err)), 0);
+	assert_int_equal(sw_ruleset_guard_why(&cfg, &h.links[9]), SW_GUARD_EX_CONFIG);
+	assert_false(sw_ruleset_guarded(&cfg, &h.links[9]));
+	tk_build_host("[guard]\nexcept = pair-a br-lan\n", &h, &m);
+	assert_true(has_text(set(&m, SW_SET_GUARD_EXCEPT), "\"pair-a\""));
+	assert_true(has_text(set(&m, SW_SET_GUARD_EXCEPT), "\"br-lan\""));
+	assert_true(has_text(set(&m, SW_SET_GUARD_EXCEPT), "\"lo\""));
+	assert_false(has_text(set(&m, "guard_ifaces"), "\"br-*\""));
+	assert_false(has_text(set(&m, "guard_ifaces"), "\"pair-a\""));
+	sw_model_free(&m);
+	assert_int_equal(sw_config_parse_string("", "t", &cfg, err, sizeof(err)), 0);
+
+	/* explicit names only: nothing detected, nothing guarded by kind */
 	tk_build_host(TK_LEGACY_GUARD, &h, &m);
 	assert_text(&m, "guard_ifaces", ifs_legacy, N(ifs_legacy));
+	assert_null(sw_model_find_set(&m, SW_SET_GUARD_EXCEPT));
+	assert_null(sw_model_find_set(&m, SW_SET_GUARD_KINDS));
+	assert_null(rule(&m, "sandwall:guard-kinds"));
+	assert_null(rule(&m, "sandwall:nat-kinds"));
 	sw_model_free(&m);
 
 	/* auto with names: a name wins as the reason */
