@@ -14,6 +14,7 @@
 #define SW_MAX_PATTERNS     64
 #define SW_MAX_PARENTS      16      /* [guard] macvlan_parents */
 #define SW_MAX_EXCEPT       64      /* [guard] except */
+#define SW_MAX_BETWEEN      64      /* [allow] between pairs */
 #define SW_MAX_DESTS        16384
 #define SW_MAX_HOST_PORTS   64
 #define SW_MAX_ALLOWS       16384
@@ -47,6 +48,7 @@ enum sw_category {
 	SW_CAT_LAN,
 	SW_CAT_PRIVATE,
 	SW_CAT_DESTINATIONS,
+	SW_CAT_SANDBOXES,       /* routed traffic to another guarded interface's subnets */
 	SW_CAT_COUNT
 };
 /* "metadata", "link_local", ... (the config key and counter name) */
@@ -64,6 +66,9 @@ enum sw_cat_match {
 	SW_CAT_MATCH_SPOOF,     /* fib saddr . iif oif missing, before every accept */
 	SW_CAT_MATCH_LOCAL,     /* fib daddr type local (+ the input hook's broadcast) */
 	SW_CAT_MATCH_SET,       /* ip daddr @<name>4, ip6 daddr @<name>6 */
+	SW_CAT_MATCH_ROUTED,    /* in the forward hook: ip daddr @<name>4 routed out of another
+				 * interface than it came in on (fib daddr . iif oif missing),
+				 * iifname . oifname not in @between */
 };
 
 #define SW_CAT_V4 1u
@@ -204,6 +209,10 @@ struct sw_config {
 	 * other category still blocks inside them */
 	struct sw_prefix networks[SW_MAX_NETWORKS];
 	size_t n_networks;
+	/* [allow] between = A:B ...: guarded interfaces whose sandboxes may
+	 * reach each other by routing (both ways), despite [block] sandboxes */
+	char between[SW_MAX_BETWEEN][2][SW_IFNAMSIZ];
+	size_t n_between;
 	/* [log] */
 	bool log_blocked;
 	int log_facility;                        /* LOG_DAEMON, LOG_LOCAL0.. */

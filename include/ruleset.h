@@ -15,6 +15,8 @@
 #define SW_CHAIN_GUARD_INPUT "guard_input"
 #define SW_CHAIN_FORWARD  "forward"       /* after NAT: translated destinations */
 #define SW_CHAIN_GUARD_NAT "guard_nat"    /* forward and input: ct status dnat */
+#define SW_CHAIN_GUARD_FWD "guard_fwd"    /* forward: the routed categories, then NAT */
+#define SW_SET_BETWEEN    "between"       /* [allow] between: iifname . oifname pairs */
 #define SW_HOOK_PRIO      (-150)   /* after conntrack (-200), before DNAT (-100) */
 #define SW_CHAIN_OUTPUT   "output"        /* [guard] users / cgroups: the output hook */
 #define SW_CHAIN_GUARD_OUTPUT "guard_output"

@@ -72,6 +72,10 @@ const struct sw_category_info sw_categories[SW_CAT_COUNT] = {
 			     SW_CAT_V4 | SW_CAT_V6, SW_CAT_RANK_OWN + 20, true },
 	[SW_CAT_DESTINATIONS] = { "destinations", SW_CAT_KEY_LIST, false, SW_CAT_MATCH_SET,
 				  SW_CAT_V4 | SW_CAT_V6, 50, true },
+	/* judged in the forward hook (its own chain), so its rank orders
+	 * nothing in guard */
+	[SW_CAT_SANDBOXES] = { "sandboxes", SW_CAT_KEY_BOOL, true, SW_CAT_MATCH_ROUTED,
+			       SW_CAT_V4 | SW_CAT_V6, 60, false },
 };
 
 const struct sw_category_info *sw_category_info(enum sw_category c)
@@ -404,6 +408,42 @@ static int set_dests(struct ctx *c, const struct key *k, char *v)
 	return 1;
 }
 
+/* [allow] between = A:B ...: exact interface names, both ways */
+static int set_between(struct ctx *c, const struct key *k, char *v)
+{
+	struct sw_config *cfg = c->cfg;
+	char *save, *t;
+
+	for (t = strtok_r(v, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+		/* interface names may hold ':' themselves: the last one splits */
+		char *colon = strrchr(t, ':'), pair[2][SW_IFNAMSIZ];
+		const char *why = NULL;
+		size_t i;
+
+		if (!colon || colon == t || !colon[1] || (size_t)(colon - t) >= SW_IFNAMSIZ)
+			return fail(c, "bad pair '%s' in [%s] %s (use IFACE:IFACE, e.g. docker0:br-x)",
+				    t, k->section, k->name);
+		snprintf(pair[0], sizeof(pair[0]), "%.*s", (int)(colon - t), t);
+		snprintf(pair[1], sizeof(pair[1]), "%s", colon + 1);
+		for (int j = 0; j < 2 && !why; j++)
+			if ((why = pattern_error(pair[j])) || (strchr(pair[j], '*') && (why = "no '*': name interfaces")))
+				return fail(c, "bad interface '%s' in [%s] %s: %s", pair[j], k->section, k->name, why);
+		if (strlen(colon + 1) >= SW_IFNAMSIZ)
+			return fail(c, "bad pair '%s' in [%s] %s: a name is at most %d characters",
+				    t, k->section, k->name, SW_IFNAMSIZ - 1);
+		for (i = 0; i < cfg->n_between; i++)
+			if ((!strcmp(cfg->between[i][0], pair[0]) && !strcmp(cfg->between[i][1], pair[1])) ||
+			    (!strcmp(cfg->between[i][0], pair[1]) && !strcmp(cfg->between[i][1], pair[0])))
+				break;
+		if (i < cfg->n_between)
+			continue;
+		if (cfg->n_between == SW_MAX_BETWEEN)
+			return TOO_MANY(c, k, SW_MAX_BETWEEN);
+		memcpy(cfg->between[cfg->n_between++], pair, sizeof(pair));
+	}
+	return 1;
+}
+
 /* [allow] networks: CIDRs that lan and private leave open (own) */
 static int set_networks(struct ctx *c, const struct key *k, char *v)
 {
@@ -689,6 +729,7 @@ static const struct key keys[] = {
 	{ "allow", "host_ports", set_host_ports, 0, true, 0 },
 	{ "allow", "destinations", set_allows, 0, true, 0 },
 	{ "allow", "networks", set_networks, 0, true, 0 },
+	{ "allow", "between", set_between, 0, true, 0 },
 	BOOL("log", "blocked", log_blocked),
 	{ "log", "facility", set_facility, 0, false, 0 },
 	{ "log", "group", set_group, 0, false, 0 },
@@ -721,6 +762,8 @@ static void list_reset(struct sw_config *cfg, const struct key *k)
 		cfg->n_allows = 0;
 	else if (k->set == set_networks)
 		cfg->n_networks = 0;
+	else if (k->set == set_between)
+		cfg->n_between = 0;
 	else if (k->set == set_users)
 		cfg->n_users = 0;
 	else if (k->set == set_cgroups)

@@ -415,7 +415,10 @@ static int cat_sets(struct sw_model *m, struct work *w, enum sw_category cat,
 	const struct sw_category_info *ci = &sw_categories[cat];
 	int err = addr_sets(m, w, ci->name, p, n);
 
-	return err ? err : gate_note(w, ci->rank >= SW_CAT_RANK_OWN, p, n);
+	/* a routed category is judged in the forward hook, not behind the gate */
+	if (err || ci->match == SW_CAT_MATCH_ROUTED)
+		return err;
+	return gate_note(w, ci->rank >= SW_CAT_RANK_OWN, p, n);
 }
 
 /* What `auto` adds by name, besides what it detects by kind: the interface
@@ -1048,6 +1051,8 @@ static int int_cmp(const void *a, const void *b)
  * (a Calico host has one route and one veth per pod). */
 static int guarded_index(struct work *w, const struct sw_config *cfg, const struct sw_host *host)
 {
+	if (w->guarded)
+		return 0;       /* built already (own and sandboxes both ask) */
 	w->n_guarded = 0;
 	if (!host->n_links)
 		return 0;
@@ -1262,6 +1267,23 @@ static void e_fib_spoofed(struct rb *b)
 	e_cmp(b, NFT_REG_1, NFT_CMP_EQ, &missing, sizeof(missing));
 }
 
+/* fib daddr . iif oif missing: the route to the destination does not
+ * leave by the interface the packet came in on (routed elsewhere) */
+static void e_fib_daddr_iif_missing(struct rb *b)
+{
+	struct nftnl_expr *e = expr(b, "fib");
+	uint32_t missing = 0;
+
+	if (!e)
+		return;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS,
+			   NFTA_FIB_F_DADDR | NFTA_FIB_F_IIF | NFTA_FIB_F_PRESENT);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_OIF);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
+	add_expr(b, e);
+	e_cmp(b, NFT_REG_1, NFT_CMP_EQ, &missing, sizeof(missing));
+}
+
 /* ct state established */
 static void e_ct_state(struct rb *b, uint32_t mask);
 static void e_ct_established(struct rb *b)
@@ -1297,13 +1319,10 @@ static void e_ct_state(struct rb *b, uint32_t mask)
 	e_cmp(b, NFT_REG_1, NFT_CMP_NEQ, &zero, sizeof(zero));
 }
 
-/* ct direction original ct status dnat: a packet of the side that opened
- * the connection whose destination was translated (dnat, redirect, by
- * any table) */
-static void e_ct_dnat_original(struct rb *b)
+/* ct direction original: a packet of the side that opened the connection */
+static void e_ct_original(struct rb *b)
 {
-	struct nftnl_expr *e = expr(b, "ct"), *bw;
-	uint32_t zero = 0, mask = 1u << 5 /* IPS_DST_NAT */;
+	struct nftnl_expr *e = expr(b, "ct");
 
 	if (e) {
 		nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_DIRECTION);
@@ -1311,6 +1330,14 @@ static void e_ct_dnat_original(struct rb *b)
 		add_expr(b, e);
 	}
 	e_cmp_u8(b, NFT_REG_1, 0 /* IP_CT_DIR_ORIGINAL */);
+}
+
+/* ct status dnat */
+static void e_ct_dnat(struct rb *b)
+{
+	struct nftnl_expr *e, *bw;
+	uint32_t zero = 0, mask = 1u << 5 /* IPS_DST_NAT */;
+
 	if (!(e = expr(b, "ct")))
 		return;
 	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_STATUS);
@@ -1482,14 +1509,29 @@ static int category_rules(struct sw_model *m, struct rb *b, const struct sw_conf
  *   iifname @guard_links goto TARGET       a guarded link by its exact name
  *                                          (a hash lookup, docs/BENCHMARKS.md run F)
  *   iifname @guard_ifaces goto TARGET      the patterns and the rest (an interval tree)
- * nat: each rule starts with `ct direction original ct status dnat` (the
- * side that opened the connection, its destination translated). ids:
+ * prek: each rule starts with `ct direction original` (the side that
+ * opened the connection) and `ct status dnat` (its destination
+ * translated, by any table: dnat, redirect). ids:
  * <id>-links, <id>. goto: TARGET's return ends at the policy, accept,
  * so no packet is judged twice in one hook. */
-static int dispatch_rules(struct sw_model *m, struct rb *b, const struct sw_config *cfg,
-			  const char *chain, const char *id, bool nat, const char *target)
+enum dispatch_pre { PRE_NONE, PRE_ORIGINAL, PRE_DNAT };
+static const char *const dispatch_pre_text[] = {
+	[PRE_NONE] = "", [PRE_ORIGINAL] = "ct direction original ",
+	[PRE_DNAT] = "ct direction original ct status dnat ",
+};
+
+static void e_dispatch_pre(struct rb *b, enum dispatch_pre p)
 {
-	const char *pre = nat ? "ct direction original ct status dnat " : "";
+	if (p >= PRE_ORIGINAL)
+		e_ct_original(b);
+	if (p == PRE_DNAT)
+		e_ct_dnat(b);
+}
+
+static int dispatch_rules(struct sw_model *m, struct rb *b, const struct sw_config *cfg,
+			  const char *chain, const char *id, enum dispatch_pre prek, const char *target)
+{
+	const char *pre = dispatch_pre_text[prek];
 	char rid[SW_NAME_MAX], text[256];
 
 	for (int i = 0; i < 2; i++) {
@@ -1498,8 +1540,7 @@ static int dispatch_rules(struct sw_model *m, struct rb *b, const struct sw_conf
 		snprintf(rid, sizeof(rid), "%s%s", id, i ? "" : "-links");
 		snprintf(text, sizeof(text), "%siifname @%s goto %s", pre, set, target);
 		RULE(m, b, chain, rid, text, {
-			if (nat)
-				e_ct_dnat_original(b);
+			e_dispatch_pre(b, prek);
 			e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
 			e_lookup(b, NFT_REG_1, set);
 			e_verdict(b, NFT_GOTO, target);
@@ -1514,8 +1555,7 @@ static int dispatch_rules(struct sw_model *m, struct rb *b, const struct sw_conf
 	snprintf(rid, sizeof(rid), "%s-except", id);
 	snprintf(text, sizeof(text), "%siifname @" SW_SET_GUARD_EXCEPT " return", pre);
 	RULE(m, b, chain, rid, text, {
-		if (nat)
-			e_ct_dnat_original(b);
+		e_dispatch_pre(b, prek);
 		e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
 		e_lookup(b, NFT_REG_1, SW_SET_GUARD_EXCEPT);
 		e_verdict(b, NFT_RETURN, NULL);
@@ -1523,8 +1563,7 @@ static int dispatch_rules(struct sw_model *m, struct rb *b, const struct sw_conf
 	snprintf(rid, sizeof(rid), "%s-kinds", id);
 	snprintf(text, sizeof(text), "%smeta iifkind @" SW_SET_GUARD_KINDS " goto %s", pre, target);
 	RULE(m, b, chain, rid, text, {
-		if (nat)
-			e_ct_dnat_original(b);
+		e_dispatch_pre(b, prek);
 		e_meta(b, NFT_META_IIFKIND, NFT_REG_1);
 		e_lookup(b, NFT_REG_1, SW_SET_GUARD_KINDS);
 		e_verdict(b, NFT_GOTO, target);
@@ -1535,8 +1574,7 @@ static int dispatch_rules(struct sw_model *m, struct rb *b, const struct sw_conf
 		char tun[SW_IFNAMSIZ] = "tun";
 		uint16_t ether = 1 /* ARPHRD_ETHER */;
 
-		if (nat)
-			e_ct_dnat_original(b);
+		e_dispatch_pre(b, prek);
 		e_meta(b, NFT_META_IIFKIND, NFT_REG_1);
 		e_cmp(b, NFT_REG_1, NFT_CMP_EQ, tun, sizeof(tun));
 		e_meta(b, NFT_META_IIFTYPE, NFT_REG_1);
@@ -1570,10 +1608,45 @@ static int nat_rules(struct sw_model *m, struct rb *b, const struct sw_config *c
 	c->prio = SW_HOOK_PRIO;
 	c->policy = NF_ACCEPT;
 	snprintf(c->type, sizeof(c->type), "filter");
-	if (!sw_model_add_chain(m, SW_CHAIN_GUARD_NAT))
+	if (!sw_model_add_chain(m, SW_CHAIN_GUARD_FWD) || !sw_model_add_chain(m, SW_CHAIN_GUARD_NAT))
 		return -ENOSPC;
-	if ((err = dispatch_rules(m, b, cfg, SW_CHAIN_FORWARD, "nat", true, SW_CHAIN_GUARD_NAT)))
+	if ((err = dispatch_rules(m, b, cfg, SW_CHAIN_FORWARD, "fwd", PRE_ORIGINAL, SW_CHAIN_GUARD_FWD)))
 		return err;
+	/* the routed categories (sandboxes):
+	 *   ip daddr @sandboxes4 fib daddr . iif oif missing iifname . oifname != @between goto block_sandboxes
+	 * a destination in another guarded interface's subnets, routed out
+	 * of another interface than it came in on (bridged traffic, with
+	 * br_netfilter, goes out of the bridge it came in on), unless
+	 * [allow] between names the pair */
+	for (int cat = 0; cat < SW_CAT_COUNT; cat++) {
+		char target[SW_NAME_MAX];
+
+		if (sw_categories[cat].match != SW_CAT_MATCH_ROUTED)
+			continue;
+		snprintf(target, sizeof(target), SW_CAT_CHAIN_PREFIX "%s", sw_categories[cat].name);
+		for (int v6 = 0; v6 < 2; v6++) {
+			char id[SW_NAME_MAX], text[256], sname[SW_NAME_MAX];
+
+			snprintf(sname, sizeof(sname), "%s%c", sw_categories[cat].name, v6 ? '6' : '4');
+			snprintf(id, sizeof(id), "%s", sname);
+			snprintf(text, sizeof(text), "%s @%s fib daddr . iif oif missing iifname . oifname != @"
+				 SW_SET_BETWEEN " goto %s", daddr_text(b, v6), sname, target);
+			RULE(m, b, SW_CHAIN_GUARD_FWD, id, text, {
+				e_daddr(b, v6 ? AF_INET6 : AF_INET);
+				e_lookup(b, NFT_REG_1, sname);
+				e_fib_daddr_iif_missing(b);
+				e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
+				e_meta(b, NFT_META_OIFNAME, NFT_REG_2);
+				e_lookup_inv(b, NFT_REG_1, SW_SET_BETWEEN);
+				e_verdict(b, NFT_GOTO, target);
+			});
+		}
+	}
+	/* ct status dnat goto guard_nat: the translated destination */
+	RULE(m, b, SW_CHAIN_GUARD_FWD, "fwd-nat", "ct status dnat goto " SW_CHAIN_GUARD_NAT, {
+		e_ct_dnat(b);
+		e_verdict(b, NFT_GOTO, SW_CHAIN_GUARD_NAT);
+	});
 	if ((err = gate_rules(m, b, cfg, SW_CHAIN_GUARD_NAT, "", false)))
 		return err;
 	if ((err = allow_rules(m, b, SW_CHAIN_GUARD_NAT, "allow", "allow", NF_ACCEPT, NULL)))
@@ -1615,8 +1688,8 @@ static int input_rules(struct sw_model *m, struct rb *b, const struct sw_config 
 	 * guard_nat ...: a destination translated to the host (another
 	 * table's dnat, a redirect) is judged as in guard; then
 	 * iifname @guard_links goto guard_input ... for the rest */
-	if ((err = dispatch_rules(m, b, cfg, SW_CHAIN_INPUT, "input-nat", true, SW_CHAIN_GUARD_NAT)) ||
-	    (err = dispatch_rules(m, b, cfg, SW_CHAIN_INPUT, "guard-input", false, SW_CHAIN_GUARD_INPUT)))
+	if ((err = dispatch_rules(m, b, cfg, SW_CHAIN_INPUT, "input-nat", PRE_DNAT, SW_CHAIN_GUARD_NAT)) ||
+	    (err = dispatch_rules(m, b, cfg, SW_CHAIN_INPUT, "guard-input", PRE_NONE, SW_CHAIN_GUARD_INPUT)))
 		return err;
 	/* fib daddr type local return: unicast to the host was judged in guard */
 	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-local", "fib daddr type local return", {
@@ -2012,6 +2085,8 @@ static int category_rules(struct sw_model *m, struct rb *b, const struct sw_conf
 			if ((err = addr_rules(m, b, chain, sw_categories[next].name, NFT_GOTO, target)))
 				return err;
 			break;
+		case SW_CAT_MATCH_ROUTED:
+			break;          /* in the forward hook only (forward_rules) */
 		}
 	}
 }
@@ -2038,7 +2113,7 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 		return -ENOSPC;
 
 	/* iifname @guard_links goto guard ... (dispatch_rules) */
-	if ((err = dispatch_rules(m, b, cfg, SW_CHAIN_HOOK, "guard", false, SW_CHAIN_GUARD)))
+	if ((err = dispatch_rules(m, b, cfg, SW_CHAIN_HOOK, "guard", PRE_NONE, SW_CHAIN_GUARD)))
 		return err;
 	/* fib saddr . iif oif missing goto block_spoofed: first, before any
 	 * accept, so no forged source can create or use conntrack state */
@@ -2233,7 +2308,10 @@ static int fill_private(const struct sw_config *cfg, const struct sw_host *host,
 	return 0;
 }
 
-/* per SW_CAT_MATCH_SET category (config.h's table says which) */
+static int fill_sandboxes(const struct sw_config *cfg, const struct sw_host *host,
+			  struct work *w, const struct sw_prefix **out, size_t *n);
+
+/* per SW_CAT_MATCH_SET and SW_CAT_MATCH_ROUTED category (config.h's table says which) */
 static const cat_fill_fn cat_fill[SW_CAT_COUNT] = {
 	[SW_CAT_METADATA] = fill_metadata,
 	[SW_CAT_LINK_LOCAL] = fill_link_local,
@@ -2241,15 +2319,15 @@ static const cat_fill_fn cat_fill[SW_CAT_COUNT] = {
 	[SW_CAT_DESTINATIONS] = fill_destinations,
 	[SW_CAT_LAN] = fill_lan,
 	[SW_CAT_PRIVATE] = fill_private,
+	[SW_CAT_SANDBOXES] = fill_sandboxes,
 };
 
 /* own: subnets of guarded interfaces (container-to-container stays) and
  * what is routed to a guarded interface without a gateway (a routed veth
  * has no address, its container's /32 is a route), and [allow] networks */
-static int own_sets(struct sw_model *m, struct work *w, const struct sw_config *cfg,
-		    const struct sw_host *host)
+static int guarded_subnets(const struct sw_config *cfg, const struct sw_host *host,
+			   struct work *w, struct sw_prefix *p, size_t *np)
 {
-	struct sw_prefix *p = w->p;
 	size_t n = 0;
 	int rc;
 
@@ -2272,6 +2350,27 @@ static int own_sets(struct sw_model *m, struct work *w, const struct sw_config *
 			continue;
 		p[n++] = host->routes[i].dst;
 	}
+	*np = n;
+	return 0;
+}
+
+/* sandboxes: the guarded interfaces' subnets (own without [allow]
+ * networks), judged in the forward hook */
+static int fill_sandboxes(const struct sw_config *cfg, const struct sw_host *host,
+			  struct work *w, const struct sw_prefix **out, size_t *n)
+{
+	return guarded_subnets(cfg, host, w, w->p, n);
+}
+
+static int own_sets(struct sw_model *m, struct work *w, const struct sw_config *cfg,
+		    const struct sw_host *host)
+{
+	struct sw_prefix *p = w->p;
+	size_t n = 0;
+	int rc;
+
+	if ((rc = guarded_subnets(cfg, host, w, p, &n)))
+		return rc;
 	/* [allow] networks: left open by lan and private like the above */
 	for (size_t i = 0; i < cfg->n_networks; i++)
 		p[n++] = cfg->networks[i];
@@ -2294,7 +2393,8 @@ static int category_sets(struct sw_model *m, struct work *w, const struct sw_con
 		int next = -1;
 
 		for (int c = 0; c < SW_CAT_COUNT; c++)
-			if (!done[c] && sw_categories[c].match == SW_CAT_MATCH_SET &&
+			if (!done[c] && (sw_categories[c].match == SW_CAT_MATCH_SET ||
+					 sw_categories[c].match == SW_CAT_MATCH_ROUTED) &&
 			    (next < 0 || sw_categories[c].rank < sw_categories[next].rank))
 				next = c;
 		if (!own && (next < 0 || sw_categories[next].rank >= SW_CAT_RANK_OWN)) {
@@ -2520,6 +2620,35 @@ static int output_rules(struct sw_model *m, struct rb *b, const struct sw_config
 	return category_rules(m, b, cfg, SW_CHAIN_GUARD_OUTPUT, true);
 }
 
+/* set between { type ifname . ifname; elements = { "docker0" . "br-x", "br-x" . "docker0" } }
+ * [allow] between, both ways: the pairs whose routed traffic sandboxes
+ * leaves alone */
+static int between_set(struct sw_model *m, const struct sw_config *cfg)
+{
+	static const uint8_t f[] = { SW_IFNAMSIZ, SW_IFNAMSIZ };
+	struct sw_set *s = new_concat_set(m, SW_SET_BETWEEN, (SW_TYPE_IFNAME << SW_TYPE_BITS) | SW_TYPE_IFNAME,
+					  2 * SW_IFNAMSIZ, NFT_SET_CONCAT, "ifname . ifname", f, 2);
+	int err;
+
+	if (!s)
+		return -ENOSPC;
+	for (size_t i = 0; i < cfg->n_between; i++)
+		for (int d = 0; d < 2; d++) {
+			const char *a = cfg->between[i][d], *z = cfg->between[i][!d];
+			struct sw_elem e = { .key = { 0 } };
+			char text[2 * SW_IFNAMSIZ + 8];
+
+			if (d && !strcmp(a, z))
+				break;          /* A:A is one element */
+			memcpy(e.key, a, strnlen(a, SW_IFNAMSIZ - 1));
+			memcpy(e.key + SW_IFNAMSIZ, z, strnlen(z, SW_IFNAMSIZ - 1));
+			snprintf(text, sizeof(text), "\"%s\" . \"%s\"", a, z);
+			if ((err = sw_set_add_elem(s, &e)) || (err = sw_set_add_text(s, text)))
+				return err;
+		}
+	return 0;
+}
+
 /* ---- the whole model ----------------------------------------------------- */
 
 int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
@@ -2551,6 +2680,8 @@ int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 
 	/* set nd6 { type ipv6_addr; flags interval; elements = { fe80::/10, ff02::/16 } } */
 	if ((rc = nd_set(m, w)))
+		goto fail;
+	if ((rc = between_set(m, cfg)))
 		goto fail;
 
 	if ((rc = allow_sets(m, cfg, host)))

@@ -10,6 +10,7 @@
 register_test round3_01_dnat      "DNAT by another table (kube-proxy style) to the LAN, the host's :8080, a redirect and metadata, v4 and v6, is judged after NAT; DNAT to the internet and to an own container stays open"
 register_test round3_03_moved_veth "a veth made in the host, host side configured and up, peer moved into the container last, under a paced UDP flood: 0 datagrams at the metadata receiver with apply only and with sandwalld"
 register_test round3_04_macvlan_shim "a bridge-mode macvlan child reaches the host's own shim macvlan on the same parent, the uplink address on it and docker0's address: blocked by kind"
+register_test round3_05_sandboxes "one bridge's container cannot reach another bridge's container by routing ([block] sandboxes, counted), also after DNAT; the same bridge stays open (br_netfilter off and on); [allow] between opens a pair"
 register_test round3_02_vpc       "the shipped config blocks the VPC behind the gateway (10.0.5.9, a peered 192.168.50.20); an [allow] networks CIDR and an allowed private mirror stay open"
 
 SANDWALLD=${SANDWALLD:-$SWT_ROOT/build/sandwalld}
@@ -219,5 +220,54 @@ _round3_04() {
 	done
 	reach "$R3_C8" http://203.0.113.10/
 	reach "$C1" http://203.0.113.10/
+	return 0
+}
+
+# ------------------------------------------------------------------ sandboxes apart
+round3_05_sandboxes() { r3_run _round3_05; }
+_round3_05() {
+	local conf before brnf old
+	_r3_dnat_table || { bad "could not add the dnat table"; return 1; }
+	hnft add rule inet swother pre ip daddr 198.51.100.87 tcp dport 80 dnat ip to 172.18.0.2:80 ||
+		{ bad "could not add the DNAT to c2"; return 1; }
+	info "without sandwall's table: c1 (docker0) and c2 (br-...) reach each other"
+	reach "$C1" http://172.18.0.2/
+	reach "$C2" http://172.17.0.2:8000/
+	reach "$C1" http://198.51.100.87/
+	# the default: no [allow] between
+	conf=$(mkconf r3sbx allow.between=)
+	apply_ok "$conf" || return 1
+	before=$(counter_packets sandboxes)
+	blocked "$C1" http://172.18.0.2/
+	blocked "$C2" http://172.17.0.2:8000/
+	blocked "$C2" "http://172.17.0.3/"
+	blocked "$C1" http://198.51.100.87/          # DNAT into the other sandbox
+	[ "$(counter_packets sandboxes)" -gt "${before:-0}" ] && ok "counted as sandboxes" ||
+		bad "sandboxes counter did not move (${before:-missing} -> $(counter_packets sandboxes))"
+	for brnf in 0 1; do
+		if [ "$brnf" = 1 ]; then
+			if nsx "$H" test -e /proc/sys/net/bridge/bridge-nf-call-iptables || modprobe br_netfilter 2>/dev/null &&
+			   nsx "$H" test -e /proc/sys/net/bridge/bridge-nf-call-iptables; then
+				old=$(nsx "$H" sysctl -n net.bridge.bridge-nf-call-iptables)
+				nsx "$H" sysctl -qw net.bridge.bridge-nf-call-iptables=1 net.bridge.bridge-nf-call-ip6tables=1
+				R3_UNDO+=("nsx $H sysctl -qw net.bridge.bridge-nf-call-iptables=$old net.bridge.bridge-nf-call-ip6tables=$old")
+			else
+				info "no br_netfilter here: the bridged path through the IP hooks is not tested"
+				continue
+			fi
+		fi
+		info "br_netfilter $brnf: the same bridge stays open"
+		reach "$C1" http://172.17.0.3/
+		reach "$C1" "http://[fd00:17::3]/"
+		reach "$C3" http://172.17.0.2:8000/
+	done
+	reach "$C1" http://203.0.113.10/
+	reach "$H" http://172.18.0.2/                   # host -> container
+	info "[allow] between = docker0:br-0a1b2c3d4e5f opens that pair, both ways"
+	conf=$(mkconf r3between "allow.between=docker0:br-0a1b2c3d4e5f")
+	apply_ok "$conf" || return 1
+	reach "$C1" http://172.18.0.2/
+	reach "$C2" http://172.17.0.2:8000/
+	expect_sw 0 "check: in sync" -c "$conf" check
 	return 0
 }

@@ -344,10 +344,16 @@ _runtimes_03() {
 	info "private = yes: a second routed container is own, the LAN is not"
 	rt_routed "${SWT_PREFIX}rt-cal2" rveth1 172.29.0.6 || return 1
 	start_srv "${SWT_PREFIX}rt-cal2" tcp :: 80 || return 1
-	conf=$(mkconf rtpriv guard.interfaces=auto block.private=yes)
+	# two routed veths are two guarded interfaces: [block] sandboxes
+	# (on by default) keeps them apart unless [allow] between pairs them
+	conf=$(mkconf rtpriv guard.interfaces=auto block.private=yes "allow.between=rveth0:rveth1")
 	apply_ok "$conf" || return 1
 	reach "$c" http://172.29.0.6/
 	blocked "$c" $RT_LAN
+	reach "$c" $RT_NET
+	conf=$(mkconf rtsbx guard.interfaces=auto block.private=yes allow.between=)
+	apply_ok "$conf" || return 1
+	blocked "$c" http://172.29.0.6/
 	reach "$c" $RT_NET
 	return 0
 }

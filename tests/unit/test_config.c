@@ -115,7 +115,7 @@ static void test_defaults(void **state)
 static void test_category_names(void **state)
 {
 	static const char *const want[] = { "spoofed", "metadata", "link_local", "host", "gateways",
-					     "lan", "private", "destinations" };
+					     "lan", "private", "destinations", "sandboxes" };
 
 	assert_int_equal(sizeof(want) / sizeof(want[0]), SW_CAT_COUNT);
 	for (int c = 0; c < SW_CAT_COUNT; c++)
@@ -257,6 +257,24 @@ static void test_networks(void **state)
 	assert_int_not_equal(parse("[allow]\nnetworks = 10.244.0.1/16\n"), 0);
 	assert_int_not_equal(parse("[allow]\nnetworks = ::ffff:10.0.0.0/104\n"), 0);
 	assert_int_not_equal(parse("[allow]\nnetworks = nonsense\n"), 0);
+}
+
+static void test_between(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("[allow]\nbetween = docker0:br-x br-x:docker0 eth0.5:vlan:br-y\n"), 0);
+	assert_int_equal(cfg.n_between, 2);     /* a pair is both ways */
+	assert_string_equal(cfg.between[0][0], "docker0");
+	assert_string_equal(cfg.between[0][1], "br-x");
+	assert_string_equal(cfg.between[1][0], "eth0.5:vlan");    /* the last ':' splits */
+	assert_string_equal(cfg.between[1][1], "br-y");
+	assert_true(cfg.block[SW_CAT_SANDBOXES]);
+	assert_int_not_equal(parse("[allow]\nbetween = docker0\n"), 0);
+	assert_int_not_equal(parse("[allow]\nbetween = docker0:\n"), 0);
+	assert_int_not_equal(parse("[allow]\nbetween = br-*:docker0\n"), 0);
+	assert_int_not_equal(parse("[allow]\nbetween = docker0:abcdefghijklmnop\n"), 0);
+	assert_int_equal(parse("[block]\nsandboxes = no\n"), 0);
+	assert_false(cfg.block[SW_CAT_SANDBOXES]);
 }
 
 static void test_except(void **state)
@@ -601,6 +619,7 @@ int main(void)
 		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_networks),
 		cmocka_unit_test(test_except),
+		cmocka_unit_test(test_between),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_missing_file),

@@ -257,26 +257,26 @@ static void test_chain_extra_and_missing(void **state)
 	assert_n(&p->d, 1);
 	assert_item(&p->d, 0, SW_DIFF_EXTRA, "chain", "chain sneaky");
 
-	/* drop "sneaky" and the last chain, block_destinations, from "have" */
+	/* drop "sneaky" and the last chain, block_sandboxes, from "have" */
 	p->have.n_chains--;
-	assert_string_equal(p->have.chains[p->have.n_chains - 1].name, "block_destinations");
+	assert_string_equal(p->have.chains[p->have.n_chains - 1].name, "block_sandboxes");
 	p->have.n_chains--;
 	run(p);
 	assert_n(&p->d, 1);
-	assert_item(&p->d, 0, SW_DIFF_MISSING, "chain", "chain block_destinations");
+	assert_item(&p->d, 0, SW_DIFF_MISSING, "chain", "chain block_sandboxes");
 }
 
 static void test_counter(void **state)
 {
 	struct pair *p = *state;
-	int i = sw_model_find_counter(&p->have, "destinations");
+	int i = sw_model_find_counter(&p->have, "sandboxes");
 
-	assert_int_equal(i, 7);
+	assert_int_equal(i, 8);
 	p->have.n_counters--;
 	run(p);
 	assert_n(&p->d, 1);
-	assert_item(&p->d, 0, SW_DIFF_MISSING, "counter", "counter destinations");
-	assert_int_equal(sw_model_add_counter(&p->have, "destinations"), 0);
+	assert_item(&p->d, 0, SW_DIFF_MISSING, "counter", "counter sandboxes");
+	assert_int_equal(sw_model_add_counter(&p->have, "sandboxes"), 0);
 	assert_int_equal(sw_model_add_counter(&p->have, "other"), 0);
 	run(p);
 	assert_n(&p->d, 1);

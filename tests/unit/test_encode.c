@@ -177,10 +177,10 @@ static void test_message_order(void **state)
 	assert_int_equal(sets, e->m.n_sets);
 	assert_int_equal(chains, e->m.n_chains);
 	assert_int_equal(rules, e->m.n_rules);
-	assert_int_equal(counters, 8);
-	assert_int_equal(sets, 30);
-	assert_int_equal(chains, 15);
-	assert_int_equal(rules, 110);
+	assert_int_equal(counters, 9);
+	assert_int_equal(sets, 33);
+	assert_int_equal(chains, 17);
+	assert_int_equal(rules, 116);
 }
 
 /* Every NEWRULE parses back to the model's canonical string and tag. */
@@ -288,11 +288,13 @@ static void test_sets_parse_back(void **state)
 	assert_int_equal(elems[2], 2);          /* guard_except: lo, eth0 (the uplink) */
 	assert_int_equal(elems[3], 6);          /* guard_kinds: bridge, veth, macvlan, ... */
 	assert_int_equal(elems[6], 3);          /* link_local4 */
-	assert_int_equal(elems[24], 5);         /* nd6: 0-end, fe80::/10, ff02::/16 */
-	assert_int_equal(elems[25], 0);         /* allow4 */
-	assert_int_equal(elems[27], 2);         /* allow4_exact: the resolver's udp and tcp 53 */
-	assert_int_equal(elems[22], 2);         /* gate_a: ipv4, ipv6 */
-	assert_int_equal(elems[23], 0);         /* gate_b */
+	assert_int_equal(elems[12], 3);         /* sandboxes4: 0-end, 172.17.0.0-172.18.255.255 */
+	assert_int_equal(elems[26], 5);         /* nd6: 0-end, fe80::/10, ff02::/16 */
+	assert_int_equal(elems[27], 0);         /* between */
+	assert_int_equal(elems[28], 0);         /* allow4 */
+	assert_int_equal(elems[30], 2);         /* allow4_exact: the resolver's udp and tcp 53 */
+	assert_int_equal(elems[24], 2);         /* gate_a: ipv4, ipv6 */
+	assert_int_equal(elems[25], 0);         /* gate_b */
 }
 
 /* Big sets are split into several NEWSETELEM messages. */

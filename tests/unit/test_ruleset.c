@@ -17,10 +17,11 @@
 
 static const char *const golden_sets[] = {
 	"guard_ifaces", "guard_links", "guard_except", "guard_kinds", "metadata4", "metadata6", "link_local4", "link_local6",
-	"gateways4", "gateways6", "destinations4", "destinations6", "own4", "own6",
+	"gateways4", "gateways6", "destinations4", "destinations6", "sandboxes4", "sandboxes6",
+	"own4", "own6",
 	"lan4", "lan6", "private4", "private6",
 	"gate4_a", "gate4_b", "gate6_a", "gate6_b", "gate_a", "gate_b",
-	"nd6", "allow4", "allow6", "allow4_exact", "allow6_exact", "host_ports",
+	"nd6", "between", "allow4", "allow6", "allow4_exact", "allow6_exact", "host_ports",
 };
 
 static const char *const golden_guard_tags[] = {
@@ -330,6 +331,42 @@ static void test_private(void **state)
 	sw_model_free(&m);
 }
 
+/* sandboxes: the guarded subnets (not [allow] networks), never in the
+ * gate (judged in the forward hook); [block] sandboxes = no empties them;
+ * between holds both directions of each pair. */
+static void test_sandboxes(void **state)
+{
+	struct sw_model m;
+	static const char *const sbx4[] = { "172.17.0.0-172.18.255.255" };
+	static const char *const pairs[] = { "\"docker0\" . \"br-x\"", "\"br-x\" . \"docker0\"" };
+
+	(void)state;
+	tk_build("[allow]\nnetworks = 10.244.0.0/16\nbetween = docker0:br-x\n", &m);
+	assert_text(&m, "sandboxes4", sbx4, N(sbx4));
+	assert_false(has_text(set(&m, "gate4_a"), "172.17.0.0-172.18.255.255"));
+	assert_text(&m, "between", pairs, N(pairs));
+	assert_int_equal(set(&m, "between")->key_len, 32);
+	assert_non_null(sw_model_find_chain(&m, "block_sandboxes"));
+	assert_true(sw_model_find_counter(&m, "sandboxes") >= 0);
+	/* only in guard_fwd (in guard the gate's fast path would skip own
+	 * destinations before it) */
+	{
+		size_t k = 0;
+
+		for (size_t i = 0; i < m.n_rules; i++)
+			if (!strcmp(m.rules[i].tag, "sandwall:sandboxes4")) {
+				assert_string_equal(m.rules[i].chain, "guard_fwd");
+				k++;
+			}
+		assert_int_equal(k, 1);
+	}
+	sw_model_free(&m);
+	tk_build("[block]\nsandboxes = no\n", &m);
+	assert_int_equal(set(&m, "sandboxes4")->n_elems, 0);
+	assert_non_null(rule(&m, "sandwall:sandboxes4"));
+	sw_model_free(&m);
+}
+
 /* [allow] networks go into own: lan and private leave them open (out of
  * the gate), the categories before own do not. */
 static void test_allow_networks(void **state)
@@ -422,7 +459,7 @@ static void test_host_no(void **state)
 	tk_build("", &m);
 	assert_non_null(rule(&m, "sandwall:host"));
 	assert_non_null(sw_model_find_chain(&m, "input"));
-	assert_int_equal(m.n_rules, 110);
+	assert_int_equal(m.n_rules, 116);
 	sw_model_free(&m);
 	tk_build("[block]\nhost = no\n", &m);
 	assert_null(rule(&m, "sandwall:host"));
@@ -432,7 +469,7 @@ static void test_host_no(void **state)
 	assert_null(rule(&m, "sandwall:input-host"));
 	/* after NAT still: forward and guard_nat, without the host rule */
 	assert_non_null(sw_model_find_chain(&m, "guard_nat"));
-	assert_int_equal(m.n_rules, 91);
+	assert_int_equal(m.n_rules, 97);
 	/* no host block: the fast path needs no fib */
 	{
 		const struct sw_rule *r = rule(&m, "sandwall:unblocked4a");
@@ -545,12 +582,12 @@ static void test_log_no(void **state)
 	tk_build("", &m);
 	for (size_t i = 0; i < m.n_rules; i++)
 		logs += strstr(m.rules[i].tag, "-log") != NULL;
-	assert_int_equal(logs, 8);
+	assert_int_equal(logs, SW_CAT_COUNT);   /* one per category */
 	sw_model_free(&m);
 	tk_build("[log]\nblocked = no\n", &m);
 	for (size_t i = 0; i < m.n_rules; i++)
 		assert_null(strstr(m.rules[i].tag, "-log"));
-	assert_int_equal(m.n_rules, 102);
+	assert_int_equal(m.n_rules, 107);
 	sw_model_free(&m);
 }
 
@@ -589,14 +626,14 @@ static void test_allow_and_host_ports(void **state)
 static void test_chains_and_counters(void **state)
 {
 	static const char *const chains[] = {
-		"prerouting", "guard", "guard_nd", "input", "guard_input", "forward", "guard_nat",
-		"block_spoofed",
+		"prerouting", "guard", "guard_nd", "input", "guard_input", "forward", "guard_fwd",
+		"guard_nat", "block_spoofed",
 		"block_metadata", "block_link_local", "block_host",
-		"block_gateways", "block_lan", "block_private", "block_destinations",
+		"block_gateways", "block_lan", "block_private", "block_destinations", "block_sandboxes",
 	};
 	static const char *const counters[] = {
 		"spoofed", "metadata", "link_local", "host", "gateways", "lan", "private",
-		"destinations",
+		"destinations", "sandboxes",
 	};
 	struct sw_model m;
 	const struct sw_chain *c;
@@ -816,18 +853,41 @@ static void test_after_nat(void **state)
 	if (!(c = sw_model_find_chain(&m, "guard_nat")))
 		fail_msg("no chain guard_nat");
 	assert_false(c->base);
+	/* forward: the side that opened the connection, to guard_fwd: the
+	 * routed categories (sandboxes), then a translated destination */
 	n = chain_rules(&m, "forward", tags, 64);
 	assert_int_equal(n, 5);
-	assert_string_equal(tags[2], "sandwall:nat-except");
-	assert_string_equal(tags[3], "sandwall:nat-kinds");
-	assert_string_equal(tags[4], "sandwall:nat-tap");
-	assert_rule(&m, "sandwall:nat", "forward",
+	assert_string_equal(tags[2], "sandwall:fwd-except");
+	assert_string_equal(tags[3], "sandwall:fwd-kinds");
+	assert_string_equal(tags[4], "sandwall:fwd-tap");
+	assert_rule(&m, "sandwall:fwd", "forward",
+		    "[ ct load direction => reg 1 ] [ cmp eq reg 1 0x00000000 ] "
+		    "[ meta load iifname => reg 1 ] "
+		    "[ lookup reg 1 set guard_ifaces 0x0 ] [ immediate reg 0 goto -> guard_fwd ]",
+		    "ct direction original iifname @guard_ifaces goto guard_fwd "
+		    "comment \"sandwall:fwd\"");
+	n = chain_rules(&m, "guard_fwd", tags, 64);
+	assert_int_equal(n, 3);
+	assert_rule(&m, "sandwall:sandboxes4", "guard_fwd",
+		    "[ meta load nfproto => reg 1 ] [ cmp eq reg 1 0x00000002 ] "
+		    "[ payload load 4b @ network header + 16 => reg 1 ] [ lookup reg 1 set sandboxes4 0x0 ] "
+		    "[ fib daddr . iif oif present => reg 1 ] [ cmp eq reg 1 0x00000000 ] "
+		    "[ meta load iifname => reg 1 ] [ meta load oifname => reg 2 ] "
+		    "[ lookup reg 1 set between 0x1 ] [ immediate reg 0 goto -> block_sandboxes ]",
+		    "ip daddr @sandboxes4 fib daddr . iif oif missing iifname . oifname != @between "
+		    "goto block_sandboxes comment \"sandwall:sandboxes4\"");
+	assert_rule(&m, "sandwall:fwd-nat", "guard_fwd",
+		    "[ ct load status => reg 1 ] [ bitwise reg 1 = ( reg 1 & 0x00000020 ) ^ 0x00000000 ] "
+		    "[ cmp neq reg 1 0x00000000 ] [ immediate reg 0 goto -> guard_nat ]",
+		    "ct status dnat goto guard_nat comment \"sandwall:fwd-nat\"");
+	/* the input hook's translated packets */
+	assert_rule(&m, "sandwall:input-nat", "input",
 		    "[ ct load direction => reg 1 ] [ cmp eq reg 1 0x00000000 ] "
 		    "[ ct load status => reg 1 ] [ bitwise reg 1 = ( reg 1 & 0x00000020 ) ^ 0x00000000 ] "
 		    "[ cmp neq reg 1 0x00000000 ] [ meta load iifname => reg 1 ] "
 		    "[ lookup reg 1 set guard_ifaces 0x0 ] [ immediate reg 0 goto -> guard_nat ]",
 		    "ct direction original ct status dnat iifname @guard_ifaces goto guard_nat "
-		    "comment \"sandwall:nat\"");
+		    "comment \"sandwall:input-nat\"");
 	n = chain_rules(&m, "guard_nat", tags, 64);
 	assert_int_equal(n, 26);
 	assert_string_equal(tags[0], "sandwall:unblocked4a");
@@ -1270,6 +1330,7 @@ int main(void)
 		cmocka_unit_test(test_dns_none),
 		cmocka_unit_test(test_private),
 		cmocka_unit_test(test_allow_networks),
+		cmocka_unit_test(test_sandboxes),
 		cmocka_unit_test(test_gate),
 		cmocka_unit_test(test_toggle_changes_sets_only),
 		cmocka_unit_test(test_host_no),
