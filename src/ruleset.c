@@ -1548,28 +1548,26 @@ static int dispatch_rules(struct sw_model *m, struct rb *b, const struct sw_conf
 	}
 	if (!cfg->auto_detect)
 		return 0;
-	/* auto: by kind, from the first packet, whatever the daemon has seen:
-	 *   iifname @guard_except return           lo and the uplinks
-	 *   meta iifkind @guard_kinds goto TARGET  bridge, veth, macvlan, ipvlan
-	 *   meta iifkind "tun" meta iiftype ether goto TARGET   a tap */
-	snprintf(rid, sizeof(rid), "%s-except", id);
-	snprintf(text, sizeof(text), "%siifname @" SW_SET_GUARD_EXCEPT " return", pre);
-	RULE(m, b, chain, rid, text, {
-		e_dispatch_pre(b, prek);
-		e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
-		e_lookup(b, NFT_REG_1, SW_SET_GUARD_EXCEPT);
-		e_verdict(b, NFT_RETURN, NULL);
-	});
+	/* auto: by kind, from the first packet, whatever the daemon has seen
+	 * (no return: the chain may hold more rules, e.g. input's for lo):
+	 *   meta iifkind @guard_kinds iifname != @guard_except goto TARGET
+	 *   meta iifkind "tun" meta iiftype ether iifname != @guard_except goto TARGET
+	 * (bridge, veth, macvlan, ipvlan; a tap), unless lo, an uplink or
+	 * [guard] except. The kind first: a physical NIC has none. */
 	snprintf(rid, sizeof(rid), "%s-kinds", id);
-	snprintf(text, sizeof(text), "%smeta iifkind @" SW_SET_GUARD_KINDS " goto %s", pre, target);
+	snprintf(text, sizeof(text), "%smeta iifkind @" SW_SET_GUARD_KINDS " iifname != @"
+		 SW_SET_GUARD_EXCEPT " goto %s", pre, target);
 	RULE(m, b, chain, rid, text, {
 		e_dispatch_pre(b, prek);
 		e_meta(b, NFT_META_IIFKIND, NFT_REG_1);
 		e_lookup(b, NFT_REG_1, SW_SET_GUARD_KINDS);
+		e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
+		e_lookup_inv(b, NFT_REG_1, SW_SET_GUARD_EXCEPT);
 		e_verdict(b, NFT_GOTO, target);
 	});
 	snprintf(rid, sizeof(rid), "%s-tap", id);
-	snprintf(text, sizeof(text), "%smeta iifkind \"tun\" meta iiftype ether goto %s", pre, target);
+	snprintf(text, sizeof(text), "%smeta iifkind \"tun\" meta iiftype ether iifname != @"
+		 SW_SET_GUARD_EXCEPT " goto %s", pre, target);
 	RULE(m, b, chain, rid, text, {
 		char tun[SW_IFNAMSIZ] = "tun";
 		uint16_t ether = 1 /* ARPHRD_ETHER */;
@@ -1579,6 +1577,8 @@ static int dispatch_rules(struct sw_model *m, struct rb *b, const struct sw_conf
 		e_cmp(b, NFT_REG_1, NFT_CMP_EQ, tun, sizeof(tun));
 		e_meta(b, NFT_META_IIFTYPE, NFT_REG_1);
 		e_cmp(b, NFT_REG_1, NFT_CMP_EQ, &ether, sizeof(ether));
+		e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
+		e_lookup_inv(b, NFT_REG_1, SW_SET_GUARD_EXCEPT);
 		e_verdict(b, NFT_GOTO, target);
 	});
 	return 0;

@@ -459,7 +459,7 @@ static void test_host_no(void **state)
 	tk_build("", &m);
 	assert_non_null(rule(&m, "sandwall:host"));
 	assert_non_null(sw_model_find_chain(&m, "input"));
-	assert_int_equal(m.n_rules, 116);
+	assert_int_equal(m.n_rules, 112);
 	sw_model_free(&m);
 	tk_build("[block]\nhost = no\n", &m);
 	assert_null(rule(&m, "sandwall:host"));
@@ -469,7 +469,7 @@ static void test_host_no(void **state)
 	assert_null(rule(&m, "sandwall:input-host"));
 	/* after NAT still: forward and guard_nat, without the host rule */
 	assert_non_null(sw_model_find_chain(&m, "guard_nat"));
-	assert_int_equal(m.n_rules, 97);
+	assert_int_equal(m.n_rules, 95);
 	/* no host block: the fast path needs no fib */
 	{
 		const struct sw_rule *r = rule(&m, "sandwall:unblocked4a");
@@ -587,7 +587,7 @@ static void test_log_no(void **state)
 	tk_build("[log]\nblocked = no\n", &m);
 	for (size_t i = 0; i < m.n_rules; i++)
 		assert_null(strstr(m.rules[i].tag, "-log"));
-	assert_int_equal(m.n_rules, 107);
+	assert_int_equal(m.n_rules, 103);
 	sw_model_free(&m);
 }
 
@@ -758,13 +758,12 @@ static void test_guard_order(void **state)
 	for (size_t i = 0; i < n; i++)
 		assert_string_equal(tags[i], golden_guard_tags[i]);
 	n = chain_rules(&m, "prerouting", tags, 64);
-	assert_int_equal(n, 5);
+	assert_int_equal(n, 4);
 	assert_string_equal(tags[0], "sandwall:guard-links");
 	assert_string_equal(tags[1], "sandwall:guard");
 	/* auto: by kind from the first packet, lo and the uplinks excepted */
-	assert_string_equal(tags[2], "sandwall:guard-except");
-	assert_string_equal(tags[3], "sandwall:guard-kinds");
-	assert_string_equal(tags[4], "sandwall:guard-tap");
+	assert_string_equal(tags[2], "sandwall:guard-kinds");
+	assert_string_equal(tags[3], "sandwall:guard-tap");
 	/* neighbour discovery behind one compare */
 	n = chain_rules(&m, "guard_nd", tags, 64);
 	assert_int_equal(n, 4);
@@ -780,14 +779,14 @@ static void test_guard_order(void **state)
 	/* the input hook: unicast was judged in guard; ND and host_ports
 	 * return; every other broadcast/multicast to the host is blocked */
 	n = chain_rules(&m, "input", tags, 64);
-	assert_int_equal(n, 10);
+	assert_int_equal(n, 8);
 	assert_string_equal(tags[0], "sandwall:input-nat-links");
 	assert_string_equal(tags[1], "sandwall:input-nat");
-	assert_string_equal(tags[4], "sandwall:input-nat-tap");
-	assert_string_equal(tags[5], "sandwall:guard-input-links");
-	assert_string_equal(tags[6], "sandwall:guard-input");
-	assert_string_equal(tags[7], "sandwall:guard-input-except");
-	assert_string_equal(tags[9], "sandwall:guard-input-tap");
+	assert_string_equal(tags[3], "sandwall:input-nat-tap");
+	assert_string_equal(tags[4], "sandwall:guard-input-links");
+	assert_string_equal(tags[5], "sandwall:guard-input");
+	assert_string_equal(tags[6], "sandwall:guard-input-kinds");
+	assert_string_equal(tags[7], "sandwall:guard-input-tap");
 	n = chain_rules(&m, "guard_input", tags, 64);
 	assert_int_equal(n, 7);
 	assert_string_equal(tags[0], "sandwall:input-local");
@@ -856,10 +855,9 @@ static void test_after_nat(void **state)
 	/* forward: the side that opened the connection, to guard_fwd: the
 	 * routed categories (sandboxes), then a translated destination */
 	n = chain_rules(&m, "forward", tags, 64);
-	assert_int_equal(n, 5);
-	assert_string_equal(tags[2], "sandwall:fwd-except");
-	assert_string_equal(tags[3], "sandwall:fwd-kinds");
-	assert_string_equal(tags[4], "sandwall:fwd-tap");
+	assert_int_equal(n, 4);
+	assert_string_equal(tags[2], "sandwall:fwd-kinds");
+	assert_string_equal(tags[3], "sandwall:fwd-tap");
 	assert_rule(&m, "sandwall:fwd", "forward",
 		    "[ ct load direction => reg 1 ] [ cmp eq reg 1 0x00000000 ] "
 		    "[ meta load iifname => reg 1 ] "
@@ -928,15 +926,17 @@ static void test_canon_golden(void **state)
 		    "iifname @guard_ifaces goto guard comment \"sandwall:guard\"");
 	assert_rule(&m, "sandwall:guard-kinds", "prerouting",
 		    "[ meta load iifkind => reg 1 ] [ lookup reg 1 set guard_kinds 0x0 ] "
+		    "[ meta load iifname => reg 1 ] [ lookup reg 1 set guard_except 0x1 ] "
 		    "[ immediate reg 0 goto -> guard ]",
-		    "meta iifkind @guard_kinds goto guard comment \"sandwall:guard-kinds\"");
+		    "meta iifkind @guard_kinds iifname != @guard_except goto guard "
+		    "comment \"sandwall:guard-kinds\"");
 	assert_rule(&m, "sandwall:guard-tap", "prerouting",
 		    "[ meta load iifkind => reg 1 ] [ cmp eq reg 1 0x006e7574 0x00000000 0x00000000 0x00000000 ] "
-		    "[ meta load iiftype => reg 1 ] [ cmp eq reg 1 0x00000001 ] [ immediate reg 0 goto -> guard ]",
-		    "meta iifkind \"tun\" meta iiftype ether goto guard comment \"sandwall:guard-tap\"");
-	assert_rule(&m, "sandwall:guard-except", "prerouting",
-		    "[ meta load iifname => reg 1 ] [ lookup reg 1 set guard_except 0x0 ] [ immediate reg 0 return ]",
-		    "iifname @guard_except return comment \"sandwall:guard-except\"");
+		    "[ meta load iiftype => reg 1 ] [ cmp eq reg 1 0x00000001 ] "
+		    "[ meta load iifname => reg 1 ] [ lookup reg 1 set guard_except 0x1 ] "
+		    "[ immediate reg 0 goto -> guard ]",
+		    "meta iifkind \"tun\" meta iiftype ether iifname != @guard_except goto guard "
+		    "comment \"sandwall:guard-tap\"");
 	assert_rule(&m, "sandwall:spoofed", "guard",
 		    "[ fib saddr . iif oif present => reg 1 ] [ cmp eq reg 1 0x00000000 ] "
 		    "[ immediate reg 0 goto -> block_spoofed ]",
@@ -1222,7 +1222,7 @@ static void test_auto_selection(void **state)
 	assert_null(sw_model_find_set(&m, SW_SET_GUARD_EXCEPT));
 	assert_null(sw_model_find_set(&m, SW_SET_GUARD_KINDS));
 	assert_null(rule(&m, "sandwall:guard-kinds"));
-	assert_null(rule(&m, "sandwall:nat-kinds"));
+	assert_null(rule(&m, "sandwall:fwd-kinds"));
 	sw_model_free(&m);
 
 	/* auto with names: a name wins as the reason */
