@@ -2,14 +2,20 @@
 /* ruleset: the desired model of table inet <name>.
  *
  *   chain prerouting   filter hook prerouting priority -150, policy accept
- *                      iifname @guard_ifaces jump guard
+ *                      iifname @guard_links / @guard_ifaces goto guard; with
+ *                      auto, meta iifkind @guard_kinds (not @guard_except)
  *   chain guard        anti-spoofing, the fast path (a destination outside
  *                      blocked4/6 and not local returns), replies, ND
  *                      (chain guard_nd), sandboxes, allow lists, then one
  *                      rule per category in rank order
  *   chain input        filter hook input priority -150, policy accept
- *                      iifname @guard_ifaces jump guard_input ([block] host)
+ *                      a translated destination -> guard_nat, the rest
+ *                      -> guard_input ([block] host)
  *   chain guard_input  broadcast/multicast to the host -> block_host
+ *   chain forward      filter hook forward priority -150, policy accept
+ *                      the opening side -> guard_fwd: sandboxes, then a
+ *                      translated destination -> guard_nat (guard's
+ *                      categories again, after NAT)
  *   chain block_<cat>  counter name <cat>; [limit + log]; drop
  *
  * Every accept before the blocks is a door; docs/ruleset.md and
@@ -1584,19 +1590,22 @@ static int dispatch_rules(struct sw_model *m, struct rb *b, const struct sw_conf
 	return 0;
 }
 
-/* After NAT (docs/ruleset.md, "Judged twice"): a packet from a guarded
- * interface whose destination another table translated (dnat, redirect)
- * is judged again on the new destination, by the same categories and
- * carve-outs as in guard, counted in the same counters:
+/* The forward hook (docs/ruleset.md): the side that opened a connection
+ * from a guarded interface meets the routed categories (sandboxes), and,
+ * when another table translated its destination (dnat, redirect), the
+ * same categories and carve-outs as in guard on the new destination,
+ * counted in the same counters:
  *   chain forward { type filter hook forward priority -150; policy accept; }
- *       ct direction original ct status dnat iifname @guard_links goto guard_nat ...
+ *       ct direction original iifname @guard_links goto guard_fwd ...
+ *   chain guard_fwd   ip daddr @sandboxes4 ... goto block_sandboxes (and ip6);
+ *                     ct status dnat goto guard_nat
  *   chain guard_nat   the fast path, allow, host_ports, the categories, the
  *                     gate's fallback
  * (the input hook's rules are in input_rules: a translation to the host).
  * Replies, ND and the spoofing check need no second look: replies are
  * not dispatched (direction original), ND is never translated, and NAT
  * does not change the source prerouting checked. */
-static int nat_rules(struct sw_model *m, struct rb *b, const struct sw_config *cfg)
+static int forward_rules(struct sw_model *m, struct rb *b, const struct sw_config *cfg)
 {
 	struct sw_chain *c;
 	int err;
@@ -2199,7 +2208,7 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 
 	if (cfg->block[SW_CAT_HOST] && (err = input_rules(m, b, cfg)))
 		return err;
-	if ((err = nat_rules(m, b, cfg)))
+	if ((err = forward_rules(m, b, cfg)))
 		return err;
 	if ((err = output_rules(m, b, cfg)))
 		return err;
@@ -2627,7 +2636,7 @@ static int between_set(struct sw_model *m, const struct sw_config *cfg)
 {
 	static const uint8_t f[] = { SW_IFNAMSIZ, SW_IFNAMSIZ };
 	struct sw_set *s = new_concat_set(m, SW_SET_BETWEEN, (SW_TYPE_IFNAME << SW_TYPE_BITS) | SW_TYPE_IFNAME,
-					  2 * SW_IFNAMSIZ, NFT_SET_CONCAT, "ifname . ifname", f, 2);
+					  2 * SW_IFNAMSIZ, 0, "ifname . ifname", f, 2);
 	int err;
 
 	if (!s)

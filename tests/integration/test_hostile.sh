@@ -211,10 +211,13 @@ hostile_05_refused_configs() {
 	_hs_refused any_v4 3 $'[allow]\n\ndestinations = 0.0.0.0/0 tcp/443' "reopens metadata"
 	_hs_refused any_v6 2 $'[allow]\ndestinations = ::/0 udp/53' "say so: '::/0 udp/53 reopen'"
 	_hs_refused metadata 2 $'[allow]\ndestinations = 169.254.169.254 tcp/80' "reopens metadata (169.254.169.254)"
-	# host-dependent: 10.0.0.0/24 is the LAN of the host's eth0
-	_hs_refused lan 3 $'[allow]\ndestinations = 203.0.113.10 tcp/80,\n  10.0.0.50 tcp/80' "reopens lan (10.0.0.0/24 on this host)"
-	_hs_refused gateway 4 $'[block]\nlan = no\n[allow]\ndestinations = 10.0.0.1 tcp/80' "reopens gateways"
-	_hs_refused host_addr 2 $'[allow]\ndestinations = 172.17.0.1 tcp/9090' "reopens host"
+	# private (on by default) is checked without the host, so it speaks first
+	_hs_refused private 2 $'[allow]\ndestinations = 10.0.5.9 tcp/443' "reopens private (10.0.0.0/8)"
+	# host-dependent (private off, so that the host's categories speak):
+	# 10.0.0.0/24 is the LAN of the host's eth0
+	_hs_refused lan 5 $'[block]\nprivate = no\n[allow]\ndestinations = 203.0.113.10 tcp/80,\n  10.0.0.50 tcp/80' "reopens lan (10.0.0.0/24 on this host)"
+	_hs_refused gateway 5 $'[block]\nlan = no\nprivate = no\n[allow]\ndestinations = 10.0.0.1 tcp/80' "reopens gateways"
+	_hs_refused host_addr 4 $'[block]\nprivate = no\n[allow]\ndestinations = 172.17.0.1 tcp/9090' "reopens host"
 	_hs_refused no_iface 2 $'[guard]\ninterfaces =' "nothing would be guarded"
 	_hs_refused lo 2 $'[guard]\ninterfaces = docker0 lo' "matches the loopback interface lo"
 	_hs_refused default_route 2 $'[guard]\ninterfaces = docker0\n  eth0' "guards eth0, which carries the default route"

@@ -878,7 +878,12 @@ _verify_14() {
 	hnft add element inet sandwall guard_ifaces '{ "docker0", "br-*", "rveth0", "mvm3", "tap*" }' ||
 		{ bad "could not rewrite guard_ifaces"; hnft list set inet sandwall guard_ifaces | show - 10; return 1; }
 	ok "tamper: guard_ifaces without cali*"
-	v_verify "the routed veth's name pattern gone" 1 --json
+	# auto guards a veth by its kind as well (meta iifkind @guard_kinds):
+	# the name alone gone changes nothing; the kind gone too opens it
+	v_verify "the routed veth's name pattern gone (its kind still guarded)" 0 --json
+	hnft flush set inet sandwall guard_kinds || { bad "could not flush guard_kinds"; return 1; }
+	ok "tamper: guard_kinds emptied too"
+	v_verify "the routed veth's name pattern and kind gone" 1 --json
 	n=$(v_py "$SW_OUT" "sorted((r['kind'], r['passed']) for r in d['runs'])")
 	[ "$n" = '[["bridge", true], ["bridge", true], ["routed veth", false], ["tap", true]]' ] && ok "only the routed veth run fails: $n" || bad "runs: $n"
 	apply_ok "$V_CONF" || return 1
