@@ -391,7 +391,7 @@ static uint64_t parents_sig(const struct sw_config *cfg, const struct sw_host *h
 	for (size_t i = 0; i < h->n_links; i++) {
 		const struct sw_link *l = &h->links[i];
 
-		if (!sw_ruleset_macvlan_parent(cfg, l))
+		if (!sw_ruleset_netdev_device(cfg, l))
 			continue;
 		for (const char *c = l->name; *c; c++)
 			x = (x ^ (uint8_t)*c) * 1099511628211ull;

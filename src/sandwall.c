@@ -590,7 +590,7 @@ static int netdev_status_read(struct sw_nl *nl, const struct sw_config *cfg, str
 		*nd = NULL;
 		return rc;
 	}
-	if (!cfg->n_parents && !(*nd)->has_table) {
+	if (!sw_ruleset_netdev_wanted(cfg) && !(*nd)->has_table) {
 		sw_model_free(*nd);
 		free(*nd);
 		*nd = NULL;
@@ -623,7 +623,7 @@ static void netdev_json(struct sw_jw *w, const struct sw_config *cfg, const stru
 	snprintf(t, sizeof(t), "netdev/%s", cfg->table);
 	sw_jw_obj(w, "netdev");
 	sw_jw_str(w, "table", t);
-	sw_jw_bool(w, "configured", cfg->n_parents > 0);
+	sw_jw_bool(w, "configured", sw_ruleset_netdev_wanted(cfg));
 	if (!nd) {
 		sw_jw_str(w, "error", strerror(-nd_err));
 		sw_jw_end(w);
@@ -666,7 +666,8 @@ static void print_netdev(const struct sw_config *cfg, const struct sw_model *nd,
 		return;
 	}
 	printf("table netdev %s: %s%s", cfg->table, nd->has_table ? "present" : "ABSENT",
-	       cfg->n_parents ? "" : " ([guard] macvlan_parents is empty: a leftover)");
+	       sw_ruleset_netdev_wanted(cfg) ? "" :
+	       " ([guard] macvlan_parents and users are empty: a leftover)");
 	for (size_t i = 0; i < nd->n_chains; i++) {
 		const struct sw_chain *c = &nd->chains[i];
 
@@ -922,8 +923,11 @@ static int netdev_apply(struct run *x)
 	if (x->cfg->n_parents)
 		printf("%s table netdev %s: %zu macvlan/ipvlan parent(s) guarded\n",
 		       repaired ? "applied" : "in place:", x->cfg->table, n);
+	else if (x->cfg->n_users)
+		printf("%s table netdev %s: the guarded users' packet sockets stopped on the uplinks and lo\n",
+		       repaired ? "applied" : "in place:", x->cfg->table);
 	else if (repaired)
-		printf("removed table netdev %s ([guard] macvlan_parents is empty)\n", x->cfg->table);
+		printf("removed table netdev %s ([guard] macvlan_parents and users are empty)\n", x->cfg->table);
 	return 0;
 }
 
@@ -983,7 +987,7 @@ static int run_check(struct run *x)
 		fprintf(f, "drift in table netdev %s (%zu differences):\n", x->cfg->table, d.n);
 		sw_diff_print(&d, f);
 		rc = EXIT_DRIFT;
-	} else if (x->cfg->n_parents && !x->o->json) {
+	} else if (sw_ruleset_netdev_wanted(x->cfg) && !x->o->json) {
 		printf("table netdev %s matches the config\n", x->cfg->table);
 	}
 	sw_diff_free(&d);
