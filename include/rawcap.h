@@ -47,4 +47,11 @@ bool sw_rawcap_cgroup_match(const char *pattern, const char *path);
  * with prefix; then the fix. Nothing when r->n == 0. */
 void sw_rawcap_print(const struct sw_rawcap_report *r, const char *prefix, void *file);
 
+/* status and verify: scan, write "packet_sockets" into w (may be NULL)
+ * and the text to file (a FILE *, may be NULL). 1 when not held (a
+ * guarded process holds CAP_NET_RAW, or the scan failed), 0 when held or
+ * nothing is guarded ([guard] users and cgroups empty: nothing written). */
+struct sw_jw;
+int sw_rawcap_out(const struct sw_config *cfg, const char *root, struct sw_jw *w, void *file);
+
 #endif

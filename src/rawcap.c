@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "rawcap.h"
 
 bool sw_rawcap_cgroup_match(const char *pattern, const char *path)
@@ -70,8 +71,36 @@ static bool guarded_uid(const struct sw_config *cfg, const uint32_t *ids, int n)
 	return false;
 }
 
+/* the scanner's own namespaces, "net:[4026531840]" (readlink of ns/X) */
+struct self_ns {
+	char net[64], user[64];
+};
+
+static void ns_link(int dfd, const char *name, char *buf, size_t len)
+{
+	ssize_t n = readlinkat(dfd, name, buf, len - 1);
+
+	buf[n > 0 ? n : 0] = 0;
+}
+
+/* A process whose network namespace is not the host's (a bridged
+ * container in a matching cgroup; a rootless sandbox of a guarded user)
+ * opens its packet sockets there, where the container's interfaces are
+ * guarded; one in a user namespace of its own has no capability over the
+ * host's network namespace. Unreadable links count as the host's. */
+static bool host_side(int dfd, const struct self_ns *self)
+{
+	char net[64], user[64];
+
+	ns_link(dfd, "ns/net", net, sizeof(net));
+	ns_link(dfd, "ns/user", user, sizeof(user));
+	return (!net[0] || !self->net[0] || !strcmp(net, self->net)) &&
+	       (!user[0] || !self->user[0] || !strcmp(user, self->user));
+}
+
 /* one process directory; 1 counted as guarded with the cap, 0 not, <0 gone */
-static int one(const struct sw_config *cfg, int dfd, int pid, struct sw_rawcap_report *r)
+static int one(const struct sw_config *cfg, int dfd, int pid, const struct self_ns *self,
+	       struct sw_rawcap_report *r)
 {
 	char st[4096], cg[1024], cgpath[256] = "";
 	uint32_t ids[4] = { 0 };
@@ -99,7 +128,7 @@ static int one(const struct sw_config *cfg, int dfd, int pid, struct sw_rawcap_r
 	}
 	for (size_t i = 0; i < cfg->n_cgroups && !by_cg && cgpath[0]; i++)
 		by_cg = sw_rawcap_cgroup_match(cfg->cgroups[i], cgpath);
-	if (!by_user && !by_cg)
+	if ((!by_user && !by_cg) || !host_side(dfd, self))
 		return 0;
 	r->scanned++;
 	if (!(v = field(st, "CapEff")) || sscanf(v, "%llx", &eff) != 1 ||
@@ -131,9 +160,11 @@ static int pid_cmp(const void *a, const void *b)
 
 int sw_rawcap_scan(const struct sw_config *cfg, const char *root, struct sw_rawcap_report *r)
 {
+	struct self_ns self = { "", "" };
 	char path[4096];
 	struct dirent *e;
 	DIR *d;
+	int sfd;
 
 	memset(r, 0, sizeof(*r));
 	if (!cfg->n_users && !cfg->n_cgroups)
@@ -141,6 +172,11 @@ int sw_rawcap_scan(const struct sw_config *cfg, const char *root, struct sw_rawc
 	snprintf(path, sizeof(path), "%s/proc", root ? root : "");
 	if (!(d = opendir(path)))
 		return -errno;
+	if ((sfd = openat(dirfd(d), "self", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		ns_link(sfd, "ns/net", self.net, sizeof(self.net));
+		ns_link(sfd, "ns/user", self.user, sizeof(self.user));
+		close(sfd);
+	}
 	while ((e = readdir(d))) {
 		char *end;
 		long pid = strtol(e->d_name, &end, 10);
@@ -150,7 +186,7 @@ int sw_rawcap_scan(const struct sw_config *cfg, const char *root, struct sw_rawc
 			continue;
 		if ((dfd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 			continue;       /* gone */
-		one(cfg, dfd, (int)pid, r);
+		one(cfg, dfd, (int)pid, &self, r);
 		close(dfd);
 	}
 	closedir(d);
@@ -169,11 +205,55 @@ void sw_rawcap_print(const struct sw_rawcap_report *r, const char *prefix, void 
 
 		fprintf(f, "%spid %d (%s) uid %" PRIu32 " %s %s: holds CAP_NET_RAW\n", prefix, p->pid,
 			p->comm, p->uid, p->by_user ? "guarded user, cgroup" : "guarded cgroup",
-			p->cgroup[0] ? p->cgroup : "?");
+			p->cgroup[0] ? p->cgroup : "/");
 	}
 	if (r->n > r->n_listed)
 		fprintf(f, "%s... and %zu more\n", prefix, r->n - r->n_listed);
 	fprintf(f, "%sfix: drop the capability (docker/podman run --cap-drop NET_RAW, "
 		"Kubernetes securityContext.capabilities.drop: [NET_RAW], systemd "
 		"CapabilityBoundingSet=~CAP_NET_RAW)\n", prefix);
+}
+
+int sw_rawcap_out(const struct sw_config *cfg, const char *root, struct sw_jw *w, void *file)
+{
+	struct sw_rawcap_report r;
+	FILE *f = file;
+	int rc;
+
+	if (!cfg->n_users && !cfg->n_cgroups)
+		return 0;
+	rc = sw_rawcap_scan(cfg, root, &r);
+	if (w) {
+		sw_jw_obj(w, "packet_sockets");
+		sw_jw_bool(w, "held", !rc && !r.n);
+		if (rc)
+			sw_jw_str(w, "error", strerror(-rc));
+		sw_jw_u64(w, "guarded_processes", r.scanned);
+		sw_jw_arr(w, "cap_net_raw");
+		for (size_t i = 0; i < r.n_listed; i++) {
+			sw_jw_obj(w, NULL);
+			sw_jw_u64(w, "pid", (uint64_t)r.procs[i].pid);
+			sw_jw_str(w, "comm", r.procs[i].comm);
+			sw_jw_u64(w, "uid", r.procs[i].uid);
+			sw_jw_str(w, "by", r.procs[i].by_user ? "user" : "cgroup");
+			sw_jw_str(w, "cgroup", r.procs[i].cgroup);
+			sw_jw_end(w);
+		}
+		sw_jw_end(w);
+		sw_jw_u64(w, "cap_net_raw_count", r.n);
+		if (rc || r.n)
+			sw_jw_str(w, "fix", "--cap-drop NET_RAW");
+		sw_jw_end(w);
+	}
+	if (f && rc)
+		fprintf(f, "packet sockets: NOT HELD: cannot read the processes: %s\n", strerror(-rc));
+	else if (f && r.n)
+		fprintf(f, "packet sockets: NOT HELD: %zu guarded host-side process(es) hold CAP_NET_RAW: "
+			"their packet sockets (AF_PACKET, AF_XDP) pass below the output path\n", r.n);
+	else if (f)
+		fprintf(f, "packet sockets: held (none of the %zu guarded host-side processes holds "
+			"CAP_NET_RAW)\n", r.scanned);
+	if (f)
+		sw_rawcap_print(&r, "  ", f);
+	return rc || r.n;
 }

@@ -26,6 +26,7 @@
 #include "netdev.h"
 #include "reconcile.h"
 #include "resolver.h"
+#include "rawcap.h"
 #include "receipt.h"
 #include "ruleset.h"
 #include "verify.h"
@@ -690,14 +691,15 @@ static void print_netdev(const struct sw_config *cfg, const struct sw_model *nd,
 }
 
 /* status --json: one document through the writer. reply: the daemon's
- * answer to "status" (NULL: no daemon); keys: the fields taken from it. */
-static void status_json(const struct sw_config *cfg, const struct sw_model *have,
+ * answer to "status" (NULL: no daemon); keys: the fields taken from it.
+ * 1 when packet sockets are not held (rawcap.h), else 0. */
+static int status_json(const struct sw_config *cfg, const struct sw_model *have,
 			const struct sw_host *host, int host_err, const char *reply,
 			const char *const *keys, size_t n_keys, const struct sw_model *nd, int nd_err)
 {
 	char t[8 + SW_TABLE_MAXLEN], v[256];
 	struct sw_jw w;
-	int rc;
+	int rc, nh;
 
 	snprintf(t, sizeof(t), "inet/%s", cfg->table);
 	sw_jw_init(&w);
@@ -740,6 +742,7 @@ static void status_json(const struct sw_config *cfg, const struct sw_model *have
 	guard_json(&w, cfg, host, host_err);
 	guard_output_json(&w, cfg);
 	netdev_json(&w, cfg, nd, nd_err);
+	nh = sw_rawcap_out(cfg, "", &w, NULL);  /* packet sockets (rawcap.h) */
 	sw_jw_arr(&w, "sandboxes");
 	for (size_t b = 0; b < cfg->n_sandboxes; b++) {
 		const struct sw_sandbox *x = &cfg->sandboxes[b];
@@ -759,6 +762,7 @@ static void status_json(const struct sw_config *cfg, const struct sw_model *have
 	if ((rc = sw_jw_print(&w, stdout)))
 		sw_err("cannot write the answer: %s", strerror(-rc));
 	sw_jw_free(&w);
+	return nh;
 }
 
 static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struct opts *o)
@@ -770,7 +774,7 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 	bool json = o->json, daemon;
 	struct sw_host *host = calloc(1, sizeof(*host));
 	struct sw_model have, *nd;
-	int rc, host_err, nd_err;
+	int rc, host_err, nd_err, raw_nh = 0;
 
 	daemon = sw_control_call(o->control, "status", reply, sizeof(reply)) == 0 &&
 		 !strncmp(reply, "ok\n", 3);
@@ -786,7 +790,7 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 	}
 	nd_err = netdev_status_read(nl, cfg, &nd);
 	if (json) {
-		status_json(cfg, &have, host, host_err, daemon ? reply : NULL, keys,
+		raw_nh = status_json(cfg, &have, host, host_err, daemon ? reply : NULL, keys,
 			    sizeof(keys) / sizeof(*keys), nd, nd_err);
 	} else {
 		printf("table inet %s: %s (generation %u)%s%s\n", cfg->table,
@@ -822,6 +826,11 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 		print_netdev(cfg, nd, nd_err);
 	}
 	rc = have.has_table ? 0 : EXIT_DRIFT;
+	/* guarded host-side processes with CAP_NET_RAW: not held (rawcap.h) */
+	if (!json)
+		raw_nh = sw_rawcap_out(cfg, "", NULL, stdout);
+	if (raw_nh)
+		rc = EXIT_DRIFT;
 	netdev_status_free(nd);
 	sw_model_free(&have);
 	free(host);

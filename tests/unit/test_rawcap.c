@@ -34,6 +34,18 @@ static void put(const char *pid, const char *file, const char *text)
 	fclose(f);
 }
 
+static void ns(const char *pid, const char *net, const char *user)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s/proc/%s/ns", root, pid);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/proc/%s/ns/net", root, pid);
+	assert_int_equal(symlink(net, p), 0);
+	snprintf(p, sizeof(p), "%s/proc/%s/ns/user", root, pid);
+	assert_int_equal(symlink(user, p), 0);
+}
+
 static void proc(const char *pid, const char *name, unsigned uid, const char *caps, const char *cg)
 {
 	char st[512], c[512];
@@ -63,6 +75,14 @@ static int setup(void **state)
 	proc("301", "ping", 40001, "0000000000002000", "user.slice/user-40001.slice");
 	proc("400", "sshd", 0, "000001ffffffffff", "system.slice/ssh.service");
 	put("self", "status", "Name:\tnot-a-pid\n");
+	ns("self", "net:[1]", "user:[1]");
+	ns("200", "net:[1]", "user:[1]");
+	/* a bridged container in the same cgroup pattern (its own netns), and
+	 * one in a user namespace of its own: neither counts */
+	proc("203", "nginx", 0, CAPS_DOCKER, "system.slice/docker-abc.scope");
+	ns("203", "net:[2]", "user:[1]");
+	proc("204", "rootless", 0, CAPS_DOCKER, "system.slice/docker-abc.scope");
+	ns("204", "net:[1]", "user:[9]");
 	put("999", "status", "Name:\tno cgroup file\nCapEff:\t0000000000002000\nUid:\t40001\t40001\t40001\t40001\n");
 	return 0;
 }
