@@ -1907,6 +1907,8 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 		return err;
 	if ((err = output_rules(m, b, cfg)))
 		return err;
+	/* (named parents only, not auto's uplinks: it changes what the host's
+	 * own lo accepts; docs/ruleset.md) */
 	if (cfg->block[SW_CAT_HOST] && cfg->n_parents && (err = lo_foreign_rule(m, b)))
 		return err;
 
@@ -2382,6 +2384,8 @@ static bool is_parent(const struct sw_config *cfg, const struct sw_link *l)
 {
 	if (l->ifindex == 1 || l->loopback || !l->has_mac)
 		return false;
+	if (cfg->parents_auto && l->uplink)
+		return true;
 	for (size_t i = 0; i < cfg->n_parents; i++)
 		if (name_match(cfg->parents[i], l->name))
 			return true;
@@ -2399,9 +2403,14 @@ static bool is_packet_dev(const struct sw_config *cfg, const struct sw_link *l)
 	return cfg->n_users && (l->uplink || l->loopback || l->ifindex == 1);
 }
 
+bool sw_ruleset_parents_on(const struct sw_config *cfg)
+{
+	return cfg->n_parents || cfg->parents_auto;
+}
+
 bool sw_ruleset_netdev_wanted(const struct sw_config *cfg)
 {
-	return cfg->n_parents || cfg->n_users;
+	return sw_ruleset_parents_on(cfg) || cfg->n_users;
 }
 
 bool sw_ruleset_netdev_device(const struct sw_config *cfg, const struct sw_link *l)
@@ -2680,6 +2689,34 @@ static int nd_guard_rules(struct sw_model *m, struct rb *b, const struct sw_conf
 		e_protocol(b, NFT_CMP_NEQ, 0x86dd);
 		e_verdict(b, NFT_GOTO, "block_spoofed");
 	});
+	/* meta l4proto tcp tcp flags & (syn | ack) != syn return: a TCP
+	 * segment that opens no connection. Without conntrack here this is
+	 * what lets the answers through to connections others opened (the
+	 * LAN or a load balancer to a child, to a routed container whose
+	 * traffic the host forwards without NAT); a child's own segments to
+	 * a blocked place cannot start a connection without the SYN, so they
+	 * are blind (docs/ruleset.md). A segment too short for its flags, and
+	 * a later fragment, do not match and meet the categories. */
+	RULE(m, b, ND_GUARD, "tcp-no-syn", "meta l4proto tcp tcp flags & (syn | ack) != syn return", {
+		static const uint8_t mask = 0x12 /* syn | ack */;
+		static const uint8_t syn = 0x02;
+		static const uint8_t zero;
+		struct nftnl_expr *bw;
+
+		e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
+		e_cmp_u8(b, NFT_REG_1, IPPROTO_TCP);
+		e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 13, 1, NFT_REG_1);
+		if ((bw = expr(b, "bitwise"))) {
+			nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
+			nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
+			nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_LEN, 1);
+			nftnl_expr_set(bw, NFTNL_EXPR_BITWISE_MASK, &mask, 1);
+			nftnl_expr_set(bw, NFTNL_EXPR_BITWISE_XOR, &zero, 1);
+			add_expr(b, bw);
+		}
+		e_cmp(b, NFT_REG_1, NFT_CMP_NEQ, &syn, 1);
+		e_verdict(b, NFT_RETURN, NULL);
+	});
 	/* meta protocol ip ip daddr . ip protocol . th dport @allow4 accept
 	 * (ip6 likewise), then the categories in table inet's order: the same
 	 * builders as guard's, with the address behind meta protocol */
@@ -2796,7 +2833,7 @@ int sw_ruleset_build_netdev(const struct sw_config *cfg, const struct sw_host *h
 		sw_model_free(m);
 		return -ENOSPC;
 	}
-	if (cfg->n_parents) {
+	if (sw_ruleset_parents_on(cfg)) {
 		for (size_t i = 0; i < sizeof(nd_copied) / sizeof(*nd_copied) && !rc; i++) {
 			const struct sw_set *s = sw_model_find_set(inet, nd_copied[i]);
 
@@ -2826,7 +2863,7 @@ int sw_ruleset_build_netdev(const struct sw_config *cfg, const struct sw_host *h
 		rc = s ? copy_set(m, s) : -ENOENT;
 		if (!rc)
 			rc = nd_packet_rules(m, &rb);
-		if (!rc && !cfg->n_parents)
+		if (!rc && !sw_ruleset_parents_on(cfg))
 			rc = nd_block_chain(m, &rb, sw_category_name(SW_CAT_SPOOFED));
 	}
 	for (size_t i = 0; host && i < host->n_links && !rc; i++)

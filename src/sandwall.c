@@ -386,7 +386,8 @@ static void print_parents(const struct sw_config *cfg, const struct sw_host *hos
 			continue;
 		if (first)
 			printf("guarded macvlan/ipvlan children (table netdev %s):\n", cfg->table);
-		printf("  %-16s %-10s %s\n", l->name, sw_link_kind_name(l->kind), "macvlan parent");
+		printf("  %-16s %-10s %s\n", l->name, sw_link_kind_name(l->kind),
+		       cfg->parents_auto && l->uplink ? "macvlan parent (auto: default route)" : "macvlan parent");
 		first = false;
 	}
 	if (first && host && cfg->n_parents)
@@ -443,7 +444,8 @@ static void guard_json(struct sw_jw *w, const struct sw_config *cfg, const struc
 			sw_jw_obj(w, NULL);
 			sw_jw_str(w, "name", l->name);
 			sw_jw_str(w, "kind", sw_link_kind_name(l->kind));
-			sw_jw_str(w, "why", "macvlan parent");
+			sw_jw_str(w, "why", cfg->parents_auto && l->uplink ? "macvlan parent (auto: default route)"
+									    : "macvlan parent");
 			sw_jw_end(w);
 		}
 		sw_jw_end(w);
@@ -929,7 +931,7 @@ static int netdev_apply(struct run *x)
 		table_err(x->cfg, rc, err, "");
 		return EXIT_ERR;
 	}
-	if (x->cfg->n_parents)
+	if (sw_ruleset_parents_on(x->cfg))
 		printf("%s table netdev %s: %zu macvlan/ipvlan parent(s) guarded\n",
 		       repaired ? "applied" : "in place:", x->cfg->table, n);
 	else if (x->cfg->n_users)

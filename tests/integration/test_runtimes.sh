@@ -91,6 +91,7 @@ register_test runtimes_18_output_log   "[guard] users, sandwalld: a blocked atte
 register_test runtimes_19_netdev_status "status and status --json show table netdev (absent/present, eth0's hooks, counters) for a macvlan child's blocked attempt"
 register_test runtimes_20_packet_users "[guard] users: a whole TCP connection over AF_PACKET (with and without PACKET_QDISC_BYPASS) on eth0 and lo, v4 and v6: answered without the table, dropped at table netdev's egress with it; the uid's own sockets, replies included, still pass; a uid process holding CAP_NET_RAW makes status and verify say NOT HELD"
 register_test runtimes_21_packet_cgroup "[guard] cgroups: AF_PACKET TCP from a cgroup process with CAP_NET_RAW to metadata (v4, v6) and [::1]: the kernel cannot stop it (no cgroup match at netdev), so status and verify say NOT HELD naming the cgroup and --cap-drop NET_RAW; held once the capability is dropped"
+register_test runtimes_22_macvlan_default "default config (macvlan_parents = auto: the uplinks): a bridge-mode macvlan child of eth0 reaches metadata, gateway, LAN and the host via the gateway without the table, none of them with it; internet open; TCP answers to connections the cloud opens to the child, and to a routed (not NATed) IPv6 container, pass"
 register_test runtimes_17_cgroups_live "[guard] cgroups, sandwalld: a cgroup made after the start is guarded (delay measured) and dropped when removed"
 
 RT_META=http://169.254.169.254/
@@ -1136,8 +1137,8 @@ _runtimes_10() {
 	if grep -q 'egress_eth0' "$SW_OUT"; then ok "check names chain egress_eth0"; else bad "check does not name egress_eth0"; show "$SW_OUT" 10; fi
 	apply_ok "$conf" || return 1
 	blocked "$c" $RT_META
-	info "without macvlan_parents the netdev table goes"
-	apply_ok "$(rt_conf rtmvnone)" || return 1
+	info "with macvlan_parents = none the netdev table goes"
+	apply_ok "$(mkconf rtmvnone guard.interfaces=auto guard.macvlan_parents=none)" || return 1
 	if hnft list table netdev sandwall >/dev/null 2>&1; then bad "table netdev sandwall still there"
 	else ok "table netdev sandwall removed"; fi
 	reach "$c" $RT_META
@@ -1528,9 +1529,9 @@ _runtimes_19() {
 	)
 	if [ "$js" = ok ]; then ok "status --json: netdev present, eth0 egress and ingress hooked, counters.metadata > 0"
 	else bad "status --json: $js"; fi
-	info "no macvlan_parents and no table left: status says nothing about table netdev"
+	info "macvlan_parents = none and no table left: status says nothing about table netdev"
 	hnft delete table netdev sandwall
-	conf=$(mkconf rt19b guard.interfaces=auto)
+	conf=$(mkconf rt19b guard.interfaces=auto guard.macvlan_parents=none)
 	sw -c "$conf" status
 	if grep -q '^table netdev' "$SW_OUT"; then bad "status mentions table netdev without macvlan_parents: $(grep '^table netdev' "$SW_OUT")"
 	else ok "status without macvlan_parents: no table netdev line"; fi
@@ -1683,5 +1684,62 @@ _runtimes_21() {
 	case $r in *PermissionError*|*"Operation not permitted"*) ok "without CAP_NET_RAW no packet socket: $r" ;;
 	*) bad "without CAP_NET_RAW the packet socket was not refused: $r" ;; esac
 	kill_pids "$pid"
+	return 0
+}
+
+runtimes_22_macvlan_default() { rt_run _runtimes_22; }
+_runtimes_22() {
+	local c=${SWT_PREFIX}rt-mv22 conf m a=10.0.0.63
+	rt_vlan_child "$c" macvlan bridge $a || return 1
+	ip -n "$c" addr add fd00:10::63/64 dev eth0 nodad && ip -n "$c" -6 route add default via fd00:10::1 ||
+		{ bad "IPv6 for the macvlan child"; return 1; }
+	RT_UNDO+=("hnft delete table netdev sandwall")
+	start_srv "$c" tcp :: 8000 || return 1
+	wait_path "$c" $RT_NET "http://[2001:db8::10]/"
+	info "without the table the child of the uplink reaches every category (the test can fail)"
+	reach "$c" $RT_META
+	reach "$c" "http://[fd00:ec2::254]/"
+	reach "$c" $RT_GW
+	reach "$c" $RT_LAN
+	reach "$c" "http://[fd00:10::50]/"
+	udp_reach "$c" 169.254.169.254 54
+	if rt_host_delivered "$c" "$a" 7031; then ok "$(_nsname "$c") -> udp $RT_HOSTHAIR:7031 (the host, through the gateway) delivered"
+	else bad "$(_nsname "$c") -> udp $RT_HOSTHAIR:7031: not delivered to the host without the table"; fi
+	conf=$(rt_conf rt22)
+	if grep -q macvlan_parents "$conf"; then bad "the config names macvlan_parents: $(grep macvlan "$conf")"; fi
+	apply_ok "$conf" || return 1
+	expect_sw 0 "check (inet and netdev tables)" -c "$conf" check
+	if hnft list chain netdev sandwall egress_eth0 2>/dev/null | grep -q 'hook egress device "eth0"'; then
+		ok "default config: table netdev sandwall hooks the uplink eth0 (auto)"
+	else bad "default config: no egress chain on eth0"; hnft list table netdev sandwall 2>&1 | show - 20; fi
+	info "with the default config"
+	blocked "$c" $RT_META
+	blocked "$c" "http://[fd00:ec2::254]/"
+	blocked "$c" $RT_GW
+	blocked "$c" "http://[fd00:10::1]/"
+	blocked "$c" $RT_LAN
+	blocked "$c" "http://[fd00:10::50]/"
+	udp_blocked "$c" 169.254.169.254 54
+	if rt_host_delivered "$c" "$a" 7032; then bad "$(_nsname "$c") -> udp $RT_HOSTHAIR:7032 (the host, through the gateway) DELIVERED with the table"
+	else ok "$(_nsname "$c") -> udp $RT_HOSTHAIR:7032 (the host, through the gateway) not delivered"; fi
+	reach "$c" $RT_NET
+	reach "$c" "http://[2001:db8::10]/"
+	m=$(rt_nd_counter metadata)
+	if [ "${m:-0}" -gt 0 ]; then ok "counter metadata in table netdev = $m"; else bad "counter metadata in table netdev = ${m:-missing}"; fi
+	info "TCP answers pass without conntrack: the cloud (the gateway) opens connections to the child and to c1's routed IPv6"
+	reach "$CL" "http://$a:8000/"
+	reach "$CL" "http://[fd00:10::63]:8000/"
+	reach "$CL" "http://[fd00:17::2]:8000/"
+	info "the host's own traffic and a bridge container's stay open"
+	reach "$H" $RT_META
+	reach "$H" $RT_GW
+	reach "$H" "http://[fd00:10::50]/"
+	udp_reach "$H" 169.254.169.254 54
+	reach "$C1" $RT_NET
+	reach "$C1" "http://[2001:db8::10]/"
+	sw -c "$conf" status
+	if grep -A3 '^guarded macvlan/ipvlan children' "$SW_OUT" | grep -q 'eth0 .*macvlan parent (auto: default route)'; then
+		ok "status: eth0 is a macvlan parent by default (auto: default route)"
+	else bad "status does not list eth0 as an auto macvlan parent"; show "$SW_OUT" 30; fi
 	return 0
 }

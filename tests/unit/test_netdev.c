@@ -155,7 +155,12 @@ static void test_lo_foreign(void **state)
 	assert_int_equal(sw_ruleset_build(&cfg, &host, &m, err, sizeof(err)), 0);
 	assert_true(has_tag(&m, "sandwall:input-lo-foreign"));
 	sw_model_free(&m);
+	/* not with auto's uplinks alone (the default), nor with none */
 	conf("");
+	assert_int_equal(sw_ruleset_build(&cfg, &host, &m, err, sizeof(err)), 0);
+	assert_false(has_tag(&m, "sandwall:input-lo-foreign"));
+	sw_model_free(&m);
+	conf("[guard]\nmacvlan_parents = none\n");
 	assert_int_equal(sw_ruleset_build(&cfg, &host, &m, err, sizeof(err)), 0);
 	assert_false(has_tag(&m, "sandwall:input-lo-foreign"));
 	sw_model_free(&m);
@@ -213,7 +218,7 @@ static void test_packet_users(void **state)
 	host_with_macs();
 	host.links[1].uplink = true;                    /* eth0 */
 	host.links[0].loopback = true;                  /* lo */
-	conf("[guard]\nusers = 40001 40002\n");
+	conf("[guard]\nusers = 40001 40002\nmacvlan_parents = none\n");
 	assert_true(sw_ruleset_netdev_wanted(&cfg));
 	assert_true(sw_ruleset_netdev_device(&cfg, &host.links[0]));
 	assert_true(sw_ruleset_netdev_device(&cfg, &host.links[1]));
@@ -254,8 +259,55 @@ static void test_packet_users(void **state)
 	assert_null(sw_model_find_chain(&nd, "ingress_lo"));
 	sw_model_free(&nd);
 	/* cgroups alone: no table netdev (the kernel has no cgroup match there) */
-	conf("[guard]\ncgroups = system.slice/docker-*\n");
+	conf("[guard]\ncgroups = system.slice/docker-*\nmacvlan_parents = none\n");
 	assert_false(sw_ruleset_netdev_wanted(&cfg));
+	sw_model_free(&inet);
+}
+
+/* macvlan_parents: auto (the default) makes every uplink with an Ethernet
+ * address a parent; names add to it; none (or empty) turns it off */
+static void test_auto_parents(void **state)
+{
+	static struct sw_model inet, nd;
+
+	(void)state;
+	host_with_macs();
+	host.links[1].uplink = true;                    /* eth0 */
+	conf("");
+	assert_true(cfg.parents_auto);
+	assert_true(sw_ruleset_parents_on(&cfg));
+	assert_true(sw_ruleset_macvlan_parent(&cfg, &host.links[1]));
+	assert_false(sw_ruleset_macvlan_parent(&cfg, &host.links[2]));  /* docker0: no uplink */
+	assert_false(sw_ruleset_macvlan_parent(&cfg, &host.links[0]));  /* lo */
+	assert_int_equal(sw_ruleset_build(&cfg, &host, &inet, err, sizeof(err)), 0);
+	assert_int_equal(sw_ruleset_build_netdev(&cfg, &host, &inet, &nd, err, sizeof(err)), 0);
+	assert_non_null(sw_model_find_chain(&nd, "egress_eth0"));
+	assert_non_null(sw_model_find_chain(&nd, "ingress_eth0"));
+	assert_true(has_tag(&nd, "sandwall:tcp-no-syn"));
+	assert_int_equal(sw_model_find_set(&nd, "parent_macs")->n_elems, 1);
+	sw_model_free(&nd);
+	conf("[guard]\nmacvlan_parents = auto docker0\n");
+	assert_true(cfg.parents_auto);
+	assert_int_equal(cfg.n_parents, 1);
+	assert_int_equal(sw_ruleset_n_parents(&cfg, &host), 2);
+	conf("[guard]\nmacvlan_parents = docker0\n");
+	assert_false(cfg.parents_auto);
+	assert_false(sw_ruleset_macvlan_parent(&cfg, &host.links[1]));
+	conf("[guard]\nmacvlan_parents = none\n");
+	assert_false(sw_ruleset_parents_on(&cfg));
+	assert_false(sw_ruleset_netdev_wanted(&cfg));
+	conf("[guard]\nmacvlan_parents =\n");
+	assert_false(sw_ruleset_parents_on(&cfg));
+	assert_int_equal(sw_config_parse_string("[guard]\nmacvlan_parents = none eth0\n", "t.conf", &cfg,
+						err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "t.conf:2:"));
+	assert_non_null(strstr(err, "'none' stands alone"));
+	assert_int_equal(sw_config_parse_string("[guard]\nmacvlan_parents = auto none\n", "t.conf", &cfg,
+						err, sizeof(err)), -EINVAL);
+	/* an uplink without an Ethernet address (wg0, a tun) is no parent */
+	conf("");
+	host.links[1].has_mac = false;
+	assert_false(sw_ruleset_macvlan_parent(&cfg, &host.links[1]));
 	sw_model_free(&inet);
 }
 
@@ -298,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_lo_foreign),
 		cmocka_unit_test(test_too_many),
 		cmocka_unit_test(test_packet_users),
+		cmocka_unit_test(test_auto_parents),
 		cmocka_unit_test(test_diff_dev),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
