@@ -192,6 +192,10 @@ struct sw_config {
 	 * are guarded by netdev-family hooks on the device (ruleset.h) */
 	char parents[SW_MAX_PARENTS][SW_IFNAMSIZ];
 	size_t n_parents;
+	/* "auto" among them, or the key not given (the default): every uplink
+	 * (the output interface of a default route) is a parent too; "none"
+	 * or an empty value: only the names */
+	bool parents_auto;
 	/* [block]: block[c] for every category; SW_CAT_DESTINATIONS is on
 	 * exactly when the destinations list is non-empty. */
 	bool block[SW_CAT_COUNT];

@@ -71,6 +71,14 @@ int sw_ruleset_build_netdev(const struct sw_config *cfg, const struct sw_host *h
 /* Does [guard] macvlan_parents name this link (and is it one: not lo,
  * with an Ethernet address)? */
 bool sw_ruleset_macvlan_parent(const struct sw_config *cfg, const struct sw_link *l);
+/* Are macvlan/ipvlan parents guarded: named, or auto (the default: the uplinks)? */
+bool sw_ruleset_parents_on(const struct sw_config *cfg);
+/* Is there a table netdev at all ([guard] macvlan_parents or users)? */
+bool sw_ruleset_netdev_wanted(const struct sw_config *cfg);
+/* Does table netdev hook this link: a macvlan parent, or (with [guard]
+ * users) an uplink or lo, whose egress drops the guarded users' frames
+ * that the IP stack did not route (packet sockets)? */
+bool sw_ruleset_netdev_device(const struct sw_config *cfg, const struct sw_link *l);
 /* How many links of the host are such parents. */
 size_t sw_ruleset_n_parents(const struct sw_config *cfg, const struct sw_host *host);
 extern const char *const sw_runtime_names[];

@@ -100,6 +100,7 @@ void sw_config_defaults(struct sw_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->auto_detect = true;        /* [guard] interfaces = auto */
+	cfg->parents_auto = true;       /* [guard] macvlan_parents = auto: the uplinks */
 	for (int c = 0; c < SW_CAT_COUNT; c++)
 		cfg->block[c] = sw_categories[c].default_on;
 	cfg->dns = SW_DNS_AUTO;
@@ -360,6 +361,13 @@ static int set_parents(struct ctx *c, const struct key *k, char *v)
 	for (t = strtok_r(v, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
 		size_t i;
 
+		/* auto: the uplinks (the default); none: no parent at all */
+		if (!strcmp(t, "auto") || !strcmp(t, "none")) {
+			if (t[0] == 'n' && (cfg->n_parents || cfg->parents_auto || strtok_r(NULL, " \t", &save)))
+				return fail(c, "[%s] %s: 'none' stands alone", k->section, k->name);
+			cfg->parents_auto = t[0] == 'a';
+			continue;
+		}
 		if ((why = pattern_error(t)))
 			return fail(c, "bad interface pattern '%s' in [%s] %s: %s", t, k->section, k->name, why);
 		if (!fnmatch(t, "lo", 0))
@@ -752,9 +760,10 @@ static void list_reset(struct sw_config *cfg, const struct key *k)
 		cfg->auto_detect = false;
 	} else if (k->set == set_dests)
 		cfg->n_destinations = 0;
-	else if (k->set == set_parents)
+	else if (k->set == set_parents) {
 		cfg->n_parents = 0;
-	else if (k->set == set_except)
+		cfg->parents_auto = false;
+	} else if (k->set == set_except)
 		cfg->n_except = 0;
 	else if (k->set == set_host_ports)
 		cfg->n_host_ports = 0;

@@ -135,6 +135,10 @@ static void netdev_sync(struct sw_daemon *d)
 
 	if (!rc)
 		d->parents_sig = parents_sig(&d->cfg, &d->host);
+	/* our batch moves the generation that table inet's deltas start
+	 * from (a wrong guess only costs them a dump: ERESTART) */
+	if (repaired && d->synced_gen)
+		d->synced_gen = sw_gen_after(d->synced_gen);
 
 	sw_diff_summary(&diff, summary, sizeof(summary));
 	if (rc)
@@ -391,7 +395,7 @@ static uint64_t parents_sig(const struct sw_config *cfg, const struct sw_host *h
 	for (size_t i = 0; i < h->n_links; i++) {
 		const struct sw_link *l = &h->links[i];
 
-		if (!sw_ruleset_macvlan_parent(cfg, l))
+		if (!sw_ruleset_netdev_device(cfg, l))
 			continue;
 		for (const char *c = l->name; *c; c++)
 			x = (x ^ (uint8_t)*c) * 1099511628211ull;
@@ -553,8 +557,11 @@ static void host_delta_update(struct sw_daemon *d)
 		want_update(d, &m, SW_CAUSE_RESYNC, true, t0);
 	} else {
 		d->updates += changes > 0;
-		/* a parent that came or went by a delta: the netdev table follows */
-		if (parents_sig(&d->cfg, &d->host) != d->parents_sig)
+		/* a parent that came or went by a delta, set elements that
+		 * table netdev copies (own4, lan4, ...), or its host_addrs4/6:
+		 * the netdev table follows */
+		if (parents_sig(&d->cfg, &d->host) != d->parents_sig ||
+		    sw_ruleset_netdev_wanted(&d->cfg))
 			netdev_sync(d);
 	}
 	/* bursts (500 bridges deleted) coalesce: the next update waits as long
@@ -1012,9 +1019,10 @@ static int reload(struct sw_daemon *d, char *msg, size_t len)
 	 * (host_fast_update): a reload of 10,000 entries does not wait for a
 	 * second build */
 	d->fast_base_stale = true;
-	if (!strcmp(oldtable, d->cfg.table) && reload_by_deltas(d, &m) == 0)
+	if (!strcmp(oldtable, d->cfg.table) && reload_by_deltas(d, &m) == 0) {
 		rc = 0;
-	else {
+		netdev_sync(d);         /* its copies of the changed sets */
+	} else {
 		sw_model_free(&d->want);
 		d->want = m;
 		d->paused = false;

@@ -22,7 +22,7 @@ int sw_netdev_check(struct sw_nl *nl, const struct sw_config *cfg, const struct 
 	int rc;
 
 	memset(d, 0, sizeof(*d));
-	if (!cfg->n_parents)
+	if (!sw_ruleset_netdev_wanted(cfg))
 		return 0;
 	if ((rc = build(cfg, host, inet, &want, err, errlen)))
 		return rc;
@@ -44,7 +44,7 @@ int sw_netdev_reconcile(struct sw_nl *nl, const struct sw_config *cfg,
 	*repaired = false;
 	if (n_parents)
 		*n_parents = 0;
-	if (!cfg->n_parents) {
+	if (!sw_ruleset_netdev_wanted(cfg)) {
 		/* none configured: a table of ours left from before goes */
 		rc = sw_netdev_remove(nl, cfg->table, &absent, err, errlen);
 		*repaired = !rc && !absent;

@@ -2212,6 +2212,8 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 		return err;
 	if ((err = output_rules(m, b, cfg)))
 		return err;
+	/* (named parents only, not auto's uplinks: it changes what the host's
+	 * own lo accepts; docs/ruleset.md) */
 	if (cfg->block[SW_CAT_HOST] && cfg->n_parents && (err = lo_foreign_rule(m, b)))
 		return err;
 
@@ -2734,6 +2736,7 @@ fail:
 
 #define ND_PRIO         SW_HOOK_PRIO
 #define ND_GUARD        "parent_guard"
+#define ND_PACKET       "packet_guard"
 #define ND_MAX_PARENTS  ((SW_MAX_CHAINS - SW_CAT_COUNT - 1) / 2)
 
 /* the sets parent_guard reads besides the categories', copied from table inet */
@@ -2745,6 +2748,8 @@ static bool is_parent(const struct sw_config *cfg, const struct sw_link *l)
 {
 	if (l->ifindex == 1 || l->loopback || !l->has_mac)
 		return false;
+	if (cfg->parents_auto && l->uplink)
+		return true;
 	for (size_t i = 0; i < cfg->n_parents; i++)
 		if (name_match(cfg->parents[i], l->name))
 			return true;
@@ -2754,6 +2759,27 @@ static bool is_parent(const struct sw_config *cfg, const struct sw_link *l)
 bool sw_ruleset_macvlan_parent(const struct sw_config *cfg, const struct sw_link *l)
 {
 	return is_parent(cfg, l);
+}
+
+/* [guard] users: the uplinks and lo carry the packet-socket guard */
+static bool is_packet_dev(const struct sw_config *cfg, const struct sw_link *l)
+{
+	return cfg->n_users && (l->uplink || l->loopback || l->ifindex == 1);
+}
+
+bool sw_ruleset_parents_on(const struct sw_config *cfg)
+{
+	return cfg->n_parents || cfg->parents_auto;
+}
+
+bool sw_ruleset_netdev_wanted(const struct sw_config *cfg)
+{
+	return sw_ruleset_parents_on(cfg) || cfg->n_users;
+}
+
+bool sw_ruleset_netdev_device(const struct sw_config *cfg, const struct sw_link *l)
+{
+	return is_parent(cfg, l) || is_packet_dev(cfg, l);
 }
 
 static int copy_set(struct sw_model *m, const struct sw_set *from)
@@ -3027,6 +3053,34 @@ static int nd_guard_rules(struct sw_model *m, struct rb *b, const struct sw_conf
 		e_protocol(b, NFT_CMP_NEQ, 0x86dd);
 		e_verdict(b, NFT_GOTO, "block_spoofed");
 	});
+	/* meta l4proto tcp tcp flags & (syn | ack) != syn return: a TCP
+	 * segment that opens no connection. Without conntrack here this is
+	 * what lets the answers through to connections others opened (the
+	 * LAN or a load balancer to a child, to a routed container whose
+	 * traffic the host forwards without NAT); a child's own segments to
+	 * a blocked place cannot start a connection without the SYN, so they
+	 * are blind (docs/ruleset.md). A segment too short for its flags, and
+	 * a later fragment, do not match and meet the categories. */
+	RULE(m, b, ND_GUARD, "tcp-no-syn", "meta l4proto tcp tcp flags & (syn | ack) != syn return", {
+		static const uint8_t mask = 0x12 /* syn | ack */;
+		static const uint8_t syn = 0x02;
+		static const uint8_t zero;
+		struct nftnl_expr *bw;
+
+		e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
+		e_cmp_u8(b, NFT_REG_1, IPPROTO_TCP);
+		e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 13, 1, NFT_REG_1);
+		if ((bw = expr(b, "bitwise"))) {
+			nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
+			nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
+			nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_LEN, 1);
+			nftnl_expr_set(bw, NFTNL_EXPR_BITWISE_MASK, &mask, 1);
+			nftnl_expr_set(bw, NFTNL_EXPR_BITWISE_XOR, &zero, 1);
+			add_expr(b, bw);
+		}
+		e_cmp(b, NFT_REG_1, NFT_CMP_NEQ, &syn, 1);
+		e_verdict(b, NFT_RETURN, NULL);
+	});
 	/* meta protocol ip ip daddr . ip protocol . th dport @allow4 accept
 	 * (ip6 likewise), then the categories in table inet's order: the same
 	 * builders as guard's, with the address behind meta protocol */
@@ -3040,13 +3094,43 @@ static int nd_guard_rules(struct sw_model *m, struct rb *b, const struct sw_conf
 	return 0;
 }
 
-/* the two base chains of one parent */
-static int nd_parent_chains(struct sw_model *m, struct rb *b, const char *dev)
+/* chain packet_guard: a guarded user's frame that the IP stack did not
+ * route (an AF_PACKET socket's: it has no route, skb->dst) is dropped.
+ *   meta rtclassid >= 0 return      (loads only when the frame has a route)
+ *   goto block_spoofed
+ * The IP stack's frames of the user were judged by table inet's output
+ * chain (with conntrack) and pass. docs/ruleset.md. */
+static int nd_packet_rules(struct sw_model *m, struct rb *b)
 {
+	static const uint32_t zero;
+
+	if (!sw_model_add_chain(m, ND_PACKET))
+		return -ENOSPC;
+	RULE(m, b, ND_PACKET, "packet-stack", "meta rtclassid >= 0 return", {
+		e_meta(b, NFT_META_RTCLASSID, NFT_REG_1);
+		e_cmp(b, NFT_REG_1, NFT_CMP_GTE, &zero, sizeof(zero));
+		e_verdict(b, NFT_RETURN, NULL);
+	});
+	RULE(m, b, ND_PACKET, "packet-socket", "goto block_spoofed", {
+		e_verdict(b, NFT_GOTO, "block_spoofed");
+	});
+	return 0;
+}
+
+/* the base chains of one device: egress for a parent or a packet device
+ * (an uplink or lo with [guard] users), ingress for a parent */
+static int nd_dev_chains(struct sw_model *m, struct rb *b, const struct sw_config *cfg,
+			 const struct sw_link *l)
+{
+	const char *dev = l->name;
+	bool parent = is_parent(cfg, l);
+
 	for (int egress = 1; egress >= 0; egress--) {
 		char name[SW_NAME_MAX];
 		struct sw_chain *c;
 
+		if (!egress && !parent)
+			continue;
 		snprintf(name, sizeof(name), "%s_%s", egress ? "egress" : "ingress", dev);
 		/* chain egress_<dev> { type filter hook egress device "<dev>" priority -150; policy accept; } */
 		if (!(c = sw_model_add_chain(m, name)))
@@ -3057,12 +3141,22 @@ static int nd_parent_chains(struct sw_model *m, struct rb *b, const char *dev)
 		c->policy = NF_ACCEPT;
 		snprintf(c->type, sizeof(c->type), "filter");
 		snprintf(c->dev, sizeof(c->dev), "%s", dev);
-		if (egress) {
+		if (egress && is_packet_dev(cfg, l)) {
+			/* meta skuid @guard_uids jump packet_guard: a guarded
+			 * user's frame (its socket is of this namespace: a
+			 * macvlan child's never matches) */
+			RULE(m, b, name, "packet-users", "meta skuid @" SW_SET_UIDS " jump " ND_PACKET, {
+				e_meta(b, NFT_META_SKUID, NFT_REG_1);
+				e_lookup(b, NFT_REG_1, SW_SET_UIDS);
+				e_verdict(b, NFT_JUMP, ND_PACKET);
+			});
+		}
+		if (egress && parent) {
 			/* jump parent_guard: every frame the device sends */
 			RULE(m, b, name, "parent-egress", "jump " ND_GUARD, {
 				e_verdict(b, NFT_JUMP, ND_GUARD);
 			});
-		} else {
+		} else if (!egress) {
 			/* ether saddr @parent_macs jump parent_guard: an ipvlan
 			 * child's frame to the host (l2 mode hands it to the
 			 * parent's receive path with the shared address) */
@@ -3095,36 +3189,50 @@ int sw_ruleset_build_netdev(const struct sw_config *cfg, const struct sw_host *h
 	sw_model_init(m, cfg->table);
 	m->family = NFPROTO_NETDEV;
 	m->has_table = true;
+	/* (the uplinks and lo that [guard] users adds have one chain each; a
+	 * model without room for them fails below with ENOSPC) */
 	if (n > ND_MAX_PARENTS) {
 		snprintf(err, errlen, "[guard] macvlan_parents names %zu devices on this host; "
 			 "at most %d can be guarded", n, ND_MAX_PARENTS);
 		sw_model_free(m);
 		return -ENOSPC;
 	}
-	for (size_t i = 0; i < sizeof(nd_copied) / sizeof(*nd_copied) && !rc; i++) {
-		const struct sw_set *s = sw_model_find_set(inet, nd_copied[i]);
+	if (sw_ruleset_parents_on(cfg)) {
+		for (size_t i = 0; i < sizeof(nd_copied) / sizeof(*nd_copied) && !rc; i++) {
+			const struct sw_set *s = sw_model_find_set(inet, nd_copied[i]);
 
-		rc = s ? copy_set(m, s) : -ENOENT;
-	}
-	/* every set category's <name>4 and <name>6 */
-	for (int c = 0; c < SW_CAT_COUNT && !rc; c++)
-		for (int v6 = 0; v6 < 2 && !rc && sw_categories[c].match == SW_CAT_MATCH_SET; v6++) {
-			char name[SW_NAME_MAX];
-			const struct sw_set *s;
-
-			snprintf(name, sizeof(name), "%s%c", sw_categories[c].name, v6 ? '6' : '4');
-			s = sw_model_find_set(inet, name);
 			rc = s ? copy_set(m, s) : -ENOENT;
 		}
-	if (!rc)
-		rc = parent_macs_set(m, cfg, host);
-	if (!rc)
-		rc = host_addr_sets(m, host);
-	if (!rc)
-		rc = nd_guard_rules(m, &rb, cfg);
+		/* every set category's <name>4 and <name>6 */
+		for (int c = 0; c < SW_CAT_COUNT && !rc; c++)
+			for (int v6 = 0; v6 < 2 && !rc && sw_categories[c].match == SW_CAT_MATCH_SET; v6++) {
+				char name[SW_NAME_MAX];
+				const struct sw_set *s;
+
+				snprintf(name, sizeof(name), "%s%c", sw_categories[c].name, v6 ? '6' : '4');
+				s = sw_model_find_set(inet, name);
+				rc = s ? copy_set(m, s) : -ENOENT;
+			}
+		if (!rc)
+			rc = parent_macs_set(m, cfg, host);
+		if (!rc)
+			rc = host_addr_sets(m, host);
+		if (!rc)
+			rc = nd_guard_rules(m, &rb, cfg);
+	}
+	if (cfg->n_users && !rc) {
+		/* set guard_uids, a copy of table inet's; chain packet_guard */
+		const struct sw_set *s = sw_model_find_set(inet, SW_SET_UIDS);
+
+		rc = s ? copy_set(m, s) : -ENOENT;
+		if (!rc)
+			rc = nd_packet_rules(m, &rb);
+		if (!rc && !sw_ruleset_parents_on(cfg))
+			rc = nd_block_chain(m, &rb, sw_category_name(SW_CAT_SPOOFED));
+	}
 	for (size_t i = 0; host && i < host->n_links && !rc; i++)
-		if (is_parent(cfg, &host->links[i]))
-			rc = nd_parent_chains(m, &rb, host->links[i].name);
+		if (sw_ruleset_netdev_device(cfg, &host->links[i]))
+			rc = nd_dev_chains(m, &rb, cfg, &host->links[i]);
 	if (rc) {
 		snprintf(err, errlen, "cannot build table netdev %s: %s", cfg->table, strerror(-rc));
 		sw_model_free(m);

@@ -26,6 +26,7 @@
 #include "netdev.h"
 #include "reconcile.h"
 #include "resolver.h"
+#include "rawcap.h"
 #include "receipt.h"
 #include "ruleset.h"
 #include "verify.h"
@@ -385,7 +386,8 @@ static void print_parents(const struct sw_config *cfg, const struct sw_host *hos
 			continue;
 		if (first)
 			printf("guarded macvlan/ipvlan children (table netdev %s):\n", cfg->table);
-		printf("  %-16s %-10s %s\n", l->name, sw_link_kind_name(l->kind), "macvlan parent");
+		printf("  %-16s %-10s %s\n", l->name, sw_link_kind_name(l->kind),
+		       cfg->parents_auto && l->uplink ? "macvlan parent (auto: default route)" : "macvlan parent");
 		first = false;
 	}
 	if (first && host && cfg->n_parents)
@@ -442,7 +444,8 @@ static void guard_json(struct sw_jw *w, const struct sw_config *cfg, const struc
 			sw_jw_obj(w, NULL);
 			sw_jw_str(w, "name", l->name);
 			sw_jw_str(w, "kind", sw_link_kind_name(l->kind));
-			sw_jw_str(w, "why", "macvlan parent");
+			sw_jw_str(w, "why", cfg->parents_auto && l->uplink ? "macvlan parent (auto: default route)"
+									    : "macvlan parent");
 			sw_jw_end(w);
 		}
 		sw_jw_end(w);
@@ -590,7 +593,7 @@ static int netdev_status_read(struct sw_nl *nl, const struct sw_config *cfg, str
 		*nd = NULL;
 		return rc;
 	}
-	if (!cfg->n_parents && !(*nd)->has_table) {
+	if (!sw_ruleset_netdev_wanted(cfg) && !(*nd)->has_table) {
 		sw_model_free(*nd);
 		free(*nd);
 		*nd = NULL;
@@ -623,7 +626,7 @@ static void netdev_json(struct sw_jw *w, const struct sw_config *cfg, const stru
 	snprintf(t, sizeof(t), "netdev/%s", cfg->table);
 	sw_jw_obj(w, "netdev");
 	sw_jw_str(w, "table", t);
-	sw_jw_bool(w, "configured", cfg->n_parents > 0);
+	sw_jw_bool(w, "configured", sw_ruleset_netdev_wanted(cfg));
 	if (!nd) {
 		sw_jw_str(w, "error", strerror(-nd_err));
 		sw_jw_end(w);
@@ -666,7 +669,8 @@ static void print_netdev(const struct sw_config *cfg, const struct sw_model *nd,
 		return;
 	}
 	printf("table netdev %s: %s%s", cfg->table, nd->has_table ? "present" : "ABSENT",
-	       cfg->n_parents ? "" : " ([guard] macvlan_parents is empty: a leftover)");
+	       sw_ruleset_netdev_wanted(cfg) ? "" :
+	       " ([guard] macvlan_parents and users are empty: a leftover)");
 	for (size_t i = 0; i < nd->n_chains; i++) {
 		const struct sw_chain *c = &nd->chains[i];
 
@@ -689,14 +693,15 @@ static void print_netdev(const struct sw_config *cfg, const struct sw_model *nd,
 }
 
 /* status --json: one document through the writer. reply: the daemon's
- * answer to "status" (NULL: no daemon); keys: the fields taken from it. */
-static void status_json(const struct sw_config *cfg, const struct sw_model *have,
+ * answer to "status" (NULL: no daemon); keys: the fields taken from it.
+ * 1 when packet sockets are not held (rawcap.h), else 0. */
+static int status_json(const struct sw_config *cfg, const struct sw_model *have,
 			const struct sw_host *host, int host_err, const char *reply,
 			const char *const *keys, size_t n_keys, const struct sw_model *nd, int nd_err)
 {
 	char t[8 + SW_TABLE_MAXLEN], v[256];
 	struct sw_jw w;
-	int rc;
+	int rc, nh;
 
 	snprintf(t, sizeof(t), "inet/%s", cfg->table);
 	sw_jw_init(&w);
@@ -739,6 +744,7 @@ static void status_json(const struct sw_config *cfg, const struct sw_model *have
 	guard_json(&w, cfg, host, host_err);
 	guard_output_json(&w, cfg);
 	netdev_json(&w, cfg, nd, nd_err);
+	nh = sw_rawcap_out(cfg, "", &w, NULL);  /* packet sockets (rawcap.h) */
 	sw_jw_arr(&w, "sandboxes");
 	for (size_t b = 0; b < cfg->n_sandboxes; b++) {
 		const struct sw_sandbox *x = &cfg->sandboxes[b];
@@ -758,6 +764,7 @@ static void status_json(const struct sw_config *cfg, const struct sw_model *have
 	if ((rc = sw_jw_print(&w, stdout)))
 		sw_err("cannot write the answer: %s", strerror(-rc));
 	sw_jw_free(&w);
+	return nh;
 }
 
 static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struct opts *o)
@@ -769,7 +776,7 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 	bool json = o->json, daemon;
 	struct sw_host *host = calloc(1, sizeof(*host));
 	struct sw_model have, *nd;
-	int rc, host_err, nd_err;
+	int rc, host_err, nd_err, raw_nh = 0;
 
 	daemon = sw_control_call(o->control, "status", reply, sizeof(reply)) == 0 &&
 		 !strncmp(reply, "ok\n", 3);
@@ -785,7 +792,7 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 	}
 	nd_err = netdev_status_read(nl, cfg, &nd);
 	if (json) {
-		status_json(cfg, &have, host, host_err, daemon ? reply : NULL, keys,
+		raw_nh = status_json(cfg, &have, host, host_err, daemon ? reply : NULL, keys,
 			    sizeof(keys) / sizeof(*keys), nd, nd_err);
 	} else {
 		printf("table inet %s: %s (generation %u)%s%s\n", cfg->table,
@@ -821,6 +828,11 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 		print_netdev(cfg, nd, nd_err);
 	}
 	rc = have.has_table ? 0 : EXIT_DRIFT;
+	/* guarded host-side processes with CAP_NET_RAW: not held (rawcap.h) */
+	if (!json)
+		raw_nh = sw_rawcap_out(cfg, "", NULL, stdout);
+	if (raw_nh)
+		rc = EXIT_DRIFT;
 	netdev_status_free(nd);
 	sw_model_free(&have);
 	free(host);
@@ -919,11 +931,14 @@ static int netdev_apply(struct run *x)
 		table_err(x->cfg, rc, err, "");
 		return EXIT_ERR;
 	}
-	if (x->cfg->n_parents)
+	if (sw_ruleset_parents_on(x->cfg))
 		printf("%s table netdev %s: %zu macvlan/ipvlan parent(s) guarded\n",
 		       repaired ? "applied" : "in place:", x->cfg->table, n);
+	else if (x->cfg->n_users)
+		printf("%s table netdev %s: the guarded users' packet sockets stopped on the uplinks and lo\n",
+		       repaired ? "applied" : "in place:", x->cfg->table);
 	else if (repaired)
-		printf("removed table netdev %s ([guard] macvlan_parents is empty)\n", x->cfg->table);
+		printf("removed table netdev %s ([guard] macvlan_parents and users are empty)\n", x->cfg->table);
 	return 0;
 }
 
@@ -983,7 +998,7 @@ static int run_check(struct run *x)
 		fprintf(f, "drift in table netdev %s (%zu differences):\n", x->cfg->table, d.n);
 		sw_diff_print(&d, f);
 		rc = EXIT_DRIFT;
-	} else if (x->cfg->n_parents && !x->o->json) {
+	} else if (sw_ruleset_netdev_wanted(x->cfg) && !x->o->json) {
 		printf("table netdev %s matches the config\n", x->cfg->table);
 	}
 	sw_diff_free(&d);

@@ -36,6 +36,7 @@
 #include "observe.h"
 #include "ruleset.h"
 #include "rtlink.h"
+#include "rawcap.h"
 #include "verify.h"
 
 static int hexval(int c)
@@ -2203,6 +2204,9 @@ int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 	sw_jw_end(&st.w);       /* runs */
 	guarded_out(&st, cfg, &host, lr, o->json);
 	sandboxes_out(&st, cfg, &sink, no_probe, o->json);
+	/* packet sockets: a guarded host-side process with CAP_NET_RAW is not held (rawcap.h) */
+	if (sw_rawcap_out(cfg, "", &st.w, o->json ? NULL : stdout))
+		st.all = false;
 	sw_jw_bool(&st.w, "passed", !rc && st.all);
 	sw_jw_end(&st.w);
 	if (!sw_jw_text(&st.w)) {

@@ -23,6 +23,17 @@
 #           receiver at T can tell whether that reply arrived)
 #       --hold FILE: then keep the UDP flows open until FILE exists and send
 #       on them again (3 tries): "later target=... lport=N result=echo|timeout"
+#   attack.py pkttcp --iface IF --dmac MAC --src ADDR --dst ADDR --dport N [--sport N]
+#                    [--bypass] [--timeout S]
+#       a whole TCP connection in user space over one AF_PACKET socket on IF
+#       (a host-network process with CAP_NET_RAW; --bypass sets
+#       PACKET_QDISC_BYPASS): SYN, the SYN-ACK sniffed on the same socket,
+#       ACK + "GET / HTTP/1.0", the answer sniffed. A TCP listener with a
+#       drop-all filter holds the local port, so the host's own stack neither
+#       resets nor answers the server's segments. One line:
+#           pkttcp dst=ADDR:N result=http200|synack|timeout|senderr:ERRNO
+#       (synack: the handshake was answered but no HTTP 200 came back;
+#       senderr:105, ENOBUFS: an egress hook dropped the SYN)
 #   attack.py nd --iface IF --dmac MAC --src ADDR6 --type ns|na --hlim N --tag TAG DST...
 #       one ICMPv6 neighbour solicitation/advertisement per DST (target =
 #       DST) with TAG as payload (an unknown ND option), sent as raw frames.
@@ -590,8 +601,112 @@ def echo(args):
     return 0
 
 
+# ------------------------------------------------------------------ pkttcp
+SOL_PACKET = 263
+PACKET_QDISC_BYPASS = 20
+
+
+def tcp_seg(src, dst, sport, dport, seq, ack, flags, payload=b""):
+    hdr = struct.pack("!HHIIBBHHH", sport, dport, seq, ack, (5 << 4), flags, 64240, 0, 0) + payload
+    c = csum(pseudo(src, dst, socket.IPPROTO_TCP, len(hdr)) + hdr)
+    return hdr[:16] + struct.pack("!H", c) + hdr[18:]
+
+
+def parse_tcp(frame, src, dst, sport, dport):
+    # -> (seq, ack, flags, payload) of a segment dst:dport -> src:sport, else None
+    et = struct.unpack("!H", frame[12:14])[0]
+    p = frame[14:]
+    if et == ETH_P_IP and len(p) >= 20 and p[9] == 6:
+        ihl = (p[0] & 15) * 4
+        if socket.inet_ntoa(p[12:16]) != dst or socket.inet_ntoa(p[16:20]) != src:
+            return None
+        tot = struct.unpack("!H", p[2:4])[0]
+        t = p[ihl:tot]
+    elif et == ETH_P_IPV6 and len(p) >= 40 and p[6] == 6:
+        if (socket.inet_pton(socket.AF_INET6, dst) != p[8:24]
+                or socket.inet_pton(socket.AF_INET6, src) != p[24:40]):
+            return None
+        t = p[40:40 + struct.unpack("!H", p[4:6])[0]]
+    else:
+        return None
+    if len(t) < 20:
+        return None
+    sp, dp, seq, ack, off, fl = struct.unpack("!HHIIBB", t[:14])
+    if sp != dport or dp != sport:
+        return None
+    return seq, ack, fl, t[(off >> 4) * 4:]
+
+
+def pkttcp(args):
+    o, _ = opts(args, ("iface", "dmac", "src", "dst", "dport", "sport", "timeout"), ("bypass",))
+    src, dst, dport = o["src"], o["dst"], int(o["dport"])
+    sport = int(o.get("sport", random.randint(40000, 59999)))
+    timeout = float(o.get("timeout", "2.0"))
+    res = "timeout"
+    lst = socket.socket(fam(src), socket.SOCK_STREAM)
+    lst.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        keep = drop_all_filter(lst)
+    except PermissionError:
+        # (seen for a non-root uid here) then the host's stack resets the
+        # server's SYN-ACK and "synack" is what proves the path
+        keep = None
+    lst.bind((src, sport))
+    lst.listen(1)
+    fr = Frames(o["iface"], o["dmac"])
+    fr.s.close()
+    # ETH_P_ALL: this one socket sends and sniffs
+    fr.s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+    fr.s.bind((o["iface"], 3))
+    if o.get("bypass"):
+        fr.s.setsockopt(SOL_PACKET, PACKET_QDISC_BYPASS, 1)
+    fr.s.setblocking(False)
+    proto = 6
+    hlim = 64
+    seq = random.randint(1, 2**31)
+    try:
+        fr.send(ip_packet(src, dst, proto, tcp_seg(src, dst, sport, dport, seq, 0, 0x02), hlim))
+    except OSError as e:
+        # ENOBUFS: a netdev egress hook dropped the frame (NET_XMIT_DROP)
+        print("pkttcp dst=%s:%d result=senderr:%d" % (dst, dport, e.errno))
+        return 0
+    end = time.monotonic() + timeout
+    state, rseq, data = "syn", 0, b""
+    while time.monotonic() < end and res != "http200":
+        r, _, _ = select.select([fr.s], [], [], 0.05)
+        if not r:
+            continue
+        try:
+            frame = fr.s.recv(65535)
+        except OSError:
+            continue
+        seg = parse_tcp(frame, src, dst, sport, dport)
+        if not seg:
+            continue
+        s_seq, s_ack, fl, pl = seg
+        if state == "syn" and fl & 0x12 == 0x12:
+            res, state, rseq = "synack", "est", s_seq + 1
+            seq += 1
+            req = b"GET / HTTP/1.0\r\n\r\n"
+            fr.send(ip_packet(src, dst, proto, tcp_seg(src, dst, sport, dport, seq, rseq, 0x18, req), hlim))
+            seq += len(req)
+        elif state == "est" and pl and s_seq == rseq:
+            data += pl
+            rseq += len(pl)
+            fr.send(ip_packet(src, dst, proto, tcp_seg(src, dst, sport, dport, seq, rseq, 0x10), hlim))
+            if b" 200 " in data.split(b"\r\n", 1)[0]:
+                res = "http200"
+    if state == "est":
+        fr.send(ip_packet(src, dst, proto, tcp_seg(src, dst, sport, dport, seq, rseq, 0x14), hlim))
+    print("pkttcp dst=%s:%d result=%s" % (dst, dport, res))
+    sys.stdout.flush()
+    del keep
+    lst.close()
+    return 0
+
+
 MODES = {"prime": prime, "nd": nd, "ra": ra, "rawudp": rawudp, "garp": garp, "bcast": bcast, "flood": flood,
-         "count": count, "echo": echo}
+         "count": count, "echo": echo, "pkttcp": pkttcp}
 
 
 def main():

@@ -316,6 +316,7 @@ reset_state() {
 	if [ ${#SWT_TEST_PIDS[@]} -gt 0 ]; then kill_pids "${SWT_TEST_PIDS[@]}"; fi
 	SWT_TEST_PIDS=()
 	nsx "$H" nft delete table inet sandwall 2>/dev/null
+	nsx "$H" nft delete table netdev sandwall 2>/dev/null
 	nsx "$H" nft delete table inet swother 2>/dev/null
 	nsx "$H" nft flush chain ip testnat prerouting 2>/dev/null
 	printf 'nameserver 169.254.169.253\n' >"/etc/netns/$H/resolv.conf"

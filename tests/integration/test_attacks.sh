@@ -59,6 +59,7 @@ atk_run() {
 	atk_d_stop TERM
 	atk_undo
 	nsx "$H" nft delete table inet sandwall 2>/dev/null
+	nsx "$H" nft delete table netdev sandwall 2>/dev/null
 	if [ -n "$old_ctl" ]; then export SANDWALL_CONTROL=$old_ctl; else unset SANDWALL_CONTROL; fi
 	return $rc
 }
@@ -69,6 +70,8 @@ atk_no_table() {
 	for t in $(hnft list tables 2>/dev/null | awk '$2 == "inet" && $3 ~ /^sandwall/ {print $3}'); do
 		hnft delete table inet "$t" 2>/dev/null
 	done
+	# and table netdev (the uplink's macvlan/ipvlan guard, on by default)
+	hnft delete table netdev sandwall 2>/dev/null
 	t=$(hnft list tables 2>/dev/null | awk '$2 == "inet" && $3 ~ /^sandwall/ {print $3}')
 	[ -z "$t" ] || bad "sandwall table(s) still there: $t"
 	return 0

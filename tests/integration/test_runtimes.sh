@@ -89,6 +89,9 @@ register_test runtimes_09_podman_rootless "[guard] users: real rootless podman (
 register_test runtimes_16_cgroups      "[guard] cgroups, sandwall apply: a process in a matching cgroup (or below it) blocked; outside open"
 register_test runtimes_18_output_log   "[guard] users, sandwalld: a blocked attempt of the uid is logged with path=output uid=N; attempts.json and the receipt carry the uid"
 register_test runtimes_19_netdev_status "status and status --json show table netdev (absent/present, eth0's hooks, counters) for a macvlan child's blocked attempt"
+register_test runtimes_20_packet_users "[guard] users: a whole TCP connection over AF_PACKET (with and without PACKET_QDISC_BYPASS) on eth0 and lo, v4 and v6: answered without the table, dropped at table netdev's egress with it; the uid's own sockets, replies included, still pass; a uid process holding CAP_NET_RAW makes status and verify say NOT HELD"
+register_test runtimes_21_packet_cgroup "[guard] cgroups: AF_PACKET TCP from a cgroup process with CAP_NET_RAW to metadata (v4, v6) and [::1]: the kernel cannot stop it (no cgroup match at netdev), so status and verify say NOT HELD naming the cgroup and --cap-drop NET_RAW; held once the capability is dropped"
+register_test runtimes_22_macvlan_default "default config (macvlan_parents = auto: the uplinks): a bridge-mode macvlan child of eth0 reaches metadata, gateway, LAN and the host via the gateway without the table, none of them with it; internet open; TCP answers to connections the cloud opens to the child, and to a routed (not NATed) IPv6 container, pass"
 register_test runtimes_17_cgroups_live "[guard] cgroups, sandwalld: a cgroup made after the start is guarded (delay measured) and dropped when removed"
 
 RT_META=http://169.254.169.254/
@@ -114,6 +117,7 @@ rt_run() {
 	for ((i = ${#RT_UNDO[@]} - 1; i >= 0; i--)); do eval "${RT_UNDO[i]}" >/dev/null 2>&1; done
 	RT_UNDO=()
 	hnft delete table inet sandwall 2>/dev/null
+	hnft delete table netdev sandwall 2>/dev/null
 	if [ -n "$old_ctl" ]; then export SANDWALL_CONTROL=$old_ctl; else unset SANDWALL_CONTROL; fi
 	return $rc
 }
@@ -1141,8 +1145,8 @@ _runtimes_10() {
 	if grep -q 'egress_eth0' "$SW_OUT"; then ok "check names chain egress_eth0"; else bad "check does not name egress_eth0"; show "$SW_OUT" 10; fi
 	apply_ok "$conf" || return 1
 	blocked "$c" $RT_META
-	info "without macvlan_parents the netdev table goes"
-	apply_ok "$(rt_conf rtmvnone)" || return 1
+	info "with macvlan_parents = none the netdev table goes"
+	apply_ok "$(mkconf rtmvnone guard.interfaces=auto guard.macvlan_parents=none)" || return 1
 	if hnft list table netdev sandwall >/dev/null 2>&1; then bad "table netdev sandwall still there"
 	else ok "table netdev sandwall removed"; fi
 	reach "$c" $RT_META
@@ -1533,14 +1537,217 @@ _runtimes_19() {
 	)
 	if [ "$js" = ok ]; then ok "status --json: netdev present, eth0 egress and ingress hooked, counters.metadata > 0"
 	else bad "status --json: $js"; fi
-	info "no macvlan_parents and no table left: status says nothing about table netdev"
+	info "macvlan_parents = none and no table left: status says nothing about table netdev"
 	hnft delete table netdev sandwall
-	conf=$(mkconf rt19b guard.interfaces=auto)
+	conf=$(mkconf rt19b guard.interfaces=auto guard.macvlan_parents=none)
 	sw -c "$conf" status
 	if grep -q '^table netdev' "$SW_OUT"; then bad "status mentions table netdev without macvlan_parents: $(grep '^table netdev' "$SW_OUT")"
 	else ok "status without macvlan_parents: no table netdev line"; fi
 	sw -c "$conf" --json status
 	if "$PY" -c 'import json,sys; sys.exit("netdev" in json.load(open(sys.argv[1])))' "$SW_OUT"; then ok "status --json without macvlan_parents: no netdev member"
 	else bad "status --json has a netdev member without macvlan_parents"; fi
+	return 0
+}
+
+# ---------------------------------------------------------------- packet sockets (issue 22, item 2)
+# pk_targets: "IFACE DMAC SRC DST PORT [--bypass]" lines for attack.py
+# pkttcp from the host namespace: metadata, gateway and LAN over eth0
+# (frames to the cloud's MAC), v4 and v6, with and without
+# PACKET_QDISC_BYPASS; the host's [::1]:8080 over lo
+pk_targets() {
+	local cm
+	cm=$(ip -n "$CL" -br link show eth0 | awk '{print $3}')
+	cat <<-EOF2
+	eth0 $cm 10.0.0.2 169.254.169.254 80
+	eth0 $cm 10.0.0.2 169.254.169.254 80 --bypass
+	eth0 $cm 10.0.0.2 10.0.0.1 80
+	eth0 $cm 10.0.0.2 10.0.0.50 80
+	eth0 $cm fd00:10::2 fd00:ec2::254 80
+	eth0 $cm fd00:10::2 fd00:ec2::254 80 --bypass
+	eth0 $cm fd00:10::2 fd00:10::1 80
+	lo 00:00:00:00:00:00 ::1 ::1 8080
+	lo 00:00:00:00:00:00 ::1 ::1 8080 --bypass
+	EOF2
+}
+
+# pk_run WHO IFACE DMAC SRC DST PORT [--bypass] -> the result word
+# (http200, synack, timeout, senderr:N); WHO = uid:N (that uid with ambient
+# CAP_NET_RAW) or cg:DIR (root in that cgroup, from outside ip netns exec)
+pk_run() {
+	local who=$1 ifc=$2 dm=$3 src=$4 dst=$5 port=$6 by=${7:-} out
+	local args=(pkttcp --iface "$ifc" --dmac "$dm" --src "$src" --dst "$dst" --dport "$port" --timeout 1.5)
+	[ -n "$by" ] && args+=("$by")
+	case $who in
+	uid:*) out=$(nsx "$H" setpriv --reuid "${who#uid:}" --regid "${who#uid:}" --clear-groups \
+			--inh-caps +net_raw --ambient-caps +net_raw "$PY" "$ATK" "${args[@]}" 2>&1) ;;
+	cg:*) out=$(sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec ip netns exec "$@"' \
+			sh "${who#cg:}" "$H" "$PY" "$ATK" "${args[@]}" 2>&1) ;;
+	esac
+	out=$(printf '%s\n' "$out" | sed -n 's/^pkttcp .* result=//p' | tail -n1)
+	echo "${out:-error}"
+}
+
+# pk_expect WHO reach|block: every pk_targets line
+pk_expect() {
+	local who=$1 want=$2 ifc dm src dst port by r label
+	while read -r ifc dm src dst port by; do
+		r=$(pk_run "$who" "$ifc" "$dm" "$src" "$dst" "$port" "$by")
+		label="$who AF_PACKET TCP on $ifc${by:+ $by} to $dst:$port"
+		case $want:$r in
+		reach:http200|reach:synack) ok "$label answered ($r): the attack works here" ;;
+		block:timeout|block:senderr:*) ok "$label: no answer ($r)" ;;
+		*) bad "$label: expected $want, got $r" ;;
+		esac
+	done < <(pk_targets)
+}
+
+runtimes_20_packet_users() { rt_run _runtimes_20; }
+_runtimes_20() {
+	local conf n pid rdy="$SWT_TMP/pk20.ready" js
+	ou_uids_free || return $SKIP
+	RT_UNDO+=(ou_kill_uid "hnft delete table netdev sandwall")
+	info "without the table: uid $OU_UID with CAP_NET_RAW talks TCP over AF_PACKET (the attack works here)"
+	pk_expect uid:$OU_UID reach
+	conf=$(mkconf pk20 guard.interfaces=auto guard.users="$OU_UID")
+	apply_ok "$conf" || return 1
+	expect_sw 0 "check (table netdev included)" -c "$conf" check
+	if hnft list chain netdev sandwall egress_eth0 >/dev/null 2>&1 && hnft list chain netdev sandwall egress_lo >/dev/null 2>&1
+	then ok "table netdev sandwall hooks eth0's and lo's egress"
+	else bad "table netdev sandwall lacks egress_eth0 or egress_lo"; hnft list table netdev sandwall 2>&1 | show - 30; fi
+	pk_expect uid:$OU_UID block
+	n=$(hnft list counter netdev sandwall spoofed 2>/dev/null | sed -n 's/.*packets \([0-9]*\).*/\1/p')
+	if [ "${n:-0}" -gt 0 ]; then ok "netdev counter spoofed = $n (the dropped frames)"
+	else bad "netdev counter spoofed = ${n:-missing} after the dropped frames"; fi
+	info "the uid's own sockets (the IP stack's frames: routed) pass table netdev"
+	ou_expect $OU_UID reach $RT_NET "http://[2001:db8::10]/" $OU_DNS
+	ou_expect $OU_UID block $RT_META $OU_LOOP6
+	rm -f "$rdy"
+	ip netns exec "$H" setpriv --reuid $OU_UID --regid $OU_UID --clear-groups "$PY" "$SRV" tcp :: 8282 >>"$SWT_TMP/srv.log" 2>&1 &
+	pid=$!; SWT_PIDS+=("$pid"); SWT_TEST_PIDS+=("$pid")
+	wait_path "$CL" http://10.0.0.2:8282/
+	reach "$CL" http://10.0.0.2:8282/
+	reach "$CL" "http://[fd00:10::2]:8282/"
+	reach "$H" $RT_META
+	info "no uid process holds CAP_NET_RAW: status says held"
+	sw -c "$conf" status
+	if [ "$SW_RC" = 0 ] && grep -q '^packet sockets: held' "$SW_OUT"; then ok "status: $(grep '^packet sockets' "$SW_OUT")"
+	else bad "status (exit $SW_RC) does not say packet sockets are held"; show "$SW_OUT" 40; fi
+	info "a process of the uid with CAP_NET_RAW: status and verify say NOT HELD"
+	nsx "$H" setpriv --reuid $OU_UID --regid $OU_UID --clear-groups --inh-caps +net_raw --ambient-caps +net_raw sleep 60 &
+	pid=$!; SWT_PIDS+=("$pid"); SWT_TEST_PIDS+=("$pid")
+	sleep 0.3
+	sw -c "$conf" status
+	if [ "$SW_RC" = 1 ] && grep -q '^packet sockets: NOT HELD' "$SW_OUT" && grep -q "uid $OU_UID guarded user" "$SW_OUT" &&
+	   grep -q -- '--cap-drop NET_RAW' "$SW_OUT"; then ok "status exit 1: $(grep -A1 '^packet sockets' "$SW_OUT" | tr '\n' ' ')"
+	else bad "status (exit $SW_RC) does not say NOT HELD for uid $OU_UID with the fix"; show "$SW_OUT" 40; fi
+	sw -c "$conf" --json status
+	js=$("$PY" -c 'import json,sys; p=json.load(open(sys.argv[1]))["packet_sockets"]; print("ok" if not p["held"] and p["cap_net_raw"][0]["by"] == "user" and p["fix"] == "--cap-drop NET_RAW" else p)' "$SW_OUT" 2>&1)
+	if [ "$js" = ok ]; then ok "status --json: packet_sockets.held false, by user, the fix"; else bad "status --json: $js"; fi
+	expect_sw 1 "verify --uid $OU_UID: NOT HELD while a process of the uid holds CAP_NET_RAW" -c "$conf" verify --uid $OU_UID
+	if grep -q '^packet sockets: NOT HELD' "$SW_OUT"; then ok "verify names the packet sockets"; else bad "verify output lacks 'packet sockets: NOT HELD'"; show "$SW_OUT" 30; fi
+	kill_pids "$pid"
+	return 0
+}
+
+runtimes_21_packet_cgroup() { rt_run _runtimes_21; }
+_runtimes_21() {
+	local conf pat pid r
+	ou_cg_setup || return $SKIP
+	RT_UNDO+=("hnft delete table netdev sandwall")
+	mkdir -p "$OU_CGDIR/ctr-1" || { bad "mkdir cgroups"; return 1; }
+	info "without the table: root in $(basename "$OU_CGDIR")/ctr-1 talks TCP over AF_PACKET (the attack works here)"
+	pk_expect cg:"$OU_CGDIR/ctr-1" reach
+	pat="$(basename "$OU_CGDIR")/ctr-*"
+	conf=$(mkconf pk21 guard.interfaces=auto guard.cgroups="$pat")
+	apply_ok "$conf" || return 1
+	info "with the table: the kernel has no cgroup match below the output path (socket cgroupv2 is refused in table netdev, EOPNOTSUPP)"
+	r=$(pk_run cg:"$OU_CGDIR/ctr-1" $(pk_targets | head -n1))
+	case $r in http200|synack) ok "AF_PACKET from the cgroup still answered ($r): what status and verify must report" ;;
+	*) info "AF_PACKET from the cgroup: $r (stopped after all?)" ;; esac
+	info "a root process in the cgroup holds CAP_NET_RAW: status and verify say NOT HELD"
+	sh -c 'echo $$ >"$1/cgroup.procs" && exec ip netns exec "$2" sleep 60' sh "$OU_CGDIR/ctr-1" "$H" &
+	pid=$!; SWT_PIDS+=("$pid"); SWT_TEST_PIDS+=("$pid")
+	sleep 0.3
+	sw -c "$conf" status
+	if [ "$SW_RC" = 1 ] && grep -q '^packet sockets: NOT HELD' "$SW_OUT" &&
+	   grep -q "guarded cgroup .*ctr-1: holds CAP_NET_RAW" "$SW_OUT" && grep -q -- '--cap-drop NET_RAW' "$SW_OUT"
+	then ok "status exit 1: $(grep -A1 '^packet sockets' "$SW_OUT" | tr '\n' ' ')"
+	else bad "status (exit $SW_RC) does not say NOT HELD naming ctr-1 and the fix"; show "$SW_OUT" 40; fi
+	expect_sw 1 "verify --cgroup $(basename "$OU_CGDIR")/ctr-1: NOT HELD (CAP_NET_RAW in the cgroup)" \
+		-c "$conf" verify --cgroup "$(basename "$OU_CGDIR")/ctr-1"
+	if grep -q "guarded cgroup .*ctr-1: holds CAP_NET_RAW" "$SW_OUT"; then ok "verify names the process and the cgroup"
+	else bad "verify does not name the cgroup's process"; show "$SW_OUT" 30; fi
+	kill_pids "$pid"
+	info "the fix: the same process without CAP_NET_RAW"
+	sh -c 'echo $$ >"$1/cgroup.procs" && exec ip netns exec "$2" setpriv --bounding-set -net_raw sleep 60' sh "$OU_CGDIR/ctr-1" "$H" &
+	pid=$!; SWT_PIDS+=("$pid"); SWT_TEST_PIDS+=("$pid")
+	sleep 0.3
+	sw -c "$conf" status
+	if [ "$SW_RC" = 0 ] && grep -q '^packet sockets: held' "$SW_OUT"; then ok "status exit 0: $(grep '^packet sockets' "$SW_OUT")"
+	else bad "status (exit $SW_RC) after the capability was dropped"; show "$SW_OUT" 40; fi
+	expect_sw 0 "verify --cgroup: held once NET_RAW is dropped" -c "$conf" verify --cgroup "$(basename "$OU_CGDIR")/ctr-1"
+	r=$(sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec ip netns exec "$@"' sh "$OU_CGDIR/ctr-1" "$H" \
+		setpriv --bounding-set -net_raw "$PY" "$ATK" pkttcp --iface eth0 --dmac 00:00:00:00:00:00 \
+		--src 10.0.0.2 --dst 169.254.169.254 --dport 80 2>&1 | tail -n1)
+	case $r in *PermissionError*|*"Operation not permitted"*) ok "without CAP_NET_RAW no packet socket: $r" ;;
+	*) bad "without CAP_NET_RAW the packet socket was not refused: $r" ;; esac
+	kill_pids "$pid"
+	return 0
+}
+
+runtimes_22_macvlan_default() { rt_run _runtimes_22; }
+_runtimes_22() {
+	local c=${SWT_PREFIX}rt-mv22 conf m a=10.0.0.63
+	rt_vlan_child "$c" macvlan bridge $a || return 1
+	ip -n "$c" addr add fd00:10::63/64 dev eth0 nodad && ip -n "$c" -6 route add default via fd00:10::1 ||
+		{ bad "IPv6 for the macvlan child"; return 1; }
+	RT_UNDO+=("hnft delete table netdev sandwall")
+	start_srv "$c" tcp :: 8000 || return 1
+	wait_path "$c" $RT_NET "http://[2001:db8::10]/"
+	info "without the table the child of the uplink reaches every category (the test can fail)"
+	reach "$c" $RT_META
+	reach "$c" "http://[fd00:ec2::254]/"
+	reach "$c" $RT_GW
+	reach "$c" $RT_LAN
+	reach "$c" "http://[fd00:10::50]/"
+	udp_reach "$c" 169.254.169.254 54
+	if rt_host_delivered "$c" "$a" 7031; then ok "$(_nsname "$c") -> udp $RT_HOSTHAIR:7031 (the host, through the gateway) delivered"
+	else bad "$(_nsname "$c") -> udp $RT_HOSTHAIR:7031: not delivered to the host without the table"; fi
+	conf=$(rt_conf rt22)
+	if grep -q macvlan_parents "$conf"; then bad "the config names macvlan_parents: $(grep macvlan "$conf")"; fi
+	apply_ok "$conf" || return 1
+	expect_sw 0 "check (inet and netdev tables)" -c "$conf" check
+	if hnft list chain netdev sandwall egress_eth0 2>/dev/null | grep -q 'hook egress device "eth0"'; then
+		ok "default config: table netdev sandwall hooks the uplink eth0 (auto)"
+	else bad "default config: no egress chain on eth0"; hnft list table netdev sandwall 2>&1 | show - 20; fi
+	info "with the default config"
+	blocked "$c" $RT_META
+	blocked "$c" "http://[fd00:ec2::254]/"
+	blocked "$c" $RT_GW
+	blocked "$c" "http://[fd00:10::1]/"
+	blocked "$c" $RT_LAN
+	blocked "$c" "http://[fd00:10::50]/"
+	udp_blocked "$c" 169.254.169.254 54
+	if rt_host_delivered "$c" "$a" 7032; then bad "$(_nsname "$c") -> udp $RT_HOSTHAIR:7032 (the host, through the gateway) DELIVERED with the table"
+	else ok "$(_nsname "$c") -> udp $RT_HOSTHAIR:7032 (the host, through the gateway) not delivered"; fi
+	reach "$c" $RT_NET
+	reach "$c" "http://[2001:db8::10]/"
+	m=$(rt_nd_counter metadata)
+	if [ "${m:-0}" -gt 0 ]; then ok "counter metadata in table netdev = $m"; else bad "counter metadata in table netdev = ${m:-missing}"; fi
+	info "TCP answers pass without conntrack: the cloud (the gateway) opens connections to the child and to c1's routed IPv6"
+	reach "$CL" "http://$a:8000/"
+	reach "$CL" "http://[fd00:10::63]:8000/"
+	reach "$CL" "http://[fd00:17::2]:8000/"
+	info "the host's own traffic and a bridge container's stay open"
+	reach "$H" $RT_META
+	reach "$H" $RT_GW
+	reach "$H" "http://[fd00:10::50]/"
+	udp_reach "$H" 169.254.169.254 54
+	reach "$C1" $RT_NET
+	reach "$C1" "http://[2001:db8::10]/"
+	sw -c "$conf" status
+	if grep -A3 '^guarded macvlan/ipvlan children' "$SW_OUT" | grep -q 'eth0 .*macvlan parent (auto: default route)'; then
+		ok "status: eth0 is a macvlan parent by default (auto: default route)"
+	else bad "status does not list eth0 as an auto macvlan parent"; show "$SW_OUT" 30; fi
 	return 0
 }

@@ -12,9 +12,9 @@ register_test sandbox_03_sources "a policy chosen by source address; replies and
 register_test sandbox_04_ruleset "the policies survive export/nft -f and check; the daemon logs category=egress sandbox=NAME"
 
 # _sbx_conf NAME TEXT: the default config plus sandbox sections
-_sbx_conf() {
+_sbx_conf() {   # NAME TEXT [mkconf KEY=VALUE...]
 	local f
-	f=$(mkconf "$1")
+	f=$(mkconf "$1" "${@:3}")
 	printf '%s\n' "$2" >>"$f"
 	echo "$f"
 }
@@ -111,6 +111,7 @@ egress = none")
 sandbox_04_ruleset() {
 	need_sandwall || return $?
 	local conf pid i line
+	# export prints table inet only: no table netdev (macvlan_parents = none)
 	conf=$(_sbx_conf rs "[sandbox agents]
 interfaces = docker0
 egress = none
@@ -118,7 +119,7 @@ egress = none
 interfaces = br-*
 sources = 172.30.0.0/24 fd00:30::/64
 egress = allowlist
-allow = 203.0.113.10 tcp/80, 2001:db8::10 tcp/80")
+allow = 203.0.113.10 tcp/80, 2001:db8::10 tcp/80" guard.macvlan_parents=none)
 	expect_sw 0 "export with policies" -c "$conf" export || return 1
 	cp "$SW_OUT" "$SWT_TMP/sbx-export.nft"
 	if hnft -f "$SWT_TMP/sbx-export.nft" 2>"$SWT_TMP/sbx-nft.err"; then ok "nft -f loads the export"

@@ -155,7 +155,12 @@ static void test_lo_foreign(void **state)
 	assert_int_equal(sw_ruleset_build(&cfg, &host, &m, err, sizeof(err)), 0);
 	assert_true(has_tag(&m, "sandwall:input-lo-foreign"));
 	sw_model_free(&m);
+	/* not with auto's uplinks alone (the default), nor with none */
 	conf("");
+	assert_int_equal(sw_ruleset_build(&cfg, &host, &m, err, sizeof(err)), 0);
+	assert_false(has_tag(&m, "sandwall:input-lo-foreign"));
+	sw_model_free(&m);
+	conf("[guard]\nmacvlan_parents = none\n");
 	assert_int_equal(sw_ruleset_build(&cfg, &host, &m, err, sizeof(err)), 0);
 	assert_false(has_tag(&m, "sandwall:input-lo-foreign"));
 	sw_model_free(&m);
@@ -188,6 +193,121 @@ static void test_too_many(void **state)
 	assert_int_equal(sw_ruleset_build_netdev(&cfg, &host, &inet, &nd, err, sizeof(err)), 0);
 	assert_int_equal(nd.n_chains, 1 + SW_CAT_COUNT + 2 * max);
 	sw_model_free(&nd);
+	sw_model_free(&inet);
+}
+
+/* [guard] users: egress chains on the uplinks and lo drop the users'
+ * frames that the IP stack did not route (packet sockets); the golden is
+ * every rule's chain and text, in order */
+static void test_packet_users(void **state)
+{
+	static struct sw_model inet, nd;
+	static const char *const golden[][2] = {
+		{ "packet_guard", "meta rtclassid >= 0 return comment \"sandwall:packet-stack\"" },
+		{ "packet_guard", "goto block_spoofed comment \"sandwall:packet-socket\"" },
+		{ "block_spoofed", "counter name \"spoofed\" comment \"sandwall:spoofed-count\"" },
+		{ "block_spoofed", "drop comment \"sandwall:spoofed-drop\"" },
+		{ "egress_lo", "meta skuid @guard_uids jump packet_guard comment \"sandwall:packet-users\"" },
+		{ "egress_eth0", "meta skuid @guard_uids jump packet_guard comment \"sandwall:packet-users\"" },
+	};
+	const struct sw_chain *c;
+	const struct sw_set *s;
+	size_t at = SIZE_MAX;
+
+	(void)state;
+	host_with_macs();
+	host.links[1].uplink = true;                    /* eth0 */
+	host.links[0].loopback = true;                  /* lo */
+	conf("[guard]\nusers = 40001 40002\nmacvlan_parents = none\n");
+	assert_true(sw_ruleset_netdev_wanted(&cfg));
+	assert_true(sw_ruleset_netdev_device(&cfg, &host.links[0]));
+	assert_true(sw_ruleset_netdev_device(&cfg, &host.links[1]));
+	assert_false(sw_ruleset_netdev_device(&cfg, &host.links[2]));   /* docker0 */
+	assert_int_equal(sw_ruleset_build(&cfg, &host, &inet, err, sizeof(err)), 0);
+	assert_int_equal(sw_ruleset_build_netdev(&cfg, &host, &inet, &nd, err, sizeof(err)), 0);
+	assert_int_equal(nd.n_rules, N(golden));
+	for (size_t i = 0; i < N(golden); i++) {
+		assert_string_equal(nd.rules[i].chain, golden[i][0]);
+		assert_string_equal(nd.rules[i].text, golden[i][1]);
+		assert_int_equal(nftnl_rule_get_u32(nd.rules[i].nl, NFTNL_RULE_FAMILY), NFPROTO_NETDEV);
+	}
+	/* egress only, no ingress; no parent_guard, one block chain */
+	assert_non_null(c = sw_model_find_chain(&nd, "egress_lo"));
+	assert_true(c->base);
+	assert_int_equal(c->hook, 1 /* NF_NETDEV_EGRESS */);
+	assert_string_equal(c->dev, "lo");
+	assert_null(sw_model_find_chain(&nd, "ingress_eth0"));
+	assert_null(sw_model_find_chain(&nd, "parent_guard"));
+	assert_int_equal(nd.n_chains, 4);
+	assert_non_null(s = sw_model_find_set(&nd, "guard_uids"));
+	assert_int_equal(s->n_elems, 2);
+	assert_null(sw_model_find_set(&nd, "metadata4"));
+	sw_model_free(&nd);
+	/* with a parent on the uplink too: the users' rule comes first (the
+	 * frames carry the host's MAC and address: parent_guard returns them) */
+	conf("[guard]\nusers = 40001\nmacvlan_parents = eth0\n");
+	assert_int_equal(sw_ruleset_build_netdev(&cfg, &host, &inet, &nd, err, sizeof(err)), 0);
+	for (size_t i = 0; i < nd.n_rules; i++)
+		if (!strcmp(nd.rules[i].chain, "egress_eth0")) {
+			assert_string_equal(nd.rules[i].tag, "sandwall:packet-users");
+			assert_string_equal(nd.rules[i + 1].tag, "sandwall:parent-egress");
+			at = i;
+			break;
+		}
+	assert_true(at != SIZE_MAX);
+	assert_non_null(sw_model_find_chain(&nd, "ingress_eth0"));
+	assert_null(sw_model_find_chain(&nd, "ingress_lo"));
+	sw_model_free(&nd);
+	/* cgroups alone: no table netdev (the kernel has no cgroup match there) */
+	conf("[guard]\ncgroups = system.slice/docker-*\nmacvlan_parents = none\n");
+	assert_false(sw_ruleset_netdev_wanted(&cfg));
+	sw_model_free(&inet);
+}
+
+/* macvlan_parents: auto (the default) makes every uplink with an Ethernet
+ * address a parent; names add to it; none (or empty) turns it off */
+static void test_auto_parents(void **state)
+{
+	static struct sw_model inet, nd;
+
+	(void)state;
+	host_with_macs();
+	host.links[1].uplink = true;                    /* eth0 */
+	conf("");
+	assert_true(cfg.parents_auto);
+	assert_true(sw_ruleset_parents_on(&cfg));
+	assert_true(sw_ruleset_macvlan_parent(&cfg, &host.links[1]));
+	assert_false(sw_ruleset_macvlan_parent(&cfg, &host.links[2]));  /* docker0: no uplink */
+	assert_false(sw_ruleset_macvlan_parent(&cfg, &host.links[0]));  /* lo */
+	assert_int_equal(sw_ruleset_build(&cfg, &host, &inet, err, sizeof(err)), 0);
+	assert_int_equal(sw_ruleset_build_netdev(&cfg, &host, &inet, &nd, err, sizeof(err)), 0);
+	assert_non_null(sw_model_find_chain(&nd, "egress_eth0"));
+	assert_non_null(sw_model_find_chain(&nd, "ingress_eth0"));
+	assert_true(has_tag(&nd, "sandwall:tcp-no-syn"));
+	assert_int_equal(sw_model_find_set(&nd, "parent_macs")->n_elems, 1);
+	sw_model_free(&nd);
+	conf("[guard]\nmacvlan_parents = auto docker0\n");
+	assert_true(cfg.parents_auto);
+	assert_int_equal(cfg.n_parents, 1);
+	assert_int_equal(sw_ruleset_n_parents(&cfg, &host), 2);
+	conf("[guard]\nmacvlan_parents = docker0\n");
+	assert_false(cfg.parents_auto);
+	assert_false(sw_ruleset_macvlan_parent(&cfg, &host.links[1]));
+	conf("[guard]\nmacvlan_parents = none\n");
+	assert_false(sw_ruleset_parents_on(&cfg));
+	assert_false(sw_ruleset_netdev_wanted(&cfg));
+	conf("[guard]\nmacvlan_parents =\n");
+	assert_false(sw_ruleset_parents_on(&cfg));
+	assert_int_equal(sw_config_parse_string("[guard]\nmacvlan_parents = none eth0\n", "t.conf", &cfg,
+						err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "t.conf:2:"));
+	assert_non_null(strstr(err, "'none' stands alone"));
+	assert_int_equal(sw_config_parse_string("[guard]\nmacvlan_parents = auto none\n", "t.conf", &cfg,
+						err, sizeof(err)), -EINVAL);
+	/* an uplink without an Ethernet address (wg0, a tun) is no parent */
+	conf("");
+	host.links[1].has_mac = false;
+	assert_false(sw_ruleset_macvlan_parent(&cfg, &host.links[1]));
 	sw_model_free(&inet);
 }
 
@@ -229,6 +349,8 @@ int main(void)
 		cmocka_unit_test(test_build),
 		cmocka_unit_test(test_lo_foreign),
 		cmocka_unit_test(test_too_many),
+		cmocka_unit_test(test_packet_users),
+		cmocka_unit_test(test_auto_parents),
 		cmocka_unit_test(test_diff_dev),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
