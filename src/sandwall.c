@@ -24,6 +24,7 @@
 #include "nl.h"
 #include "observe.h"
 #include "netdev.h"
+#include "bindtable.h"
 #include "reconcile.h"
 #include "resolver.h"
 #include "receipt.h"
@@ -356,6 +357,12 @@ static int cmd_remove(struct sw_nl *nl, const struct sw_config *cfg)
 	}
 	if (!absent)
 		printf("removed table netdev %s\n", table);
+	if ((rc = sw_bindtable_remove(nl, table, &absent, err, sizeof(err)))) {
+		table_err(cfg, rc, err, "");
+		return EXIT_ERR;
+	}
+	if (!absent)
+		printf("removed table bridge %s\n", table);
 	return 0;
 }
 
@@ -927,6 +934,30 @@ static int netdev_apply(struct run *x)
 	return 0;
 }
 
+/* table bridge <name>, each bridge port bound to its own addresses
+ * (bindtable.h), after table inet <name> */
+static int bindtable_apply(struct run *x)
+{
+	char err[SW_ERRLEN];
+	struct sw_diff d;
+	bool repaired = false;
+	size_t n = 0;
+	int rc = sw_bindtable_reconcile(x->nl, x->cfg, x->host, x->o->force, &d, &repaired, &n,
+					err, sizeof(err));
+
+	sw_diff_free(&d);
+	if (rc) {
+		table_err(x->cfg, rc, err, "");
+		return EXIT_ERR;
+	}
+	if (sw_portbind_wanted(x->cfg))
+		printf("%s table bridge %s: %zu bridge port(s) bound to their addresses\n",
+		       repaired ? "applied" : "in place:", x->cfg->table, n);
+	else if (repaired)
+		printf("removed table bridge %s (no sandbox keys on a source)\n", x->cfg->table);
+	return 0;
+}
+
 /* Without sandwalld, apply resolves the allowlists' hostnames once
  * (waiting SW_APPLY_DNS_MS at most) so that they work at once; their
  * elements then time out with their clamped TTL, as nobody refreshes them
@@ -961,7 +992,9 @@ static int run_apply(struct run *x)
 			rc = EXIT_ERR;
 	}
 	sw_resolver_free(&r);
-	return rc ? rc : netdev_apply(x);
+	if (!rc)
+		rc = netdev_apply(x);
+	return rc ? rc : bindtable_apply(x);
 }
 
 static int run_check(struct run *x)
@@ -985,6 +1018,20 @@ static int run_check(struct run *x)
 		rc = EXIT_DRIFT;
 	} else if (x->cfg->n_parents && !x->o->json) {
 		printf("table netdev %s matches the config\n", x->cfg->table);
+	}
+	sw_diff_free(&d);
+	if ((rc2 = sw_bindtable_check(x->nl, x->cfg, x->host, &d, err, sizeof(err)))) {
+		table_err(x->cfg, rc2, err, "");
+		return EXIT_ERR;
+	}
+	if (d.n) {
+		FILE *f = x->o->json ? stderr : stdout;
+
+		fprintf(f, "drift in table bridge %s (%zu differences):\n", x->cfg->table, d.n);
+		sw_diff_print(&d, f);
+		rc = EXIT_DRIFT;
+	} else if (sw_portbind_wanted(x->cfg) && !x->o->json) {
+		printf("table bridge %s matches the config\n", x->cfg->table);
 	}
 	sw_diff_free(&d);
 	return rc;

@@ -32,6 +32,7 @@ for i in range(int(sys.argv[1])):
 print(n)' "$2" ${3:+"$3"} 2>/dev/null || echo 0
 }
 
+_pb_unbound() { hnft list counter bridge sandwall unbound 2>/dev/null | sed -n 's/.*packets \([0-9]*\).*/\1/p' | head -n1; }
 _pb_mac() { ip -n "$1" -o link show "$2" | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p'; }
 
 portbind_01_budget_full() {
@@ -58,5 +59,50 @@ budget_sources = 256")
 	n=$(counter_packets budget_agents)
 	[ "${n:-0}" -gt 0 ] && ok "budget_agents counted $n" || bad "budget_agents did not count"
 	expect_sw 0 "check with a full budget set" -c "$conf" check
+	return 0
+}
+
+register_test portbind_02_sources_forged "a forged in-subnet source does not escape a sources policy, from the first packet; the own address keeps its policy, IPv6 and the neighbours keep working"
+
+# _pb_forged NS SRC DPORT TAG: one UDP datagram from the forged SRC to
+# 203.0.113.10:DPORT, as a raw frame to docker0's MAC
+_pb_forged() {
+	nsx "$1" "$PY" "$ATK" rawudp --iface eth0 --dmac "$(_pb_mac "$H" docker0)" --src "$2" \
+		--dst 203.0.113.10 --sport 4444 --dport "$3" --tag "$4" >/dev/null 2>&1
+}
+
+portbind_02_sources_forged() {
+	need_sandwall || return $?
+	local conf n rc
+	conf=$(_pb_conf srcforged "[sandbox one]
+sources = 172.17.0.2/32
+egress = none")
+	atk_rx "$CL" cloud || return 1
+	# without the table: the forged source reaches the internet
+	_pb_forged "$C1" 172.17.0.77 7001 pb-notable; sleep 0.3
+	n=$(atk_rx_n cloud "dport=7001")      # masqueraded: counted by port
+	[ "$n" -ge 1 ] && ok "no table: the datagram from the forged 172.17.0.77 arrived" ||
+		bad "no table: the forged datagram did not arrive (the attack does not work)"
+	apply_ok "$conf" || return 1
+	for n in 77 78 79 200 254; do _pb_forged "$C1" 172.17.0.$n 7002 pb-table; done
+	_pb_forged "$C1" 172.17.3.9 7002 pb-table
+	sleep 0.3
+	n=$(atk_rx_n cloud "dport=7002")
+	[ "$n" -eq 0 ] && ok "6 forged in-subnet sources: 0 datagrams arrived" ||
+		bad "forged in-subnet sources: $n datagrams escaped the sources policy"
+	n=$(_pb_connects "$C1" 2 172.17.0.2)
+	[ "$n" -eq 0 ] && ok "own 172.17.0.2 keeps egress none" || bad "own 172.17.0.2: $n connections under egress none"
+	n=$(_pb_unbound)
+	[ "${n:-0}" -ge 6 ] && ok "table bridge counted $n unbound frames" || bad "counter unbound: '${n}' (want >= 6)"
+	reach "$C3" http://203.0.113.10/            # a neighbour with its own address
+	reach "$C3" "http://[2001:db8::10]/"        # IPv6 keeps working (ND, link-local, DAD)
+	nsx "$C3" ping -6 -c1 -W2 "fe80::1%eth0" >/dev/null 2>&1 || true
+	nsx "$H" curl -s -o /dev/null --connect-timeout 2 -m 3 http://172.17.0.2:8000/; rc=$?
+	[ $rc -eq 0 ] && ok "host -> c1:8000 answered" || bad "host -> c1:8000 failed (curl $rc)"
+	nsx "$C3" curl -s -o /dev/null --connect-timeout 2 -m 3 http://172.17.0.2:8000/; rc=$?
+	[ $rc -eq 0 ] && ok "c3 -> c1:8000 (same bridge) answered" || bad "c3 -> c1:8000 failed (curl $rc)"
+	nsx "$C3" curl -s -o /dev/null --connect-timeout 2 -m 3 "http://[fd00:17::2]:8000/"; rc=$?
+	[ $rc -eq 0 ] && ok "c3 -> [fd00:17::2]:8000 (same bridge, IPv6) answered" || bad "c3 -> [fd00:17::2]:8000 failed (curl $rc)"
+	expect_sw 0 "check with the bridge table" -c "$conf" check
 	return 0
 }
