@@ -150,6 +150,7 @@ struct sw_sandbox {
 	size_t n_patterns;
 	struct sw_prefix sources[SW_MAX_SBX_SOURCES];    /* sources = 172.30.0.0/24 ... */
 	size_t n_sources;
+	unsigned source_lines[SW_MAX_SBX_SOURCES];       /* the line of each */
 	enum sw_egress egress;
 	enum sw_dns_mode dns;
 	struct sw_allow allows[SW_MAX_SBX_ALLOWS];

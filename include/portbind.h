@@ -62,6 +62,14 @@ int sw_portbind_open(struct sw_nl *nl);
 int sw_portbind_open_events(struct sw_nl *nl);
 /* Drain it: 1 when something arrived (or was lost), 0 when nothing. */
 int sw_portbind_drain(struct sw_nl *nl);
+/* Refuse (FILE:LINE, -EINVAL) a [sandbox] sources entry narrower than the
+ * subnet of a guarded interface that is not a bridge (a routed veth, tap,
+ * macvlan or ipvlan with an address, or a connected route): there no port
+ * binding holds, the kernel's anti-spoofing passes every address of that
+ * subnet, and a sandbox behind it could send from one the entry leaves
+ * out. Bridges are held per port (table bridge). */
+int sw_portbind_check_sources(const struct sw_config *cfg, const struct sw_host *h,
+			      char *err, size_t errlen);
 void sw_binds_free(struct sw_binds *b);
 bool sw_binds_equal(const struct sw_binds *a, const struct sw_binds *b);
 

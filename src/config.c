@@ -795,6 +795,7 @@ static int sbx_source(struct ctx *c, struct sw_sandbox *b, const char *t)
 	if (b->n_sources == SW_MAX_SBX_SOURCES)
 		return fail(c, "too many entries in [sandbox %s] sources (max %d)", b->name,
 			    SW_MAX_SBX_SOURCES);
+	b->source_lines[b->n_sources] = (unsigned)c->line;
 	b->sources[b->n_sources++] = p;
 	return 1;
 }

@@ -50,6 +50,54 @@ enum sw_port_kind sw_portbind_port(const struct sw_config *cfg, const struct sw_
 	}
 }
 
+/* Is src narrower than the subnet net of link ifindex, a guarded
+ * interface that is no bridge? Then write the refusal. */
+static int narrower(const struct sw_config *cfg, const struct sw_host *h,
+		    const struct sw_sandbox *x, size_t j,
+		    const struct sw_prefix *net, int ifindex, char *err, size_t errlen)
+{
+	const struct sw_prefix *src = &x->sources[j];
+	const struct sw_link *l;
+	char a[SW_ADDR_STRLEN], b[SW_ADDR_STRLEN];
+
+	if (src->family != net->family || src->len <= net->len ||
+	    !sw_prefix_contains(net, src) || !(l = sw_host_link(h, ifindex)) ||
+	    l->is_bridge || !sw_ruleset_guarded(cfg, l))
+		return 0;
+	sw_prefix_format(src, a, sizeof(a));
+	sw_prefix_format(net, b, sizeof(b));
+	snprintf(err, errlen, "%s:%u: [sandbox %s] sources %s is narrower than %s of %s (%s), "
+		 "where no per-port binding can be known: a sandbox behind %s can send from "
+		 "every address of %s; name the whole subnet, or put the sandboxes on a bridge",
+		 cfg->path, x->source_lines[j] ? x->source_lines[j] : x->line, x->name, a, b, l->name,
+		 sw_link_kind_name(l->kind), l->name, b);
+	return -EINVAL;
+}
+
+int sw_portbind_check_sources(const struct sw_config *cfg, const struct sw_host *h,
+			      char *err, size_t errlen)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < cfg->n_sandboxes && !rc; i++) {
+		const struct sw_sandbox *x = &cfg->sandboxes[i];
+
+		for (size_t j = 0; j < x->n_sources && !rc; j++) {
+			for (size_t k = 0; k < h->n_addrs && !rc; k++) {
+				struct sw_prefix net = h->addrs[k].local;
+
+				sw_prefix_mask(&net);
+				rc = narrower(cfg, h, x, j, &net, h->addrs[k].ifindex,
+					      err, errlen);
+			}
+			for (size_t k = 0; k < h->n_routes && !rc; k++)
+				rc = narrower(cfg, h, x, j, &h->routes[k].dst,
+					      h->routes[k].oif, err, errlen);
+		}
+	}
+	return rc;
+}
+
 void sw_binds_free(struct sw_binds *b)
 {
 	free(b->v);

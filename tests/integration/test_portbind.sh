@@ -106,3 +106,94 @@ egress = none")
 	expect_sw 0 "check with the bridge table" -c "$conf" check
 	return 0
 }
+
+register_test portbind_03_budget_rotation "a budget is not escaped by rotating forged sources: at most the budget passes"
+
+portbind_03_budget_rotation() {
+	need_sandwall || return $?
+	local conf n i
+	conf=$(_pb_conf budgetrot "[sandbox agents]
+interfaces = docker0
+budget = 5/minute")
+	atk_rx "$CL" cloud || return 1
+	# without the table: 12 new flows from 12 forged sources, 12 arrive
+	for i in $(seq 100 111); do _pb_forged "$C1" 172.17.1.$i 7101 pb-rot0; done
+	sleep 0.3
+	n=$(atk_rx_n cloud "dport=7101")
+	[ "$n" -eq 12 ] && ok "no table: 12 of 12 flows from rotated forged sources arrived" ||
+		bad "no table: $n of 12 from rotated forged sources (the attack does not work)"
+	apply_ok "$conf" || return 1
+	for i in $(seq 100 111); do _pb_forged "$C1" 172.17.2.$i 7102 pb-rot1; done
+	sleep 0.3
+	n=$(atk_rx_n cloud "dport=7102")
+	[ "$n" -le 5 ] && ok "budget 5/minute: $n of 12 flows from rotated forged sources arrived" ||
+		bad "budget 5/minute: $n of 12 flows from rotated forged sources arrived (rotation escapes the budget)"
+	# the own source: at most the budget
+	n=$(_pb_connects "$C1" 12)
+	[ "$n" -le 5 ] && [ "$n" -ge 1 ] && ok "own source: $n of 12 connections (budget 5)" ||
+		bad "own source: $n of 12 connections (want 1..5)"
+	return 0
+}
+
+register_test portbind_04_new_port "a container started after the daemon: forged frames drop from its first packet, its own addresses work once bound (v4, v6 with DAD)"
+
+portbind_04_new_port() {
+	need_sandwall || return $?
+	local conf pid i n rc c4=${SWT_PREFIX}c4 t0 t1
+	conf=$(_pb_conf newport "[sandbox one]
+sources = 172.17.0.2/32
+egress = none")
+	apply_ok "$conf" || return 1
+	atk_rx "$CL" cloud || return 1
+	ip netns exec "$H" "$SWT_ROOT/build/sandwalld" -c "$conf" -f --control "$SWT_TMP/pb.ctl" \
+		>"$SWT_TMP/pb-d.log" 2>&1 &
+	pid=$!
+	SWT_TEST_PIDS+=("$pid")
+	for i in $(seq 1 50); do grep -q 'event=start' "$SWT_TMP/pb-d.log" && break; sleep 0.1; done
+	# a new container: its port attached and up, no address yet; a
+	# forged frame at once, then the runtime's address (DAD on for IPv6)
+	ip netns add "$c4" || { bad "cannot make $c4"; return 1; }
+	ip -n "$H" link add vethc4 type veth peer name eth0 netns "$c4" &&
+	ip -n "$H" link set vethc4 master docker0 && ip -n "$H" link set vethc4 up &&
+	ip -n "$c4" link set lo up && ip -n "$c4" link set eth0 up || { bad "cannot wire $c4"; ip netns del "$c4"; return 1; }
+	_pb_forged "$c4" 172.17.0.88 7201 pb-new
+	_pb_forged "$c4" 172.17.0.4 7201 pb-new        # its address-to-be, before it has it
+	t0=$(date +%s%N)
+	ip -n "$c4" addr add 172.17.0.4/16 dev eth0 && ip -n "$c4" addr add fd00:17::4/64 dev eth0 &&
+	ip -n "$c4" route add default via 172.17.0.1 || { bad "cannot address $c4"; ip netns del "$c4"; return 1; }
+	for i in $(seq 1 100); do
+		hnft list set bridge sandwall bind4 2>/dev/null | grep -q '"vethc4" . 172.17.0.4' && break
+		sleep 0.05
+	done
+	t1=$(date +%s%N)
+	if hnft list set bridge sandwall bind4 2>/dev/null | grep -q '"vethc4" . 172.17.0.4'; then
+		ok "vethc4 bound to 172.17.0.4 $(( (t1 - t0) / 1000000 )) ms after the address was added"
+	else bad "vethc4 not bound to 172.17.0.4 within 5 s"; show "$SWT_TMP/pb-d.log"; fi
+	sleep 0.2
+	n=$(atk_rx_n cloud "dport=7201")
+	[ "$n" -eq 0 ] && ok "the new port's first frames (forged, and before its address): 0 arrived" ||
+		bad "the new port's first frames: $n arrived"
+	reach "$c4" http://203.0.113.10/
+	for i in $(seq 1 40); do
+		ip -n "$c4" -6 addr show dev eth0 | grep -q 'fd00:17::4.*tentative' || break; sleep 0.1
+	done
+	ip -n "$c4" -6 route add default via fd00:17::1 2>/dev/null
+	for i in $(seq 1 40); do
+		hnft list set bridge sandwall bind6 2>/dev/null | grep -q '"vethc4" . fd00:17::4' && break; sleep 0.05
+	done
+	nsx "$c4" curl -s -o /dev/null --connect-timeout 3 -m 5 "http://[2001:db8::10]/"; rc=$?
+	[ $rc -eq 0 ] && ok "c4 -> [2001:db8::10] (after DAD) reachable" || bad "c4 -> [2001:db8::10]: curl $rc"
+	_pb_forged "$c4" 172.17.0.89 7202 pb-new
+	sleep 0.3
+	n=$(atk_rx_n cloud "dport=7202")
+	[ "$n" -eq 0 ] && ok "bound c4 forging 172.17.0.89: 0 arrived" || bad "bound c4 forging: $n arrived"
+	# the port goes: its binding goes with it
+	ip netns del "$c4"
+	for i in $(seq 1 60); do
+		hnft list set bridge sandwall bind4 2>/dev/null | grep -q vethc4 || break; sleep 0.05
+	done
+	hnft list set bridge sandwall bind4 2>/dev/null | grep -q vethc4 &&
+		bad "vethc4's binding outlived its port" || ok "vethc4's binding went with its port"
+	kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+	return 0
+}

@@ -11,6 +11,7 @@
 #include <linux/netfilter.h>
 #include "bindtable.h"
 #include "config.h"
+#include "holes.h"
 #include "hoststate.h"
 #include "portbind.h"
 
@@ -231,12 +232,88 @@ static void test_build(void **state)
 	fr_free(&k);
 }
 
+static void hlink(struct sw_host *h, int idx, const char *name, enum sw_link_kind kind, int master)
+{
+	struct sw_link *l = &h->links[h->n_links++];
+
+	l->ifindex = idx;
+	snprintf(l->name, sizeof(l->name), "%s", name);
+	l->kind = kind;
+	l->is_bridge = kind == SW_LINK_BRIDGE;
+	l->up = true;
+	l->master = master;
+	l->peer_netns = kind == SW_LINK_VETH;
+	l->netnsid = l->peer_netns ? 0 : -1;
+}
+
+static void haddr(struct sw_host *h, int idx, const char *text, uint8_t len)
+{
+	struct sw_addr *a = &h->addrs[h->n_addrs++];
+
+	assert_int_equal(sw_prefix_parse(text, &a->local, NULL), 0);
+	a->local.len = len;
+	a->ifindex = idx;
+}
+
+static void hroute(struct sw_host *h, int oif, const char *text)
+{
+	struct sw_route *r = &h->routes[h->n_routes++];
+
+	assert_int_equal(sw_prefix_parse(text, &r->dst, NULL), 0);
+	r->oif = oif;
+}
+
+/* where no binding can be known, a sources entry narrower than the
+ * interface's subnet is refused with FILE:LINE */
+static void test_refuse_sources(void **state)
+{
+	static struct sw_host h;
+
+	(void)state;
+	memset(&h, 0, sizeof(h));
+	hlink(&h, 1, "lo", SW_LINK_OTHER, 0);
+	hlink(&h, 2, "eth0", SW_LINK_OTHER, 0);
+	hlink(&h, 3, "docker0", SW_LINK_BRIDGE, 0);
+	hlink(&h, 4, "tap0", SW_LINK_TAP, 0);
+	hlink(&h, 5, "cali1", SW_LINK_VETH, 0);
+	hlink(&h, 6, "cali2", SW_LINK_VETH, 0);
+	haddr(&h, 2, "10.0.0.2", 24);
+	haddr(&h, 3, "172.17.0.1", 16);
+	haddr(&h, 4, "10.9.0.1", 24);
+	hroute(&h, 5, "172.29.0.5/32");         /* Calico: one address per veth */
+	hroute(&h, 6, "172.30.0.0/24");         /* a routed veth with a subnet */
+	sw_host_classify(&h);
+	/* on a bridge: bound per port, fine */
+	conf("[sandbox a]\nsources = 172.17.0.2/32\negress = none\n");
+	assert_int_equal(sw_portbind_check_sources(&cfg, &h, err, sizeof(err)), 0);
+	/* the whole subnet of a tap, or a /32 route's own address: fine */
+	conf("[sandbox a]\nsources = 10.9.0.0/24 172.29.0.5/32\n");
+	assert_int_equal(sw_portbind_check_sources(&cfg, &h, err, sizeof(err)), 0);
+	/* the uplink is not guarded: nothing to hold there */
+	conf("[sandbox a]\nsources = 10.0.0.7/32\n");
+	assert_int_equal(sw_portbind_check_sources(&cfg, &h, err, sizeof(err)), 0);
+	/* narrower than the tap's subnet: refused, with the entry's line */
+	conf("[sandbox a]\negress = none\nsources = 172.17.0.2/32,\n  10.9.0.5/32\n");
+	assert_int_equal(sw_portbind_check_sources(&cfg, &h, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "t.conf:4: [sandbox a] sources 10.9.0.5 is narrower than "
+				    "10.9.0.0/24 of tap0 (tap), where no per-port binding can be known"));
+	/* narrower than a routed veth's connected route */
+	conf("[sandbox b]\nsources = 172.30.0.9/32\n");
+	assert_int_equal(sw_portbind_check_sources(&cfg, &h, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "t.conf:2: [sandbox b] sources 172.30.0.9 is narrower than "
+				    "172.30.0.0/24 of cali2 (veth)"));
+	/* and through the host check that apply, check and the daemon run */
+	assert_int_equal(sw_config_check_host(&cfg, &h, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "t.conf:2:"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ports),
 		cmocka_unit_test(test_read),
 		cmocka_unit_test(test_build),
+		cmocka_unit_test(test_refuse_sources),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
