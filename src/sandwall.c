@@ -1039,7 +1039,24 @@ static int run_check(struct run *x)
 
 static int run_export(struct run *x)
 {
-	return sw_export(x->want, stdout) || fflush(stdout) ? EXIT_ERR : 0;
+	char err[SW_ERRLEN];
+	struct sw_model bt;
+	int rc;
+
+	if (sw_export(x->want, stdout))
+		return EXIT_ERR;
+	/* table bridge <name> after it, when a sandbox keys on a source */
+	if (sw_portbind_wanted(x->cfg)) {
+		if ((rc = sw_bindtable_want(x->cfg, x->host, &bt, err, sizeof(err)))) {
+			table_err(x->cfg, rc, err, "");
+			return EXIT_ERR;
+		}
+		rc = sw_export(&bt, stdout);
+		sw_model_free(&bt);
+		if (rc)
+			return EXIT_ERR;
+	}
+	return fflush(stdout) ? EXIT_ERR : 0;
 }
 
 static int run_remove(struct run *x)
