@@ -310,7 +310,8 @@ static struct sw_set *bt_set(struct sw_model *m, const char *name, uint32_t type
 	s->key_type = type;
 	s->key_len = klen;
 	s->type_text = text;
-	memcpy(s->concat, fields, n);
+	if (n)
+		memcpy(s->concat, fields, n);
 	s->n_concat = n;
 	return s;
 }

@@ -510,7 +510,7 @@ static int set_dns_servers(struct ctx *c, const struct key *k, char *v)
 
 	for (t = strtok_r(v, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
 		struct sw_prefix p;
-		const char *why;
+		const char *why = NULL;
 
 		if (sw_prefix_parse(t, &p, &why) < 0 || p.len != sw_family_addrlen(p.family) * 8)
 			return fail(c, "bad address '%s' for [%s] %s: %s", t, k->section, k->name,
