@@ -187,6 +187,12 @@ egress = none")
 	sleep 0.3
 	n=$(atk_rx_n cloud "dport=7202")
 	[ "$n" -eq 0 ] && ok "bound c4 forging 172.17.0.89: 0 arrived" || bad "bound c4 forging: $n arrived"
+	# a tamper with the bridge table is repaired
+	hnft delete table bridge sandwall
+	for i in $(seq 1 40); do hnft list set bridge sandwall bind4 >/dev/null 2>&1 && break; sleep 0.05; done
+	if hnft list set bridge sandwall bind4 2>/dev/null | grep -q '"vethc4" . 172.17.0.4'; then
+		ok "sandwalld restored the deleted table bridge with c4's binding"
+	else bad "table bridge not restored after a delete"; show "$SWT_TMP/pb-d.log"; fi
 	# the port goes: its binding goes with it
 	ip netns del "$c4"
 	for i in $(seq 1 60); do
