@@ -695,6 +695,36 @@ static void print_netdev(const struct sw_config *cfg, const struct sw_model *nd,
 	}
 }
 
+/* status (text): table bridge <name>, the ports' bindings, when a sandbox
+ * keys on a source or a table of ours is left */
+static void print_bindtable(struct sw_nl *nl, const struct sw_config *cfg)
+{
+	struct sw_model *bt = calloc(1, sizeof(*bt));
+	const struct sw_set *s4, *s6;
+	int rc = bt ? sw_observe_family(nl, NFPROTO_BRIDGE, cfg->table, bt) : -ENOMEM, i;
+
+	if (rc) {
+		if (sw_portbind_wanted(cfg))
+			printf("table bridge %s: cannot read it: %s\n", cfg->table, strerror(-rc));
+		free(bt);
+		return;
+	}
+	if (bt->has_table || sw_portbind_wanted(cfg)) {
+		s4 = sw_model_find_set(bt, "bind4");
+		s6 = sw_model_find_set(bt, "bind6");
+		printf("table bridge %s: %s, %zu IPv4 and %zu IPv6 port bindings%s\n", cfg->table,
+		       bt->has_table ? "present" : "ABSENT", s4 ? s4->n_elems : 0,
+		       s6 ? s6->n_elems : 0,
+		       sw_portbind_wanted(cfg) ? "" : " (no sandbox keys on a source: a leftover)");
+		if ((i = sw_model_find_counter(bt, SW_BT_COUNTER)) >= 0)
+			printf("%-14s %-8s %12llu %14llu\n", "bridge:" SW_BT_COUNTER, "yes",
+			       (unsigned long long)bt->counter_pkts[i],
+			       (unsigned long long)bt->counter_bytes[i]);
+	}
+	sw_model_free(bt);
+	free(bt);
+}
+
 /* status --json: one document through the writer. reply: the daemon's
  * answer to "status" (NULL: no daemon); keys: the fields taken from it. */
 static void status_json(const struct sw_config *cfg, const struct sw_model *have,
@@ -826,6 +856,7 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 			       (unsigned long long)pk, (unsigned long long)by);
 		}
 		print_netdev(cfg, nd, nd_err);
+		print_bindtable(nl, cfg);
 	}
 	rc = have.has_table ? 0 : EXIT_DRIFT;
 	netdev_status_free(nd);

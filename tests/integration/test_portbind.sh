@@ -104,6 +104,9 @@ egress = none")
 	nsx "$C3" curl -s -o /dev/null --connect-timeout 2 -m 3 "http://[fd00:17::2]:8000/"; rc=$?
 	[ $rc -eq 0 ] && ok "c3 -> [fd00:17::2]:8000 (same bridge, IPv6) answered" || bad "c3 -> [fd00:17::2]:8000 failed (curl $rc)"
 	expect_sw 0 "check with the bridge table" -c "$conf" check
+	expect_sw 0 "status with the bridge table" -c "$conf" status
+	grep -q '^bridge:unbound  *yes  *[1-9]' "$SW_OUT" && ok "status counts bridge:unbound" ||
+		{ bad "status does not count bridge:unbound"; show "$SW_OUT"; }
 	return 0
 }
 
