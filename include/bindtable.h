@@ -35,6 +35,11 @@ int sw_bindtable_check(struct sw_nl *nl, const struct sw_config *cfg, const stru
 int sw_bindtable_reconcile(struct sw_nl *nl, const struct sw_config *cfg,
 			   const struct sw_host *host, bool force, struct sw_diff *d,
 			   bool *repaired, size_t *n_bound, char *err, size_t errlen);
+/* The same from bindings the caller keeps (sandwalld: sw_portbind_refresh). */
+int sw_bindtable_reconcile_binds(struct sw_nl *nl, const struct sw_config *cfg,
+				 const struct sw_host *host, const struct sw_binds *binds,
+				 bool force, struct sw_diff *d, bool *repaired, size_t *n_bound,
+				 char *err, size_t errlen);
 /* Delete our bridge table (absent is fine). */
 int sw_bindtable_remove(struct sw_nl *nl, const char *table, bool *absent, char *err,
 			size_t errlen);

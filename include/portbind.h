@@ -28,9 +28,19 @@ struct sw_bind {
 	struct sw_prefix addr;  /* full length */
 };
 
+/* A bound port as it was when its addresses were read. */
+struct sw_bound_port {
+	int ifindex;
+	int32_t netnsid;
+	int peer_ifindex;
+	char name[16];
+};
+
 struct sw_binds {
-	struct sw_bind *v;
+	struct sw_bind *v;              /* sorted by port name, family, address */
 	size_t n, cap;
+	struct sw_bound_port *ports;    /* every port read (with or without addresses) */
+	size_t n_ports, cap_ports;
 };
 
 /* Why a port of a guarded bridge is (not) bound. */
@@ -54,14 +64,24 @@ enum sw_port_kind sw_portbind_port(const struct sw_config *cfg, const struct sw_
  * out is empty. */
 int sw_portbind_read(struct sw_nl *nl, const struct sw_config *cfg, const struct sw_host *h,
 		     struct sw_binds *out);
+/* b again for h, reading only what may have moved: ports that are new or
+ * changed (namespace, peer, name) since b was read, and ports whose peer
+ * lives in one of the namespaces nsids names; all: every port. Ports no
+ * longer bound drop out. The cost is one dump per family per port read.
+ * 0 or -errno (b is then empty). */
+int sw_portbind_refresh(struct sw_nl *nl, const struct sw_config *cfg, const struct sw_host *h,
+			struct sw_binds *b, const int32_t *nsids, size_t n_nsids, bool all);
 /* A NETLINK_ROUTE socket for sw_portbind_read (NETLINK_GET_STRICT_CHK). */
 int sw_portbind_open(struct sw_nl *nl);
 /* A non-blocking subscriber to address changes in every namespace that has
  * an id here (NETLINK_LISTEN_ALL_NSID): any datagram on it means "read the
  * bindings again". */
 int sw_portbind_open_events(struct sw_nl *nl);
-/* Drain it: 1 when something arrived (or was lost), 0 when nothing. */
-int sw_portbind_drain(struct sw_nl *nl);
+/* Drain it: 0 when nothing arrived (or only this namespace's own events,
+ * where no peer lives); 1 when address events came from the namespaces now
+ * in nsids[0..*n) (at most max); 2 when events were lost or came from more
+ * namespaces than max (read all again). */
+int sw_portbind_drain(struct sw_nl *nl, int32_t *nsids, size_t max, size_t *n);
 /* Refuse (FILE:LINE, -EINVAL) a [sandbox] sources entry narrower than the
  * subnet of a guarded interface that is not a bridge (a routed veth, tap,
  * macvlan or ipvlan with an address, or a connected route): there no port

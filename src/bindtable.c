@@ -429,9 +429,10 @@ int sw_bindtable_check(struct sw_nl *nl, const struct sw_config *cfg, const stru
 	return rc;
 }
 
-int sw_bindtable_reconcile(struct sw_nl *nl, const struct sw_config *cfg,
-			   const struct sw_host *host, bool force, struct sw_diff *d,
-			   bool *repaired, size_t *n_bound, char *err, size_t errlen)
+int sw_bindtable_reconcile_binds(struct sw_nl *nl, const struct sw_config *cfg,
+				 const struct sw_host *host, const struct sw_binds *binds,
+				 bool force, struct sw_diff *d, bool *repaired, size_t *n_bound,
+				 char *err, size_t errlen)
 {
 	struct sw_model want;
 	bool absent = true;
@@ -440,17 +441,15 @@ int sw_bindtable_reconcile(struct sw_nl *nl, const struct sw_config *cfg,
 	memset(d, 0, sizeof(*d));
 	*repaired = false;
 	if (n_bound)
-		*n_bound = 0;
+		*n_bound = binds ? binds->n_ports : 0;
 	if (!sw_portbind_wanted(cfg)) {
 		/* nothing keyed on a source: a table of ours left from before goes */
 		rc = sw_bindtable_remove(nl, cfg->table, &absent, err, errlen);
 		*repaired = !rc && !absent;
 		return rc;
 	}
-	if ((rc = sw_bindtable_want(cfg, host, &want, err, errlen)))
+	if ((rc = sw_bindtable_build(cfg, host, binds, &want, err, errlen)))
 		return rc;
-	for (size_t i = 0; n_bound && i < host->n_links; i++)
-		*n_bound += sw_portbind_port(cfg, host, &host->links[i]) == SW_PORT_BOUND;
 	if (force) {
 		rc = sw_apply(nl, &want, err, errlen);
 		*repaired = !rc;
@@ -465,6 +464,33 @@ int sw_bindtable_reconcile(struct sw_nl *nl, const struct sw_config *cfg,
 		rc = sw_reconcile(nl, &want, d, repaired, err, errlen);
 	}
 	sw_model_free(&want);
+	return rc;
+}
+
+int sw_bindtable_reconcile(struct sw_nl *nl, const struct sw_config *cfg,
+			   const struct sw_host *host, bool force, struct sw_diff *d,
+			   bool *repaired, size_t *n_bound, char *err, size_t errlen)
+{
+	struct sw_binds binds = { 0 };
+	struct sw_nl rt;
+	int rc = 0;
+
+	if (sw_portbind_wanted(cfg)) {
+		if (!(rc = sw_portbind_open(&rt))) {
+			rc = sw_portbind_read(&rt, cfg, host, &binds);
+			sw_nl_close(&rt);
+		}
+		if (rc) {
+			memset(d, 0, sizeof(*d));
+			*repaired = false;
+			snprintf(err, errlen, "cannot read the bridge ports' addresses: %s",
+				 strerror(-rc));
+			return rc;
+		}
+	}
+	rc = sw_bindtable_reconcile_binds(nl, cfg, host, &binds, force, d, repaired, n_bound,
+					  err, errlen);
+	sw_binds_free(&binds);
 	return rc;
 }
 

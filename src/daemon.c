@@ -150,19 +150,32 @@ static void netdev_sync(struct sw_daemon *d)
 
 /* table bridge <name> (each bridge port bound to its own addresses,
  * bindtable.h): compared and repaired after table netdev, on every pass,
- * on every host update and on every address change in a peer's namespace */
-static void bindtable_sync(struct sw_daemon *d)
+ * on every host update and on every address change in a peer's namespace.
+ * Only the ports that are new, changed or in one of nsids are read again
+ * (all: every port; the resync) */
+static void bindtable_sync(struct sw_daemon *d, const int32_t *nsids, size_t n_nsids, bool all)
 {
 	char err[SW_ERRLEN], summary[256];
-	struct sw_diff diff;
+	struct sw_diff diff = { 0 };
 	bool repaired = false;
 	size_t n = 0;
-	int rc;
+	int rc = 0;
 
 	if (d->paused)
 		return;
-	rc = sw_bindtable_reconcile(&d->nl, &d->cfg, &d->host, false, &diff, &repaired, &n,
-				    err, sizeof(err));
+	if (sw_portbind_wanted(&d->cfg)) {
+		if (!d->bind_nl.rbuf && (rc = sw_portbind_open(&d->bind_nl)))
+			snprintf(err, sizeof(err), "cannot open rtnetlink: %s", strerror(-rc));
+		else if ((rc = sw_portbind_refresh(&d->bind_nl, &d->cfg, &d->host, &d->binds, nsids,
+						   n_nsids, all)))
+			snprintf(err, sizeof(err), "cannot read the bridge ports' addresses: %s",
+				 strerror(-rc));
+	} else {
+		sw_binds_free(&d->binds);
+	}
+	if (!rc)
+		rc = sw_bindtable_reconcile_binds(&d->nl, &d->cfg, &d->host, &d->binds, false, &diff,
+						  &repaired, &n, err, sizeof(err));
 	sw_diff_summary(&diff, summary, sizeof(summary));
 	if (rc)
 		sw_alert(&d->alert, LOG_ERR, "event=repair-failed table=bridge/%s error=\"%s\"",
@@ -244,7 +257,7 @@ static int reconcile_txn(struct sw_daemon *d, enum sw_cause cause, const char *c
 	}
 	/* the parents' table after table inet: its repair comes first */
 	netdev_sync(d);
-	bindtable_sync(d);
+	bindtable_sync(d, NULL, 0, cause == SW_CAUSE_RESYNC);
 	if (!rc && !any) {
 		sw_diff_free(&diff);
 		if (d->retry) {
@@ -585,7 +598,7 @@ static void host_delta_update(struct sw_daemon *d)
 		if (parents_sig(&d->cfg, &d->host) != d->parents_sig)
 			netdev_sync(d);
 	}
-	bindtable_sync(d);              /* a port came, went or moved */
+	bindtable_sync(d, NULL, 0, false);      /* a port came, went or moved */
 	/* bursts (500 bridges deleted) coalesce: the next update waits as long
 	 * as this one took, so the daemon's CPU grows with the events, not
 	 * with events times the host's size */
@@ -1168,7 +1181,7 @@ static int setup(struct sw_daemon *d)
 	if ((rc = sw_portbind_open_events(&d->bind_ev)))
 		sw_warn("no events from the bridge ports' namespaces: %s (bindings follow on the "
 			"resync timer only)", strerror(-rc));
-	bindtable_sync(d);
+	bindtable_sync(d, NULL, 0, true);
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGHUP);
@@ -1248,6 +1261,9 @@ static void teardown(struct sw_daemon *d)
 		sw_nl_close(&d->rtdump);
 	if (d->bind_ev.rbuf)
 		sw_nl_close(&d->bind_ev);
+	if (d->bind_nl.rbuf)
+		sw_nl_close(&d->bind_nl);
+	sw_binds_free(&d->binds);
 	sw_model_free(&d->want);
 	if (d->fast_base_ok)
 		sw_model_free(&d->fast_base);
@@ -1365,10 +1381,15 @@ int sw_daemon_run(struct sw_daemon *d)
 			case SLOT_FORGET:
 				forget_done(d);
 				break;
-			case SLOT_BIND:
-				if (sw_portbind_drain(&d->bind_ev))
-					bindtable_sync(d);
+			case SLOT_BIND: {
+				int32_t ids[64];
+				size_t n_ids;
+				int got = sw_portbind_drain(&d->bind_ev, ids, 64, &n_ids);
+
+				if (got)
+					bindtable_sync(d, ids, n_ids, got == 2);
 				break;
+			}
 			}
 		}
 		if (d->host_dirty && now_us() >= d->update_due_us)

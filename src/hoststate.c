@@ -856,6 +856,15 @@ static int ev_cb(const struct nlmsghdr *nlh, void *data)
 	struct ev_ctx *c = data;
 	int err = 0;
 
+	/* the bridge's own RTM_NEWLINK/RTM_DELLINK about a port (ifi_family
+	 * AF_BRIDGE: its port state, without the link's kind or peer, and a
+	 * DELLINK when the port merely leaves the bridge) describe no link:
+	 * the link's own AF_UNSPEC messages do (a port read as kind "other"
+	 * would be exempted by table bridge, portbind.h) */
+	if ((nlh->nlmsg_type == RTM_NEWLINK || nlh->nlmsg_type == RTM_DELLINK) &&
+	    mnl_nlmsg_get_payload_len(nlh) >= sizeof(struct ifinfomsg) &&
+	    ((const struct ifinfomsg *)mnl_nlmsg_get_payload(nlh))->ifi_family == AF_BRIDGE)
+		return MNL_CB_OK;
 	switch (nlh->nlmsg_type) {
 	case RTM_NEWLINK:
 		err = ev_newlink(c->h, nlh, c->dl);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <arpa/inet.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -101,7 +102,30 @@ int sw_portbind_check_sources(const struct sw_config *cfg, const struct sw_host 
 void sw_binds_free(struct sw_binds *b)
 {
 	free(b->v);
+	free(b->ports);
 	memset(b, 0, sizeof(*b));
+}
+
+static int ports_add(struct sw_binds *b, const struct sw_link *l)
+{
+	struct sw_bound_port *p;
+
+	if (b->n_ports == b->cap_ports) {
+		size_t cap = b->cap_ports ? b->cap_ports * 2 : 64;
+
+		if (!(p = realloc(b->ports, cap * sizeof(*p))))
+			return -ENOMEM;
+		b->ports = p;
+		b->cap_ports = cap;
+	}
+	p = &b->ports[b->n_ports++];
+	memset(p, 0, sizeof(*p));
+	p->ifindex = l->ifindex;
+	p->netnsid = l->netnsid;
+	p->peer_ifindex = l->peer_ifindex;
+	memcpy(p->name, l->name, sizeof(p->name));
+	p->name[sizeof(p->name) - 1] = '\0';
+	return 0;
 }
 
 static int binds_add(struct sw_binds *b, const struct sw_link *l, const struct sw_prefix *a)
@@ -216,18 +240,67 @@ static int dump_peer(struct sw_nl *nl, const struct sw_link *l, uint8_t af, stru
 	return err ? err : c->err;
 }
 
-int sw_portbind_read(struct sw_nl *nl, const struct sw_config *cfg, const struct sw_host *h,
-		     struct sw_binds *out)
+static const struct sw_bound_port *port_rec(const struct sw_binds *b, int ifindex)
 {
-	struct read_ctx c = { .out = out };
+	for (size_t i = 0; i < b->n_ports; i++)     /* sorted by ifindex: see below */
+		if (b->ports[i].ifindex == ifindex)
+			return &b->ports[i];
+	return NULL;
+}
+
+/* b's entries of port name (contiguous: b->v is sorted by port first) */
+static size_t first_of(const struct sw_binds *b, const char *name)
+{
+	size_t lo = 0, hi = b->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(b->v[mid].port, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool moved(const struct sw_bound_port *p, const struct sw_link *l,
+		  const int32_t *nsids, size_t n_nsids)
+{
+	if (p->netnsid != l->netnsid || p->peer_ifindex != l->peer_ifindex ||
+	    strncmp(p->name, l->name, sizeof(p->name)))
+		return true;
+	for (size_t i = 0; i < n_nsids; i++)
+		if (nsids[i] == l->netnsid)
+			return true;
+	return false;
+}
+
+int sw_portbind_refresh(struct sw_nl *nl, const struct sw_config *cfg, const struct sw_host *h,
+			struct sw_binds *b, const int32_t *nsids, size_t n_nsids, bool all)
+{
+	struct sw_binds out = { 0 };
+	struct read_ctx c = { .out = &out };
 	int err = 0;
 
-	memset(out, 0, sizeof(*out));
+	/* the links are sorted by ifindex, and so is out->ports: port_rec's
+	 * walk of the old list could be a search, but the reads dominate */
 	for (size_t i = 0; i < h->n_links && !err; i++) {
 		const struct sw_link *l = &h->links[i];
+		const struct sw_bound_port *p;
 
 		if (sw_portbind_port(cfg, h, l) != SW_PORT_BOUND)
 			continue;
+		if ((err = ports_add(&out, l)))
+			break;
+		p = all ? NULL : port_rec(b, l->ifindex);
+		if (p && !moved(p, l, nsids, n_nsids)) {
+			/* unchanged: its entries as they were */
+			for (size_t j = first_of(b, p->name); j < b->n && !err &&
+			     !strcmp(b->v[j].port, p->name); j++)
+				err = binds_add(&out, l, &b->v[j].addr);
+			continue;
+		}
 		for (int v6 = 0; v6 < 2 && !err; v6++) {
 			err = dump_peer(nl, l, v6 ? AF_INET6 : AF_INET, &c);
 			/* the peer went away (or its namespace) since the link
@@ -236,13 +309,22 @@ int sw_portbind_read(struct sw_nl *nl, const struct sw_config *cfg, const struct
 				err = 0;
 		}
 	}
+	sw_binds_free(b);
 	if (err) {
-		sw_binds_free(out);
+		sw_binds_free(&out);
 		return err;
 	}
-	if (out->n)
-		qsort(out->v, out->n, sizeof(*out->v), bind_cmp);
+	if (out.n)
+		qsort(out.v, out.n, sizeof(*out.v), bind_cmp);
+	*b = out;
 	return 0;
+}
+
+int sw_portbind_read(struct sw_nl *nl, const struct sw_config *cfg, const struct sw_host *h,
+		     struct sw_binds *out)
+{
+	memset(out, 0, sizeof(*out));
+	return sw_portbind_refresh(nl, cfg, h, out, NULL, 0, true);
 }
 
 int sw_portbind_open(struct sw_nl *nl)
@@ -271,15 +353,57 @@ int sw_portbind_open_events(struct sw_nl *nl)
 	return err;
 }
 
-int sw_portbind_drain(struct sw_nl *nl)
+/* One datagram and the namespace it came from (-1: this one, which has no
+ * id of its own, or not said) */
+static ssize_t recv_nsid(struct sw_nl *nl, int32_t *nsid)
 {
-	int got = 0;
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { nl->rbuf, SW_NL_RCVBUF };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
 	ssize_t n;
 
-	while ((n = nl->ops->recv(nl->ctx, nl->rbuf, SW_NL_RCVBUF, 0)) != 0) {
-		if (n < 0 && n != -ENOBUFS)
+	*nsid = -1;
+	if (!nl->sock)          /* a test's transport: no ancillary data */
+		return nl->ops->recv(nl->ctx, nl->rbuf, SW_NL_RCVBUF, 0);
+	n = recvmsg(sw_nl_fd(nl), &mh, MSG_DONTWAIT);
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_NETLINK && cm->cmsg_type == NETLINK_LISTEN_ALL_NSID &&
+		    cm->cmsg_len >= CMSG_LEN(sizeof(int)))
+			memcpy(nsid, CMSG_DATA(cm), sizeof(*nsid));
+	return n ? n : -EPROTO;
+}
+
+int sw_portbind_drain(struct sw_nl *nl, int32_t *nsids, size_t max, size_t *n)
+{
+	int got = 0;
+	int32_t id;
+	ssize_t r;
+
+	*n = 0;
+	while ((r = recv_nsid(nl, &id)) != 0) {
+		if (r < 0 && r != -ENOBUFS && r != -EPROTO)
 			break;
-		got = 1;        /* an address event, or lost ones: read again */
+		if (r < 0) {
+			got = 2;        /* lost events: all again */
+			continue;
+		}
+		if (id < 0)
+			continue;       /* this namespace's own: no peer lives here */
+		if (got == 2)
+			continue;
+		got = 1;
+		for (size_t i = 0; i < *n; i++)
+			if (nsids[i] == id)
+				goto next;
+		if (*n == max)
+			got = 2;
+		else
+			nsids[(*n)++] = id;
+next:		;
 	}
 	return got;
 }

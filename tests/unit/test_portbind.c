@@ -144,11 +144,39 @@ static void test_read(void **state)
 		assert_false(sw_binds_equal(&b, &c));
 		sw_binds_free(&c);
 	}
-	/* c1 gains an address (SLAAC, a second address): read again */
+	/* nothing moved: a refresh reads nothing and keeps every entry */
+	k.n_target_dumps = 0;
+	assert_int_equal(sw_portbind_refresh(&nl, &cfg, &host, &b, NULL, 0, false), 0);
+	assert_int_equal(k.n_target_dumps, 0);
+	assert_int_equal(b.n, 3);
+	assert_int_equal(b.n_ports, 2);
+	/* c1 gains an address (SLAAC, a second address): an event from its
+	 * namespace (nsid 0) reads its port only */
 	add_foreign(0, 2, "172.17.0.20", 16);
-	sw_binds_free(&b);
-	assert_int_equal(sw_portbind_read(&nl, &cfg, &host, &b), 0);
+	{
+		const int32_t ids[] = { 0 };
+
+		assert_int_equal(sw_portbind_refresh(&nl, &cfg, &host, &b, ids, 1, false), 0);
+	}
+	assert_int_equal(k.n_target_dumps, 2);
 	assert_int_equal(b.n, 4);
+	assert_string_equal(b.v[0].port, "vethc1");
+	assert_string_equal(b.v[3].port, "vethc3");
+	/* c3's port moves to another peer: read again without an event */
+	for (size_t i = 0; i < host.n_links; i++)
+		if (host.links[i].ifindex == 11)
+			host.links[i].peer_ifindex = 2;     /* c3's 172.17.0.99 */
+	k.n_target_dumps = 0;
+	assert_int_equal(sw_portbind_refresh(&nl, &cfg, &host, &b, NULL, 0, false), 0);
+	assert_int_equal(k.n_target_dumps, 2);
+	assert_int_equal(b.n, 4);
+	inet_ntop(AF_INET, b.v[3].addr.addr, a, sizeof(a));
+	assert_string_equal(a, "172.17.0.99");
+	/* a port no longer bound (its bridge no longer guarded) drops out */
+	conf("[guard]\ninterfaces = br-*\n[sandbox a]\nsources = 172.18.0.2/32\n");
+	assert_int_equal(sw_portbind_refresh(&nl, &cfg, &host, &b, NULL, 0, false), 0);
+	assert_int_equal(b.n, 0);
+	assert_int_equal(b.n_ports, 0);
 	sw_binds_free(&b);
 	sw_nl_close(&nl);
 	fr_free(&k);
@@ -307,6 +335,41 @@ static void test_refuse_sources(void **state)
 	assert_non_null(strstr(err, "t.conf:2:"));
 }
 
+/* the bridge's own port messages (AF_BRIDGE) change no link: a veth port
+ * would otherwise read as kind "other" (and be exempted), and a port
+ * leaving the bridge as a link gone */
+static void test_bridge_port_messages(void **state)
+{
+	struct sw_host_delta dl = { 0 };
+	struct fr_link l = fr_mklink(10, "vethc1", NULL, true, 3);
+	uint8_t buf[1024] = { 0 };
+	struct ifinfomsg *ifm;
+	size_t len;
+	struct sw_nl nl;
+
+	(void)state;
+	topo();
+	conf("[sandbox a]\nsources = 172.17.0.2/32\n");
+	read_host(&nl);
+	len = fr_put_link(buf, RTM_NEWLINK, 0, 0, &l);
+	ifm = mnl_nlmsg_get_payload((struct nlmsghdr *)buf);
+	ifm->ifi_family = AF_BRIDGE;
+	assert_int_equal(sw_host_apply_rtnl(&host, buf, len, &dl), 0);
+	sw_host_classify(&host);
+	assert_int_equal(sw_host_link(&host, 10)->kind, SW_LINK_VETH);
+	assert_int_equal(sw_portbind_port(&cfg, &host, sw_host_link(&host, 10)), SW_PORT_BOUND);
+	((struct nlmsghdr *)buf)->nlmsg_type = RTM_DELLINK;
+	assert_int_equal(sw_host_apply_rtnl(&host, buf, len, &dl), 0);
+	assert_non_null(sw_host_link(&host, 10));
+	assert_int_equal(dl.changes, 0);
+	/* the link's own message still counts */
+	ifm->ifi_family = AF_UNSPEC;
+	assert_int_equal(sw_host_apply_rtnl(&host, buf, len, &dl), 0);
+	assert_null(sw_host_link(&host, 10));
+	sw_nl_close(&nl);
+	fr_free(&k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_read),
 		cmocka_unit_test(test_build),
 		cmocka_unit_test(test_refuse_sources),
+		cmocka_unit_test(test_bridge_port_messages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
