@@ -211,3 +211,52 @@ egress = none")
 	kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
 	return 0
 }
+
+register_test portbind_05_routed_veth "a routed veth with a /32 route (Calico style): a forged source is dropped by the per-interface anti-spoofing; sources narrower than a routed veth's subnet are refused with FILE:LINE"
+
+portbind_05_routed_veth() {
+	need_sandwall || return $?
+	local conf n c5=${SWT_PREFIX}c5
+	ip netns add "$c5" || { bad "cannot make $c5"; return 1; }
+	# host side: no address, a /32 route, proxy ARP; the container: its
+	# /32 and a link-local gateway (as Calico wires a workload)
+	if ! { ip -n "$H" link add vethr5 type veth peer name eth0 netns "$c5" &&
+	       ip -n "$H" link set vethr5 up && nsx "$H" sysctl -qw net.ipv4.conf.vethr5.proxy_arp=1 &&
+	       ip -n "$H" route add 172.29.0.5/32 dev vethr5 &&
+	       ip -n "$c5" link set lo up && ip -n "$c5" link set eth0 up &&
+	       ip -n "$c5" addr add 172.29.0.5/32 dev eth0 &&
+	       ip -n "$c5" route add 169.254.1.1 dev eth0 &&
+	       ip -n "$c5" route add default via 169.254.1.1; }; then
+		bad "cannot wire $c5"; ip netns del "$c5"; return 1
+	fi
+	conf=$(_pb_conf routed "[sandbox one]
+sources = 172.29.0.5/32
+egress = none")
+	atk_rx "$CL" cloud || { ip netns del "$c5"; return 1; }
+	_pb_routed() {
+		nsx "$c5" "$PY" "$ATK" rawudp --iface eth0 --dmac "$(_pb_mac "$H" vethr5)" --src "$1" \
+			--dst 203.0.113.10 --sport 4444 --dport "$2" --tag pb-routed >/dev/null 2>&1
+	}
+	# without the table: its own and a forged source both get out
+	_pb_routed 172.29.0.5 7301; _pb_routed 172.29.0.6 7302; sleep 0.3
+	n=$(( $(atk_rx_n cloud "dport=7301") + $(atk_rx_n cloud "dport=7302") ))
+	[ "$n" -eq 2 ] && ok "no table: own and forged source both arrived" ||
+		bad "no table: $n of 2 arrived (the attack does not work)"
+	apply_ok "$conf" || { ip netns del "$c5"; return 1; }
+	_pb_routed 172.29.0.5 7303; _pb_routed 172.29.0.6 7304; _pb_routed 172.29.1.9 7304; sleep 0.3
+	n=$(atk_rx_n cloud "dport=7303")
+	[ "$n" -eq 0 ] && ok "own 172.29.0.5 keeps egress none" || bad "own 172.29.0.5: $n arrived under egress none"
+	n=$(atk_rx_n cloud "dport=7304")
+	[ "$n" -eq 0 ] && ok "forged 172.29.0.6 and 172.29.1.9 from the routed veth: 0 arrived" ||
+		bad "forged sources from the routed veth: $n arrived"
+	# the same veth with a subnet: a /32 sources entry inside it is refused
+	ip -n "$H" route add 172.29.0.0/24 dev vethr5
+	conf=$(_pb_conf routed24 "[sandbox one]
+egress = none
+sources = 172.29.0.5/32")
+	expect_sw 2 "sources narrower than a routed veth's /24 refused" -c "$conf" apply
+	cat "$SW_OUT" "$SW_ERR" | grep -q "routed24.conf:[0-9]*: \[sandbox one\] sources 172.29.0.5 is narrower than 172.29.0.0/24 of vethr5" &&
+		ok "refused with FILE:LINE" || { bad "no FILE:LINE refusal"; show "$SW_ERR"; }
+	ip netns del "$c5"
+	return 0
+}
