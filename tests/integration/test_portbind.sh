@@ -229,9 +229,8 @@ portbind_05_routed_veth() {
 	       ip -n "$c5" route add default via 169.254.1.1; }; then
 		bad "cannot wire $c5"; ip netns del "$c5"; return 1
 	fi
-	conf=$(_pb_conf routed "[sandbox one]
-sources = 172.29.0.5/32
-egress = none")
+	conf=$(mkconf routed "guard.interfaces=docker0 br-* vethr*")
+	printf '[sandbox one]\nsources = 172.29.0.5/32\negress = none\n' >>"$conf"
 	atk_rx "$CL" cloud || { ip netns del "$c5"; return 1; }
 	_pb_routed() {
 		nsx "$c5" "$PY" "$ATK" rawudp --iface eth0 --dmac "$(_pb_mac "$H" vethr5)" --src "$1" \
@@ -251,9 +250,8 @@ egress = none")
 		bad "forged sources from the routed veth: $n arrived"
 	# the same veth with a subnet: a /32 sources entry inside it is refused
 	ip -n "$H" route add 172.29.0.0/24 dev vethr5
-	conf=$(_pb_conf routed24 "[sandbox one]
-egress = none
-sources = 172.29.0.5/32")
+	conf=$(mkconf routed24 "guard.interfaces=docker0 br-* vethr*")
+	printf '[sandbox one]\negress = none\nsources = 172.29.0.5/32\n' >>"$conf"
 	expect_sw 2 "sources narrower than a routed veth's /24 refused" -c "$conf" apply
 	cat "$SW_OUT" "$SW_ERR" | grep -q "routed24.conf:[0-9]*: \[sandbox one\] sources 172.29.0.5 is narrower than 172.29.0.0/24 of vethr5" &&
 		ok "refused with FILE:LINE" || { bad "no FILE:LINE refusal"; show "$SW_ERR"; }
