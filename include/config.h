@@ -124,6 +124,9 @@ struct sw_allow {           /* "10.0.0.5 tcp/3128", "169.254.169.254 tcp/80 reop
 /* [sandbox NAME]: an isolation level for some sandbox networks, on top of
  * the global blocks (a policy only takes access away). */
 #define SW_MAX_SANDBOXES      16
+#define SW_BUDGET_SOURCES       65535    /* sources a budget tracks at once, by default */
+#define SW_BUDGET_SOURCES_MIN   16
+#define SW_BUDGET_SOURCES_MAX   1048576
 #define SW_SANDBOX_NAMELEN    17        /* 1..16 of A-Z a-z 0-9 _ (chain names) */
 #define SW_MAX_SBX_PATTERNS   16
 #define SW_MAX_SBX_SOURCES    64
@@ -154,6 +157,7 @@ struct sw_sandbox {
 	size_t n_patterns;
 	struct sw_prefix sources[SW_MAX_SBX_SOURCES];    /* sources = 172.30.0.0/24 ... */
 	size_t n_sources;
+	unsigned source_lines[SW_MAX_SBX_SOURCES];       /* the line of each */
 	enum sw_egress egress;
 	enum sw_dns_mode dns;
 	struct sw_allow allows[SW_MAX_SBX_ALLOWS];
@@ -162,6 +166,7 @@ struct sw_sandbox {
 	size_t n_names;
 	uint32_t budget;                         /* new connections per source and window, 0: none */
 	uint32_t budget_unit;                    /* the window in seconds: 1, 60 or 3600 */
+	uint32_t budget_sources;                 /* budget_sources = N (0: SW_BUDGET_SOURCES) */
 	unsigned seen;                           /* keys given (bit per key) */
 };
 

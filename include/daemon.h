@@ -19,6 +19,7 @@
 #include "model.h"
 #include "nflog.h"
 #include "nl.h"
+#include "portbind.h"
 #include "resolver.h"
 
 
@@ -69,6 +70,10 @@ struct sw_daemon {
 	bool resync_soon;               /* events were lost: resync on the timer */
 	/* incremental host tracking (rtnetlink deltas, see handle_rt) */
 	struct sw_nl rtdump;            /* NETLINK_ROUTE requests: stale routes */
+	struct sw_nl bind_ev;           /* address changes in the bridge ports' peer
+					 * namespaces (portbind.h): rebind */
+	struct sw_nl bind_nl;           /* their addresses read (strict checking) */
+	struct sw_binds binds;          /* the bindings table bridge holds */
 	uint64_t parents_sig;           /* the macvlan parents netdev_sync last saw */
 	uint32_t synced_gen;            /* the generation at which the kernel was
 					 * seen to hold want (0: unknown) */

@@ -41,6 +41,8 @@ struct sw_link {
 	enum sw_link_kind kind;
 	int master;            /* IFLA_MASTER: the bridge (bond, vrf) it is enslaved to, or 0 */
 	bool peer_netns;       /* IFLA_LINK_NETNSID: its peer (veth) lives in another namespace */
+	int32_t netnsid;       /* that namespace's id as this one sees it (peer_netns), else -1 */
+	int peer_ifindex;      /* IFLA_LINK: the peer's ifindex (in netnsid's namespace), or 0 */
 	unsigned char mac[6];  /* IFLA_ADDRESS when it is 6 bytes long (has_mac) */
 	bool has_mac;
 	/* filled by sw_host_classify from the whole dump: */

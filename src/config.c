@@ -611,7 +611,7 @@ static int set_dns_servers(struct ctx *c, const struct key *k, char *v)
 
 	for (t = strtok_r(v, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
 		struct sw_prefix p;
-		const char *why;
+		const char *why = NULL;
 
 		if (sw_prefix_parse(t, &p, &why) < 0 || p.len != sw_family_addrlen(p.family) * 8)
 			return fail(c, "bad address '%s' for [%s] %s: %s", t, k->section, k->name,
@@ -842,11 +842,13 @@ static void sandbox_open(struct ctx *c, const char *s, size_t n)
 	b->dns = SW_DNS_AUTO;
 }
 
-enum { SBX_INTERFACES, SBX_SOURCES, SBX_EGRESS, SBX_ALLOW, SBX_DNS, SBX_BUDGET, SBX_KEYS };
+enum { SBX_INTERFACES, SBX_SOURCES, SBX_EGRESS, SBX_ALLOW, SBX_DNS, SBX_BUDGET,
+       SBX_BUDGET_SOURCES, SBX_KEYS };
 static const struct { const char *name; bool list; } sbx_keys[SBX_KEYS] = {
 	[SBX_INTERFACES] = { "interfaces", true }, [SBX_SOURCES] = { "sources", true },
 	[SBX_EGRESS] = { "egress", false }, [SBX_ALLOW] = { "allow", true },
 	[SBX_DNS] = { "dns", false }, [SBX_BUDGET] = { "budget", false },
+	[SBX_BUDGET_SOURCES] = { "budget_sources", false },
 };
 
 /* budget = N/second|minute|hour, N 1..1000000 */
@@ -904,6 +906,7 @@ static int sbx_source(struct ctx *c, struct sw_sandbox *b, const char *t)
 	if (b->n_sources == SW_MAX_SBX_SOURCES)
 		return fail(c, "too many entries in [sandbox %s] sources (max %d)", b->name,
 			    SW_MAX_SBX_SOURCES);
+	b->source_lines[b->n_sources] = (unsigned)c->line;
 	b->sources[b->n_sources++] = p;
 	return 1;
 }
@@ -990,7 +993,7 @@ static int sandbox_key(struct ctx *c, const char *name, const char *value)
 		;
 	if (k == SBX_KEYS)
 		return c->cont ? 1 : fail(c, "unknown key '%s' in [sandbox %s] (interfaces, sources, "
-					  "egress, allow, dns, budget)", name, b->name);
+					  "egress, allow, dns, budget, budget_sources)", name, b->name);
 	if (c->cont && !sbx_keys[k].list)
 		return fail(c, "continuation line for '%s' in [sandbox %s] (only lists may span lines)",
 			    name, b->name);
@@ -1024,6 +1027,22 @@ static int sandbox_key(struct ctx *c, const char *name, const char *value)
 			    v, b->name);
 	case SBX_BUDGET:
 		return sbx_budget(c, b, v);
+	case SBX_BUDGET_SOURCES: {
+		/* budget_sources = N, 16..1048576: how many sources the budget
+		 * tracks at once; a new source past that is dropped */
+		unsigned long n;
+		char *end;
+
+		errno = 0;
+		n = strtoul(v, &end, 10);
+		if (!isdigit((unsigned char)*v) || errno || *end || n < SW_BUDGET_SOURCES_MIN ||
+		    n > SW_BUDGET_SOURCES_MAX)
+			return fail(c, "bad value '%s' for [sandbox %s] budget_sources (use N, %d..%d: "
+				    "source addresses the budget tracks at once)", v, b->name,
+				    SW_BUDGET_SOURCES_MIN, SW_BUDGET_SOURCES_MAX);
+		b->budget_sources = (uint32_t)n;
+		return 1;
+	}
 	case SBX_DNS:
 		if (!strcasecmp(v, "auto") || !strcasecmp(v, "none")) {
 			b->dns = !strcasecmp(v, "auto") ? SW_DNS_AUTO : SW_DNS_NONE;
@@ -1044,6 +1063,8 @@ static int check_sandboxes(struct ctx *c)
 		if (!b->n_patterns && !b->n_sources)
 			return fail(c, "[sandbox %s] names no interfaces and no sources: it would apply "
 				    "to nothing", b->name);
+		if (b->budget_sources && !b->budget)
+			return fail(c, "[sandbox %s] sets budget_sources but no budget", b->name);
 		if ((b->n_allows || b->n_names) && b->egress != SW_EGRESS_ALLOWLIST)
 			return fail(c, "[sandbox %s] lists allow entries but egress is %s: allow is "
 				    "for egress = allowlist", b->name, sw_egress_name(b->egress));

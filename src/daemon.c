@@ -33,6 +33,7 @@
 #include "owner.h"
 #include "report.h"
 #include "netdev.h"
+#include "bindtable.h"
 #include "reconcile.h"
 #include "ruleset.h"
 
@@ -58,6 +59,7 @@ enum slot {
 	SLOT_DNS,               /* the resolver's UDP sockets: answers */
 	SLOT_DNS_TIMER,         /* the resolver's next round, timeout or expiry */
 	SLOT_FORGET,            /* the conntrack walk's worker is done (forget.h) */
+	SLOT_BIND,              /* an address changed in a bridge port's peer namespace */
 };
 
 static int64_t now_us(void)
@@ -150,6 +152,44 @@ static void netdev_sync(struct sw_daemon *d)
 	sw_diff_free(&diff);
 }
 
+/* table bridge <name> (each bridge port bound to its own addresses,
+ * bindtable.h): compared and repaired after table netdev, on every pass,
+ * on every host update and on every address change in a peer's namespace.
+ * Only the ports that are new, changed or in one of nsids are read again
+ * (all: every port; the resync) */
+static void bindtable_sync(struct sw_daemon *d, const int32_t *nsids, size_t n_nsids, bool all)
+{
+	char err[SW_ERRLEN], summary[256];
+	struct sw_diff diff = { 0 };
+	bool repaired = false;
+	size_t n = 0;
+	int rc = 0;
+
+	if (d->paused)
+		return;
+	if (sw_portbind_wanted(&d->cfg)) {
+		if (!d->bind_nl.rbuf && (rc = sw_portbind_open(&d->bind_nl)))
+			snprintf(err, sizeof(err), "cannot open rtnetlink: %s", strerror(-rc));
+		else if ((rc = sw_portbind_refresh(&d->bind_nl, &d->cfg, &d->host, &d->binds, nsids,
+						   n_nsids, all)))
+			snprintf(err, sizeof(err), "cannot read the bridge ports' addresses: %s",
+				 strerror(-rc));
+	} else {
+		sw_binds_free(&d->binds);
+	}
+	if (!rc)
+		rc = sw_bindtable_reconcile_binds(&d->nl, &d->cfg, &d->host, &d->binds, false, &diff,
+						  &repaired, &n, err, sizeof(err));
+	sw_diff_summary(&diff, summary, sizeof(summary));
+	if (rc)
+		sw_alert(&d->alert, LOG_ERR, "event=repair-failed table=bridge/%s error=\"%s\"",
+			 d->cfg.table, err);
+	else if (repaired)
+		sw_info("event=bind table=bridge/%s ports=%zu change=\"%s\"", d->cfg.table, n,
+			diff.n ? summary : "removed");
+	sw_diff_free(&diff);
+}
+
 /* A read-back that differs because the next tamper came in between is no
  * failed repair: compare and repair again, this many times, before the
  * CRIT line. */
@@ -221,6 +261,7 @@ static int reconcile_txn(struct sw_daemon *d, enum sw_cause cause, const char *c
 	}
 	/* the parents' table after table inet: its repair comes first */
 	netdev_sync(d);
+	bindtable_sync(d, NULL, 0, cause == SW_CAUSE_RESYNC);
 	if (!rc && !any) {
 		sw_diff_free(&diff);
 		if (d->retry) {
@@ -564,6 +605,7 @@ static void host_delta_update(struct sw_daemon *d)
 		    sw_ruleset_netdev_wanted(&d->cfg))
 			netdev_sync(d);
 	}
+	bindtable_sync(d, NULL, 0, false);      /* a port came, went or moved */
 	/* bursts (500 bridges deleted) coalesce: the next update waits as long
 	 * as this one took, so the daemon's CPU grows with the events, not
 	 * with events times the host's size */
@@ -1068,6 +1110,8 @@ static void handle_control(struct sw_daemon *d)
 		rc = sw_remove(&d->nl, d->cfg.table, &absent, err, sizeof(err));
 		if (!rc)
 			rc = sw_netdev_remove(&d->nl, d->cfg.table, &absent, err, sizeof(err));
+		if (!rc)
+			rc = sw_bindtable_remove(&d->nl, d->cfg.table, &absent, err, sizeof(err));
 		if (!rc) {
 			sw_owner_twin_remove(d, d->cfg.table);
 			d->paused = true;
@@ -1142,6 +1186,10 @@ static int setup(struct sw_daemon *d)
 	if ((rc = sw_owner_take(d)))
 		return rc;
 	netdev_sync(d);
+	if ((rc = sw_portbind_open_events(&d->bind_ev)))
+		sw_warn("no events from the bridge ports' namespaces: %s (bindings follow on the "
+			"resync timer only)", strerror(-rc));
+	bindtable_sync(d, NULL, 0, true);
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGHUP);
@@ -1183,6 +1231,7 @@ static int setup(struct sw_daemon *d)
 		{ sw_events_nft_fd(&d->ev), SLOT_NFT }, { sw_events_rt_fd(&d->ev), SLOT_RT },
 		{ d->sigfd, SLOT_SIGNAL }, { d->tfd, SLOT_RESYNC }, { d->wdfd, SLOT_WATCHDOG },
 		{ d->ctlfd, SLOT_CONTROL }, { sw_forget_fd(d->forget), SLOT_FORGET },
+		{ d->bind_ev.rbuf ? sw_nl_fd(&d->bind_ev) : -1, SLOT_BIND },
 	};
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		struct epoll_event e = { .events = EPOLLIN, .data.u32 = fds[i].id };
@@ -1218,6 +1267,11 @@ static void teardown(struct sw_daemon *d)
 		sw_nl_close(&d->nl);
 	if (d->rtdump.rbuf)
 		sw_nl_close(&d->rtdump);
+	if (d->bind_ev.rbuf)
+		sw_nl_close(&d->bind_ev);
+	if (d->bind_nl.rbuf)
+		sw_nl_close(&d->bind_nl);
+	sw_binds_free(&d->binds);
 	sw_model_free(&d->want);
 	if (d->fast_base_ok)
 		sw_model_free(&d->fast_base);
@@ -1335,6 +1389,15 @@ int sw_daemon_run(struct sw_daemon *d)
 			case SLOT_FORGET:
 				forget_done(d);
 				break;
+			case SLOT_BIND: {
+				int32_t ids[64];
+				size_t n_ids;
+				int got = sw_portbind_drain(&d->bind_ev, ids, 64, &n_ids);
+
+				if (got)
+					bindtable_sync(d, ids, n_ids, got == 2);
+				break;
+			}
 			}
 		}
 		if (d->host_dirty && now_us() >= d->update_due_us)

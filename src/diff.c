@@ -49,10 +49,11 @@ const char *sw_diff_kind_name(enum sw_diff_kind k)
 	return k == SW_DIFF_MISSING ? "missing" : k == SW_DIFF_EXTRA ? "extra" : "changed";
 }
 
-/* "inet", or "netdev" for the parents' table */
+/* "inet", "netdev" for the parents' table, "bridge" for the ports' bindings */
 static const char *fam_word(const struct sw_model *m)
 {
-	return sw_model_family(m) == 5 /* NFPROTO_NETDEV */ ? "netdev" : "inet";
+	return sw_model_family(m) == 5 /* NFPROTO_NETDEV */ ? "netdev" :
+	       sw_model_family(m) == 7 /* NFPROTO_BRIDGE */ ? "bridge" : "inet";
 }
 
 static int diff_chains(const struct sw_model *w, const struct sw_model *h, struct sw_diff *d)

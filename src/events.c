@@ -56,9 +56,11 @@ static bool names_table(const struct nlmsghdr *nlh, const char *table)
 	const struct nfgenmsg *g = mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *a;
 
-	/* table inet <name>, and table netdev <name> of the macvlan parents */
+	/* table inet <name>, table netdev <name> of the macvlan parents and
+	 * table bridge <name> of the ports' bindings */
 	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*g)) ||
-	    (g->nfgen_family != NFPROTO_INET && g->nfgen_family != NFPROTO_NETDEV))
+	    (g->nfgen_family != NFPROTO_INET && g->nfgen_family != NFPROTO_NETDEV &&
+	     g->nfgen_family != NFPROTO_BRIDGE))
 		return false;
 	mnl_attr_for_each(a, nlh, sizeof(*g)) {
 		if (mnl_attr_get_type(a) == 1 && mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)

@@ -10,6 +10,7 @@
 
 #include "endpoints.h"
 #include "holes.h"
+#include "portbind.h"
 #include "ruleset.h"
 
 #define LOOPBACK_IFINDEX 1      /* the kernel gives lo index 1 in every namespace */
@@ -298,5 +299,6 @@ int sw_config_check_host(const struct sw_config *cfg, const struct sw_host *host
 			 "which carries the default route");
 		return -EINVAL;
 	}
-	return 0;
+	/* a sandbox chosen by source where no per-port binding holds it */
+	return sw_portbind_check_sources(cfg, host, err, errlen);
 }

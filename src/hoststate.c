@@ -155,6 +155,10 @@ static int link_of(struct sw_link *l, const struct nlmsghdr *nlh)
 	/* present only when the peer's namespace differs from the link's */
 	l->peer_netns = tb[IFLA_LINK_NETNSID] &&
 			mnl_attr_validate(tb[IFLA_LINK_NETNSID], MNL_TYPE_U32) == 0;
+	/* where the peer is: its namespace's id and its ifindex there (portbind.h) */
+	l->netnsid = l->peer_netns ? (int32_t)mnl_attr_get_u32(tb[IFLA_LINK_NETNSID]) : -1;
+	if (tb[IFLA_LINK] && mnl_attr_validate(tb[IFLA_LINK], MNL_TYPE_U32) == 0)
+		l->peer_ifindex = (int)mnl_attr_get_u32(tb[IFLA_LINK]);
 	if (tb[IFLA_LINKINFO] &&
 	    mnl_attr_parse_nested(tb[IFLA_LINKINFO], attr_cb, &tl) >= 0 &&
 	    li[IFLA_INFO_KIND])
@@ -671,7 +675,8 @@ static bool link_same(const struct sw_link *a, const struct sw_link *b)
 {
 	return a->ifindex == b->ifindex && !strcmp(a->name, b->name) &&
 	       a->is_bridge == b->is_bridge && a->up == b->up && a->loopback == b->loopback &&
-	       a->kind == b->kind && a->master == b->master && a->peer_netns == b->peer_netns;
+	       a->kind == b->kind && a->master == b->master && a->peer_netns == b->peer_netns &&
+	       a->netnsid == b->netnsid && a->peer_ifindex == b->peer_ifindex;
 }
 
 static void link_note(struct sw_host_delta *dl, const struct sw_link *l, bool added)
@@ -851,6 +856,15 @@ static int ev_cb(const struct nlmsghdr *nlh, void *data)
 	struct ev_ctx *c = data;
 	int err = 0;
 
+	/* the bridge's own RTM_NEWLINK/RTM_DELLINK about a port (ifi_family
+	 * AF_BRIDGE: its port state, without the link's kind or peer, and a
+	 * DELLINK when the port merely leaves the bridge) describe no link:
+	 * the link's own AF_UNSPEC messages do (a port read as kind "other"
+	 * would be exempted by table bridge, portbind.h) */
+	if ((nlh->nlmsg_type == RTM_NEWLINK || nlh->nlmsg_type == RTM_DELLINK) &&
+	    mnl_nlmsg_get_payload_len(nlh) >= sizeof(struct ifinfomsg) &&
+	    ((const struct ifinfomsg *)mnl_nlmsg_get_payload(nlh))->ifi_family == AF_BRIDGE)
+		return MNL_CB_OK;
 	switch (nlh->nlmsg_type) {
 	case RTM_NEWLINK:
 		err = ev_newlink(c->h, nlh, c->dl);

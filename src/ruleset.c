@@ -47,7 +47,6 @@
 /* room for the compiled-in metadata list and the fixed ranges, on top of
  * what the host and the config bring (those are sized at build time) */
 #define FIXED_ENTRIES 256
-#define SW_BUDGET_SOURCES 65535  /* sources a budget tracks at once */
 #define SW_HOST_ELEMS     65535  /* resolved address . proto . port per sandbox and family */
 
 /* ---- address intervals ------------------------------------------------ */
@@ -1015,7 +1014,7 @@ static int sandbox_sets(struct sw_model *m, struct work *w, const struct sw_conf
 				return err;
 		}
 		for (int v6 = 0; x->budget && v6 < 2; v6++) {
-			/* set sbx_<name>_budget4 { type ipv4_addr; size 65535;
+			/* set sbx_<name>_budget4 { type ipv4_addr; size 65535 (budget_sources);
 			 *   flags dynamic,timeout; timeout <window>; } (and 6) */
 			struct sw_set *bs;
 
@@ -1024,7 +1023,7 @@ static int sandbox_sets(struct sw_model *m, struct work *w, const struct sw_conf
 				     NFT_SET_EVAL | NFT_SET_TIMEOUT, v6 ? "ipv6_addr" : "ipv4_addr");
 			if (!bs)
 				return -ENOSPC;
-			bs->size = SW_BUDGET_SOURCES;
+			bs->size = x->budget_sources ? x->budget_sources : SW_BUDGET_SOURCES;
 			bs->timeout_ms = (uint64_t)x->budget_unit * 1000;
 		}
 		if (x->egress == SW_EGRESS_ALLOWLIST) {
@@ -1839,12 +1838,15 @@ static int sandbox_dispatch(struct sw_model *m, struct rb *b, const struct sw_co
 	return 0;
 }
 
-/* ct state new ip saddr update @set { limit rate over N/unit burst N } */
+/* update @set { ip saddr limit rate N/unit burst N packets } (and ip6):
+ * matches only when the set took the source (a new element or a refreshed
+ * one) and the source's bucket still has a token. The dynset breaks the
+ * rule when the update fails (set full) and the limit breaks it when the
+ * bucket is empty: either way the rule does not match. */
 static void e_budget(struct rb *b, const struct sw_sandbox *x, const char *set, int v6)
 {
 	struct nftnl_expr *d, *l;
 
-	e_ct_new(b);
 	e_nfproto(b, v6 ? AF_INET6 : AF_INET);
 	if (v6)
 		e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 8, 16, NFT_REG_1);
@@ -1864,7 +1866,7 @@ static void e_budget(struct rb *b, const struct sw_sandbox *x, const char *set, 
 	nftnl_expr_set_u64(l, NFTNL_EXPR_LIMIT_UNIT, x->budget_unit);
 	nftnl_expr_set_u32(l, NFTNL_EXPR_LIMIT_BURST, x->budget);
 	nftnl_expr_set_u32(l, NFTNL_EXPR_LIMIT_TYPE, NFT_LIMIT_PKTS);
-	nftnl_expr_set_u32(l, NFTNL_EXPR_LIMIT_FLAGS, NFT_LIMIT_F_INV);
+	nftnl_expr_set_u32(l, NFTNL_EXPR_LIMIT_FLAGS, 0);
 	nftnl_expr_set_u32(d, NFTNL_EXPR_DYNSET_OP, NFT_DYNSET_OP_UPDATE);
 	nftnl_expr_set_u32(d, NFTNL_EXPR_DYNSET_SREG_KEY, NFT_REG_1);
 	nftnl_expr_set_str(d, NFTNL_EXPR_DYNSET_SET_NAME, set);
@@ -1874,32 +1876,53 @@ static void e_budget(struct rb *b, const struct sw_sandbox *x, const char *set, 
 	add_expr(b, d);
 }
 
-/* ct state new update @sbx_<name>_budget4 { ip saddr limit rate over
- *   N/<unit> burst N packets } goto block_budget_<name>   (and ip6)
+/* In chain sbx_<name>, first:
+ *   ct state new jump sbx_<name>_budget
+ * chain sbx_<name>_budget:
+ *   update @sbx_<name>_budget4 { ip saddr limit rate N/<unit> burst N packets } return
+ *   update @sbx_<name>_budget6 { ip6 saddr limit rate N/<unit> burst N packets } return
+ *   goto block_budget_<name>
  * A token bucket per source address: N new connections at once, N more per
  * window; the element lives while the source keeps trying (update
- * refreshes its timeout) and goes after a quiet window. */
+ * refreshes its timeout) and goes after a quiet window. Only an update
+ * that succeeded inside the budget returns: over budget, a full set or a
+ * failed update all fall through to the drop (fail closed; the audit of
+ * every dynamic set is in docs/ruleset.md). */
 static int budget_rules(struct sw_model *m, struct rb *b, const struct sw_sandbox *x)
 {
 	static const char *const unit[] = { [1] = "second" };
 	const char *u = x->budget_unit == 1 ? unit[1] : x->budget_unit == 60 ? "minute" : "hour";
-	char chain[SW_NAME_MAX], block[SW_NAME_MAX];
+	char chain[SW_NAME_MAX], sub[SW_NAME_MAX], block[SW_NAME_MAX], id[SW_NAME_MAX];
+	char text[256];
 
 	snprintf(chain, sizeof(chain), "sbx_%s", x->name);
+	snprintf(sub, sizeof(sub), "sbx_%s_budget", x->name);
 	snprintf(block, sizeof(block), "block_budget_%s", x->name);
+	snprintf(id, sizeof(id), "sbx-%s-budget", x->name);
+	snprintf(text, sizeof(text), "ct state new jump %s", sub);
+	RULE(m, b, chain, id, text, {
+		e_ct_new(b);
+		e_verdict(b, NFT_JUMP, sub);
+	});
+	/* chain sbx_<name>_budget { } */
+	if (!sw_model_add_chain(m, sub))
+		return -ENOSPC;
 	for (int v6 = 0; v6 < 2; v6++) {
-		char set[SW_NAME_MAX], id[SW_NAME_MAX], text[256];
+		char set[SW_NAME_MAX];
 
 		snprintf(set, sizeof(set), "sbx_%s_budget%c", x->name, v6 ? '6' : '4');
 		snprintf(id, sizeof(id), "sbx-%s-budget%c", x->name, v6 ? '6' : '4');
-		snprintf(text, sizeof(text), "ct state new update @%s { %s saddr limit rate over "
-			 "%u/%s burst %u packets } goto %s", set, v6 ? "ip6" : "ip", x->budget, u,
-			 x->budget, block);
-		RULE(m, b, chain, id, text, {
+		snprintf(text, sizeof(text), "update @%s { %s saddr limit rate %u/%s burst %u "
+			 "packets } return", set, v6 ? "ip6" : "ip", x->budget, u, x->budget);
+		RULE(m, b, sub, id, text, {
 			e_budget(b, x, set, v6);
-			e_verdict(b, NFT_GOTO, block);
+			e_verdict(b, NFT_RETURN, NULL);
 		});
 	}
+	/* goto block_budget_<name>: over budget, set full or update failed */
+	snprintf(id, sizeof(id), "sbx-%s-budget-drop", x->name);
+	snprintf(text, sizeof(text), "goto %s", block);
+	RULE(m, b, sub, id, text, e_verdict(b, NFT_GOTO, block));
 	return 0;
 }
 

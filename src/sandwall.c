@@ -24,6 +24,7 @@
 #include "nl.h"
 #include "observe.h"
 #include "netdev.h"
+#include "bindtable.h"
 #include "reconcile.h"
 #include "resolver.h"
 #include "rawcap.h"
@@ -357,6 +358,12 @@ static int cmd_remove(struct sw_nl *nl, const struct sw_config *cfg)
 	}
 	if (!absent)
 		printf("removed table netdev %s\n", table);
+	if ((rc = sw_bindtable_remove(nl, table, &absent, err, sizeof(err)))) {
+		table_err(cfg, rc, err, "");
+		return EXIT_ERR;
+	}
+	if (!absent)
+		printf("removed table bridge %s\n", table);
 	return 0;
 }
 
@@ -692,6 +699,36 @@ static void print_netdev(const struct sw_config *cfg, const struct sw_model *nd,
 	}
 }
 
+/* status (text): table bridge <name>, the ports' bindings, when a sandbox
+ * keys on a source or a table of ours is left */
+static void print_bindtable(struct sw_nl *nl, const struct sw_config *cfg)
+{
+	struct sw_model *bt = calloc(1, sizeof(*bt));
+	const struct sw_set *s4, *s6;
+	int rc = bt ? sw_observe_family(nl, NFPROTO_BRIDGE, cfg->table, bt) : -ENOMEM, i;
+
+	if (rc) {
+		if (sw_portbind_wanted(cfg))
+			printf("table bridge %s: cannot read it: %s\n", cfg->table, strerror(-rc));
+		free(bt);
+		return;
+	}
+	if (bt->has_table || sw_portbind_wanted(cfg)) {
+		s4 = sw_model_find_set(bt, "bind4");
+		s6 = sw_model_find_set(bt, "bind6");
+		printf("table bridge %s: %s, %zu IPv4 and %zu IPv6 port bindings%s\n", cfg->table,
+		       bt->has_table ? "present" : "ABSENT", s4 ? s4->n_elems : 0,
+		       s6 ? s6->n_elems : 0,
+		       sw_portbind_wanted(cfg) ? "" : " (no sandbox keys on a source: a leftover)");
+		if ((i = sw_model_find_counter(bt, SW_BT_COUNTER)) >= 0)
+			printf("%-14s %-8s %12llu %14llu\n", "bridge:" SW_BT_COUNTER, "yes",
+			       (unsigned long long)bt->counter_pkts[i],
+			       (unsigned long long)bt->counter_bytes[i]);
+	}
+	sw_model_free(bt);
+	free(bt);
+}
+
 /* status --json: one document through the writer. reply: the daemon's
  * answer to "status" (NULL: no daemon); keys: the fields taken from it.
  * 1 when packet sockets are not held (rawcap.h), else 0. */
@@ -826,6 +863,7 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 			       (unsigned long long)pk, (unsigned long long)by);
 		}
 		print_netdev(cfg, nd, nd_err);
+		print_bindtable(nl, cfg);
 	}
 	rc = have.has_table ? 0 : EXIT_DRIFT;
 	/* guarded host-side processes with CAP_NET_RAW: not held (rawcap.h) */
@@ -942,6 +980,30 @@ static int netdev_apply(struct run *x)
 	return 0;
 }
 
+/* table bridge <name>, each bridge port bound to its own addresses
+ * (bindtable.h), after table inet <name> */
+static int bindtable_apply(struct run *x)
+{
+	char err[SW_ERRLEN];
+	struct sw_diff d;
+	bool repaired = false;
+	size_t n = 0;
+	int rc = sw_bindtable_reconcile(x->nl, x->cfg, x->host, x->o->force, &d, &repaired, &n,
+					err, sizeof(err));
+
+	sw_diff_free(&d);
+	if (rc) {
+		table_err(x->cfg, rc, err, "");
+		return EXIT_ERR;
+	}
+	if (sw_portbind_wanted(x->cfg))
+		printf("%s table bridge %s: %zu bridge port(s) bound to their addresses\n",
+		       repaired ? "applied" : "in place:", x->cfg->table, n);
+	else if (repaired)
+		printf("removed table bridge %s (no sandbox keys on a source)\n", x->cfg->table);
+	return 0;
+}
+
 /* Without sandwalld, apply resolves the allowlists' hostnames once
  * (waiting SW_APPLY_DNS_MS at most) so that they work at once; their
  * elements then time out with their clamped TTL, as nobody refreshes them
@@ -976,7 +1038,9 @@ static int run_apply(struct run *x)
 			rc = EXIT_ERR;
 	}
 	sw_resolver_free(&r);
-	return rc ? rc : netdev_apply(x);
+	if (!rc)
+		rc = netdev_apply(x);
+	return rc ? rc : bindtable_apply(x);
 }
 
 static int run_check(struct run *x)
@@ -1002,12 +1066,43 @@ static int run_check(struct run *x)
 		printf("table netdev %s matches the config\n", x->cfg->table);
 	}
 	sw_diff_free(&d);
+	if ((rc2 = sw_bindtable_check(x->nl, x->cfg, x->host, &d, err, sizeof(err)))) {
+		table_err(x->cfg, rc2, err, "");
+		return EXIT_ERR;
+	}
+	if (d.n) {
+		FILE *f = x->o->json ? stderr : stdout;
+
+		fprintf(f, "drift in table bridge %s (%zu differences):\n", x->cfg->table, d.n);
+		sw_diff_print(&d, f);
+		rc = EXIT_DRIFT;
+	} else if (sw_portbind_wanted(x->cfg) && !x->o->json) {
+		printf("table bridge %s matches the config\n", x->cfg->table);
+	}
+	sw_diff_free(&d);
 	return rc;
 }
 
 static int run_export(struct run *x)
 {
-	return sw_export(x->want, stdout) || fflush(stdout) ? EXIT_ERR : 0;
+	char err[SW_ERRLEN];
+	struct sw_model bt;
+	int rc;
+
+	if (sw_export(x->want, stdout))
+		return EXIT_ERR;
+	/* table bridge <name> after it, when a sandbox keys on a source */
+	if (sw_portbind_wanted(x->cfg)) {
+		if ((rc = sw_bindtable_want(x->cfg, x->host, &bt, err, sizeof(err)))) {
+			table_err(x->cfg, rc, err, "");
+			return EXIT_ERR;
+		}
+		rc = sw_export(&bt, stdout);
+		sw_model_free(&bt);
+		if (rc)
+			return EXIT_ERR;
+	}
+	return fflush(stdout) ? EXIT_ERR : 0;
 }
 
 static int run_remove(struct run *x)

@@ -50,6 +50,10 @@
 #       UDP datagrams to broadcast/multicast (or any) addresses from one socket
 #       per family (SO_BROADCAST; ff02::/16 goes out IF); prints one line per
 #       answer: "answer from=ADDR data=..." and "answers=N" at the end.
+#   attack.py spray --iface IF --dmac MAC --net A.B.0.0/16 --dst ADDR --dport N --n COUNT [--skip A,B]
+#       COUNT UDP datagrams as raw frames, each from another forged source in
+#       the IPv4 network (the forged sources a budget's per-source set fills
+#       with), sources in --skip left out; "sent=N".
 #   attack.py flood --dst ADDR --port P --stop FILE [--max S]
 #       UDP datagrams to ADDR:P (a few thousand a second) until FILE exists; "sent=N".
 #
@@ -461,6 +465,28 @@ def bcast(args):
     return 0
 
 
+# ------------------------------------------------------------------ spray
+def spray(args):
+    o, _ = opts(args, ("iface", "dmac", "net", "dst", "dport", "n", "skip"))
+    fr = Frames(o["iface"], o["dmac"])
+    base, bits = o["net"].split("/")
+    b = struct.unpack("!I", socket.inet_aton(base))[0]
+    host = (1 << (32 - int(bits))) - 1
+    b &= ~host & 0xffffffff
+    skip = set(o.get("skip", "").split(",")) - {""}
+    dst, dport, n = o["dst"], int(o["dport"]), int(o["n"])
+    sent, i = 0, 0
+    while sent < n and i < host:
+        i += 1
+        src = socket.inet_ntoa(struct.pack("!I", b | i))
+        if src in skip:
+            continue
+        fr.send(ip_packet(src, dst, 17, l4_udp(src, dst, 40000 + (i % 20000), dport, b"spray")))
+        sent += 1
+    print("sent=%d" % sent)
+    return 0
+
+
 # ------------------------------------------------------------------ flood
 def flood(args):
     o, _ = opts(args, ("dst", "port", "stop", "max"))
@@ -706,6 +732,7 @@ def pkttcp(args):
 
 
 MODES = {"prime": prime, "nd": nd, "ra": ra, "rawudp": rawudp, "garp": garp, "bcast": bcast, "flood": flood,
+         "spray": spray,
          "count": count, "echo": echo, "pkttcp": pkttcp}
 
 

@@ -318,6 +318,7 @@ reset_state() {
 	nsx "$H" nft delete table inet sandwall 2>/dev/null
 	nsx "$H" nft delete table netdev sandwall 2>/dev/null
 	nsx "$H" nft delete table inet swother 2>/dev/null
+	nsx "$H" nft delete table bridge sandwall 2>/dev/null
 	nsx "$H" nft flush chain ip testnat prerouting 2>/dev/null
 	printf 'nameserver 169.254.169.253\n' >"/etc/netns/$H/resolv.conf"
 	return 0

@@ -30,8 +30,13 @@
 #define FR_EVQ    32
 #define FR_PORTID 4242          /* sw_nl_open_ops' portid */
 
-struct fr_link { int ifindex; char name[16]; const char *kind; bool up; int master; };
-struct fr_addr { int ifindex; int family; uint8_t addr[16]; uint8_t plen; };
+/* peer_nsid > 0: a veth whose peer is ifindex peer_ifindex in namespace
+ * id peer_nsid - 1 (IFLA_LINK_NETNSID, IFLA_LINK) */
+struct fr_link { int ifindex; char name[16]; const char *kind; bool up; int master;
+		 int peer_nsid; int peer_ifindex; };
+/* nsid > 0: the address lives in namespace id nsid - 1 (answered only to a
+ * dump with IFA_TARGET_NETNSID, portbind.h); 0: this namespace */
+struct fr_addr { int ifindex; int family; uint8_t addr[16]; uint8_t plen; int nsid; };
 struct fr_route { int family; uint8_t dst[16]; uint8_t dst_len; int oif; uint8_t gw[16]; bool has_gw; };
 
 struct fr {
@@ -47,6 +52,7 @@ struct fr {
 	size_t answer_len, answer_off, split;
 	bool answer_ready;
 	size_t n_dumps;
+	size_t n_target_dumps;          /* of them, RTM_GETADDR with IFA_TARGET_NETNSID */
 	unsigned intr_dumps;            /* the next N dumps are interrupted */
 	/* event datagrams for the subscriber; len 0 = ENOBUFS */
 	uint8_t *ev[FR_EVQ];
@@ -90,6 +96,10 @@ static inline size_t fr_put_link(uint8_t *at, uint16_t type, uint16_t flags, uin
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, l->name);
 	if (l->master)
 		mnl_attr_put_u32(nlh, IFLA_MASTER, (uint32_t)l->master);
+	if (l->peer_nsid) {
+		mnl_attr_put_u32(nlh, IFLA_LINK_NETNSID, (uint32_t)(l->peer_nsid - 1));
+		mnl_attr_put_u32(nlh, IFLA_LINK, (uint32_t)l->peer_ifindex);
+	}
 	if (l->kind) {
 		struct nlattr *li = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
 
@@ -297,11 +307,26 @@ static inline ssize_t fr_dump_send(void *ctx, const void *buf, size_t len)
 			off += fr_put_link(k->answer + off, RTM_NEWLINK, NLM_F_MULTI, req->nlmsg_seq,
 					   &k->links[i]);
 		break;
-	case RTM_GETADDR:
+	case RTM_GETADDR: {
+		/* IFA_TARGET_NETNSID: another namespace's addresses (the kernel
+		 * honours it only with NETLINK_GET_STRICT_CHK, which also makes
+		 * ifa_index a filter) */
+		const struct ifaddrmsg *ifa = mnl_nlmsg_get_payload(req);
+		const struct nlattr *at;
+		int want = 0;
+
+		mnl_attr_for_each(at, req, sizeof(*ifa))
+			if (mnl_attr_get_type(at) == IFA_TARGET_NETNSID)
+				want = (int)mnl_attr_get_u32(at) + 1;
+		k->n_target_dumps += want != 0;
 		for (size_t i = 0; i < k->n_addrs; i++)
-			off += fr_put_addr(k->answer + off, RTM_NEWADDR, NLM_F_MULTI, req->nlmsg_seq,
-					   &k->addrs[i]);
+			if (k->addrs[i].nsid == want &&
+			    (!family || k->addrs[i].family == family) &&
+			    (!want || !ifa->ifa_index || k->addrs[i].ifindex == (int)ifa->ifa_index))
+				off += fr_put_addr(k->answer + off, RTM_NEWADDR, NLM_F_MULTI,
+						   req->nlmsg_seq, &k->addrs[i]);
 		break;
+	}
 	case RTM_GETROUTE:
 		for (size_t i = 0; i < k->n_routes; i++)
 			if (k->routes[i].family == family)

@@ -488,17 +488,17 @@ struct fast_case {
 static void test_fast_path_matches_full(void **state)
 {
 	static const struct fast_case cases[] = {
-		{ CONF, { 9, "br-new", "bridge", true, 0 }, true },
-		{ CONF, { 9, "docker0x", "veth", true, 0 }, false },
+		{ CONF, { 9, "br-new", "bridge", true, 0, 0, 0 }, true },
+		{ CONF, { 9, "docker0x", "veth", true, 0, 0, 0 }, false },
 		/* guarded by a pattern already: its exact name into guard_links */
-		{ "[guard]\ninterfaces = br-*\n", { 9, "br-new", "bridge", true, 0 }, true },
-		{ "[guard]\ninterfaces = auto\n", { 9, "mybr", "bridge", true, 0 }, true },
+		{ "[guard]\ninterfaces = br-*\n", { 9, "br-new", "bridge", true, 0, 0, 0 }, true },
+		{ "[guard]\ninterfaces = auto\n", { 9, "mybr", "bridge", true, 0, 0, 0 }, true },
 		/* a tun named like a tap: guarded by the runtime name tap*, so
 		 * its exact name goes into guard_links too */
-		{ "[guard]\ninterfaces = auto\n", { 9, "tap7", "tun", true, 0 }, true },
+		{ "[guard]\ninterfaces = auto\n", { 9, "tap7", "tun", true, 0, 0, 0 }, true },
 		{ "[guard]\ninterfaces = eth9 docker0\nall_bridges = yes\n"
 		  "[sandbox web]\ninterfaces = br-web*\negress = none\n",
-		  { 9, "br-web1", "bridge", true, 0 }, true },
+		  { 9, "br-web1", "bridge", true, 0, 0, 0 }, true },
 	};
 	struct ht *t = *state;
 

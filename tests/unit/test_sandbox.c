@@ -90,6 +90,14 @@ static void test_refusals(void **state)
 	parse_bad("[sandbox a]\ninterfaces = x\nbudget = 5/day\n", "bad value '5/day'");
 	parse_bad("[sandbox a]\ninterfaces = x\nbudget = 1000001/second\n", "bad value");
 	parse_bad("[sandbox a]\ninterfaces = x\nbudget = -5/second\n", "bad value");
+	parse_bad("[sandbox a]\ninterfaces = x\nbudget = 5/second\nbudget_sources = 15\n",
+		  "t.conf:4: bad value '15' for [sandbox a] budget_sources");
+	parse_bad("[sandbox a]\ninterfaces = x\nbudget = 5/second\nbudget_sources = 2000000\n",
+		  "bad value '2000000'");
+	parse_bad("[sandbox a]\ninterfaces = x\nbudget = 5/second\nbudget_sources = 1e3\n",
+		  "bad value '1e3'");
+	parse_bad("[sandbox a]\ninterfaces = x\nbudget_sources = 100\n",
+		  "t.conf:1: [sandbox a] sets budget_sources but no budget");
 }
 
 static const struct sw_rule *rule(const struct sw_model *m, const char *tag)
@@ -218,22 +226,52 @@ static void test_budget(void **state)
 	assert_int_equal(s->size, 65535);
 	assert_int_equal(s->n_elems, 0);
 	assert_non_null(sw_model_find_set(&m, "sbx_a_budget6"));
+	sw_model_free(&m);
+	/* budget_sources sizes both sets */
+	tk_build("[sandbox a]\ninterfaces = docker0\nbudget = 30/minute\nbudget_sources = 256\n", &m);
+	assert_int_equal(sw_model_find_set(&m, "sbx_a_budget4")->size, 256);
+	assert_int_equal(sw_model_find_set(&m, "sbx_a_budget6")->size, 256);
+	sw_model_free(&m);
+	tk_build("[sandbox a]\ninterfaces = docker0\nbudget = 30/minute\n", &m);
+	/* the policy jumps to the budget's own chain on a new flow ... */
+	assert_string_equal(text_of(&m, "sandwall:sbx-a-budget", false),
+			    "ct state new jump sbx_a_budget comment \"sandwall:sbx-a-budget\"");
+	assert_non_null(sw_model_find_chain(&m, "sbx_a_budget"));
+	/* ... where only a successful, in-budget update returns */
 	assert_string_equal(text_of(&m, "sandwall:sbx-a-budget4", false),
-			    "ct state new update @sbx_a_budget4 { ip saddr limit rate over 30/minute "
-			    "burst 30 packets } goto block_budget_a comment \"sandwall:sbx-a-budget4\"");
+			    "update @sbx_a_budget4 { ip saddr limit rate 30/minute "
+			    "burst 30 packets } return comment \"sandwall:sbx-a-budget4\"");
 	assert_string_equal(text_of(&m, "sandwall:sbx-a-budget4", true),
-			    "[ ct load state => reg 1 ] [ bitwise reg 1 = ( reg 1 & 0x00000008 ) ^ 0x00000000 ] "
-			    "[ cmp neq reg 1 0x00000000 ] [ meta load nfproto => reg 1 ] "
+			    "[ meta load nfproto => reg 1 ] "
 			    "[ cmp eq reg 1 0x00000002 ] [ payload load 4b @ network header + 12 => reg 1 ] "
 			    "[ dynset update reg_key 1 set sbx_a_budget4 timeout 0ms expr "
-			    "[ limit rate 30/minute burst 30 type packets flags 0x1 ] ] "
-			    "[ immediate reg 0 goto -> block_budget_a ]");
+			    "[ limit rate 30/minute burst 30 type packets flags 0x0 ] ] "
+			    "[ immediate reg 0 return ]");
+	assert_string_equal(text_of(&m, "sandwall:sbx-a-budget6", false),
+			    "update @sbx_a_budget6 { ip6 saddr limit rate 30/minute "
+			    "burst 30 packets } return comment \"sandwall:sbx-a-budget6\"");
+	/* and everything else (over budget, set full, update failed) drops */
+	assert_string_equal(text_of(&m, "sandwall:sbx-a-budget-drop", false),
+			    "goto block_budget_a comment \"sandwall:sbx-a-budget-drop\"");
+	{
+		/* in that order: the drop is the chain's last rule */
+		const char *seen[3] = { 0 };
+		size_t k = 0;
+
+		for (size_t i = 0; i < m.n_rules; i++)
+			if (!strcmp(m.rules[i].chain, "sbx_a_budget") && k < 3)
+				seen[k++] = m.rules[i].tag;
+		assert_int_equal(k, 3);
+		assert_string_equal(seen[0], "sandwall:sbx-a-budget4");
+		assert_string_equal(seen[1], "sandwall:sbx-a-budget6");
+		assert_string_equal(seen[2], "sandwall:sbx-a-budget-drop");
+	}
 	assert_true(sw_model_find_counter(&m, "budget_a") >= 0);
 	assert_non_null(sw_model_find_chain(&m, "block_budget_a"));
 	/* the budget comes first in the policy: it counts every new flow */
 	for (size_t i = 0; i < m.n_rules; i++)
 		if (!strcmp(m.rules[i].chain, "sbx_a")) {
-			assert_string_equal(m.rules[i].tag, "sandwall:sbx-a-budget4");
+			assert_string_equal(m.rules[i].tag, "sandwall:sbx-a-budget");
 			break;
 		}
 	sw_model_free(&m);
