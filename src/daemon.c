@@ -7,6 +7,7 @@
  * table by another process is diffed and repaired in one batch, read back,
  * and reported with the pid and name the kernel gives in NEWGEN. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <signal.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <linux/netfilter/nf_tables.h>
@@ -26,6 +28,7 @@
 #include "gate.h"
 #include "hostfast.h"
 #include "journal.h"
+#include "lock.h"
 #include "log.h"
 #include "metrics.h"
 #include "notify.h"
@@ -58,6 +61,7 @@ enum slot {
 	SLOT_DNS,               /* the resolver's UDP sockets: answers */
 	SLOT_DNS_TIMER,         /* the resolver's next round, timeout or expiry */
 	SLOT_FORGET,            /* the conntrack walk's worker is done (forget.h) */
+	SLOT_LOCK,              /* the instance lock: a second daemon asks who holds it */
 };
 
 static int64_t now_us(void)
@@ -1042,18 +1046,141 @@ static int reload(struct sw_daemon *d, char *msg, size_t len)
 	return rc;
 }
 
+/* Does the request change something (remove, reload)? Those are
+ * "accepted" when they start and answered when done. */
+static bool control_mutates(const char *verb)
+{
+	return !strcmp(verb, "reload") || !strcmp(verb, "remove");
+}
+
+/* The descriptor limit: accept needs one more descriptor, and a listener
+ * left readable would wake the loop forever (level-triggered). The spare
+ * descriptor is given up to make room (control_spare), the client served
+ * in its place and the spare taken again; when even that fails, the
+ * listeners sleep for SW_CTL_BACKOFF_MS instead of spinning. */
+#define SW_CTL_BACKOFF_MS 200
+static bool control_spare(struct sw_daemon *d, int lfd, int err)
+{
+	if (!d->fd_starved)
+		sw_warn("cannot accept a client on %s: %s; serving it with the reserve descriptor",
+			lfd == d->ctlfd ? d->control_path : "the instance lock", strerror(-err));
+	d->fd_starved = true;
+	if (d->spare_fd < 0)
+		return false;
+	close(d->spare_fd);
+	d->spare_fd = -1;
+	return true;
+}
+
+static void control_backoff(struct sw_daemon *d)
+{
+	if (d->spare_fd < 0)
+		d->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (d->ctl_sleeping)
+		return;
+	sw_warn("no descriptor for a client, not even the reserve: the control socket "
+		"sleeps for %d ms", SW_CTL_BACKOFF_MS);
+	epoll_ctl(d->epfd, EPOLL_CTL_DEL, d->ctlfd, NULL);
+	if (d->lockfd >= 0)
+		epoll_ctl(d->epfd, EPOLL_CTL_DEL, d->lockfd, NULL);
+	d->ctl_sleeping = true;
+	d->ctl_wake_us = now_us() + SW_CTL_BACKOFF_MS * 1000;
+}
+
+/* The listeners back after SW_CTL_BACKOFF_MS (the loop's timeout). */
+static void control_wake(struct sw_daemon *d)
+{
+	if (!d->ctl_sleeping || now_us() < d->ctl_wake_us)
+		return;
+	d->ctl_sleeping = false;
+	if (d->ctlfd >= 0)
+		epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->ctlfd,
+			  &(struct epoll_event){ .events = EPOLLIN, .data.u32 = SLOT_CONTROL });
+	if (d->lockfd >= 0)
+		epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->lockfd,
+			  &(struct epoll_event){ .events = EPOLLIN, .data.u32 = SLOT_LOCK });
+	if (d->spare_fd < 0)
+		d->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+/* The sooner of two epoll timeouts (-1: none). */
+static int min_timeout(int a, int b)
+{
+	return a < 0 ? b : b < 0 || a < b ? a : b;
+}
+
+static int ctl_timeout(const struct sw_daemon *d)
+{
+	int64_t left;
+
+	if (!d->ctl_sleeping)
+		return -1;
+	left = d->ctl_wake_us - now_us();
+	return left <= 0 ? 0 : (int)((left + 999) / 1000);
+}
+
+/* Someone asked the instance lock who holds it (lock.h): it read our pid
+ * from the connection; nothing to say. */
+static void handle_lock(struct sw_daemon *d)
+{
+	int cfd = accept4(d->lockfd, NULL, NULL, SOCK_CLOEXEC);
+
+	if (cfd < 0 && (errno == EMFILE || errno == ENFILE) &&
+	    control_spare(d, d->lockfd, -errno))
+		cfd = accept4(d->lockfd, NULL, NULL, SOCK_CLOEXEC);
+	if (cfd >= 0)
+		close(cfd);
+	else if (errno == EMFILE || errno == ENFILE)
+		control_backoff(d);
+	if (d->spare_fd < 0)
+		d->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+static void control_serve(struct sw_daemon *d, int cfd, const struct sw_control_req *r);
+
 static void handle_control(struct sw_daemon *d)
 {
-	char req[SW_CONTROL_REQMAX], rep[SW_CONTROL_REPMAX], msg[SW_ERRLEN];
-	int cfd = sw_control_accept(d->ctlfd, req, sizeof(req));
+	struct sw_control_req req;
+	int cfd = sw_control_accept(d->ctlfd, &req);
+	bool spare = false;
+
+	if ((cfd == -EMFILE || cfd == -ENFILE) && (spare = control_spare(d, d->ctlfd, cfd)))
+		cfd = sw_control_accept(d->ctlfd, &req);
+	if (cfd == -EMFILE || cfd == -ENFILE)
+		control_backoff(d);
+	if (cfd >= 0 && !spare && d->fd_starved) {
+		sw_info("control socket: accepting clients again");
+		d->fd_starved = false;
+	}
+	if (cfd >= 0)
+		control_serve(d, cfd, &req);
+	/* the reserve again, once the client's descriptor is closed */
+	if (d->spare_fd < 0)
+		d->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+static void control_serve(struct sw_daemon *d, int cfd, const struct sw_control_req *r)
+{
+	char rep[SW_CONTROL_REPMAX], msg[SW_ERRLEN];
+	struct sw_control_req req = *r;
 	int rc;
 
-	if (cfd < 0)
+	/* a client that gave up (its deadline passed, it hung up) is gone:
+	 * what it asked for is not done behind its back */
+	if ((rc = sw_control_live(cfd, &req, sw_control_now_ms()))) {
+		sw_alert(&d->alert, LOG_WARNING, "event=control-expired request=%s reason=%s "
+			 "action=not-executed", req.verb, rc == -ETIME ? "deadline" : "client-gone");
+		snprintf(rep, sizeof(rep), "error\nmessage=request expired before it ran; nothing "
+			 "was done\n");
+		sw_control_reply(cfd, rep);
 		return;
-	if (!strcmp(req, "reload")) {
+	}
+	if (control_mutates(req.verb))
+		sw_control_accepted(cfd, &req);
+	if (!strcmp(req.verb, "reload")) {
 		rc = reload(d, msg, sizeof(msg));
 		snprintf(rep, sizeof(rep), "%s\nmessage=%s\n", rc ? "error" : "ok", msg);
-	} else if (!strcmp(req, "remove")) {
+	} else if (!strcmp(req.verb, "remove")) {
 		char err[SW_ERRLEN];
 		bool absent;
 
@@ -1067,7 +1194,7 @@ static void handle_control(struct sw_daemon *d)
 		}
 		snprintf(rep, sizeof(rep), "%s\nmessage=%s\n", rc ? "error" : "ok",
 			 rc ? err : "table removed; sandwalld paused until reload or restart");
-	} else if (!strcmp(req, "status")) {
+	} else if (!strcmp(req.verb, "status")) {
 		snprintf(rep, sizeof(rep),
 			 "ok\npid=%d\nuptime=%lld\nmode=%s\npaused=%s\nconfig=%s\ndrifts=%llu\n"
 			 "repairs=%llu\nrepair_failures=%llu\nresyncs=%llu\nupdates=%llu\nenobufs=%u\n"
@@ -1084,9 +1211,50 @@ static void handle_control(struct sw_daemon *d)
 			 (long long)d->resolver.last_push_us,
 			 d->last_drift[0] ? d->last_drift : "none", (long long)d->last_drift_at);
 	} else {
-		snprintf(rep, sizeof(rep), "error\nmessage=unknown request '%.32s'\n", req);
+		snprintf(rep, sizeof(rep), "error\nmessage=unknown request '%.32s'\n", req.verb);
 	}
-	sw_control_reply(cfd, rep);
+	if (sw_control_reply(cfd, rep) && control_mutates(req.verb))
+		sw_warn("the client of '%s' left before the answer; the request was done: %s",
+			req.verb, rc ? "it failed" : "it succeeded");
+}
+
+/* The instance locks (lock.h): the table's in this network namespace,
+ * then the control socket's. -EEXIST: another daemon has one (named). */
+static const char *pid_str(pid_t pid, char *buf, size_t len)
+{
+	if (pid > 0)
+		snprintf(buf, len, "%d", (int)pid);
+	else
+		snprintf(buf, len, "unknown");
+	return buf;
+}
+
+static int take_locks(struct sw_daemon *d)
+{
+	char who[16];
+	pid_t pid;
+
+	d->lockfd = sw_lock_table(d->cfg.table, &pid);
+	if (d->lockfd == -EEXIST) {
+		sw_err("another sandwalld (pid %s) already guards table inet %s in this network "
+		       "namespace; exiting", pid_str(pid, who, sizeof(who)), d->cfg.table);
+		return -EEXIST;
+	}
+	if (d->lockfd < 0) {
+		sw_err("cannot take the lock of table inet %s: %s", d->cfg.table,
+		       strerror(-d->lockfd));
+		return d->lockfd;
+	}
+	d->ctl_lockfd = sw_lock_control(d->control_path, &pid);
+	if (d->ctl_lockfd == -EEXIST) {
+		sw_err("another sandwalld (pid %s) already serves the control socket %s; exiting",
+		       pid_str(pid, who, sizeof(who)), d->control_path);
+		return -EEXIST;
+	}
+	if (d->ctl_lockfd < 0)
+		sw_warn("cannot lock the control socket %s: %s (no control socket)",
+			d->control_path, strerror(-d->ctl_lockfd));
+	return 0;
 }
 
 static int setup(struct sw_daemon *d)
@@ -1096,9 +1264,9 @@ static int setup(struct sw_daemon *d)
 	uint64_t wd;
 	int rc;
 
-	d->epfd = d->sigfd = d->tfd = d->wdfd = d->ctlfd = -1;
 	d->cgw.fd = -1;
 	d->epfd = d->sigfd = d->tfd = d->wdfd = d->ctlfd = d->dnsfd = -1;
+	d->lockfd = d->ctl_lockfd = d->spare_fd = -1;
 	d->resolver.fd[0] = d->resolver.fd[1] = -1;
 	d->started = time(NULL);
 	rc = sw_config_load(d->config_path, &d->cfg, err, sizeof(err));
@@ -1106,6 +1274,12 @@ static int setup(struct sw_daemon *d)
 		sw_err("%s", err);
 		return rc;
 	}
+	/* one daemon per table and per control socket, before anything else */
+	if ((rc = take_locks(d)))
+		return rc;
+	/* the reserve for accept at the descriptor limit (control_backoff):
+	 * early, so that at a low limit the operator's way in comes first */
+	d->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	sw_alert_init(&d->alert, ALERTS_PER_SEC, "events");
 	sw_alert_init(&d->alert_blocked, ALERTS_PER_SEC, "blocked");
 	if (d->cfg.journal_path[0] && (rc = sw_journal_open(&d->journal, d->cfg.journal_path)))
@@ -1149,7 +1323,7 @@ static int setup(struct sw_daemon *d)
 		sw_err("cannot set up the event loop: %s", strerror(errno));
 		return rc;
 	}
-	d->ctlfd = sw_control_listen(d->control_path);
+	d->ctlfd = d->ctl_lockfd >= 0 ? sw_control_listen(d->control_path) : -ENOLCK;
 	if (d->ctlfd < 0)
 		sw_warn("no control socket at %s: %s (the CLI cannot reach the daemon)",
 			d->control_path, strerror(-d->ctlfd));
@@ -1175,6 +1349,7 @@ static int setup(struct sw_daemon *d)
 		{ sw_events_nft_fd(&d->ev), SLOT_NFT }, { sw_events_rt_fd(&d->ev), SLOT_RT },
 		{ d->sigfd, SLOT_SIGNAL }, { d->tfd, SLOT_RESYNC }, { d->wdfd, SLOT_WATCHDOG },
 		{ d->ctlfd, SLOT_CONTROL }, { sw_forget_fd(d->forget), SLOT_FORGET },
+		{ d->lockfd, SLOT_LOCK },
 	};
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		struct epoll_event e = { .events = EPOLLIN, .data.u32 = fds[i].id };
@@ -1190,13 +1365,19 @@ static int setup(struct sw_daemon *d)
 
 static void teardown(struct sw_daemon *d)
 {
-	int fds[] = { d->epfd, d->sigfd, d->tfd, d->wdfd, d->ctlfd, d->dnsfd };
+	int fds[] = { d->epfd, d->sigfd, d->tfd, d->wdfd, d->ctlfd, d->dnsfd, d->spare_fd };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
-	if (d->ctlfd >= 0)
+	/* only the owner of the control socket (its lock) unlinks it */
+	if (d->ctlfd >= 0 && d->ctl_lockfd >= 0)
 		unlink(d->control_path);
+	if (d->ctl_lockfd >= 0)
+		close(d->ctl_lockfd);
+	if (d->lockfd >= 0)
+		close(d->lockfd);
+	d->ctlfd = d->ctl_lockfd = d->lockfd = d->spare_fd = -1;
 	sw_events_close(&d->ev);
 	free(d->txn_rec);
 	d->txn_rec = NULL;
@@ -1264,7 +1445,7 @@ int sw_daemon_run(struct sw_daemon *d)
 	while (!d->stop) {
 		struct epoll_event evs[8];
 		/* the sooner of the two deadlines (-1: none) */
-		int tf = flush_timeout(d), th = loop_timeout(d);
+		int tf = flush_timeout(d), th = min_timeout(loop_timeout(d), ctl_timeout(d));
 		int n = epoll_wait(d->epfd, evs, 8, tf < 0 ? th : th < 0 || tf < th ? tf : th);
 
 		if (n < 0 && errno == EINTR)
@@ -1327,10 +1508,14 @@ int sw_daemon_run(struct sw_daemon *d)
 			case SLOT_FORGET:
 				forget_done(d);
 				break;
+			case SLOT_LOCK:
+				handle_lock(d);
+				break;
 			}
 		}
 		if (d->host_dirty && now_us() >= d->update_due_us)
 			host_delta_update(d);
+		control_wake(d);
 		sw_alert_flush(&d->alert);
 		sw_alert_flush(&d->alert_blocked);
 		attempts_flush(d, false);

@@ -187,10 +187,30 @@ static const char *reply_field(const char *reply, const char *key, char *buf, si
 	return buf;
 }
 
+/* The daemon's status, asked once per run (a daemon that does not answer
+ * costs SW_CONTROL_ANSWER_MS once, not once per question): 0 with its
+ * reply; -ENOENT/-ECONNREFUSED: none runs; -ETIMEDOUT: one is there but
+ * does not answer; -EPROTO: it answered "error". */
+static int daemon_status_rc(const struct opts *o, char *reply, size_t len)
+{
+	static char cached[SW_CONTROL_REPMAX];
+	static int rc = 1;              /* 1: not asked yet */
+
+	if (rc == 1) {
+		rc = sw_control_call(o->control, "status", cached, sizeof(cached));
+		if (!rc && strncmp(cached, "ok\n", 3))
+			rc = -EPROTO;
+		if (rc)
+			cached[0] = '\0';
+	}
+	snprintf(reply, len, "%s", cached);
+	return rc;
+}
+
 /* Does a daemon answer on the control socket? Its status in reply. */
 static bool daemon_status(const struct opts *o, char *reply, size_t len)
 {
-	return sw_control_call(o->control, "status", reply, len) == 0 && !strncmp(reply, "ok\n", 3);
+	return daemon_status_rc(o, reply, len) == 0;
 }
 
 static bool daemon_running(const struct opts *o)
@@ -198,6 +218,20 @@ static bool daemon_running(const struct opts *o)
 	char reply[SW_CONTROL_REPMAX];
 
 	return daemon_status(o, reply, sizeof(reply));
+}
+
+/* A daemon that is there (its socket accepts) but does not answer: the
+ * CLI stops there, exit 2, instead of acting behind its back. */
+static bool daemon_stuck(const struct opts *o)
+{
+	char reply[SW_CONTROL_REPMAX];
+	int rc = daemon_status_rc(o, reply, sizeof(reply));
+
+	if (rc != -ETIMEDOUT)
+		return false;
+	sw_err("sandwalld is not answering on %s (no reply within %d ms); nothing was done",
+	       o->control, SW_CONTROL_ANSWER_MS);
+	return true;
 }
 
 /* Does a daemon answer whose config is the file o->config names? (Not
@@ -220,6 +254,16 @@ static int via_daemon(const struct opts *o, const char *req, const char *table)
 	char reply[SW_CONTROL_REPMAX], msg[512], cfgpath[512];
 	int rc = sw_control_call(o->control, req, reply, sizeof(reply));
 
+	if (rc == -ETIMEDOUT) {
+		sw_err("sandwalld did not answer on %s within %d ms; the request expires "
+		       "unexecuted: nothing was done", o->control, SW_CONTROL_ANSWER_MS);
+		return EXIT_ERR;
+	}
+	if (rc == -EINPROGRESS) {
+		sw_err("sandwalld accepted '%s' but did not finish within %d s; it may still "
+		       "complete (see sandwall status)", req, SW_CONTROL_DONE_MS / 1000);
+		return EXIT_ERR;
+	}
 	if (rc) {
 		if (table)
 			sw_err("table inet %s is owned by a running process (sandwalld) and no "
@@ -769,10 +813,10 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 	bool json = o->json, daemon;
 	struct sw_host *host = calloc(1, sizeof(*host));
 	struct sw_model have, *nd;
-	int rc, host_err, nd_err;
+	int rc, host_err, nd_err, d_rc;
 
-	daemon = sw_control_call(o->control, "status", reply, sizeof(reply)) == 0 &&
-		 !strncmp(reply, "ok\n", 3);
+	d_rc = daemon_status_rc(o, reply, sizeof(reply));
+	daemon = d_rc == 0;
 	host_err = host ? sw_host_read_links_addrs_routes(host) : -ENOMEM;
 	if (host_err) {
 		free(host);
@@ -795,6 +839,11 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 		if (daemon)
 			for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++)
 				printf("daemon %-16s %s\n", keys[k], reply_field(reply, keys[k], v, sizeof(v)));
+		else if (d_rc == -ETIMEDOUT)
+			printf("daemon: not answering on %s (no reply within %d ms)\n", o->control,
+			       SW_CONTROL_ANSWER_MS);
+		else if (d_rc == -EPROTO)
+			printf("daemon: refused the request on %s\n", o->control);
 		else
 			printf("daemon: not running (no answer on %s)\n", o->control);
 		print_guard(cfg, host, host_err);
@@ -821,6 +870,13 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 		print_netdev(cfg, nd, nd_err);
 	}
 	rc = have.has_table ? 0 : EXIT_DRIFT;
+	/* a daemon that is there but does not answer is an error, not a
+	 * state to print past */
+	if (d_rc == -ETIMEDOUT || d_rc == -EPROTO) {
+		sw_err("sandwalld is %s on %s", d_rc == -EPROTO ? "refusing requests" :
+		       "not answering", o->control);
+		rc = EXIT_ERR;
+	}
 	netdev_status_free(nd);
 	sw_model_free(&have);
 	free(host);
@@ -1072,6 +1128,8 @@ int main(int argc, char **argv)
 	 * config, FILE:LINE in its reply): no second parse and build here,
 	 * and no nf_tables socket, whose close would wait for the kernel to
 	 * release what the daemon's commit replaced. */
+	if ((v->daemon_req || v->run == run_remove) && daemon_stuck(&o))
+		return EXIT_ERR;
 	if (v->daemon_req && daemon_same_config(&o))
 		return via_daemon(&o, v->daemon_req, NULL);
 	/* Everything is validated before the kernel is touched. */

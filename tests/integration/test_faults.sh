@@ -1,0 +1,200 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash disable=SC2086
+# Faults suite (issue 24): requests whose client gave up are never run, a
+# config that loses protection is not applied on reload, the descriptor
+# limit does not spin the daemon, one daemon per table and control socket.
+# Uses the daemon suite's helpers (test_daemon.sh: d_start, d_stop, d_run).
+
+register_test faults_01_stale_request "a SIGSTOPped daemon: remove and status give up within seconds (exit 2); after SIGCONT the table is still there, in sync, and the stale request is logged as not executed"
+register_test faults_03_emfile        "at the descriptor limit a client is answered or refused, the daemon's CPU stays low, a tamper is repaired"
+register_test faults_04_two_daemons   "a second sandwalld (watch, twin, owner+persist; same table or same control socket) exits 2 naming the first one's pid; the first keeps answering"
+
+# f_cpu_ticks PID: utime+stime of a process (clock ticks)
+f_cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }
+
+# f_raw SOCKET VERB DEADLINE_MS WAIT_S: a raw control client in the host ns:
+# sends VERB (with deadline=now+DEADLINE_MS unless 0), waits WAIT_S seconds
+# for an answer (all messages printed), then closes
+f_raw() {
+	nsx "$H" "$PY" - "$@" <<'PYEOF'
+import socket, sys, time, select
+path, verb, dl, wait = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(path)
+msg = verb if dl == 0 else "%s\ndeadline=%d\n" % (verb, int(time.time() * 1000) + dl)
+s.send(msg.encode())
+end = time.time() + wait
+while True:
+    left = end - time.time()
+    if left <= 0:
+        break
+    r, _, _ = select.select([s], [], [], left)
+    if not r:
+        break
+    m = s.recv(4096)
+    if not m:
+        break
+    sys.stdout.write(m.decode(errors="replace"))
+s.close()
+PYEOF
+}
+
+# ---------------------------------------------------------------- 1
+faults_01_stale_request() { d_run _faults_01; }
+_faults_01() {
+	local conf t0 dt n0 line
+	conf=$(mkconf stale)
+	d_start "$conf" || return 1
+	blocked "$C1" $D_META2
+	n0=$(d_log_lines)
+	kill -STOP "$D_PID"
+	D_UNDO+=("kill -CONT $D_PID")
+	t0=$(now_ms)
+	d_sw -c "$conf" remove
+	dt=$(($(now_ms) - t0))
+	if [ "$SW_RC" -eq 2 ] && [ "$dt" -lt 6000 ]; then ok "remove against a stopped daemon: exit 2 after $dt ms: $(head -c 160 "$SW_ERR")"
+	else bad "remove against a stopped daemon: exit $SW_RC after $dt ms (want 2 within 6 s)"; show "$SW_ERR"; fi
+	t0=$(now_ms)
+	d_sw -c "$conf" status
+	dt=$(($(now_ms) - t0))
+	if [ "$SW_RC" -eq 2 ] && grep -q 'not answering' "$SW_OUT" "$SW_ERR" && [ "$dt" -lt 6000 ]; then
+		ok "status against a stopped daemon: exit 2 after $dt ms, says 'not answering'"
+	else bad "status against a stopped daemon: exit $SW_RC after $dt ms"; show "$SW_OUT" 3; show "$SW_ERR"; fi
+	# the daemon's own check, without the CLI's probe in front: a remove
+	# whose deadline passed while the client still waits, and an old-style
+	# remove (no deadline) whose client hung up
+	f_raw "$D_CTL" "remove" 1000 4 >"$SWT_TMP/raw1.out" 2>&1 &
+	local raw1=$!
+	f_raw "$D_CTL" "remove" 0 0.3 >"$SWT_TMP/raw2.out" 2>&1
+	sleep 2
+	kill -CONT "$D_PID"
+	wait $raw1
+	if grep -q 'expired' "$SWT_TMP/raw1.out"; then ok "a remove past its deadline (client still connected) is answered: $(tr '\n' ' ' <"$SWT_TMP/raw1.out")"
+	else bad "a remove past its deadline: $(tr '\n' ' ' <"$SWT_TMP/raw1.out")"; fi
+	line=$(d_wait_log "$n0" 'event=control-expired request=remove reason=deadline' 3000)
+	if [ -n "$line" ]; then ok "logged, not run: $line"
+	else bad "no event=control-expired reason=deadline for the remove"; fi
+	line=$(d_wait_log "$n0" 'event=control-expired request=remove reason=client-gone' 3000)
+	if [ -n "$line" ]; then ok "logged, not run: $line"
+	else bad "no event=control-expired reason=client-gone for the old-style remove"; fi
+	sleep 0.5
+	if table_exists; then ok "the table is still there after SIGCONT"
+	else bad "the stale remove ran after SIGCONT: the table is gone"; fi
+	expect_sw 0 "in sync after SIGCONT" -c "$conf" check
+	d_status_is "$conf" daemon.paused no
+	blocked "$C1" $D_META2
+	# and a request that is not stale still works
+	d_sw -c "$conf" remove
+	if [ "$SW_RC" -eq 0 ] && ! table_exists; then ok "a fresh remove through the daemon works: $(head -n1 "$SW_OUT")"
+	else bad "fresh remove: exit $SW_RC"; show "$SW_ERR"; fi
+	return 0
+}
+
+# ---------------------------------------------------------------- 3
+# The daemon started at the lowest descriptor limit (ulimit -n) at which it
+# starts at all: every slot below the limit is taken, so accept has no
+# descriptor left (EMFILE) but the reserve, as under ulimit -n 16.
+faults_03_emfile() { d_run _faults_03; }
+_faults_03() {
+	local conf c0 c1 ticks hz t0 dt n0 line lim pid
+	conf=$(mkconf emfile daemon.owner=no)
+	for lim in $(seq 12 40); do
+		pid=$( (ip netns exec "$H" bash -c 'ulimit -n "$0" && exec "$@"' "$lim" "$SANDWALLD" \
+			-c "$conf" -f --control "$SWT_TMP/ctl.probe" >"$SWT_TMP/emfile.probe" 2>&1 &
+			echo $!) )
+		sleep 0.3
+		if ! _d_dead "$pid" && grep -q 'event=start' "$SWT_TMP/emfile.probe"; then
+			kill "$pid"; for _ in $(seq 1 50); do _d_dead "$pid" && break; sleep 0.05; done
+			break
+		fi
+		sleep 0.05
+	done
+	nsx "$H" nft delete table inet sandwall 2>/dev/null
+	info "the lowest descriptor limit at which sandwalld starts: $lim"
+	D_ULIMIT=$lim d_start "$conf" || return 1
+	info "descriptors open: $(ls "/proc/$D_PID/fd" | sort -n | tr '\n' ' ')"
+	hz=$(getconf CLK_TCK)
+	t0=$(now_ms)
+	d_sw -c "$conf" status
+	dt=$(($(now_ms) - t0))
+	if [ "$SW_RC" -eq 0 ] && grep -q "pid *$D_PID" "$SW_OUT"; then ok "status at the limit answered in $dt ms"
+	elif [ "$SW_RC" -eq 2 ] && grep -q 'out of file descriptors' "$SW_ERR" "$SW_OUT"; then ok "status at the limit refused in $dt ms: $(head -c 160 "$SW_ERR")"
+	else bad "status at the limit: exit $SW_RC after $dt ms"; show "$SW_OUT" 3; show "$SW_ERR"; fi
+	if grep -q 'cannot accept a client' "$D_LOG"; then ok "the daemon hit the limit: $(grep -m1 'cannot accept a client' "$D_LOG" | sed "s|$SWT_TMP/||")"
+	else bad "the daemon did not hit the descriptor limit (the test proves nothing)"; fi
+	# clients one after the other and a raw one left connected: the
+	# daemon must not spin on the readable listener
+	f_raw "$D_CTL" status 5000 4 >"$SWT_TMP/emfile.raw" 2>&1 &
+	local raw=$!
+	sleep 0.5
+	c0=$(f_cpu_ticks "$D_PID")
+	sleep 3
+	c1=$(f_cpu_ticks "$D_PID")
+	ticks=$((c1 - c0))
+	# 3 s at 100% would be 3 * CLK_TCK ticks; allow 10%
+	if [ "$ticks" -le $((hz * 3 / 10)) ]; then ok "daemon CPU over 3 s at the limit: $ticks ticks (CLK_TCK $hz)"
+	else bad "daemon CPU over 3 s at the limit: $ticks ticks of $((hz * 3)) (busy loop)"; fi
+	wait $raw
+	if grep -qE '^(ok|error)' "$SWT_TMP/emfile.raw"; then ok "the raw client was answered or refused: $(head -n2 "$SWT_TMP/emfile.raw" | tr '\n' ' ')"
+	else bad "the raw client got nothing: $(head -c 200 "$SWT_TMP/emfile.raw")"; fi
+	for _ in 1 2 3 4 5; do d_sw -c "$conf" status; done
+	if [ "$SW_RC" -eq 0 ]; then ok "five more clients in a row: served"
+	else bad "five more clients: the last got exit $SW_RC"; show "$SW_ERR"; fi
+	n0=$(d_log_lines)
+	hnft flush chain inet sandwall guard
+	line=$(d_wait_log "$n0" 'event=drift' 3000)
+	if [ -n "$line" ]; then ok "a tamper at the limit is repaired: $line"
+	else bad "no repair of a tamper at the limit"; fi
+	d_wait_sync "$conf" 3000 && ok "in sync again after $D_WAITED ms" || bad "not in sync 3 s after the tamper"
+	blocked "$C1" $D_META2
+	line=$(grep -c 'cannot accept a client' "$D_LOG")
+	if [ "$line" -le 2 ]; then ok "the shortage is logged once per episode ($line line(s))"
+	else bad "the shortage is logged $line times"; fi
+	return 0
+}
+
+# ---------------------------------------------------------------- 4
+# f_second CONF CTL: start a second sandwalld in the host ns, wait (5 s)
+# for it to exit; its exit code in F_RC, its log in F_LOG
+F_RC=0; F_LOG=""
+f_second() {
+	local conf=$1 ctl=$2 pid i
+	F_LOG="$SWT_TMP/second.$RANDOM.log"
+	ip netns exec "$H" "$SANDWALLD" -c "$conf" -f --control "$ctl" >"$F_LOG" 2>&1 &
+	pid=$!
+	for i in $(seq 1 100); do _d_dead "$pid" && break; sleep 0.05; done
+	if ! _d_dead "$pid"; then kill -KILL "$pid"; wait "$pid"; F_RC=999; return; fi
+	wait "$pid"; F_RC=$?
+}
+
+faults_04_two_daemons() { d_run _faults_04; }
+_faults_04() {
+	local mode owner conf other
+	for owner in no twin auto; do
+		case $owner in no) mode=watch ;; twin) mode=twin ;; auto) mode=owner+persist ;; esac
+		info "mode $mode"
+		conf=$(mkconf two-$owner daemon.owner=$owner)
+		d_start "$conf" || return 1
+		grep -q "mode=$mode" "$D_LOG" || bad "first daemon not in mode $mode"
+		# same table, its own control socket
+		f_second "$conf" "$SWT_TMP/ctl.second"
+		if [ "$F_RC" -eq 2 ] && grep -q "pid $D_PID" "$F_LOG"; then ok "$mode: a second daemon for the same table exits 2: $(grep -m1 'another' "$F_LOG")"
+		else bad "$mode: second daemon (same table): exit $F_RC"; show "$F_LOG" 5; fi
+		[ -e "$SWT_TMP/ctl.second" ] && bad "$mode: the refused daemon created its control socket"
+		# another table, the first one's control socket
+		other=$(mkconf two-other-$owner daemon.owner=$owner nft.table=swother)
+		f_second "$other" "$D_CTL"
+		if [ "$F_RC" -eq 2 ] && grep -q "pid $D_PID" "$F_LOG"; then ok "$mode: a second daemon on the same control socket exits 2: $(grep -m1 'another' "$F_LOG")"
+		else bad "$mode: second daemon (same control socket): exit $F_RC"; show "$F_LOG" 5; fi
+		nsx "$H" nft delete table inet swother 2>/dev/null
+		nsx "$H" nft delete table inet swother_twin 2>/dev/null
+		if [ -S "$D_CTL" ]; then ok "$mode: the first daemon's control socket is still there"
+		else bad "$mode: the first daemon's control socket was removed"; fi
+		d_status_is "$conf" daemon.pid "$D_PID"
+		expect_sw 0 "$mode: still in sync" -c "$conf" check
+		d_stop TERM
+		nsx "$H" nft delete table inet sandwall 2>/dev/null
+		nsx "$H" nft delete table inet sandwall_twin 2>/dev/null
+	done
+	return 0
+}
