@@ -3,7 +3,8 @@
 #define SANDWALL_CONTROL_H
 /* control: the daemon's root-only UNIX control socket (SOCK_SEQPACKET).
  * One request per connection:
- *   request  "reload" | "remove" | "status", then "\ndeadline=MS" (at most 64 bytes)
+ *   request  "reload" | "remove" | "status", then "\nkey=value" lines: deadline=MS,
+ *            accept_loss=yes (reload)                        (at most 64 bytes)
  *   reply    "accepted\n" first for a request that changes something,
  *            then "ok\n" or "error\n" and key=value lines (at most 4096 bytes)
  * While the daemon owns the table, the CLI's writes go through here.
@@ -20,6 +21,7 @@
  * A request that changes something is answered "accepted" when it starts
  * and "ok"/"error" when it is done, so the client waits briefly for the
  * daemon (SW_CONTROL_ANSWER_MS) and long only for work that runs. */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,6 +36,8 @@
 struct sw_control_req {
 	char verb[SW_CONTROL_REQMAX];   /* "reload", "remove", "status", ... */
 	int64_t deadline_ms;            /* CLOCK_REALTIME ms; 0: the client gave none */
+	bool accept_loss;               /* reload: "accept_loss=yes", apply a config that
+					 * drops what the running one gave (config.h) */
 };
 
 /* Server: bind and listen (directory 0700, socket 0600). Returns fd or -errno. */
@@ -55,7 +59,8 @@ int sw_control_accepted(int cfd, const struct sw_control_req *req);
 int sw_control_reply(int cfd, const char *reply);
 /* CLOCK_REALTIME in milliseconds. */
 int64_t sw_control_now_ms(void);
-/* Client: one round trip, waiting answer_ms for the daemon's first answer
+/* Client: one round trip (req: the verb, then optional "\nkey=value" lines),
+ * waiting answer_ms for the daemon's first answer
  * and done_ms more for an accepted request to finish. Returns 0 with reply
  * filled, or -errno: -ENOENT/-ECONNREFUSED: no daemon listening;
  * -ETIMEDOUT: no answer within answer_ms (the request expires unexecuted);

@@ -73,6 +73,8 @@ int sw_control_parse(const char *text, struct sw_control_req *req)
 			if (i != n || v <= 0)
 				return -EINVAL;
 			req->deadline_ms = v;
+		} else if (n == 15 && !strncmp(p, "accept_loss=yes", 15)) {
+			req->accept_loss = true;
 		}
 		p += n;
 	}
@@ -221,7 +223,7 @@ int sw_control_call_ms(const char *path, const char *req, char *reply, size_t re
 
 	if ((err = fill_addr(&sa, path)))
 		return err;
-	if (strlen(req) >= SW_CONTROL_REQMAX || strchr(req, '\n') || replylen == 0 ||
+	if (strlen(req) + 24 >= SW_CONTROL_REQMAX || replylen == 0 ||
 	    answer_ms <= 0 || done_ms < 0)
 		return -EINVAL;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);

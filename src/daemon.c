@@ -72,6 +72,16 @@ static int64_t now_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+/* A pid for a message ("unknown" when 0). */
+static const char *pid_str(pid_t pid, char *buf, size_t len)
+{
+	if (pid > 0)
+		snprintf(buf, len, "%d", (int)pid);
+	else
+		snprintf(buf, len, "unknown");
+	return buf;
+}
+
 static void arm(int fd, unsigned first_ms, unsigned every_ms)
 {
 	struct itimerspec it = {
@@ -977,16 +987,65 @@ static int reload_by_deltas(struct sw_daemon *d, struct sw_model *m)
 			      .pid = (uint32_t)getpid(), .comm = "sandwalld" }, now_us(), &changes);
 }
 
-static int reload(struct sw_daemon *d, char *msg, size_t len)
+/* What a reload may not do unasked (d->cfg the new config, old the one in
+ * force): lose sections or keys (sw_config_loss), or take a table another
+ * daemon guards. 0, with *newlock the new table's instance lock (or -1:
+ * same table); else -errno with the reason in err. */
+static int reload_allowed(struct sw_daemon *d, const struct sw_config *old, bool accept_loss,
+			  int *newlock, char *err, size_t len)
+{
+	char who[16];
+	pid_t pid;
+	int rc;
+
+	*newlock = -1;
+	if (!accept_loss && (rc = sw_config_loss(old, &d->cfg, err, len)))
+		return rc;
+	if (!strcmp(old->table, d->cfg.table))
+		return 0;
+	*newlock = sw_lock_table(d->cfg.table, &pid);
+	if (*newlock == -EEXIST)
+		snprintf(err, len, "%s:%u: [nft] table = %s: another sandwalld (pid %s) guards that "
+			 "table in this network namespace", d->cfg.path, d->cfg.table_line,
+			 d->cfg.table, pid_str(pid, who, sizeof(who)));
+	else if (*newlock < 0)
+		snprintf(err, len, "cannot take the lock of table inet %s: %s", d->cfg.table,
+			 strerror(-*newlock));
+	return *newlock < 0 ? *newlock : 0;
+}
+
+/* The journal and metrics paths follow the config, never silently: a
+ * change is logged, and the journal is read again from its new place. */
+static void reload_paths(struct sw_daemon *d, const struct sw_config *old)
+{
+	int rc;
+
+	if (strcmp(old->metrics_path, d->cfg.metrics_path))
+		sw_alert(&d->alert, LOG_WARNING, "event=state-path what=metrics from=%s to=%s",
+			 old->metrics_path[0] ? old->metrics_path : "off",
+			 d->cfg.metrics_path[0] ? d->cfg.metrics_path : "off");
+	if (!strcmp(old->journal_path, d->cfg.journal_path))
+		return;
+	sw_alert(&d->alert, LOG_WARNING, "event=state-path what=journal from=%s to=%s",
+		 old->journal_path[0] ? old->journal_path : "off",
+		 d->cfg.journal_path[0] ? d->cfg.journal_path : "off");
+	sw_journal_close(&d->journal);
+	if (d->cfg.journal_path[0] && (rc = sw_journal_open(&d->journal, d->cfg.journal_path)))
+		sw_warn("cannot read the journal %s: %s", d->cfg.journal_path, strerror(-rc));
+}
+
+static int reload(struct sw_daemon *d, bool accept_loss, char *msg, size_t len)
 {
 	struct sw_config *old = &d->cfg_prev;
 	char err[SW_ERRLEN], oldtable[SW_TABLE_MAXLEN];
 	struct sw_model m;
 	int64_t t0 = now_us(), t1, t2, t3;
-	int rc;
+	int rc, newlock = -1;
 
 	*old = d->cfg;
 	rc = sw_config_load(d->config_path, &d->cfg, err, sizeof(err));
+	if (!rc)
+		rc = reload_allowed(d, old, accept_loss, &newlock, err, sizeof(err));
 	t1 = now_us();
 	if (rc) {
 		d->cfg = *old;
@@ -994,6 +1053,9 @@ static int reload(struct sw_daemon *d, char *msg, size_t len)
 		snprintf(msg, len, "%s", err);
 		return rc;
 	}
+	if (accept_loss && sw_config_loss(old, &d->cfg, err, sizeof(err)))
+		sw_alert(&d->alert, LOG_WARNING, "event=reload-loss-accepted config=%s",
+			 d->config_path);
 	{
 		struct sw_resolver prev = d->resolver;
 
@@ -1005,8 +1067,21 @@ static int reload(struct sw_daemon *d, char *msg, size_t len)
 
 		d->cfg = *old;
 		dns_setup(d, &prev);
+		if (newlock >= 0)
+			close(newlock);
 		snprintf(msg, len, "cannot build the ruleset");
 		return rc;
+	}
+	reload_paths(d, old);
+	if (newlock >= 0) {
+		/* the new table's lock replaces the old one's */
+		if (d->lockfd >= 0) {
+			epoll_ctl(d->epfd, EPOLL_CTL_DEL, d->lockfd, NULL);
+			close(d->lockfd);
+		}
+		d->lockfd = newlock;
+		epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->lockfd,
+			  &(struct epoll_event){ .events = EPOLLIN, .data.u32 = SLOT_LOCK });
 	}
 	t2 = now_us();
 	if (d->cfg.log_facility != old->log_facility)
@@ -1178,7 +1253,7 @@ static void control_serve(struct sw_daemon *d, int cfd, const struct sw_control_
 	if (control_mutates(req.verb))
 		sw_control_accepted(cfd, &req);
 	if (!strcmp(req.verb, "reload")) {
-		rc = reload(d, msg, sizeof(msg));
+		rc = reload(d, req.accept_loss, msg, sizeof(msg));
 		snprintf(rep, sizeof(rep), "%s\nmessage=%s\n", rc ? "error" : "ok", msg);
 	} else if (!strcmp(req.verb, "remove")) {
 		char err[SW_ERRLEN];
@@ -1220,15 +1295,6 @@ static void control_serve(struct sw_daemon *d, int cfd, const struct sw_control_
 
 /* The instance locks (lock.h): the table's in this network namespace,
  * then the control socket's. -EEXIST: another daemon has one (named). */
-static const char *pid_str(pid_t pid, char *buf, size_t len)
-{
-	if (pid > 0)
-		snprintf(buf, len, "%d", (int)pid);
-	else
-		snprintf(buf, len, "unknown");
-	return buf;
-}
-
 static int take_locks(struct sw_daemon *d)
 {
 	char who[16];
@@ -1274,6 +1340,8 @@ static int setup(struct sw_daemon *d)
 		sw_err("%s", err);
 		return rc;
 	}
+	if (sw_config_is_empty(&d->cfg))
+		sw_warn("%s is empty (no section): running with every default", d->config_path);
 	/* one daemon per table and per control socket, before anything else */
 	if ((rc = take_locks(d)))
 		return rc;
@@ -1473,7 +1541,7 @@ int sw_daemon_run(struct sw_daemon *d)
 					char msg[SW_ERRLEN];
 
 					if (si.ssi_signo == SIGHUP)
-						reload(d, msg, sizeof(msg));
+						reload(d, false, msg, sizeof(msg));
 					else
 						d->stop = true;
 				}

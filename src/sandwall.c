@@ -35,6 +35,8 @@
 
 struct opts {
 	bool force;
+	bool accept_loss;               /* apply: a config that drops what the running one
+					 * gave, or an empty file (sw_config_loss) */
 	struct sw_verify_opts verify;   /* verify's options (sw_verify_optdefs) */
 	const char *config;
 	const char *control;
@@ -107,7 +109,9 @@ static void usage(FILE *f)
 		"options:\n"
 		"  -c, --config FILE  config file (default " SW_DEFAULT_CONFIG ")\n"
 		"  -j, --json         machine-readable output (check, status, verify, receipt)\n"
-		"      --force        apply: rewrite the table even when it matches\n");
+		"      --force        apply: rewrite the table even when it matches\n"
+		"      --accept-loss  apply: also a config that drops sections or keys the\n"
+		"                     daemon's config gave, or an empty file\n");
 	for (size_t i = 0; i < sw_verify_n_optdefs; i++) {
 		char opt[48];
 
@@ -247,6 +251,12 @@ static bool daemon_same_config(const struct opts *o)
 	return realpath(o->config, a) && realpath(theirs, b) && !strcmp(a, b);
 }
 
+/* The daemon's verb for apply, with its options. */
+static const char *reload_req(const struct opts *o)
+{
+	return o->accept_loss ? "reload\naccept_loss=yes" : "reload";
+}
+
 /* Ask the daemon that owns the table to do it. table: for the message when
  * no daemon answers; NULL when the daemon was just seen running o->config. */
 static int via_daemon(const struct opts *o, const char *req, const char *table)
@@ -260,8 +270,9 @@ static int via_daemon(const struct opts *o, const char *req, const char *table)
 		return EXIT_ERR;
 	}
 	if (rc == -EINPROGRESS) {
-		sw_err("sandwalld accepted '%s' but did not finish within %d s; it may still "
-		       "complete (see sandwall status)", req, SW_CONTROL_DONE_MS / 1000);
+		sw_err("sandwalld accepted '%.*s' but did not finish within %d s; it may still "
+		       "complete (see sandwall status)", (int)strcspn(req, "\n"), req,
+		       SW_CONTROL_DONE_MS / 1000);
 		return EXIT_ERR;
 	}
 	if (rc) {
@@ -277,7 +288,7 @@ static int via_daemon(const struct opts *o, const char *req, const char *table)
 		sw_err("sandwalld: %s", msg);
 		return EXIT_ERR;
 	}
-	if (table && !strcmp(req, "reload")) {
+	if (table && !strncmp(req, "reload", 6)) {
 		char st[SW_CONTROL_REPMAX];
 
 		if (daemon_status(o, st, sizeof(st)) &&
@@ -910,6 +921,7 @@ static const struct option longopts[] = {
 	{ "version", no_argument, NULL, 'V' },
 	{ "control", required_argument, NULL, 'C' },
 	{ "force", no_argument, NULL, 'F' },
+	{ "accept-loss", no_argument, NULL, 'L' },
 };
 
 /* longopts, then verify's options (val SW_VERIFY_OPT_BASE + index), then the end */
@@ -953,6 +965,7 @@ static int parse_opts(int argc, char **argv, const char *optstring, struct opts 
 		case 'V': printf("sandwall " SW_VERSION "\n"); return 0;
 		case 'C': o->control = optarg; break;
 		case 'F': o->force = true; break;
+		case 'L': o->accept_loss = true; break;
 		default: usage(stderr); return EXIT_ERR;
 		}
 	}
@@ -995,7 +1008,14 @@ static int run_apply(struct run *x)
 	int rc;
 
 	if (daemon_running(x->o) || owned(x->nl, x->want->table))
-		return via_daemon(x->o, "reload", x->want->table);
+		return via_daemon(x->o, reload_req(x->o), x->want->table);
+	/* an empty file is far likelier a truncated one than a wish for every
+	 * default (rules/sandwall.conf spells those out) */
+	if (sw_config_is_empty(x->cfg) && !x->o->accept_loss) {
+		sw_err("%s:1: the file is empty (no section): refused, nothing was changed (to "
+		       "apply every default anyway: --accept-loss)", x->cfg->path);
+		return EXIT_ERR;
+	}
 	if ((rc = sw_resolver_init(&r, x->cfg, x->host, NULL))) {
 		sw_err("cannot set up the resolver: %s", strerror(-rc));
 		return EXIT_ERR;
@@ -1131,7 +1151,7 @@ int main(int argc, char **argv)
 	if ((v->daemon_req || v->run == run_remove) && daemon_stuck(&o))
 		return EXIT_ERR;
 	if (v->daemon_req && daemon_same_config(&o))
-		return via_daemon(&o, v->daemon_req, NULL);
+		return via_daemon(&o, v->run == run_apply ? reload_req(&o) : v->daemon_req, NULL);
 	/* Everything is validated before the kernel is touched. */
 	if (v->need == NEED_CONFIG && sw_config_load(o.config, &cfg, err, sizeof(err))) {
 		sw_err("%s", err);

@@ -6,6 +6,7 @@
 # Uses the daemon suite's helpers (test_daemon.sh: d_start, d_stop, d_run).
 
 register_test faults_01_stale_request "a SIGSTOPped daemon: remove and status give up within seconds (exit 2); after SIGCONT the table is still there, in sync, and the stale request is logged as not executed"
+register_test faults_02_config_loss   "an empty config, one truncated at a line boundary, one without a section the running one had: refused on SIGHUP and via apply (FILE:LINE), traffic still blocked; --accept-loss applies it"
 register_test faults_03_emfile        "at the descriptor limit a client is answered or refused, the daemon's CPU stays low, a tamper is repaired"
 register_test faults_04_two_daemons   "a second sandwalld (watch, twin, owner+persist; same table or same control socket) exits 2 naming the first one's pid; the first keeps answering"
 
@@ -87,6 +88,63 @@ _faults_01() {
 	d_sw -c "$conf" remove
 	if [ "$SW_RC" -eq 0 ] && ! table_exists; then ok "a fresh remove through the daemon works: $(head -n1 "$SW_OUT")"
 	else bad "fresh remove: exit $SW_RC"; show "$SW_ERR"; fi
+	return 0
+}
+
+# ---------------------------------------------------------------- 2
+faults_02_config_loss() { d_run _faults_02; }
+_faults_02() {
+	local conf="$SWT_TMP/loss.conf" orig n0 line n variant
+	orig=$(mkconf loss-orig block.destinations=203.0.113.10/32)
+	info "without sandwall: c1 reaches $D_NET (what [block] destinations stops)"
+	reach "$C1" $D_NET
+	cp "$orig" "$conf"
+	d_start "$conf" || return 1
+	blocked "$C1" $D_NET
+	n=$(wc -l <"$orig")
+	for variant in empty truncated no-block; do
+		case $variant in
+		empty) : >"$conf" ;;
+		# cut at a line boundary: what follows [allow] is gone
+		truncated) sed -n '1,/^\[allow\]/p' "$orig" >"$conf" ;;
+		no-block) sed '/^\[block\]/,/^\[/{/^\[block\]/d;/^\[/!d}' "$orig" >"$conf" ;;
+		esac
+		info "$variant: $(wc -l <"$conf") of $n lines"
+		n0=$(d_log_lines)
+		kill -HUP "$D_PID"
+		if line=$(d_wait_log "$n0" 'event=reload-failed' 2000); then
+			if [[ $line == *"$conf:"[0-9]* ]] && [[ $line == *action=kept-rules* ]]; then ok "$variant, SIGHUP refused: ${line//$SWT_TMP\//}"
+			else bad "$variant: reload-failed without FILE:LINE or kept-rules: $line"; fi
+		else
+			bad "$variant: SIGHUP applied it (no event=reload-failed)"; tail -n +"$((n0 + 1))" "$D_LOG" | show - 6
+		fi
+		blocked "$C1" $D_NET
+		expect_sw 0 "$variant: the kernel still holds the running config" -c "$orig" check
+		d_sw -c "$conf" apply
+		if [ "$SW_RC" -eq 2 ] && grep -q "$conf:[0-9]" "$SW_ERR" && grep -q -- '--accept-loss' "$SW_ERR"; then
+			ok "$variant, apply refused: $(sed "s|$SWT_TMP/||g" "$SW_ERR" | head -c 240)"
+		else bad "$variant: apply through the daemon: exit $SW_RC"; show "$SW_ERR"; show "$SW_OUT" 3; fi
+		blocked "$C1" $D_NET
+		if tail -n +"$((n0 + 1))" "$D_LOG" | grep -q 'event=state-path'; then bad "$variant: the daemon moved its state paths"
+		else ok "$variant: journal and metrics paths unchanged"; fi
+	done
+	d_status_is "$orig" daemon.paused no
+	info "asked explicitly: apply --accept-loss of the config without [block] destinations"
+	d_sw -c "$conf" apply --accept-loss
+	if [ "$SW_RC" -eq 0 ]; then ok "apply --accept-loss: $(head -n1 "$SW_OUT")"
+	else bad "apply --accept-loss: exit $SW_RC"; show "$SW_ERR"; fi
+	grep -q 'event=reload-loss-accepted' "$D_LOG" && ok "logged: $(grep -m1 'event=reload-loss-accepted' "$D_LOG" | sed "s|$SWT_TMP/||g")" || bad "no event=reload-loss-accepted"
+	reach "$C1" $D_NET
+	blocked "$C1" $D_META2
+	d_stop TERM
+	nsx "$H" nft delete table inet sandwall 2>/dev/null
+	info "no daemon: the CLI's direct apply of an empty file"
+	: >"$conf"
+	expect_sw 2 "direct apply of an empty file is refused" --control "$SWT_TMP/ctl.none" -c "$conf" apply
+	grep -q "$conf:1: the file is empty" "$SW_ERR" || bad "no FILE:1 message: $(cat "$SW_ERR")"
+	if table_exists; then bad "the refused apply created the table"; else ok "nothing was installed"; fi
+	expect_sw 0 "direct apply --accept-loss of an empty file applies the defaults" --control "$SWT_TMP/ctl.none" -c "$conf" apply --accept-loss
+	blocked "$C1" $D_META2
 	return 0
 }
 
