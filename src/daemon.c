@@ -20,6 +20,7 @@
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <linux/netfilter/nf_tables.h>
+#include <libmnl/libmnl.h>
 
 #include "control.h"
 #include "daemon.h"
@@ -1293,6 +1294,48 @@ static void control_serve(struct sw_daemon *d, int cfd, const struct sw_control_
 			req.verb, rc ? "it failed" : "it succeeded");
 }
 
+/* The long-lived nf_tables socket, which owns the table (and the twin):
+ * the one a previous run handed to the service manager's fd store if
+ * there is one, so that the table is owned across a restart (no instant
+ * in which another process may delete it), else a new one. */
+#define SW_FDNAME_OWNER "nft-owner"
+static int nl_open_owner(struct sw_daemon *d)
+{
+	int fd = sw_listen_fd(SW_FDNAME_OWNER), rc;
+
+	if (fd >= 0) {
+		if ((rc = sw_nl_adopt(&d->nl, fd)) == 0) {
+			sw_info("adopted the nf_tables socket of the previous run (fd store): the "
+				"table stayed owned");
+			d->nl_adopted = true;
+			return 0;
+		}
+		sw_warn("cannot use the stored nf_tables socket: %s; opening a new one",
+			strerror(-rc));
+		close(fd);
+	}
+	return sw_nl_open(&d->nl);
+}
+
+/* Hand the owning socket to the service manager's fd store (systemd:
+ * FileDescriptorStoreMax=), where it outlives us: a kill -9 leaves the
+ * table owned until the restarted daemon takes the socket back. */
+static void owner_store(struct sw_daemon *d)
+{
+	int rc;
+
+	if (!(d->own_flags & NFT_TABLE_F_OWNER) && !d->twin)
+		return;
+	if (!getenv("NOTIFY_SOCKET"))
+		return;
+	rc = sw_notify_fd("FDSTORE=1\nFDNAME=" SW_FDNAME_OWNER, mnl_socket_get_fd(d->nl.sock));
+	if (rc)
+		sw_warn("cannot hand the owning socket to the service manager: %s (a restart "
+			"leaves the table unowned until it is taken again)", strerror(-rc));
+	else
+		sw_debug("owning socket handed to the service manager's fd store");
+}
+
 /* The instance locks (lock.h): the table's in this network namespace,
  * then the control socket's. -EEXIST: another daemon has one (named). */
 static int take_locks(struct sw_daemon *d)
@@ -1362,7 +1405,7 @@ static int setup(struct sw_daemon *d)
 	/* without it the conntrack walk runs in the loop (forget_tick) */
 	if ((rc = sw_forget_open(&d->forget)))
 		sw_warn("no worker for the conntrack walk after a re-create: %s", strerror(-rc));
-	if ((rc = sw_nl_open(&d->nl))) {
+	if ((rc = nl_open_owner(d))) {
 		sw_err("cannot open the netfilter netlink socket: %s", strerror(-rc));
 		return rc;
 	}
@@ -1375,6 +1418,7 @@ static int setup(struct sw_daemon *d)
 	fast_base_build(d);
 	if ((rc = sw_owner_take(d)))
 		return rc;
+	owner_store(d);
 	netdev_sync(d);
 
 	sigemptyset(&mask);

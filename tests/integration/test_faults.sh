@@ -8,6 +8,7 @@
 register_test faults_01_stale_request "a SIGSTOPped daemon: remove and status give up within seconds (exit 2); after SIGCONT the table is still there, in sync, and the stale request is logged as not executed"
 register_test faults_02_config_loss   "an empty config, one truncated at a line boundary, one without a section the running one had: refused on SIGHUP and via apply (FILE:LINE), traffic still blocked; --accept-loss applies it"
 register_test faults_03_emfile        "at the descriptor limit a client is answered or refused, the daemon's CPU stays low, a tamper is repaired"
+register_test faults_05_restart_window "kill -9 under a service manager with an fd store (emulated), nft delete table at once, restart: the table stays owned (owner+persist) or the twin holds (twin), 0 flood packets"
 register_test faults_04_two_daemons   "a second sandwalld (watch, twin, owner+persist; same table or same control socket) exits 2 naming the first one's pid; the first keeps answering"
 
 # f_cpu_ticks PID: utime+stime of a process (clock ticks)
@@ -253,6 +254,90 @@ _faults_04() {
 		d_stop TERM
 		nsx "$H" nft delete table inet sandwall 2>/dev/null
 		nsx "$H" nft delete table inet sandwall_twin 2>/dev/null
+	done
+	return 0
+}
+
+# ---------------------------------------------------------------- 5
+# The unit's fd store, emulated (fdstore.py): the host's systemd is not
+# touched. RestartSec=1 as in packaging/systemd/sandwalld.service.
+F_MGR=""; F_EV=""
+f_mgr_start() {
+	local conf=$1 i
+	D_N=$((D_N + 1))
+	D_CTL="$SWT_TMP/ctl.$D_N"; D_LOG="$SWT_TMP/daemon.$D_N.log"; D_CONF=$conf
+	D_LOGS+=("$D_LOG")
+	F_EV="$SWT_TMP/fdstore.$D_N.events"
+	: >"$F_EV"
+	ip netns exec "$H" "$PY" "$SWT_DIR/fdstore.py" "$SWT_TMP/notify.$D_N" 1 "$F_EV" -- \
+		"$SANDWALLD" -c "$conf" -f --control "$D_CTL" >"$D_LOG" 2>&1 &
+	F_MGR=$!
+	SWT_PIDS+=("$F_MGR")
+	D_UNDO+=("f_mgr_stop")
+	for i in $(seq 1 100); do
+		grep -q 'event=start' "$D_LOG" && [ -S "$D_CTL" ] && break
+		sleep 0.05
+	done
+	grep -q 'event=start' "$D_LOG" || { bad "sandwalld under fdstore.py did not start"; show "$D_LOG"; return 1; }
+	ok "sandwalld up under the emulated service manager: $(grep -m1 'event=start' "$D_LOG" | sed -e 's/^sandwalld: //' -e "s|$SWT_TMP/||")"
+}
+f_mgr_stop() {
+	[ -n "$F_MGR" ] || return 0
+	kill -TERM "$F_MGR" 2>/dev/null
+	wait "$F_MGR" 2>/dev/null
+	F_MGR=""
+}
+# the pid of the last daemon the manager started
+f_mgr_pid() { grep -o '^start pid=[0-9]*' "$F_EV" | tail -n1 | cut -d= -f2; }
+
+faults_05_restart_window() { d_run _faults_05; }
+_faults_05() {
+	local owner mode conf rc pid npid i del eperm t0 tables t
+	d_flood "$C1" 169.254.169.254 0.3; rc=$?
+	if [ $rc -eq 1 ]; then ok "without sandwall the flood detector sees traffic ($FLOOD_OUT)"
+	else bad "flood detector saw nothing on the open path ($FLOOD_OUT): the 0-packet result below would prove nothing"; fi
+	for owner in auto twin; do
+		case $owner in auto) mode=owner+persist; tables="sandwall" ;; twin) mode=twin; tables="sandwall_twin" ;; esac
+		info "mode $mode"
+		conf=$(mkconf window-$owner daemon.owner=$owner)
+		f_mgr_start "$conf" || return 1
+		grep -q "mode=$mode" "$D_LOG" || bad "not in mode $mode"
+		for i in $(seq 1 40); do grep -q '^stored nft-owner' "$F_EV" && break; sleep 0.05; done
+		if grep -q '^stored nft-owner' "$F_EV"; then ok "the owning socket is in the fd store (FDSTORE=1 FDNAME=nft-owner)"
+		else bad "the daemon stored no socket in the fd store"; fi
+		pid=$(f_mgr_pid)
+		_tf_start
+		kill -KILL "$pid"
+		# the window: until the manager restarts it (1 s), anyone may try
+		del=0; eperm=0
+		t0=$(now_ms)
+		while [ $(($(now_ms) - t0)) -lt 900 ]; do
+			for t in $tables; do
+				if hnft delete table inet "$t" 2>"$SWT_TMP/del.err"; then del=$((del + 1))
+				elif grep -q 'Operation not permitted' "$SWT_TMP/del.err"; then eperm=$((eperm + 1)); fi
+			done
+			[ $owner = twin ] && hnft delete table inet sandwall 2>/dev/null
+			sleep 0.02
+		done
+		if [ $del -eq 0 ] && [ $eperm -gt 0 ]; then ok "$mode: after kill -9, $eperm deletes of inet $tables refused (EPERM), none succeeded"
+		else bad "$mode: after kill -9, $del deletes of inet $tables succeeded ($eperm refused)"; fi
+		for i in $(seq 1 60); do
+			npid=$(f_mgr_pid)
+			[ "$npid" != "$pid" ] && grep -q "event=start.*mode=$mode" <(tail -n +2 "$D_LOG" | grep 'event=start' | tail -n1) && break
+			sleep 0.05
+		done
+		sleep 0.5
+		_tf_stop
+		_tf_result "$mode, kill -9 + nft delete table during the restart"
+		if grep -q 'adopted the nf_tables socket of the previous run' "$D_LOG"; then ok "$mode: the restarted daemon (pid $npid) took the socket back: $(grep -m1 'adopted the nf_tables socket' "$D_LOG" | sed 's/^sandwalld: //')"
+		else bad "$mode: the restarted daemon did not adopt the stored socket"; tail -n 8 "$D_LOG" | show - 8; fi
+		d_wait_sync "$conf" 3000 && ok "$mode: in sync after the restart" || bad "$mode: not in sync 3 s after the restart"
+		d_status_is "$conf" daemon.pid "$npid"
+		if hnft delete table inet "${tables%% *}" 2>/dev/null; then bad "$mode: inet ${tables%% *} is not owned after the restart"
+		else ok "$mode: inet ${tables%% *} still owned after the restart"; fi
+		f_mgr_stop
+		testnat_restore
+		hnft delete table inet sandwall 2>/dev/null
 	done
 	return 0
 }
