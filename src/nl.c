@@ -174,8 +174,12 @@ int sw_nl_adopt(struct sw_nl *nl, int fd)
 	mnl_socket_setsockopt(nl->sock, NETLINK_EXT_ACK, &one, sizeof(one));
 	mnl_socket_setsockopt(nl->sock, NETLINK_CAP_ACK, &one, sizeof(one));
 	/* answers the previous run never read */
-	while (recv(fd, drop, sizeof(drop), MSG_DONTWAIT) >= 0 || errno == EINTR)
-		;
+	for (;;) {
+		ssize_t r = recv(fd, drop, sizeof(drop), MSG_DONTWAIT);
+
+		if (r <= 0 && !(r < 0 && errno == EINTR))
+			break;
+	}
 	nl->portid = mnl_socket_get_portid(nl->sock);
 	nl->ops = &sock_ops;
 	nl->ctx = nl;
