@@ -36,7 +36,6 @@ struct sw_daemon {
 	struct sw_host host;
 	struct sw_model want;
 	struct sw_nl nl;                /* long-lived: it owns the table */
-	bool nl_adopted;                /* taken from the fd store (a previous run's) */
 	struct sw_events ev;
 	struct sw_alert alert;
 	struct sw_alert alert_blocked;  /* its own budget: a container's probing

@@ -19,8 +19,11 @@
 #define SW_LOCK_PREFIX "sandwalld/inet/"
 
 /* The table's lock. Returns the listening fd (>= 0); -EEXIST when another
- * process holds it, *holder its pid (0: unknown); or -errno. */
-int sw_lock_table(const char *table, pid_t *holder);
+ * process holds it, *holder its pid (0: unknown) and *uid its user (-1:
+ * unknown); or -errno. Any user may bind an abstract name: a holder that
+ * is not root is not a sandwalld (the caller goes on without the lock
+ * rather than let a squatter keep the daemon from starting). */
+int sw_lock_table(const char *table, pid_t *holder, uid_t *uid);
 /* The control socket's lock: the open lock file (>= 0, keep it open);
  * -EEXIST with *holder (0: unknown); or -errno. */
 int sw_lock_control(const char *control_path, pid_t *holder);

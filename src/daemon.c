@@ -996,6 +996,7 @@ static int reload_allowed(struct sw_daemon *d, const struct sw_config *old, bool
 			  int *newlock, char *err, size_t len)
 {
 	char who[16];
+	uid_t uid;
 	pid_t pid;
 	int rc;
 
@@ -1004,15 +1005,17 @@ static int reload_allowed(struct sw_daemon *d, const struct sw_config *old, bool
 		return rc;
 	if (!strcmp(old->table, d->cfg.table))
 		return 0;
-	*newlock = sw_lock_table(d->cfg.table, &pid);
-	if (*newlock == -EEXIST)
+	*newlock = sw_lock_table(d->cfg.table, &pid, &uid);
+	if (*newlock == -EEXIST && uid != 0)
+		*newlock = -1;          /* a squatter's name: as at start */
+	else if (*newlock == -EEXIST)
 		snprintf(err, len, "%s:%u: [nft] table = %s: another sandwalld (pid %s) guards that "
 			 "table in this network namespace", d->cfg.path, d->cfg.table_line,
 			 d->cfg.table, pid_str(pid, who, sizeof(who)));
 	else if (*newlock < 0)
 		snprintf(err, len, "cannot take the lock of table inet %s: %s", d->cfg.table,
 			 strerror(-*newlock));
-	return *newlock < 0 ? *newlock : 0;
+	return *newlock < -1 ? *newlock : 0;
 }
 
 /* The journal and metrics paths follow the config, never silently: a
@@ -1200,13 +1203,15 @@ static int ctl_timeout(const struct sw_daemon *d)
 static void handle_lock(struct sw_daemon *d)
 {
 	int cfd = accept4(d->lockfd, NULL, NULL, SOCK_CLOEXEC);
+	int err = cfd < 0 ? -errno : 0;
 
-	if (cfd < 0 && (errno == EMFILE || errno == ENFILE) &&
-	    control_spare(d, d->lockfd, -errno))
+	if ((err == -EMFILE || err == -ENFILE) && control_spare(d, d->lockfd, err)) {
 		cfd = accept4(d->lockfd, NULL, NULL, SOCK_CLOEXEC);
+		err = cfd < 0 ? -errno : 0;
+	}
 	if (cfd >= 0)
 		close(cfd);
-	else if (errno == EMFILE || errno == ENFILE)
+	else if (err == -EMFILE || err == -ENFILE)
 		control_backoff(d);
 	if (d->spare_fd < 0)
 		d->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -1307,7 +1312,6 @@ static int nl_open_owner(struct sw_daemon *d)
 		if ((rc = sw_nl_adopt(&d->nl, fd)) == 0) {
 			sw_info("adopted the nf_tables socket of the previous run (fd store): the "
 				"table stayed owned");
-			d->nl_adopted = true;
 			return 0;
 		}
 		sw_warn("cannot use the stored nf_tables socket: %s; opening a new one",
@@ -1341,15 +1345,22 @@ static void owner_store(struct sw_daemon *d)
 static int take_locks(struct sw_daemon *d)
 {
 	char who[16];
+	uid_t uid;
 	pid_t pid;
 
-	d->lockfd = sw_lock_table(d->cfg.table, &pid);
-	if (d->lockfd == -EEXIST) {
+	d->lockfd = sw_lock_table(d->cfg.table, &pid, &uid);
+	if (d->lockfd == -EEXIST && uid == 0) {
 		sw_err("another sandwalld (pid %s) already guards table inet %s in this network "
 		       "namespace; exiting", pid_str(pid, who, sizeof(who)), d->cfg.table);
 		return -EEXIST;
 	}
-	if (d->lockfd < 0) {
+	if (d->lockfd == -EEXIST) {
+		/* any user may bind an abstract name: not a daemon's, not a
+		 * reason to leave the table unguarded */
+		sw_warn("the lock name of table inet %s is held by pid %s, not a root process: "
+			"going on without it", d->cfg.table, pid_str(pid, who, sizeof(who)));
+		d->lockfd = -1;
+	} else if (d->lockfd < 0) {
 		sw_err("cannot take the lock of table inet %s: %s", d->cfg.table,
 		       strerror(-d->lockfd));
 		return d->lockfd;

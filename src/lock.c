@@ -30,30 +30,33 @@ static int table_addr(const char *table, struct sockaddr_un *sa, socklen_t *len)
 	return 0;
 }
 
-/* The pid of the process listening on sa (0: unknown). */
-static pid_t holder_of(const struct sockaddr_un *sa, socklen_t len)
+/* The pid and user of the process listening on sa (0 and -1: unknown). */
+static void holder_of(const struct sockaddr_un *sa, socklen_t len, pid_t *pid, uid_t *uid)
 {
 	struct ucred cred = { 0 };
 	socklen_t clen = sizeof(cred);
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	pid_t pid = 0;
 
+	*pid = 0;
+	*uid = (uid_t)-1;
 	if (fd < 0)
-		return 0;
+		return;
 	if (connect(fd, (const struct sockaddr *)sa, len) == 0 &&
-	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0)
-		pid = cred.pid;
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) == 0) {
+		*pid = cred.pid;
+		*uid = cred.uid;
+	}
 	close(fd);
-	return pid;
 }
 
-int sw_lock_table(const char *table, pid_t *holder)
+int sw_lock_table(const char *table, pid_t *holder, uid_t *uid)
 {
 	struct sockaddr_un sa;
 	socklen_t len;
 	int fd, err;
 
 	*holder = 0;
+	*uid = (uid_t)-1;
 	if ((err = table_addr(table, &sa, &len)))
 		return err;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -63,7 +66,7 @@ int sw_lock_table(const char *table, pid_t *holder)
 		err = errno == EADDRINUSE ? -EEXIST : -errno;
 		close(fd);
 		if (err == -EEXIST)
-			*holder = holder_of(&sa, len);
+			holder_of(&sa, len, holder, uid);
 		return err;
 	}
 	if (listen(fd, 4) < 0) {

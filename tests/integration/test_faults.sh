@@ -255,6 +255,25 @@ _faults_04() {
 		nsx "$H" nft delete table inet sandwall 2>/dev/null
 		nsx "$H" nft delete table inet sandwall_twin 2>/dev/null
 	done
+	# an unprivileged squatter on the lock's abstract name does not keep
+	# the daemon from starting (any user may bind an abstract name)
+	nsx "$H" "$PY" -c '
+import os, socket, sys, time
+os.setgid(65534); os.setuid(65534)
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.bind("\0sandwalld/inet/sandwall"); s.listen(1)
+print("bound", flush=True)
+time.sleep(30)' >"$SWT_TMP/squat.out" 2>&1 &
+	local squat=$!
+	D_UNDO+=("kill $squat")
+	for _ in $(seq 1 40); do grep -q bound "$SWT_TMP/squat.out" && break; sleep 0.05; done
+	conf=$(mkconf two-squat)
+	if d_start "$conf"; then
+		grep -q 'not a root process: going on without it' "$D_LOG" && ok "squatted lock name: started anyway: $(grep -m1 'not a root process' "$D_LOG" | sed 's/^sandwalld: //')" ||
+			bad "squatted lock name: no warning logged"
+		blocked "$C1" $D_META2
+	fi
+	kill "$squat" 2>/dev/null
 	return 0
 }
 
