@@ -241,6 +241,13 @@ struct sw_config {
 	/* [sandbox NAME] sections, in file order */
 	struct sw_sandbox sandboxes[SW_MAX_SANDBOXES];
 	size_t n_sandboxes;
+	/* what the file itself gave (sw_config_loss): a reload must not
+	 * fall back to defaults without being told */
+	uint64_t given_keys;                     /* bit per key (config.c keys[]) */
+	uint32_t given_cats;                     /* bit per category: its [block] switch */
+	unsigned section_line[6];                /* [guard] [block] [allow] [log] [daemon] [nft]; 0: absent */
+	unsigned n_lines;                        /* lines in the file */
+	bool ends_in_newline;                    /* the last line is complete (or the file is empty) */
 };
 
 /* Fill every field with the documented default. */
@@ -249,6 +256,17 @@ void sw_config_defaults(struct sw_config *cfg);
  * read) and writes "FILE:LINE: what is wrong" (or "FILE: strerror") to err.
  * cfg is fully written only on success; on failure it is left as defaults. */
 int sw_config_load(const char *path, struct sw_config *cfg, char *err, size_t errlen);
+/* Does new lose what old (the config in force) gave? A section, key or
+ * [sandbox NAME] old had and new lacks, an empty file, or a last line cut
+ * short (no newline where old had one): a reload would fall back to the
+ * defaults without being asked. Allow lists ([allow] destinations and
+ * host_ports, a sandbox's allow) may go: their absence allows nothing. 0 when nothing is lost; -ENODATA with
+ * "FILE:LINE: what is lost" in err (the first loss found). */
+int sw_config_loss(const struct sw_config *old, const struct sw_config *new, char *err,
+		   size_t errlen);
+/* The file gave no section at all (empty, blank or only comments). */
+bool sw_config_is_empty(const struct sw_config *cfg);
+
 /* Same, from a string; name is used in messages in place of the file. */
 int sw_config_parse_string(const char *text, const char *name,
 			   struct sw_config *cfg, char *err, size_t errlen);

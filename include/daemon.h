@@ -55,6 +55,12 @@ struct sw_daemon {
 	struct sw_config cfg_prev;      /* scratch: the config before a reload */
 	int64_t last_repair_us;
 	int epfd, sigfd, tfd, wdfd, ctlfd;
+	int lockfd;                     /* the table's instance lock (lock.h) */
+	int ctl_lockfd;                 /* the control socket's lock: we may unlink it */
+	int spare_fd;                   /* a reserve descriptor for accept at EMFILE */
+	bool fd_starved;                /* accept failed for want of descriptors */
+	bool ctl_sleeping;              /* the listeners are out of epoll until ctl_wake_us */
+	int64_t ctl_wake_us;
 	uint32_t own_flags;             /* NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST or 0 */
 	const char *mode;               /* "owner+persist", "owner", "twin", "watch" */
 	bool twin;                      /* mode twin: table <table>_twin, owned by

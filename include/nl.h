@@ -38,6 +38,10 @@ struct sw_nl {
 
 /* Open NETLINK_NETFILTER: SOCK_CLOEXEC, NETLINK_EXT_ACK, NETLINK_CAP_ACK. */
 int sw_nl_open(struct sw_nl *nl);
+/* The same on a NETLINK_NETFILTER socket opened earlier (by a previous
+ * run, kept in the service manager's fd store): what it still holds from
+ * then is read and dropped. -ENOTSOCK/-EPROTOTYPE for anything else. */
+int sw_nl_adopt(struct sw_nl *nl, int fd);
 /* Open NETLINK_ROUTE on the same transport: groups 0 for requests and
  * dumps (sw_host_dump), or RTMGRP_* bits for a non-blocking subscriber
  * (recv with timeout 0 drains it). The host tracker's events and dumps go

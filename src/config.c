@@ -750,7 +750,10 @@ static const struct key keys[] = {
 	{ "daemon", "resolvers", set_dns_servers, 0, true, 0 },
 	{ "nft", "table", set_table, 0, false, offsetof(struct sw_config, table_line) },
 };
-_Static_assert(sizeof(keys) / sizeof(keys[0]) <= sizeof(unsigned long) * 8, "seen bits");
+_Static_assert(sizeof(keys) / sizeof(keys[0]) <= sizeof(unsigned long) * 8 &&
+	       sizeof(keys) / sizeof(keys[0]) <= 64, "seen bits");
+_Static_assert(sizeof(sections) / sizeof(sections[0]) ==
+	       sizeof(((struct sw_config *)0)->section_line) / sizeof(unsigned), "section_line");
 
 /* Empty a list key when it is first given: the value replaces the default. */
 static void list_reset(struct sw_config *cfg, const struct key *k)
@@ -1157,6 +1160,7 @@ static void classify(struct ctx *c, const char *line)
 			return;
 		}
 		c->section_line[i] = c->line;
+		c->cfg->section_line[i] = (unsigned)c->line;
 		for (e++; isspace((unsigned char)*e); e++)
 			;
 		if (*e && *e != ';' && *e != '#')
@@ -1205,6 +1209,7 @@ static int block_key(struct ctx *c, enum sw_category cat, const char *name, cons
 	if (c->cat_seen & (1u << cat))
 		return fail(c, "duplicate key '%s' in [block]", name);
 	c->cat_seen |= 1u << cat;
+	c->cfg->given_cats |= 1u << cat;
 	snprintf(v, sizeof(v), "%s", value);
 	strip_comment(v);
 	if (parse_bool(v, &c->cfg->block[cat]) < 0)
@@ -1245,6 +1250,7 @@ static int handler(void *user, const char *section, const char *name, const char
 		if (c->seen & (1UL << i))
 			return fail(c, "duplicate key '%s' in [%s]", name, section);
 		c->seen |= 1UL << i;
+		c->cfg->given_keys |= (uint64_t)1 << i;
 		list_reset(c->cfg, &keys[i]);
 		if (keys[i].line_off)
 			*(unsigned *)((char *)c->cfg + keys[i].line_off) = (unsigned)c->line;
@@ -1426,7 +1432,15 @@ int sw_config_parse_string(const char *text, const char *name,
 	else
 		rc = 0;
 	if (rc == 0) {
+		const char *t = text ? text : "";
+		size_t len = strlen(t);
+		unsigned lines = 0;
+
+		for (const char *q = t; (q = memchr(q, '\n', (size_t)(t + len - q))); q++)
+			lines++;
 		c->cfg->block[SW_CAT_DESTINATIONS] = c->cfg->n_destinations > 0;
+		c->cfg->ends_in_newline = !len || t[len - 1] == '\n';
+		c->cfg->n_lines = lines + !c->cfg->ends_in_newline;
 		snprintf(c->cfg->path, sizeof(c->cfg->path), "%s", name);
 	} else {
 		sw_config_defaults(cfg);
@@ -1513,4 +1527,100 @@ int sw_config_load(const char *path, struct sw_config *cfg, char *err, size_t er
 	}
 	free(text);
 	return rc;
+}
+
+bool sw_config_is_empty(const struct sw_config *cfg)
+{
+	for (size_t i = 0; i < sizeof(cfg->section_line) / sizeof(*cfg->section_line); i++)
+		if (cfg->section_line[i])
+			return false;
+	return !cfg->n_sandboxes;
+}
+
+/* "FILE:LINE: what; refused" for a loss; line: where in the new file. */
+__attribute__((format(printf, 5, 6)))
+static int loss(const struct sw_config *new, unsigned line, char *err, size_t errlen,
+		const char *fmt, ...)
+{
+	char what[SW_ERRLEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return set_err(err, errlen, -ENODATA, "%s:%u: %s; a reload would fall back to the "
+		       "defaults there, so it is refused and the rules in force stay (to apply it "
+		       "anyway: sandwall apply --accept-loss)", new->path, line ? line : 1, what);
+}
+
+/* Keys whose absence only takes access away (their default allows
+ * nothing): dropping them loses no protection. */
+static bool drop_tightens(const struct key *k)
+{
+	return k->set == set_allows || k->set == set_host_ports;
+}
+
+/* Did old give a key of section sec whose drop loses protection? */
+static bool section_protects(const struct sw_config *old, size_t sec)
+{
+	if (sec == 1 && old->given_cats)        /* [block] switches */
+		return true;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++)
+		if ((old->given_keys & ((uint64_t)1 << i)) && !drop_tightens(&keys[i]) &&
+		    !strcmp(keys[i].section, sections[sec]))
+			return true;
+	return false;
+}
+
+int sw_config_loss(const struct sw_config *old, const struct sw_config *new, char *err,
+		   size_t errlen)
+{
+	const size_t nsec = sizeof(sections) / sizeof(*sections);
+	unsigned last = new->n_lines ? new->n_lines : 1;
+
+	if (sw_config_is_empty(new) && !sw_config_is_empty(old))
+		return loss(new, 1, err, errlen, "the file is empty (no section), the running "
+			    "config is not");
+	if (old->ends_in_newline && !new->ends_in_newline)
+		return loss(new, last, err, errlen, "the last line has no newline: the file looks "
+			    "cut short");
+	for (size_t i = 0; i < nsec; i++)
+		if (old->section_line[i] && !new->section_line[i] && section_protects(old, i))
+			return loss(new, last, err, errlen, "section [%s] is missing (the running "
+				    "config has it at line %u)", sections[i], old->section_line[i]);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
+		size_t sec;
+
+		if (!(old->given_keys & ((uint64_t)1 << i)) || (new->given_keys & ((uint64_t)1 << i)) ||
+		    drop_tightens(&keys[i]))
+			continue;
+		for (sec = 0; sec < nsec && strcmp(sections[sec], keys[i].section); sec++)
+			;
+		return loss(new, sec < nsec && new->section_line[sec] ? new->section_line[sec] : last,
+			    err, errlen, "[%s] %s is missing (the running config gives it)",
+			    keys[i].section, keys[i].name);
+	}
+	for (int cat = 0; cat < SW_CAT_COUNT; cat++)
+		if ((old->given_cats & (1u << cat)) && !(new->given_cats & (1u << cat)))
+			return loss(new, new->section_line[1] ? new->section_line[1] : last, err,
+				    errlen, "[block] %s is missing (the running config gives it)",
+				    sw_category_name(cat));
+	for (size_t i = 0; i < old->n_sandboxes; i++) {
+		size_t j;
+
+		for (j = 0; j < new->n_sandboxes; j++)
+			if (!strcmp(old->sandboxes[i].name, new->sandboxes[j].name))
+				break;
+		if (j == new->n_sandboxes)
+			return loss(new, last, err, errlen, "section [sandbox %s] is missing (the "
+				    "running config has it at line %u)", old->sandboxes[i].name,
+				    old->sandboxes[i].line);
+		for (int k = 0; k < SBX_KEYS; k++)
+			if (k != SBX_ALLOW && (old->sandboxes[i].seen & (1u << k)) &&
+			    !(new->sandboxes[j].seen & (1u << k)))
+				return loss(new, new->sandboxes[j].line, err, errlen, "[sandbox %s] %s "
+					    "is missing (the running config gives it)",
+					    old->sandboxes[i].name, sbx_keys[k].name);
+	}
+	return 0;
 }

@@ -2,8 +2,10 @@
 /* control: root-only control socket (see include/control.h). */
 #include <errno.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -49,8 +51,39 @@ int sw_control_listen(const char *path)
 	return fd;
 }
 
-int sw_control_accept(int lfd, char *req, size_t reqlen)
+int sw_control_parse(const char *text, struct sw_control_req *req)
 {
+	size_t n = strcspn(text, "\r\n");
+	const char *p = text + n;
+
+	memset(req, 0, sizeof(*req));
+	if (n == 0 || n >= sizeof(req->verb))
+		return -EINVAL;
+	memcpy(req->verb, text, n);
+	/* key=value lines; unknown keys are a newer client's: ignored */
+	while (*p) {
+		p += strspn(p, "\r\n");
+		n = strcspn(p, "\r\n");
+		if (n > 9 && !strncmp(p, "deadline=", 9)) {
+			int64_t v = 0;
+			size_t i;
+
+			for (i = 9; i < n && p[i] >= '0' && p[i] <= '9' && v < INT64_MAX / 10 - 9; i++)
+				v = v * 10 + (p[i] - '0');
+			if (i != n || v <= 0)
+				return -EINVAL;
+			req->deadline_ms = v;
+		} else if (n == 15 && !strncmp(p, "accept_loss=yes", 15)) {
+			req->accept_loss = true;
+		}
+		p += n;
+	}
+	return 0;
+}
+
+int sw_control_accept(int lfd, struct sw_control_req *req)
+{
+	char buf[SW_CONTROL_REQMAX];
 	struct ucred cred;
 	socklen_t clen = sizeof(cred);
 	struct pollfd pfd;
@@ -72,21 +105,54 @@ int sw_control_accept(int lfd, char *req, size_t reqlen)
 		err = -ETIMEDOUT;
 		goto fail;
 	}
-	n = recv(cfd, req, reqlen - 1, MSG_DONTWAIT | MSG_TRUNC);
+	n = recv(cfd, buf, sizeof(buf) - 1, MSG_DONTWAIT | MSG_TRUNC);
 	if (n < 0) {
 		err = -errno;
 		goto fail;
 	}
-	if ((size_t)n >= reqlen) {
+	if ((size_t)n >= sizeof(buf)) {
 		err = -EMSGSIZE;
 		goto fail;
 	}
-	req[n] = '\0';
-	req[strcspn(req, "\r\n")] = '\0';
+	buf[n] = '\0';
+	if ((err = sw_control_parse(buf, req)))
+		goto fail;
 	return cfd;
 fail:
 	close(cfd);
 	return err;
+}
+
+int64_t sw_control_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int sw_control_live(int cfd, const struct sw_control_req *req, int64_t now_ms)
+{
+	struct pollfd pfd = { .fd = cfd, .events = POLLIN | POLLRDHUP };
+
+	/* a client that gave up closed its end: the request stays readable
+	 * in the queue, so only the hang-up tells */
+	if (poll(&pfd, 1, 0) < 0)
+		return -errno;
+	if (pfd.revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL))
+		return -ECONNRESET;
+	if (req->deadline_ms && now_ms > req->deadline_ms - SW_CONTROL_MARGIN_MS)
+		return -ETIME;
+	return 0;
+}
+
+int sw_control_accepted(int cfd, const struct sw_control_req *req)
+{
+	static const char msg[] = "accepted\n";
+
+	if (!req->deadline_ms)
+		return 0;
+	return send(cfd, msg, sizeof(msg) - 1, MSG_NOSIGNAL) < 0 ? -errno : 0;
 }
 
 int sw_control_reply(int cfd, const char *reply)
@@ -119,44 +185,80 @@ static int same_daemon(int fd)
 	return mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino ? 0 : -EXDEV;
 }
 
-int sw_control_call(const char *path, const char *req, char *reply, size_t replylen)
+/* Wait until abs_ms (CLOCK_REALTIME) for a message; its length or -errno. */
+static ssize_t recv_until(int fd, char *buf, size_t len, int64_t abs_ms)
 {
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+
+	for (;;) {
+		int64_t left = abs_ms - sw_control_now_ms();
+		int r;
+
+		if (left <= 0)
+			return -ETIMEDOUT;
+		r = poll(&pfd, 1, left > 60000 ? 60000 : (int)left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 1)
+			break;
+	}
+	n = recv(fd, buf, len - 1, 0);
+	if (n <= 0)
+		return n < 0 ? -errno : -ECONNRESET;
+	buf[n] = '\0';
+	return n;
+}
+
+int sw_control_call_ms(const char *path, const char *req, char *reply, size_t replylen,
+		       int answer_ms, int done_ms)
+{
+	char msg[SW_CONTROL_REQMAX + 32];
 	struct sockaddr_un sa;
-	struct pollfd pfd;
+	int64_t deadline;
 	ssize_t n;
 	int fd, err;
 
 	if ((err = fill_addr(&sa, path)))
 		return err;
-	if (strlen(req) >= SW_CONTROL_REQMAX || replylen == 0)
+	if (strlen(req) + 24 >= SW_CONTROL_REQMAX || replylen == 0 ||
+	    answer_ms <= 0 || done_ms < 0)
 		return -EINVAL;
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
+	deadline = sw_control_now_ms() + answer_ms;
+	/* non-blocking: a daemon whose backlog is full (stopped, say) makes
+	 * connect fail with EAGAIN at once instead of waiting */
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		err = -errno;
+		err = errno == EAGAIN ? -ETIMEDOUT : -errno;
 		goto out;
 	}
 	if ((err = same_daemon(fd)))
 		goto out;
-	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0) {
-		err = -errno;
+	snprintf(msg, sizeof(msg), "%s\ndeadline=%lld\n", req, (long long)deadline);
+	if (send(fd, msg, strlen(msg), MSG_NOSIGNAL) < 0) {
+		err = errno == EAGAIN ? -ETIMEDOUT : -errno;
 		goto out;
 	}
-	pfd.fd = fd;
-	pfd.events = POLLIN;
-	if (poll(&pfd, 1, 10000) != 1) {
-		err = -ETIMEDOUT;
-		goto out;
+	n = recv_until(fd, reply, replylen, deadline);
+	if (n >= 0 && !strcmp(reply, "accepted\n")) {
+		/* it runs: now wait for it to be done */
+		n = recv_until(fd, reply, replylen, sw_control_now_ms() + done_ms);
+		if (n == -ETIMEDOUT)
+			n = -EINPROGRESS;
 	}
-	n = recv(fd, reply, replylen - 1, 0);
-	if (n <= 0) {
-		err = n < 0 ? -errno : -ECONNRESET;
-		goto out;
-	}
-	reply[n] = '\0';
-	err = 0;
+	err = n < 0 ? (int)n : 0;
 out:
+	/* closing is the hang-up the daemon checks for before it executes */
 	close(fd);
 	return err;
+}
+
+int sw_control_call(const char *path, const char *req, char *reply, size_t replylen)
+{
+	return sw_control_call_ms(path, req, reply, replylen, SW_CONTROL_ANSWER_MS,
+				  SW_CONTROL_DONE_MS);
 }

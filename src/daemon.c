@@ -7,6 +7,7 @@
  * table by another process is diffed and repaired in one batch, read back,
  * and reported with the pid and name the kernel gives in NEWGEN. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <signal.h>
@@ -15,9 +16,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <linux/netfilter/nf_tables.h>
+#include <libmnl/libmnl.h>
 
 #include "control.h"
 #include "daemon.h"
@@ -26,6 +29,7 @@
 #include "gate.h"
 #include "hostfast.h"
 #include "journal.h"
+#include "lock.h"
 #include "log.h"
 #include "metrics.h"
 #include "notify.h"
@@ -60,6 +64,7 @@ enum slot {
 	SLOT_DNS_TIMER,         /* the resolver's next round, timeout or expiry */
 	SLOT_FORGET,            /* the conntrack walk's worker is done (forget.h) */
 	SLOT_BIND,              /* an address changed in a bridge port's peer namespace */
+	SLOT_LOCK,              /* the instance lock: a second daemon asks who holds it */
 };
 
 static int64_t now_us(void)
@@ -68,6 +73,16 @@ static int64_t now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* A pid for a message ("unknown" when 0). */
+static const char *pid_str(pid_t pid, char *buf, size_t len)
+{
+	if (pid > 0)
+		snprintf(buf, len, "%d", (int)pid);
+	else
+		snprintf(buf, len, "unknown");
+	return buf;
 }
 
 static void arm(int fd, unsigned first_ms, unsigned every_ms)
@@ -1022,16 +1037,68 @@ static int reload_by_deltas(struct sw_daemon *d, struct sw_model *m)
 			      .pid = (uint32_t)getpid(), .comm = "sandwalld" }, now_us(), &changes);
 }
 
-static int reload(struct sw_daemon *d, char *msg, size_t len)
+/* What a reload may not do unasked (d->cfg the new config, old the one in
+ * force): lose sections or keys (sw_config_loss), or take a table another
+ * daemon guards. 0, with *newlock the new table's instance lock (or -1:
+ * same table); else -errno with the reason in err. */
+static int reload_allowed(struct sw_daemon *d, const struct sw_config *old, bool accept_loss,
+			  int *newlock, char *err, size_t len)
+{
+	char who[16];
+	uid_t uid;
+	pid_t pid;
+	int rc;
+
+	*newlock = -1;
+	if (!accept_loss && (rc = sw_config_loss(old, &d->cfg, err, len)))
+		return rc;
+	if (!strcmp(old->table, d->cfg.table))
+		return 0;
+	*newlock = sw_lock_table(d->cfg.table, &pid, &uid);
+	if (*newlock == -EEXIST && uid != 0)
+		*newlock = -1;          /* a squatter's name: as at start */
+	else if (*newlock == -EEXIST)
+		snprintf(err, len, "%s:%u: [nft] table = %s: another sandwalld (pid %s) guards that "
+			 "table in this network namespace", d->cfg.path, d->cfg.table_line,
+			 d->cfg.table, pid_str(pid, who, sizeof(who)));
+	else if (*newlock < 0)
+		snprintf(err, len, "cannot take the lock of table inet %s: %s", d->cfg.table,
+			 strerror(-*newlock));
+	return *newlock < -1 ? *newlock : 0;
+}
+
+/* The journal and metrics paths follow the config, never silently: a
+ * change is logged, and the journal is read again from its new place. */
+static void reload_paths(struct sw_daemon *d, const struct sw_config *old)
+{
+	int rc;
+
+	if (strcmp(old->metrics_path, d->cfg.metrics_path))
+		sw_alert(&d->alert, LOG_WARNING, "event=state-path what=metrics from=%s to=%s",
+			 old->metrics_path[0] ? old->metrics_path : "off",
+			 d->cfg.metrics_path[0] ? d->cfg.metrics_path : "off");
+	if (!strcmp(old->journal_path, d->cfg.journal_path))
+		return;
+	sw_alert(&d->alert, LOG_WARNING, "event=state-path what=journal from=%s to=%s",
+		 old->journal_path[0] ? old->journal_path : "off",
+		 d->cfg.journal_path[0] ? d->cfg.journal_path : "off");
+	sw_journal_close(&d->journal);
+	if (d->cfg.journal_path[0] && (rc = sw_journal_open(&d->journal, d->cfg.journal_path)))
+		sw_warn("cannot read the journal %s: %s", d->cfg.journal_path, strerror(-rc));
+}
+
+static int reload(struct sw_daemon *d, bool accept_loss, char *msg, size_t len)
 {
 	struct sw_config *old = &d->cfg_prev;
 	char err[SW_ERRLEN], oldtable[SW_TABLE_MAXLEN];
 	struct sw_model m;
 	int64_t t0 = now_us(), t1, t2, t3;
-	int rc;
+	int rc, newlock = -1;
 
 	*old = d->cfg;
 	rc = sw_config_load(d->config_path, &d->cfg, err, sizeof(err));
+	if (!rc)
+		rc = reload_allowed(d, old, accept_loss, &newlock, err, sizeof(err));
 	t1 = now_us();
 	if (rc) {
 		d->cfg = *old;
@@ -1039,6 +1106,9 @@ static int reload(struct sw_daemon *d, char *msg, size_t len)
 		snprintf(msg, len, "%s", err);
 		return rc;
 	}
+	if (accept_loss && sw_config_loss(old, &d->cfg, err, sizeof(err)))
+		sw_alert(&d->alert, LOG_WARNING, "event=reload-loss-accepted config=%s",
+			 d->config_path);
 	{
 		struct sw_resolver prev = d->resolver;
 
@@ -1050,8 +1120,21 @@ static int reload(struct sw_daemon *d, char *msg, size_t len)
 
 		d->cfg = *old;
 		dns_setup(d, &prev);
+		if (newlock >= 0)
+			close(newlock);
 		snprintf(msg, len, "cannot build the ruleset");
 		return rc;
+	}
+	reload_paths(d, old);
+	if (newlock >= 0) {
+		/* the new table's lock replaces the old one's */
+		if (d->lockfd >= 0) {
+			epoll_ctl(d->epfd, EPOLL_CTL_DEL, d->lockfd, NULL);
+			close(d->lockfd);
+		}
+		d->lockfd = newlock;
+		epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->lockfd,
+			  &(struct epoll_event){ .events = EPOLLIN, .data.u32 = SLOT_LOCK });
 	}
 	t2 = now_us();
 	if (d->cfg.log_facility != old->log_facility)
@@ -1092,18 +1175,143 @@ static int reload(struct sw_daemon *d, char *msg, size_t len)
 	return rc;
 }
 
+/* Does the request change something (remove, reload)? Those are
+ * "accepted" when they start and answered when done. */
+static bool control_mutates(const char *verb)
+{
+	return !strcmp(verb, "reload") || !strcmp(verb, "remove");
+}
+
+/* The descriptor limit: accept needs one more descriptor, and a listener
+ * left readable would wake the loop forever (level-triggered). The spare
+ * descriptor is given up to make room (control_spare), the client served
+ * in its place and the spare taken again; when even that fails, the
+ * listeners sleep for SW_CTL_BACKOFF_MS instead of spinning. */
+#define SW_CTL_BACKOFF_MS 200
+static bool control_spare(struct sw_daemon *d, int lfd, int err)
+{
+	if (!d->fd_starved)
+		sw_warn("cannot accept a client on %s: %s; serving it with the reserve descriptor",
+			lfd == d->ctlfd ? d->control_path : "the instance lock", strerror(-err));
+	d->fd_starved = true;
+	if (d->spare_fd < 0)
+		return false;
+	close(d->spare_fd);
+	d->spare_fd = -1;
+	return true;
+}
+
+static void control_backoff(struct sw_daemon *d)
+{
+	if (d->spare_fd < 0)
+		d->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (d->ctl_sleeping)
+		return;
+	sw_warn("no descriptor for a client, not even the reserve: the control socket "
+		"sleeps for %d ms", SW_CTL_BACKOFF_MS);
+	epoll_ctl(d->epfd, EPOLL_CTL_DEL, d->ctlfd, NULL);
+	if (d->lockfd >= 0)
+		epoll_ctl(d->epfd, EPOLL_CTL_DEL, d->lockfd, NULL);
+	d->ctl_sleeping = true;
+	d->ctl_wake_us = now_us() + SW_CTL_BACKOFF_MS * 1000;
+}
+
+/* The listeners back after SW_CTL_BACKOFF_MS (the loop's timeout). */
+static void control_wake(struct sw_daemon *d)
+{
+	if (!d->ctl_sleeping || now_us() < d->ctl_wake_us)
+		return;
+	d->ctl_sleeping = false;
+	if (d->ctlfd >= 0)
+		epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->ctlfd,
+			  &(struct epoll_event){ .events = EPOLLIN, .data.u32 = SLOT_CONTROL });
+	if (d->lockfd >= 0)
+		epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->lockfd,
+			  &(struct epoll_event){ .events = EPOLLIN, .data.u32 = SLOT_LOCK });
+	if (d->spare_fd < 0)
+		d->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+/* The sooner of two epoll timeouts (-1: none). */
+static int min_timeout(int a, int b)
+{
+	return a < 0 ? b : b < 0 || a < b ? a : b;
+}
+
+static int ctl_timeout(const struct sw_daemon *d)
+{
+	int64_t left;
+
+	if (!d->ctl_sleeping)
+		return -1;
+	left = d->ctl_wake_us - now_us();
+	return left <= 0 ? 0 : (int)((left + 999) / 1000);
+}
+
+/* Someone asked the instance lock who holds it (lock.h): it read our pid
+ * from the connection; nothing to say. */
+static void handle_lock(struct sw_daemon *d)
+{
+	int cfd = accept4(d->lockfd, NULL, NULL, SOCK_CLOEXEC);
+	int err = cfd < 0 ? -errno : 0;
+
+	if ((err == -EMFILE || err == -ENFILE) && control_spare(d, d->lockfd, err)) {
+		cfd = accept4(d->lockfd, NULL, NULL, SOCK_CLOEXEC);
+		err = cfd < 0 ? -errno : 0;
+	}
+	if (cfd >= 0)
+		close(cfd);
+	else if (err == -EMFILE || err == -ENFILE)
+		control_backoff(d);
+	if (d->spare_fd < 0)
+		d->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+static void control_serve(struct sw_daemon *d, int cfd, const struct sw_control_req *r);
+
 static void handle_control(struct sw_daemon *d)
 {
-	char req[SW_CONTROL_REQMAX], rep[SW_CONTROL_REPMAX], msg[SW_ERRLEN];
-	int cfd = sw_control_accept(d->ctlfd, req, sizeof(req));
+	struct sw_control_req req;
+	int cfd = sw_control_accept(d->ctlfd, &req);
+	bool spare = false;
+
+	if ((cfd == -EMFILE || cfd == -ENFILE) && (spare = control_spare(d, d->ctlfd, cfd)))
+		cfd = sw_control_accept(d->ctlfd, &req);
+	if (cfd == -EMFILE || cfd == -ENFILE)
+		control_backoff(d);
+	if (cfd >= 0 && !spare && d->fd_starved) {
+		sw_info("control socket: accepting clients again");
+		d->fd_starved = false;
+	}
+	if (cfd >= 0)
+		control_serve(d, cfd, &req);
+	/* the reserve again, once the client's descriptor is closed */
+	if (d->spare_fd < 0)
+		d->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+static void control_serve(struct sw_daemon *d, int cfd, const struct sw_control_req *r)
+{
+	char rep[SW_CONTROL_REPMAX], msg[SW_ERRLEN];
+	struct sw_control_req req = *r;
 	int rc;
 
-	if (cfd < 0)
+	/* a client that gave up (its deadline passed, it hung up) is gone:
+	 * what it asked for is not done behind its back */
+	if ((rc = sw_control_live(cfd, &req, sw_control_now_ms()))) {
+		sw_alert(&d->alert, LOG_WARNING, "event=control-expired request=%s reason=%s "
+			 "action=not-executed", req.verb, rc == -ETIME ? "deadline" : "client-gone");
+		snprintf(rep, sizeof(rep), "error\nmessage=request expired before it ran; nothing "
+			 "was done\n");
+		sw_control_reply(cfd, rep);
 		return;
-	if (!strcmp(req, "reload")) {
-		rc = reload(d, msg, sizeof(msg));
+	}
+	if (control_mutates(req.verb))
+		sw_control_accepted(cfd, &req);
+	if (!strcmp(req.verb, "reload")) {
+		rc = reload(d, req.accept_loss, msg, sizeof(msg));
 		snprintf(rep, sizeof(rep), "%s\nmessage=%s\n", rc ? "error" : "ok", msg);
-	} else if (!strcmp(req, "remove")) {
+	} else if (!strcmp(req.verb, "remove")) {
 		char err[SW_ERRLEN];
 		bool absent;
 
@@ -1119,7 +1327,7 @@ static void handle_control(struct sw_daemon *d)
 		}
 		snprintf(rep, sizeof(rep), "%s\nmessage=%s\n", rc ? "error" : "ok",
 			 rc ? err : "table removed; sandwalld paused until reload or restart");
-	} else if (!strcmp(req, "status")) {
+	} else if (!strcmp(req.verb, "status")) {
 		snprintf(rep, sizeof(rep),
 			 "ok\npid=%d\nuptime=%lld\nmode=%s\npaused=%s\nconfig=%s\ndrifts=%llu\n"
 			 "repairs=%llu\nrepair_failures=%llu\nresyncs=%llu\nupdates=%llu\nenobufs=%u\n"
@@ -1136,9 +1344,89 @@ static void handle_control(struct sw_daemon *d)
 			 (long long)d->resolver.last_push_us,
 			 d->last_drift[0] ? d->last_drift : "none", (long long)d->last_drift_at);
 	} else {
-		snprintf(rep, sizeof(rep), "error\nmessage=unknown request '%.32s'\n", req);
+		snprintf(rep, sizeof(rep), "error\nmessage=unknown request '%.32s'\n", req.verb);
 	}
-	sw_control_reply(cfd, rep);
+	if (sw_control_reply(cfd, rep) && control_mutates(req.verb))
+		sw_warn("the client of '%s' left before the answer; the request was done: %s",
+			req.verb, rc ? "it failed" : "it succeeded");
+}
+
+/* The long-lived nf_tables socket, which owns the table (and the twin):
+ * the one a previous run handed to the service manager's fd store if
+ * there is one, so that the table is owned across a restart (no instant
+ * in which another process may delete it), else a new one. */
+#define SW_FDNAME_OWNER "nft-owner"
+static int nl_open_owner(struct sw_daemon *d)
+{
+	int fd = sw_listen_fd(SW_FDNAME_OWNER), rc;
+
+	if (fd >= 0) {
+		if ((rc = sw_nl_adopt(&d->nl, fd)) == 0) {
+			sw_info("adopted the nf_tables socket of the previous run (fd store): the "
+				"table stayed owned");
+			return 0;
+		}
+		sw_warn("cannot use the stored nf_tables socket: %s; opening a new one",
+			strerror(-rc));
+		close(fd);
+	}
+	return sw_nl_open(&d->nl);
+}
+
+/* Hand the owning socket to the service manager's fd store (systemd:
+ * FileDescriptorStoreMax=), where it outlives us: a kill -9 leaves the
+ * table owned until the restarted daemon takes the socket back. */
+static void owner_store(struct sw_daemon *d)
+{
+	int rc;
+
+	if (!(d->own_flags & NFT_TABLE_F_OWNER) && !d->twin)
+		return;
+	if (!getenv("NOTIFY_SOCKET"))
+		return;
+	rc = sw_notify_fd("FDSTORE=1\nFDNAME=" SW_FDNAME_OWNER, mnl_socket_get_fd(d->nl.sock));
+	if (rc)
+		sw_warn("cannot hand the owning socket to the service manager: %s (a restart "
+			"leaves the table unowned until it is taken again)", strerror(-rc));
+	else
+		sw_debug("owning socket handed to the service manager's fd store");
+}
+
+/* The instance locks (lock.h): the table's in this network namespace,
+ * then the control socket's. -EEXIST: another daemon has one (named). */
+static int take_locks(struct sw_daemon *d)
+{
+	char who[16];
+	uid_t uid;
+	pid_t pid;
+
+	d->lockfd = sw_lock_table(d->cfg.table, &pid, &uid);
+	if (d->lockfd == -EEXIST && uid == 0) {
+		sw_err("another sandwalld (pid %s) already guards table inet %s in this network "
+		       "namespace; exiting", pid_str(pid, who, sizeof(who)), d->cfg.table);
+		return -EEXIST;
+	}
+	if (d->lockfd == -EEXIST) {
+		/* any user may bind an abstract name: not a daemon's, not a
+		 * reason to leave the table unguarded */
+		sw_warn("the lock name of table inet %s is held by pid %s, not a root process: "
+			"going on without it", d->cfg.table, pid_str(pid, who, sizeof(who)));
+		d->lockfd = -1;
+	} else if (d->lockfd < 0) {
+		sw_err("cannot take the lock of table inet %s: %s", d->cfg.table,
+		       strerror(-d->lockfd));
+		return d->lockfd;
+	}
+	d->ctl_lockfd = sw_lock_control(d->control_path, &pid);
+	if (d->ctl_lockfd == -EEXIST) {
+		sw_err("another sandwalld (pid %s) already serves the control socket %s; exiting",
+		       pid_str(pid, who, sizeof(who)), d->control_path);
+		return -EEXIST;
+	}
+	if (d->ctl_lockfd < 0)
+		sw_warn("cannot lock the control socket %s: %s (no control socket)",
+			d->control_path, strerror(-d->ctl_lockfd));
+	return 0;
 }
 
 static int setup(struct sw_daemon *d)
@@ -1148,9 +1436,9 @@ static int setup(struct sw_daemon *d)
 	uint64_t wd;
 	int rc;
 
-	d->epfd = d->sigfd = d->tfd = d->wdfd = d->ctlfd = -1;
 	d->cgw.fd = -1;
 	d->epfd = d->sigfd = d->tfd = d->wdfd = d->ctlfd = d->dnsfd = -1;
+	d->lockfd = d->ctl_lockfd = d->spare_fd = -1;
 	d->resolver.fd[0] = d->resolver.fd[1] = -1;
 	d->started = time(NULL);
 	rc = sw_config_load(d->config_path, &d->cfg, err, sizeof(err));
@@ -1158,6 +1446,14 @@ static int setup(struct sw_daemon *d)
 		sw_err("%s", err);
 		return rc;
 	}
+	if (sw_config_is_empty(&d->cfg))
+		sw_warn("%s is empty (no section): running with every default", d->config_path);
+	/* one daemon per table and per control socket, before anything else */
+	if ((rc = take_locks(d)))
+		return rc;
+	/* the reserve for accept at the descriptor limit (control_backoff):
+	 * early, so that at a low limit the operator's way in comes first */
+	d->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	sw_alert_init(&d->alert, ALERTS_PER_SEC, "events");
 	sw_alert_init(&d->alert_blocked, ALERTS_PER_SEC, "blocked");
 	if (d->cfg.journal_path[0] && (rc = sw_journal_open(&d->journal, d->cfg.journal_path)))
@@ -1172,7 +1468,7 @@ static int setup(struct sw_daemon *d)
 	/* without it the conntrack walk runs in the loop (forget_tick) */
 	if ((rc = sw_forget_open(&d->forget)))
 		sw_warn("no worker for the conntrack walk after a re-create: %s", strerror(-rc));
-	if ((rc = sw_nl_open(&d->nl))) {
+	if ((rc = nl_open_owner(d))) {
 		sw_err("cannot open the netfilter netlink socket: %s", strerror(-rc));
 		return rc;
 	}
@@ -1185,6 +1481,7 @@ static int setup(struct sw_daemon *d)
 	fast_base_build(d);
 	if ((rc = sw_owner_take(d)))
 		return rc;
+	owner_store(d);
 	netdev_sync(d);
 	if ((rc = sw_portbind_open_events(&d->bind_ev)))
 		sw_warn("no events from the bridge ports' namespaces: %s (bindings follow on the "
@@ -1205,7 +1502,7 @@ static int setup(struct sw_daemon *d)
 		sw_err("cannot set up the event loop: %s", strerror(errno));
 		return rc;
 	}
-	d->ctlfd = sw_control_listen(d->control_path);
+	d->ctlfd = d->ctl_lockfd >= 0 ? sw_control_listen(d->control_path) : -ENOLCK;
 	if (d->ctlfd < 0)
 		sw_warn("no control socket at %s: %s (the CLI cannot reach the daemon)",
 			d->control_path, strerror(-d->ctlfd));
@@ -1232,6 +1529,7 @@ static int setup(struct sw_daemon *d)
 		{ d->sigfd, SLOT_SIGNAL }, { d->tfd, SLOT_RESYNC }, { d->wdfd, SLOT_WATCHDOG },
 		{ d->ctlfd, SLOT_CONTROL }, { sw_forget_fd(d->forget), SLOT_FORGET },
 		{ d->bind_ev.rbuf ? sw_nl_fd(&d->bind_ev) : -1, SLOT_BIND },
+		{ d->lockfd, SLOT_LOCK },
 	};
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		struct epoll_event e = { .events = EPOLLIN, .data.u32 = fds[i].id };
@@ -1247,13 +1545,19 @@ static int setup(struct sw_daemon *d)
 
 static void teardown(struct sw_daemon *d)
 {
-	int fds[] = { d->epfd, d->sigfd, d->tfd, d->wdfd, d->ctlfd, d->dnsfd };
+	int fds[] = { d->epfd, d->sigfd, d->tfd, d->wdfd, d->ctlfd, d->dnsfd, d->spare_fd };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
-	if (d->ctlfd >= 0)
+	/* only the owner of the control socket (its lock) unlinks it */
+	if (d->ctlfd >= 0 && d->ctl_lockfd >= 0)
 		unlink(d->control_path);
+	if (d->ctl_lockfd >= 0)
+		close(d->ctl_lockfd);
+	if (d->lockfd >= 0)
+		close(d->lockfd);
+	d->ctlfd = d->ctl_lockfd = d->lockfd = d->spare_fd = -1;
 	sw_events_close(&d->ev);
 	free(d->txn_rec);
 	d->txn_rec = NULL;
@@ -1326,7 +1630,7 @@ int sw_daemon_run(struct sw_daemon *d)
 	while (!d->stop) {
 		struct epoll_event evs[8];
 		/* the sooner of the two deadlines (-1: none) */
-		int tf = flush_timeout(d), th = loop_timeout(d);
+		int tf = flush_timeout(d), th = min_timeout(loop_timeout(d), ctl_timeout(d));
 		int n = epoll_wait(d->epfd, evs, 8, tf < 0 ? th : th < 0 || tf < th ? tf : th);
 
 		if (n < 0 && errno == EINTR)
@@ -1354,7 +1658,7 @@ int sw_daemon_run(struct sw_daemon *d)
 					char msg[SW_ERRLEN];
 
 					if (si.ssi_signo == SIGHUP)
-						reload(d, msg, sizeof(msg));
+						reload(d, false, msg, sizeof(msg));
 					else
 						d->stop = true;
 				}
@@ -1398,10 +1702,14 @@ int sw_daemon_run(struct sw_daemon *d)
 					bindtable_sync(d, ids, n_ids, got == 2);
 				break;
 			}
+			case SLOT_LOCK:
+				handle_lock(d);
+				break;
 			}
 		}
 		if (d->host_dirty && now_us() >= d->update_due_us)
 			host_delta_update(d);
+		control_wake(d);
 		sw_alert_flush(&d->alert);
 		sw_alert_flush(&d->alert_blocked);
 		attempts_flush(d, false);

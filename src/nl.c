@@ -148,6 +148,44 @@ int sw_nl_open(struct sw_nl *nl)
 	return nl_open_bus(nl, NETLINK_NETFILTER, 0, 0, true);
 }
 
+int sw_nl_adopt(struct sw_nl *nl, int fd)
+{
+	int one = 1, proto = -1, type = -1, err;
+	socklen_t l = sizeof(proto);
+	char drop[8192];
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &l) < 0)
+		return -errno;
+	l = sizeof(type);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0)
+		return -errno;
+	if (proto != NETLINK_NETFILTER || type != SOCK_RAW)
+		return -EPROTOTYPE;
+	memset(nl, 0, sizeof(*nl));
+	if ((err = nl_alloc(nl)))
+		return err;
+	nl->sock = mnl_socket_fdopen(fd);
+	if (!nl->sock) {
+		err = -errno;
+		free(nl->rbuf);
+		memset(nl, 0, sizeof(*nl));
+		return err;
+	}
+	mnl_socket_setsockopt(nl->sock, NETLINK_EXT_ACK, &one, sizeof(one));
+	mnl_socket_setsockopt(nl->sock, NETLINK_CAP_ACK, &one, sizeof(one));
+	/* answers the previous run never read */
+	for (;;) {
+		ssize_t r = recv(fd, drop, sizeof(drop), MSG_DONTWAIT);
+
+		if (r <= 0 && !(r < 0 && errno == EINTR))
+			break;
+	}
+	nl->portid = mnl_socket_get_portid(nl->sock);
+	nl->ops = &sock_ops;
+	nl->ctx = nl;
+	return 0;
+}
+
 int sw_nl_open_route(struct sw_nl *nl, unsigned int groups)
 {
 	/* subscribers read without blocking (drained on each epoll wakeup) */

@@ -37,6 +37,8 @@
 
 struct opts {
 	bool force;
+	bool accept_loss;               /* apply: a config that drops what the running one
+					 * gave, or an empty file (sw_config_loss) */
 	struct sw_verify_opts verify;   /* verify's options (sw_verify_optdefs) */
 	const char *config;
 	const char *control;
@@ -109,7 +111,9 @@ static void usage(FILE *f)
 		"options:\n"
 		"  -c, --config FILE  config file (default " SW_DEFAULT_CONFIG ")\n"
 		"  -j, --json         machine-readable output (check, status, verify, receipt)\n"
-		"      --force        apply: rewrite the table even when it matches\n");
+		"      --force        apply: rewrite the table even when it matches\n"
+		"      --accept-loss  apply: also a config that drops sections or keys the\n"
+		"                     daemon's config gave, or an empty file\n");
 	for (size_t i = 0; i < sw_verify_n_optdefs; i++) {
 		char opt[48];
 
@@ -189,10 +193,30 @@ static const char *reply_field(const char *reply, const char *key, char *buf, si
 	return buf;
 }
 
+/* The daemon's status, asked once per run (a daemon that does not answer
+ * costs SW_CONTROL_ANSWER_MS once, not once per question): 0 with its
+ * reply; -ENOENT/-ECONNREFUSED: none runs; -ETIMEDOUT: one is there but
+ * does not answer; -EPROTO: it answered "error". */
+static int daemon_status_rc(const struct opts *o, char *reply, size_t len)
+{
+	static char cached[SW_CONTROL_REPMAX];
+	static int rc = 1;              /* 1: not asked yet */
+
+	if (rc == 1) {
+		rc = sw_control_call(o->control, "status", cached, sizeof(cached));
+		if (!rc && strncmp(cached, "ok\n", 3))
+			rc = -EPROTO;
+		if (rc)
+			cached[0] = '\0';
+	}
+	snprintf(reply, len, "%s", cached);
+	return rc;
+}
+
 /* Does a daemon answer on the control socket? Its status in reply. */
 static bool daemon_status(const struct opts *o, char *reply, size_t len)
 {
-	return sw_control_call(o->control, "status", reply, len) == 0 && !strncmp(reply, "ok\n", 3);
+	return daemon_status_rc(o, reply, len) == 0;
 }
 
 static bool daemon_running(const struct opts *o)
@@ -200,6 +224,20 @@ static bool daemon_running(const struct opts *o)
 	char reply[SW_CONTROL_REPMAX];
 
 	return daemon_status(o, reply, sizeof(reply));
+}
+
+/* A daemon that is there (its socket accepts) but does not answer: the
+ * CLI stops there, exit 2, instead of acting behind its back. */
+static bool daemon_stuck(const struct opts *o)
+{
+	char reply[SW_CONTROL_REPMAX];
+	int rc = daemon_status_rc(o, reply, sizeof(reply));
+
+	if (rc != -ETIMEDOUT)
+		return false;
+	sw_err("sandwalld is not answering on %s (no reply within %d ms); nothing was done",
+	       o->control, SW_CONTROL_ANSWER_MS);
+	return true;
 }
 
 /* Does a daemon answer whose config is the file o->config names? (Not
@@ -215,6 +253,12 @@ static bool daemon_same_config(const struct opts *o)
 	return realpath(o->config, a) && realpath(theirs, b) && !strcmp(a, b);
 }
 
+/* The daemon's verb for apply, with its options. */
+static const char *reload_req(const struct opts *o)
+{
+	return o->accept_loss ? "reload\naccept_loss=yes" : "reload";
+}
+
 /* Ask the daemon that owns the table to do it. table: for the message when
  * no daemon answers; NULL when the daemon was just seen running o->config. */
 static int via_daemon(const struct opts *o, const char *req, const char *table)
@@ -222,6 +266,17 @@ static int via_daemon(const struct opts *o, const char *req, const char *table)
 	char reply[SW_CONTROL_REPMAX], msg[512], cfgpath[512];
 	int rc = sw_control_call(o->control, req, reply, sizeof(reply));
 
+	if (rc == -ETIMEDOUT) {
+		sw_err("sandwalld did not answer on %s within %d ms; the request expires "
+		       "unexecuted: nothing was done", o->control, SW_CONTROL_ANSWER_MS);
+		return EXIT_ERR;
+	}
+	if (rc == -EINPROGRESS) {
+		sw_err("sandwalld accepted '%.*s' but did not finish within %d s; it may still "
+		       "complete (see sandwall status)", (int)strcspn(req, "\n"), req,
+		       SW_CONTROL_DONE_MS / 1000);
+		return EXIT_ERR;
+	}
 	if (rc) {
 		if (table)
 			sw_err("table inet %s is owned by a running process (sandwalld) and no "
@@ -235,7 +290,7 @@ static int via_daemon(const struct opts *o, const char *req, const char *table)
 		sw_err("sandwalld: %s", msg);
 		return EXIT_ERR;
 	}
-	if (table && !strcmp(req, "reload")) {
+	if (table && !strncmp(req, "reload", 6)) {
 		char st[SW_CONTROL_REPMAX];
 
 		if (daemon_status(o, st, sizeof(st)) &&
@@ -813,10 +868,10 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 	bool json = o->json, daemon;
 	struct sw_host *host = calloc(1, sizeof(*host));
 	struct sw_model have, *nd;
-	int rc, host_err, nd_err, raw_nh = 0;
+	int rc, host_err, nd_err, raw_nh = 0, d_rc;
 
-	daemon = sw_control_call(o->control, "status", reply, sizeof(reply)) == 0 &&
-		 !strncmp(reply, "ok\n", 3);
+	d_rc = daemon_status_rc(o, reply, sizeof(reply));
+	daemon = d_rc == 0;
 	host_err = host ? sw_host_read_links_addrs_routes(host) : -ENOMEM;
 	if (host_err) {
 		free(host);
@@ -839,6 +894,11 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 		if (daemon)
 			for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++)
 				printf("daemon %-16s %s\n", keys[k], reply_field(reply, keys[k], v, sizeof(v)));
+		else if (d_rc == -ETIMEDOUT)
+			printf("daemon: not answering on %s (no reply within %d ms)\n", o->control,
+			       SW_CONTROL_ANSWER_MS);
+		else if (d_rc == -EPROTO)
+			printf("daemon: refused the request on %s\n", o->control);
 		else
 			printf("daemon: not running (no answer on %s)\n", o->control);
 		print_guard(cfg, host, host_err);
@@ -871,6 +931,13 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 		raw_nh = sw_rawcap_out(cfg, "", NULL, stdout);
 	if (raw_nh)
 		rc = EXIT_DRIFT;
+	/* a daemon that is there but does not answer is an error, not a
+	 * state to print past */
+	if (d_rc == -ETIMEDOUT || d_rc == -EPROTO) {
+		sw_err("sandwalld is %s on %s", d_rc == -EPROTO ? "refusing requests" :
+		       "not answering", o->control);
+		rc = EXIT_ERR;
+	}
 	netdev_status_free(nd);
 	sw_model_free(&have);
 	free(host);
@@ -904,6 +971,7 @@ static const struct option longopts[] = {
 	{ "version", no_argument, NULL, 'V' },
 	{ "control", required_argument, NULL, 'C' },
 	{ "force", no_argument, NULL, 'F' },
+	{ "accept-loss", no_argument, NULL, 'L' },
 };
 
 /* longopts, then verify's options (val SW_VERIFY_OPT_BASE + index), then the end */
@@ -947,6 +1015,7 @@ static int parse_opts(int argc, char **argv, const char *optstring, struct opts 
 		case 'V': printf("sandwall " SW_VERSION "\n"); return 0;
 		case 'C': o->control = optarg; break;
 		case 'F': o->force = true; break;
+		case 'L': o->accept_loss = true; break;
 		default: usage(stderr); return EXIT_ERR;
 		}
 	}
@@ -1016,7 +1085,14 @@ static int run_apply(struct run *x)
 	int rc;
 
 	if (daemon_running(x->o) || owned(x->nl, x->want->table))
-		return via_daemon(x->o, "reload", x->want->table);
+		return via_daemon(x->o, reload_req(x->o), x->want->table);
+	/* an empty file is far likelier a truncated one than a wish for every
+	 * default (rules/sandwall.conf spells those out) */
+	if (sw_config_is_empty(x->cfg) && !x->o->accept_loss) {
+		sw_err("%s:1: the file is empty (no section): refused, nothing was changed (to "
+		       "apply every default anyway: --accept-loss)", x->cfg->path);
+		return EXIT_ERR;
+	}
 	if ((rc = sw_resolver_init(&r, x->cfg, x->host, NULL))) {
 		sw_err("cannot set up the resolver: %s", strerror(-rc));
 		return EXIT_ERR;
@@ -1182,8 +1258,10 @@ int main(int argc, char **argv)
 	 * config, FILE:LINE in its reply): no second parse and build here,
 	 * and no nf_tables socket, whose close would wait for the kernel to
 	 * release what the daemon's commit replaced. */
+	if ((v->daemon_req || v->run == run_remove) && daemon_stuck(&o))
+		return EXIT_ERR;
 	if (v->daemon_req && daemon_same_config(&o))
-		return via_daemon(&o, v->daemon_req, NULL);
+		return via_daemon(&o, v->run == run_apply ? reload_req(&o) : v->daemon_req, NULL);
 	/* Everything is validated before the kernel is touched. */
 	if (v->need == NEED_CONFIG && sw_config_load(o.config, &cfg, err, sizeof(err))) {
 		sw_err("%s", err);

@@ -72,7 +72,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (!(data[0] & 1)) {
 		struct sockaddr_un sa = { .sun_family = AF_UNIX };
-		char req[SW_CONTROL_REQMAX], rep[16];
+		struct sw_control_req req;
+		char rep[16];
 		int c = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0), cfd;
 
 		if (c < 0)
@@ -80,12 +81,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(sa.sun_path, ctl_path, strlen(ctl_path) + 1);
 		if (connect(c, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
 		    send(c, data + 1, size - 1, MSG_NOSIGNAL) >= 0) {
-			memset(req, 'A', sizeof(req));
-			cfd = sw_control_accept(lfd, req, sizeof(req));
+			memset(&req, 'A', sizeof(req));
+			cfd = sw_control_accept(lfd, &req);
 			if (cfd >= 0) {
-				if (strnlen(req, sizeof(req)) == sizeof(req) ||
-				    strpbrk(req, "\r\n"))
+				if (strnlen(req.verb, sizeof(req.verb)) == sizeof(req.verb) ||
+				    !req.verb[0] || strpbrk(req.verb, "\r\n") || req.deadline_ms < 0)
 					__builtin_trap();
+				sw_control_live(cfd, &req, sw_control_now_ms());
 				sw_control_reply(cfd, "ok\n");
 				recv(c, rep, sizeof(rep), MSG_DONTWAIT);
 			}
@@ -99,7 +101,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (pthread_create(&t, NULL, server, &s))
 			return 0;
 		memset(reply, 'A', sizeof(reply));
-		if (sw_control_call(ctl_path, "status", reply, sizeof(reply)) == 0 &&
+		/* short waits: a reply of "accepted" would else wait for the rest */
+		if (sw_control_call_ms(ctl_path, "status", reply, sizeof(reply), 500, 200) == 0 &&
 		    strnlen(reply, sizeof(reply)) == sizeof(reply))
 			__builtin_trap();
 		pthread_join(t, NULL);

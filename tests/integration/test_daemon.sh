@@ -60,7 +60,10 @@ d_start() {
 	D_LOG="$SWT_TMP/daemon.$D_N.log"
 	D_CONF=$conf
 	D_LOGS+=("$D_LOG")
-	ip netns exec "$H" "$SANDWALLD" -c "$conf" -f --control "$D_CTL" >"$D_LOG" 2>&1 &
+	# D_ULIMIT: start it with that descriptor limit (ulimit -n)
+	local pre=()
+	[ -n "${D_ULIMIT:-}" ] && pre=(bash -c 'ulimit -n "$0" && exec "$@"' "$D_ULIMIT")
+	ip netns exec "$H" "${pre[@]}" "$SANDWALLD" -c "$conf" -f --control "$D_CTL" >"$D_LOG" 2>&1 &
 	D_PID=$!
 	SWT_PIDS+=("$D_PID")
 	for i in $(seq 1 100); do

@@ -606,6 +606,117 @@ static void test_corpus(void **state)
 	assert_true(bad >= 50);
 }
 
+
+/* A reload must not fall back to defaults unasked (issue 24): an empty
+ * file, one cut at a line boundary or in a line, one without a section,
+ * a key or a [sandbox] the running one gave. */
+static struct sw_config run_cfg, new_cfg;
+
+static int loss_of(const char *running, const char *next, char *e, size_t elen)
+{
+	char e1[SW_ERRLEN];
+
+	assert_int_equal(sw_config_parse_string(running, "run.conf", &run_cfg, e1, sizeof(e1)), 0);
+	/* a cut that leaves an invalid file is refused by the parser already */
+	if (sw_config_parse_string(next, "new.conf", &new_cfg, e, elen))
+		return -EINVAL;
+	return sw_config_loss(&run_cfg, &new_cfg, e, elen);
+}
+
+static void test_config_loss(void **state)
+{
+	static const char full[] =
+		"[guard]\ninterfaces = docker0 br-*\n"
+		"[block]\nprivate = no\ndestinations = 203.0.113.0/24\n  198.51.100.7\n"
+		"[allow]\ndns = auto\n"
+		"[daemon]\njournal = /run/sandwall/j.jsonl\n"
+		"[nft]\ntable = sandwall\n"
+		"[sandbox agents]\ninterfaces = br-agents\negress = none\n";
+	char e[SW_ERRLEN], cut[sizeof(full)];
+	size_t lines = 0, refused_by_loss = 0;
+
+	(void)state;
+	/* the same file, and one that only adds: nothing lost */
+	assert_int_equal(loss_of(full, full, e, sizeof(e)), 0);
+	snprintf(cut, sizeof(cut), "%s", full);
+	assert_int_equal(sw_config_loss(&run_cfg, &run_cfg, e, sizeof(e)), 0);
+	/* values may change: that is what an edit is */
+	assert_int_equal(loss_of("[block]\nprivate = no\n", "[block]\nprivate = yes\n", e,
+				 sizeof(e)), 0);
+
+	/* the empty file, and a blank one */
+	assert_int_equal(loss_of(full, "", e, sizeof(e)), -ENODATA);
+	assert_non_null(strstr(e, "new.conf:1: the file is empty"));
+	assert_non_null(strstr(e, "--accept-loss"));
+	assert_int_equal(loss_of(full, "\n# nothing\n\n", e, sizeof(e)), -ENODATA);
+	/* an empty running config loses nothing to an empty file */
+	assert_int_equal(loss_of("", "", e, sizeof(e)), 0);
+
+	/* cut at every line boundary: each is refused (each drops something) */
+	for (const char *p = full; (p = strchr(p, '\n')); p++) {
+		size_t n = (size_t)(p - full) + 1;
+
+		if (n == sizeof(full) - 1)
+			break;          /* the whole file */
+		memcpy(cut, full, n);
+		cut[n] = '\0';
+		lines++;
+		int rc = loss_of(full, cut, e, sizeof(e));
+
+		if (rc != -ENODATA && rc != -EINVAL)
+			fail_msg("cut after line %zu was not refused", lines);
+		if (rc == -ENODATA)
+			refused_by_loss++;
+		assert_non_null(strstr(e, "new.conf:"));
+	}
+	assert_true(lines >= 10);
+	assert_true(refused_by_loss >= lines - 2);
+	/* cut inside the last line (no newline at the end) */
+	/* (128.0.0.0/16 cut to 128.0.0.0/1 still parses: a quarter of the space) */
+	assert_int_equal(loss_of("[block]\ndestinations = 10.0.0.0/8 128.0.0.0/16\n",
+				 "[block]\ndestinations = 10.0.0.0/8 128.0.0.0/1", e, sizeof(e)),
+			 -ENODATA);
+	assert_non_null(strstr(e, "new.conf:2: the last line has no newline"));
+
+	/* a section the running one had */
+	assert_int_equal(loss_of("[guard]\ninterfaces = docker0\n[daemon]\nowner = no\n",
+				 "[guard]\ninterfaces = docker0\n", e, sizeof(e)), -ENODATA);
+	assert_string_equal(strstr(e, "new.conf:2:") ? "ok" : e, "ok");
+	assert_non_null(strstr(e, "section [daemon] is missing (the running config has it at line 3)"));
+	/* a key: the line is the section's in the new file */
+	assert_int_equal(loss_of("[block]\nprivate = no\ndestinations = 10.9.0.0/16\n",
+				 "\n[block]\nprivate = no\n", e, sizeof(e)), -ENODATA);
+	assert_non_null(strstr(e, "new.conf:2: [block] destinations is missing"));
+	/* a [block] switch */
+	assert_int_equal(loss_of("[block]\nlan = no\nhost = yes\n", "[block]\nhost = yes\n", e,
+				 sizeof(e)), -ENODATA);
+	assert_non_null(strstr(e, "[block] lan is missing"));
+	/* a sandbox */
+	assert_int_equal(loss_of(full, "[guard]\ninterfaces = docker0 br-*\n"
+				 "[block]\nprivate = no\ndestinations = 203.0.113.0/24\n  198.51.100.7\n"
+				 "[allow]\ndns = auto\n[daemon]\njournal = /run/sandwall/j.jsonl\n"
+				 "[nft]\ntable = sandwall\n", e, sizeof(e)), -ENODATA);
+	assert_non_null(strstr(e, "[sandbox agents] is missing"));
+	/* the journal key: its path would move back to the default */
+	assert_int_equal(loss_of("[daemon]\njournal = /run/sandwall/j.jsonl\nowner = no\n",
+				 "[daemon]\nowner = no\n", e, sizeof(e)), -ENODATA);
+	assert_non_null(strstr(e, "[daemon] journal is missing"));
+	/* allow lists may go: that only takes access away */
+	assert_int_equal(loss_of("[block]\nlan = yes\n[allow]\ndestinations = 10.0.0.50 tcp/80 reopen\n"
+				 "host_ports = udp/53\n", "[block]\nlan = yes\n", e, sizeof(e)), 0);
+	assert_int_equal(loss_of("[allow]\ndns = none\ndestinations = 203.0.113.50 tcp/80\n",
+				 "[allow]\ndestinations = 203.0.113.50 tcp/80\n", e, sizeof(e)), -ENODATA);
+	assert_non_null(strstr(e, "[allow] dns is missing"));
+	assert_int_equal(loss_of("[allow]\ndns = none\n", "", e, sizeof(e)), -ENODATA);
+	/* sw_config_is_empty */
+	assert_int_equal(parse(""), 0);
+	assert_true(sw_config_is_empty(&cfg));
+	assert_int_equal(parse("# only a comment\n"), 0);
+	assert_true(sw_config_is_empty(&cfg));
+	assert_int_equal(parse("[log]\n"), 0);
+	assert_false(sw_config_is_empty(&cfg));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -628,6 +739,7 @@ int main(void)
 		cmocka_unit_test(test_good_multiline),
 		cmocka_unit_test(test_good_empty_lists),
 		cmocka_unit_test(test_corpus),
+		cmocka_unit_test(test_config_loss),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
