@@ -18,6 +18,7 @@ register_test flows_01_apply "flows to metadata and the LAN opened with no table
 register_test flows_02_repair "flows opened while the table was deleted are cut by the watch-mode repair"
 register_test flows_03_reload "a flow to an open address is cut by a reload that adds it to [block] destinations"
 register_test flows_04_dns_expiry "a flow to a sandbox hostname's address is cut when the answer expires"
+register_test flows_05_output_users "[guard] users: flows a uid opened in the host namespace with no table are cut by apply (output path)"
 
 FL_PORT=7001
 FL_SETTLE=${FL_SETTLE:-0.5}   # seconds after the block before counting
@@ -36,23 +37,27 @@ fl_recv() {
 	return 1
 }
 
-# fl_send TARGET...: flow.py send in c1 (one TCP connection and one UDP
-# socket per target, kept open; sent counts in $SWT_TMP/fl.tx)
+# fl_send TARGET...: flow.py send in $FL_NS (default c1), run through
+# $FL_AS (e.g. setpriv ...); one TCP connection and one UDP socket per
+# target, kept open; sent counts in $FL_DIR/fl.tx (default $SWT_TMP)
+FL_NS=""; FL_AS=""; FL_DIR=""
 fl_send() {
-	local rdy="$SWT_TMP/fl.tx.ready" pid
-	rm -f "$rdy" "$SWT_TMP/fl.tx" "$SWT_TMP/fl.stop"
-	ip netns exec "$C1" "$PY" "$SWT_DIR/flow.py" send --out "$SWT_TMP/fl.tx" --ready "$rdy" \
-		--stop "$SWT_TMP/fl.stop" "$@" >>"$SWT_TMP/srv.log" 2>&1 &
+	local d=${FL_DIR:-$SWT_TMP} rdy pid
+	rdy="$d/fl.tx.ready"
+	rm -f "$rdy" "$d/fl.tx" "$d/fl.stop"
+	# shellcheck disable=SC2086
+	ip netns exec "${FL_NS:-$C1}" $FL_AS "$PY" "$SWT_DIR/flow.py" send --out "$d/fl.tx" --ready "$rdy" \
+		--stop "$d/fl.stop" "$@" >>"$SWT_TMP/srv.log" 2>&1 &
 	pid=$!
 	SWT_PIDS+=("$pid"); SWT_TEST_PIDS+=("$pid")
 	for _ in $(seq 1 100); do [ -s "$rdy" ] && return 0; kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-	bad "flow sender in c1 did not connect to $*"; tail -n 5 "$SWT_TMP/srv.log" | show -
+	bad "flow sender in $(_nsname "${FL_NS:-$C1}") did not connect to $*"; tail -n 5 "$SWT_TMP/srv.log" | show -
 	return 1
 }
 
 # fl_rx KIND TARGET / fl_tx KIND TARGET: bytes|datagrams received, sends made
 fl_rx() { awk -v k="$1 $2" '$1 " " $2 == k { print $3 }' "$SWT_TMP/fl.rx" 2>/dev/null; }
-fl_tx() { awk -v k="$1 $2" '$2 " " $3 == k { print $4 }' "$SWT_TMP/fl.tx" 2>/dev/null; }
+fl_tx() { awk -v k="$1 $2" '$2 " " $3 == k { print $4 }' "${FL_DIR:-$SWT_TMP}/fl.tx" 2>/dev/null; }
 
 # fl_flowing WHAT TARGET...: every flow delivers within 1 s (the proof that
 # the flows work before the block)
@@ -82,7 +87,7 @@ fl_cut() {
 		for k in tcp udp; do
 			a=${a0[$k $t]:-0}; b=$(fl_rx $k "$t")
 			s0=${t0[$k $t]:-0}; s1=$(fl_tx $k "$t")
-			if [ "${s1:-0}" -le "$s0" ] && [ $k = udp ]; then
+			if [ "${s1:-0}" -le "$s0" ]; then
 				bad "$what: the sender stopped sending on its $k socket to $t ($s0 -> ${s1:-?})"
 			elif [ "${b:-0}" -eq "$a" ]; then
 				ok "$what: $k flow to $t cut (0 received in ${FL_WINDOW}s; sender made $((${s1:-0} - s0)) sends)"
@@ -93,11 +98,11 @@ fl_cut() {
 	done
 }
 
-fl_stop() { : >"$SWT_TMP/fl.stop"; }
+fl_stop() { : >"${FL_DIR:-$SWT_TMP}/fl.stop"; }
 
 flows_01_apply() {
 	need_sandwall || return $?
-	local targets=(169.254.169.254:$FL_PORT 10.0.0.50:$FL_PORT) conf
+	local targets=("169.254.169.254:$FL_PORT" "10.0.0.50:$FL_PORT") conf
 	fl_recv "${targets[@]}" || return 1
 	fl_send "${targets[@]}" || return 1
 	fl_flowing "no table" "${targets[@]}"
@@ -113,7 +118,7 @@ flows_01_apply() {
 
 flows_02_repair() { d_run _flows_02; }
 _flows_02() {
-	local targets=(169.254.169.254:$FL_PORT 10.0.0.50:$FL_PORT) conf n0 line
+	local targets=("169.254.169.254:$FL_PORT" "10.0.0.50:$FL_PORT") conf n0 line
 	conf=$(mkconf flows_watch daemon.owner=no)
 	d_start "$conf" || return 1
 	grep -q 'event=start.*mode=watch' "$D_LOG" || bad "owner = no: start line lacks mode=watch"
@@ -183,3 +188,25 @@ allow = pypi.test tcp/$FL_PORT, pypi.test udp/$FL_PORT" daemon.dns_min_ttl=1 dae
 }
 _fl_has_host() { _host_elems agents 4 | grep -q "^$1 \. "; }
 _fl_no_host() { ! _fl_has_host "$1"; }
+
+# The output path ([guard] users): the same cut for a process of the
+# guarded uid in the host namespace (a rootless runtime's helper, a
+# host-network container). Its files live in a directory of its own.
+flows_05_output_users() { rt_run _flows_05; }
+_flows_05() {
+	local targets=("169.254.169.254:$FL_PORT" "10.0.0.50:$FL_PORT") conf
+	ou_uids_free || return "$SKIP"
+	RT_UNDO+=(ou_kill_uid)
+	FL_DIR=$(mktemp -d /tmp/sandwall-flows.XXXXXX) || return 1
+	RT_UNDO+=("rm -rf ${FL_DIR:?}" "FL_NS='' FL_AS='' FL_DIR=''")
+	chown "$OU_UID:$OU_UID" "$FL_DIR"
+	FL_NS=$H FL_AS="setpriv --reuid $OU_UID --regid $OU_UID --clear-groups"
+	fl_recv "${targets[@]}" || return 1
+	fl_send "${targets[@]}" || return 1
+	fl_flowing "no table, uid $OU_UID" "${targets[@]}"
+	conf=$(mkconf flows_users guard.interfaces=auto guard.users="$OU_UID")
+	apply_ok "$conf" || { fl_stop; return 1; }
+	fl_cut "after apply, uid $OU_UID" "${targets[@]}"
+	fl_stop
+	return 0
+}

@@ -149,4 +149,22 @@ MUTANTS = [
         "unit": ["test_ruleset_props"],
         "integration": ["flows_01_apply", "flows_02_repair", "flows_03_reload", "flows_04_dns_expiry"],
     },
+    {
+        "name": "out-replies-both-directions",
+        "what": "the output path's replies rule ([guard] users, cgroups) accepts ct state established without ct direction reply",
+        "edits": [("src/ruleset.c",
+                   '''		e_ct_established(b);
+		if ((e = expr(b, "ct"))) {
+			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_DIRECTION);
+			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
+			add_expr(b, e);
+		}
+		e_cmp_u8(b, NFT_REG_1, 1 /* IP_CT_DIR_REPLY */);
+		e_verdict(b, NF_ACCEPT, NULL);''',
+                   '''		(void)e;
+		e_ct_established(b);
+		e_verdict(b, NF_ACCEPT, NULL);''')],
+        "unit": ["test_ruleset_props"],
+        "integration": ["flows_05_output_users"],
+    },
 ]

@@ -136,7 +136,7 @@ def main(argv):
             keep = True
         elif a == "-l":
             for m in MUTANTS:
-                print("%-26s %s" % (m["name"], m["what"]))
+                print("%-28s %s" % (m["name"], m["what"]))
             return 0
         elif a in ("-h", "--help"):
             print(__doc__)
@@ -153,6 +153,7 @@ def main(argv):
         return 2
     t_start = time.monotonic()
     scratch = tempfile.mkdtemp(prefix="sandwall-mutate.")
+    os.chmod(scratch, 0o755)    # tests run programs of the tree as other uids (flows_05)
     base, mut = os.path.join(scratch, "base"), os.path.join(scratch, "mut")
     log = os.path.join(scratch, "log")
     bins = unit_bins()
@@ -196,7 +197,7 @@ def main(argv):
             dt = time.monotonic() - t0
             restore(base, mut, m)
             rows.append((m["name"], bool(killers), killers, dt, notes))
-            say("%-26s %-8s %5.0fs  %s%s" % (m["name"], "KILLED" if killers else "SURVIVED", dt,
+            say("%-28s %-8s %5.0fs  %s%s" % (m["name"], "KILLED" if killers else "SURVIVED", dt,
                                            "; ".join(killers) if killers else "no test failed",
                                            "".join(" [%s]" % n for n in notes)))
         killed = sum(1 for r in rows if r[1])
