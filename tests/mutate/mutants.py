@@ -167,4 +167,24 @@ MUTANTS = [
         "unit": ["test_ruleset_props"],
         "integration": ["flows_05_output_users"],
     },
+    {
+        "name": "no-out-antispoof",
+        "what": "no anti-spoofing rule on the output path (guard_output's fib saddr type != local goto block_spoofed left out)",
+        "edits": [("src/ruleset.c",
+                   '''	RULE(m, b, SW_CHAIN_GUARD_OUTPUT, "out-spoofed", "fib saddr type != local goto block_spoofed", {
+		struct nftnl_expr *e = expr(b, "fib");''',
+                   '''	if (0) RULE(m, b, SW_CHAIN_GUARD_OUTPUT, "out-spoofed", "fib saddr type != local goto block_spoofed", {
+		struct nftnl_expr *e = expr(b, "fib");''')],
+        "unit": ["test_ruleset_props"],
+        "integration": ["runtimes_16_cgroups"],
+    },
+    {
+        "name": "fast-path-host",
+        "what": "the gate's fast path returns without fib daddr type != local (the host's addresses take it)",
+        "edits": [("src/ruleset.c",
+                   "bool fib = !fallback && cfg->block[SW_CAT_HOST];",
+                   "bool fib = false && cfg->block[SW_CAT_HOST];")],
+        "unit": ["test_ruleset_props"],
+        "integration": ["core_02_default_blocks"],
+    },
 ]

@@ -48,6 +48,8 @@ static bool in_chain(const struct sw_rule *r, const char *chain)
 #define HOPLIMIT_255   "[ payload load 1b @ network header + 7 => reg 1 ] [ cmp eq reg 1 0x000000ff ]"
 #define FIB_LOCAL      "[ fib daddr type => reg 1 ] [ cmp eq reg 1 0x00000002 ]"
 #define FIB_SPOOFED    "[ fib saddr . iif oif present => reg 1 ] [ cmp eq reg 1 0x00000000 ]"
+#define FIB_SADDR_NOT_LOCAL "[ fib saddr type => reg 1 ] [ cmp neq reg 1 0x00000002 ]"
+#define FIB_NOT_LOCAL  "[ fib daddr type => reg 1 ] [ cmp neq reg 1 0x00000002 ]"
 
 static const char *const configs[] = {
 	"",
@@ -85,29 +87,84 @@ static void test_replies_need_reply_direction(void **state)
 
 /* In chain guard the anti-spoofing drop (fib saddr . iif oif missing goto
  * block_spoofed) comes before every rule that accepts, returns or jumps
- * (so no forged source creates or uses conntrack state). */
+ * (so no forged source creates or uses conntrack state); in guard_output
+ * ([guard] users, cgroups) likewise fib saddr type != local. */
 static void test_antispoof_before_every_door(void **state)
 {
+	static const struct { const char *chain, *match; } spoof[] = {
+		{ SW_CHAIN_GUARD, FIB_SPOOFED },
+		{ SW_CHAIN_GUARD_OUTPUT, FIB_SADDR_NOT_LOCAL },
+	};
+
 	(void)state;
 	for (size_t c = 0; c < N(configs); c++) {
 		struct sw_model m;
-		bool seen = false;
 
 		tk_build(configs[c], &m);
-		for (size_t i = 0; i < m.n_rules; i++) {
-			const struct sw_rule *r = &m.rules[i];
+		for (size_t k = 0; k < N(spoof); k++) {
+			bool seen = false;
+			size_t n = 0;
 
-			if (!in_chain(r, SW_CHAIN_GUARD))
-				continue;
-			if (has(r, FIB_SPOOFED) && verdict_is(r, "goto -> block_spoofed")) {
-				seen = true;
-				continue;
+			for (size_t i = 0; i < m.n_rules; i++) {
+				const struct sw_rule *r = &m.rules[i];
+
+				if (!in_chain(r, spoof[k].chain))
+					continue;
+				n++;
+				if (has(r, spoof[k].match) && verdict_is(r, "goto -> block_spoofed")) {
+					seen = true;
+					continue;
+				}
+				if (!seen)
+					fail_msg("config %zu: %s comes before the anti-spoofing rule in %s: %s",
+						 c, r->tag, spoof[k].chain, r->canon);
 			}
-			if (!seen)
-				fail_msg("config %zu: %s comes before the anti-spoofing rule in guard: %s",
-					 c, r->tag, r->canon);
+			/* guard always; guard_output where the output path is guarded */
+			if (n && !seen)
+				fail_msg("config %zu: no anti-spoofing rule in %s", c, spoof[k].chain);
+			if (k == 0)
+				assert_true(seen);
 		}
-		assert_true(seen);
+		sw_model_free(&m);
+	}
+}
+
+/* The fast path never lets the host through: with [block] host, every rule
+ * of guard or guard_output that returns (ends the judgement with the
+ * chain's accept policy) before the host rule also requires a destination
+ * that is not local. */
+static void test_fast_path_not_for_the_host(void **state)
+{
+	static const char *const chains[] = { SW_CHAIN_GUARD, SW_CHAIN_GUARD_OUTPUT };
+
+	(void)state;
+	for (size_t c = 0; c < N(configs); c++) {
+		struct sw_model m;
+
+		tk_build(configs[c], &m);
+		for (size_t k = 0; k < N(chains); k++) {
+			bool host = false;
+			size_t returns = 0;
+
+			for (size_t i = 0; i < m.n_rules && !host; i++) {
+				const struct sw_rule *r = &m.rules[i];
+
+				if (!in_chain(r, chains[k]))
+					continue;
+				if (verdict_is(r, "goto -> block_host")) {
+					host = true;
+					continue;
+				}
+				if (!verdict_is(r, "return"))
+					continue;
+				returns++;
+				if (!has(r, FIB_NOT_LOCAL))
+					fail_msg("config %zu: %s returns before the host rule in %s for any "
+						 "destination type: %s", c, r->tag, chains[k], r->canon);
+			}
+			if (k == 0)
+				assert_true(host && returns >= 4);   /* the gate's fast path, v4/v6 x a/b */
+		}
 		sw_model_free(&m);
 	}
 }
@@ -350,6 +407,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replies_need_reply_direction),
 		cmocka_unit_test(test_antispoof_before_every_door),
+		cmocka_unit_test(test_fast_path_not_for_the_host),
 		cmocka_unit_test(test_nd_accepts_need_hoplimit_and_destination),
 		cmocka_unit_test(test_input_ends_in_block_host),
 		cmocka_unit_test(test_host_category_blocks_local),
