@@ -30,7 +30,7 @@ BINS      := $(B)/sandwall $(if $(wildcard src/sandwalld.c),$(B)/sandwalld)
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps run check unit integration asan clean install uninstall bench fuzz fuzz-bins fuzz-smoke check-kernels
+.PHONY: all deps run check unit integration asan clean install uninstall bench fuzz fuzz-bins fuzz-smoke check-kernels mutate
 all: $(BINS)
 
 $(B):
@@ -75,6 +75,12 @@ unit: $(UNIT_BIN)
 
 integration: $(BINS)
 	tests/integration/run.sh
+
+# Deliberate breaks of the rule-building and repair code, one at a time in a
+# scratch copy, each of which a behaviour test must kill (docs/testing.md).
+# Root (integration tests). MUTATE_ARGS: -a (every listed test), names.
+mutate:
+	tests/mutate/mutate.py $(MUTATE_ARGS)
 
 # Debian 12's cloud kernels (tests/kernels/kernels.list) booted in QEMU (TCG),
 # a subset of the integration suites run inside each (docs/kernels.md).

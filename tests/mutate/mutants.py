@@ -1,0 +1,190 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The mutants of `make mutate` (tests/mutate/mutate.py, docs/testing.md).
+
+Each mutant is one deliberate break of the rule-building or repair code:
+a list of (file, search, replace) edits, each of which must match its file
+exactly once (or the run stops with exit 2: the list cannot rot silently
+when the code moves), and the tests expected to kill it:
+
+    unit         unit binaries (build/tests/NAME) to run; a failing cmocka
+                 test counts unless it is listed in GOLDEN
+    integration  integration test names (tests/integration/run.sh -l), run
+                 one at a time in this order until one fails
+
+A kill by an integration test counts only if that test passes on the
+unmutated copy (checked once per test, on demand).
+"""
+
+# cmocka tests that compare the canonical listing (they fail on any change
+# of the rules, harmless or not): never counted as a kill. test_ruleset is
+# the golden file as a whole (its goldens are regenerated with every
+# ruleset change); its behaviour assertions live in test_ruleset_props.
+GOLDEN = {
+    "test_ruleset": "*",
+    "test_encode": {"test_sets_parse_back"},   # "golden counts" of set elements
+    "test_metrics": {"test_metrics_golden"},
+}
+
+MUTANTS = [
+    {
+        "name": "no-antispoof",
+        "what": "no anti-spoofing rule (guard's fib saddr . iif oif missing goto block_spoofed left out)",
+        "edits": [("src/ruleset.c",
+                   '''	RULE(m, b, SW_CHAIN_GUARD, "spoofed", "fib saddr . iif oif missing goto block_spoofed", {
+		e_fib_spoofed(b);
+		e_verdict(b, NFT_GOTO, "block_spoofed");
+	});
+''', "")],
+        "unit": ["test_ruleset_props"],
+        "integration": ["attacks_01_prime_routed", "runtimes_03_routed_veth"],
+    },
+    {
+        "name": "nd-type-only",
+        "what": "neighbour discovery accepted by ICMPv6 type only (no hop limit 255, no nd6/local destination)",
+        "edits": [("src/ruleset.c",
+                   '''			e_nd(b, nd[i].type);
+			if (nd[i].local) {
+				e_fib_local(b);
+			} else {
+				e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 24, 16, NFT_REG_1);
+				e_lookup(b, NFT_REG_1, "nd6");
+			}
+''', '''			e_nfproto(b, AF_INET6);
+			e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
+			e_cmp_u8(b, NFT_REG_1, IPPROTO_ICMPV6);
+			e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1, NFT_REG_1);
+			e_cmp_u8(b, NFT_REG_1, nd[i].type);
+''')],
+        "unit": ["test_ruleset_props"],
+        "integration": ["attacks_03_nd_tunnel"],
+    },
+    {
+        "name": "no-bcast-drop",
+        "what": "broadcast/multicast towards the host not dropped (guard_input's last rule returns)",
+        "edits": [("src/ruleset.c",
+                   '''	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-host", "goto block_host",
+	     e_verdict(b, NFT_GOTO, "block_host"));''',
+                   '''	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-host", "goto block_host",
+	     e_verdict(b, NFT_RETURN, NULL));''')],
+        "unit": ["test_ruleset_props"],
+        "integration": ["attacks_04_bcast_host"],
+    },
+    {
+        "name": "host-skipped",
+        "what": "the host category skipped (no fib daddr type local goto block_host in guard)",
+        "edits": [("src/ruleset.c",
+                   '''		case SW_CAT_MATCH_LOCAL:
+			if (!cfg->block[next])
+				break;''',
+                   '''		case SW_CAT_MATCH_LOCAL:
+			if (cfg->block[next] || !cfg->block[next])
+				break;''')],
+        "unit": ["test_ruleset_props"],
+        "integration": ["core_02_default_blocks"],
+    },
+    {
+        "name": "taps-unguarded",
+        "what": "taps left out of guard_ifaces and guard_links (while status still calls them guarded)",
+        "edits": [("src/ruleset.c",
+                   '''		if (sw_ruleset_guarded(cfg, &host->links[i]) &&
+		    (err = ifname_add(iv, host->links[i].name)))''',
+                   '''		if (sw_ruleset_guarded(cfg, &host->links[i]) && host->links[i].kind != SW_LINK_TAP &&
+		    (err = ifname_add(iv, host->links[i].name)))'''),
+                  ("src/ruleset.c",
+                   '''		if (!l || !sw_ruleset_guarded(cfg, &host->links[i]))
+			continue;''',
+                   '''		if (!l || !sw_ruleset_guarded(cfg, &host->links[i]) || host->links[i].kind == SW_LINK_TAP)
+			continue;''')],
+        "unit": ["test_ruleset_props"],
+        "integration": ["runtimes_02_tap_vm", "runtimes_04_daemon_live"],
+    },
+    {
+        "name": "any-without-reopen",
+        "what": "an [allow] destinations entry 0.0.0.0/0 (or ::/0) accepted without reopen",
+        "edits": [("src/config.c",
+                   "if (a->reopen || !sw_allow_holes(cfg, NULL, a, h, 1))",
+                   "if (a->reopen || a->dst.len == 0 || !sw_allow_holes(cfg, NULL, a, h, 1))")],
+        "unit": ["test_config", "test_holes", "test_ruleset_props"],
+        "integration": ["hostile_05_refused_configs"],
+    },
+    {
+        "name": "delta-no-readd",
+        "what": "the delta path never re-adds a deleted element (sw_encode_set_delta only deletes)",
+        "edits": [("src/encode.c",
+                   '''		if (c < 0)
+			add[na++] = want->elems[i++];''',
+                   '''		if (c < 0)
+			i++;''')],
+        "unit": ["test_encode", "test_reconcile"],
+        "integration": ["daemon_01_watch_repair", "daemon_12_apply_deltas"],
+    },
+    {
+        "name": "gate-continue",
+        "what": "the gate's fallback drop turned into continue",
+        "edits": [("src/ruleset.c",
+                   "e_verdict(b, fallback ? NF_DROP : NFT_RETURN, NULL);",
+                   "e_verdict(b, fallback ? NFT_CONTINUE : NFT_RETURN, NULL);")],
+        "unit": ["test_ruleset_props", "test_gate"],
+        "integration": ["core_13_gate_fallback"],
+    },
+    {
+        "name": "replies-both-directions",
+        "what": "the replies rule accepts ct state established without ct direction reply",
+        "edits": [("src/ruleset.c",
+                   '''		e_ct_established(b);
+		struct nftnl_expr *e = expr(b, "ct");
+		if (e) {
+			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_DIRECTION);
+			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
+			add_expr(b, e);
+		}
+		e_cmp_u8(b, NFT_REG_1, 1 /* IP_CT_DIR_REPLY */);
+		e_verdict(b, NF_ACCEPT, NULL);
+	});
+	/* meta l4proto ipv6-icmp jump guard_nd''',
+                   '''		e_ct_established(b);
+		e_verdict(b, NF_ACCEPT, NULL);
+	});
+	/* meta l4proto ipv6-icmp jump guard_nd''')],
+        "unit": ["test_ruleset_props"],
+        "integration": ["flows_01_apply", "flows_02_repair", "flows_03_reload", "flows_04_dns_expiry"],
+    },
+    {
+        "name": "out-replies-both-directions",
+        "what": "the output path's replies rule ([guard] users, cgroups) accepts ct state established without ct direction reply",
+        "edits": [("src/ruleset.c",
+                   '''		e_ct_established(b);
+		if ((e = expr(b, "ct"))) {
+			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_DIRECTION);
+			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
+			add_expr(b, e);
+		}
+		e_cmp_u8(b, NFT_REG_1, 1 /* IP_CT_DIR_REPLY */);
+		e_verdict(b, NF_ACCEPT, NULL);''',
+                   '''		(void)e;
+		e_ct_established(b);
+		e_verdict(b, NF_ACCEPT, NULL);''')],
+        "unit": ["test_ruleset_props"],
+        "integration": ["flows_05_output_users"],
+    },
+    {
+        "name": "no-out-antispoof",
+        "what": "no anti-spoofing rule on the output path (guard_output's fib saddr type != local goto block_spoofed left out)",
+        "edits": [("src/ruleset.c",
+                   '''	RULE(m, b, SW_CHAIN_GUARD_OUTPUT, "out-spoofed", "fib saddr type != local goto block_spoofed", {
+		struct nftnl_expr *e = expr(b, "fib");''',
+                   '''	if (0) RULE(m, b, SW_CHAIN_GUARD_OUTPUT, "out-spoofed", "fib saddr type != local goto block_spoofed", {
+		struct nftnl_expr *e = expr(b, "fib");''')],
+        "unit": ["test_ruleset_props"],
+        "integration": ["runtimes_16_cgroups"],
+    },
+    {
+        "name": "fast-path-host",
+        "what": "the gate's fast path returns without fib daddr type != local (the host's addresses take it)",
+        "edits": [("src/ruleset.c",
+                   "bool fib = !fallback && cfg->block[SW_CAT_HOST];",
+                   "bool fib = false && cfg->block[SW_CAT_HOST];")],
+        "unit": ["test_ruleset_props"],
+        "integration": ["core_02_default_blocks"],
+    },
+]
