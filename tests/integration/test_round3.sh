@@ -72,7 +72,7 @@ _round3_01() {
 	info "without sandwall's table: every translated destination answers (the attack works)"
 	for a in $R3_DNAT_BLOCKED4; do reach "$C1" "http://$a/"; done
 	for a in $R3_DNAT_BLOCKED6; do reach "$C1" "http://[$a]/"; done
-	conf=$(mkconf r3dnat)
+	conf=$(mkconf r3dnat allow.between=)
 	apply_ok "$conf" || return 1
 	before_lan=$(counter_packets lan); before_meta=$(counter_packets metadata); before_host=$(counter_packets host)
 	info "with the table: judged again after NAT"
@@ -151,9 +151,10 @@ _r3_moved() {
 	ip -n "$H" addr add 172.31.9.1/30 dev rv9 &&
 	ip -n "$H" link set rv9 up &&
 	ip -n "$H" link set rv9p netns "$R3_C9" &&
-	ip -n "$R3_C9" addr add 172.31.9.2/30 dev rv9p &&
-	ip -n "$R3_C9" link set rv9p up &&
-	ip -n "$R3_C9" route add default via 172.31.9.1 || bad "$tag: could not build the moved veth"
+	# the container side in one process right after the move, as a runtime does
+	printf '%s\n' "addr add 172.31.9.2/30 dev rv9p" "link set rv9p up" \
+		"route add default via 172.31.9.1" | ip -n "$R3_C9" -batch - ||
+		bad "$tag: could not build the moved veth"
 	sleep 1.5
 	touch "$SWT_TMP/r3flood.stop"; wait "$fp" 2>/dev/null
 	sleep 0.2
@@ -172,7 +173,7 @@ _round3_03() {
 	if [ "$R3_N" -gt 0 ]; then ok "no table: $R3_N datagrams reached 169.254.169.254 (the attack works)"
 	else bad "no table: nothing reached the receiver: the test proves nothing"; fi
 	_r3_moved_down
-	conf=$(mkconf r3kind guard.interfaces=auto)
+	conf=$(mkconf r3kind guard.interfaces=auto allow.between=)
 	apply_ok "$conf" || return 1
 	_r3_moved applyonly || return 1
 	[ "$R3_N" -eq 0 ] && ok "apply only: 0 datagrams through" || bad "apply only: $R3_N datagrams reached the metadata receiver"
@@ -213,7 +214,7 @@ _round3_04() {
 	ip -n "$R3_C8" route add default via 172.30.77.1 || { bad "could not build the macvlan topology"; return 1; }
 	sleep 0.3
 	for u in http://172.30.77.1:8080/ http://10.0.0.2:8080/ http://172.17.0.1:8080/; do reach "$R3_C8" "$u"; done
-	conf=$(mkconf r3shim guard.interfaces=auto)
+	conf=$(mkconf r3shim guard.interfaces=auto allow.between=)
 	apply_ok "$conf" || return 1
 	for u in http://172.30.77.1:8080/ http://10.0.0.2:8080/ http://172.17.0.1:8080/ http://169.254.169.254/ http://10.0.0.50/; do
 		blocked "$R3_C8" "$u"
