@@ -1574,8 +1574,8 @@ pk_targets() {
 # (http200, synack, timeout, senderr:N); WHO = uid:N (that uid with ambient
 # CAP_NET_RAW) or cg:DIR (root in that cgroup, from outside ip netns exec)
 pk_run() {
-	local who=$1 ifc=$2 dm=$3 src=$4 dst=$5 port=$6 by=${7:-} out
-	local args=(pkttcp --iface "$ifc" --dmac "$dm" --src "$src" --dst "$dst" --dport "$port" --timeout 1.5)
+	local who=$1 ifc=$2 dm=$3 psrc=$4 pdst=$5 port=$6 by=${7:-} out
+	local args=(pkttcp --iface "$ifc" --dmac "$dm" --src "$psrc" --dst "$pdst" --dport "$port" --timeout 1.5)
 	[ -n "$by" ] && args+=("$by")
 	case $who in
 	uid:*) out=$(nsx "$H" setpriv --reuid "${who#uid:}" --regid "${who#uid:}" --clear-groups \
@@ -1589,10 +1589,10 @@ pk_run() {
 
 # pk_expect WHO reach|block: every pk_targets line
 pk_expect() {
-	local who=$1 want=$2 ifc dm src dst port by r label
-	while read -r ifc dm src dst port by; do
-		r=$(pk_run "$who" "$ifc" "$dm" "$src" "$dst" "$port" "$by")
-		label="$who AF_PACKET TCP on $ifc${by:+ $by} to $dst:$port"
+	local who=$1 want=$2 ifc dm psrc pdst port by r label
+	while read -r ifc dm psrc pdst port by; do
+		r=$(pk_run "$who" "$ifc" "$dm" "$psrc" "$pdst" "$port" "$by")
+		label="$who AF_PACKET TCP on $ifc${by:+ $by} to $pdst:$port"
 		case $want:$r in
 		reach:http200|reach:synack) ok "$label answered ($r): the attack works here" ;;
 		block:timeout|block:senderr:*) ok "$label: no answer ($r)" ;;
@@ -1661,6 +1661,7 @@ _runtimes_21() {
 	conf=$(mkconf pk21 guard.interfaces=auto guard.cgroups="$pat")
 	apply_ok "$conf" || return 1
 	info "with the table: the kernel has no cgroup match below the output path (socket cgroupv2 is refused in table netdev, EOPNOTSUPP)"
+	# shellcheck disable=SC2046 # the first target's words are pk_run's arguments
 	r=$(pk_run cg:"$OU_CGDIR/ctr-1" $(pk_targets | head -n1))
 	case $r in http200|synack) ok "AF_PACKET from the cgroup still answered ($r): what status and verify must report" ;;
 	*) info "AF_PACKET from the cgroup: $r (stopped after all?)" ;; esac
