@@ -201,6 +201,10 @@ struct sw_config {
 	 * (the output interface of a default route) is a parent too; "none"
 	 * or an empty value: only the names */
 	bool parents_auto;
+	/* sw_config_load cleared parents_auto: the running kernel is older than
+	 * 5.16 and has no netdev egress hook (auto alone must not make every
+	 * apply fail there); status says so */
+	bool parents_auto_no_egress;
 	/* [block]: block[c] for every category; SW_CAT_DESTINATIONS is on
 	 * exactly when the destinations list is non-empty. */
 	bool block[SW_CAT_COUNT];

@@ -22,6 +22,7 @@
 #include <fnmatch.h>
 #include <pwd.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include "config.h"
 #include "holes.h"
@@ -1500,6 +1501,18 @@ out:
 	return e;
 }
 
+/* The netdev egress hook is Linux 5.16 (CONFIG_NETFILTER_EGRESS): from the
+ * release's numbers; one that cannot be read counts as new enough */
+static bool kernel_has_egress(void)
+{
+	struct utsname u;
+	unsigned maj = 0, min = 0;
+
+	if (uname(&u) || sscanf(u.release, "%u.%u", &maj, &min) != 2)
+		return true;
+	return maj > 5 || (maj == 5 && min >= 16);
+}
+
 int sw_config_load(const char *path, struct sw_config *cfg, char *err, size_t errlen)
 {
 	char *text = NULL, *nul;
@@ -1526,6 +1539,12 @@ int sw_config_load(const char *path, struct sw_config *cfg, char *err, size_t er
 		rc = sw_config_parse_string(text, path, cfg, err, errlen);
 	}
 	free(text);
+	/* macvlan_parents = auto (the default) needs the egress hook: off on an
+	 * older kernel, said by status (named parents still fail the apply) */
+	if (!rc && cfg->parents_auto && !kernel_has_egress()) {
+		cfg->parents_auto = false;
+		cfg->parents_auto_no_egress = true;
+	}
 	return rc;
 }
 

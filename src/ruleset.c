@@ -2235,8 +2235,6 @@ static int build_rules(struct sw_model *m, const struct sw_config *cfg)
 		return err;
 	if ((err = output_rules(m, b, cfg)))
 		return err;
-	/* (named parents only, not auto's uplinks: it changes what the host's
-	 * own lo accepts; docs/ruleset.md) */
 	if (cfg->block[SW_CAT_HOST] && cfg->n_parents && (err = lo_foreign_rule(m, b)))
 		return err;
 

@@ -454,6 +454,9 @@ static void print_parents(const struct sw_config *cfg, const struct sw_host *hos
 	}
 	if (first && host && cfg->n_parents)
 		printf("guarded macvlan/ipvlan children: no device matches [guard] macvlan_parents now\n");
+	if (cfg->parents_auto_no_egress)
+		printf("guarded macvlan/ipvlan children: NOT on the uplinks: macvlan_parents = auto needs the "
+		       "netdev egress hook (Linux 5.16), which this kernel lacks\n");
 }
 
 /* The same as JSON: the "guard" member of status. */
@@ -512,6 +515,9 @@ static void guard_json(struct sw_jw *w, const struct sw_config *cfg, const struc
 		}
 		sw_jw_end(w);
 	}
+	sw_jw_bool(w, "macvlan_parents_auto", cfg->parents_auto);
+	if (cfg->parents_auto_no_egress)
+		sw_jw_str(w, "macvlan_parents_auto_off", "no netdev egress hook (Linux 5.16) in this kernel");
 	if (!host)
 		sw_jw_str(w, "error", strerror(-host_err));
 	sw_jw_end(w);

@@ -34,9 +34,9 @@
 #include "model.h"
 #include "nl.h"
 #include "observe.h"
+#include "rawcap.h"
 #include "ruleset.h"
 #include "rtlink.h"
-#include "rawcap.h"
 #include "verify.h"
 #include "bindtable.h"
 #include <linux/netfilter.h>
