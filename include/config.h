@@ -19,7 +19,10 @@
 #define SW_TABLE_MAXLEN     64
 #define SW_ERRLEN           512
 #define SW_PATH_MAX         256
-#define SW_DEFAULT_JOURNAL  "/run/sandwall/events.jsonl"
+#define SW_DEFAULT_CANARY   "1.1.1.1:443"   /* an internet address: must stay open */
+#define SW_MAX_CANARIES     8
+#define SW_CANARY_LEN       64
+#define SW_DEFAULT_JOURNAL  "/var/lib/sandwall/journal.jsonl"
 #define SW_CONFIG_MAX       (2 << 20) /* bytes: a larger config file is refused */
 /* journal and metrics must be files below one of these directories, or
  * below a directory /tmp/sandwall-NAME that belongs to the user running
@@ -209,6 +212,10 @@ struct sw_config {
 	/* [nft] */
 	char table[SW_TABLE_MAXLEN];             /* default "sandwall" */
 	unsigned table_line;                     /* 0: not in the file */
+	/* [verify] canary: TCP destinations verify proves open ("ADDRESS:PORT",
+	 * "[V6]:PORT"); none: no canary, and verify never says HELD */
+	char canaries[SW_MAX_CANARIES][SW_CANARY_LEN];
+	size_t n_canaries;
 	/* [sandbox NAME] sections, in file order */
 	struct sw_sandbox sandboxes[SW_MAX_SANDBOXES];
 	size_t n_sandboxes;

@@ -143,6 +143,7 @@ struct sw_verify_opts {
 	uint32_t uid;
 	const char *cgroup;         /* --cgroup: probe from this cgroup (below the
 				     * cgroup2 root), from the host */
+	const char *control;        /* the daemon's control socket (NULL: not asked) */
 };
 
 /* verify's command-line options, one table entry each: the CLI adds them

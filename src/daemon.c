@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <linux/netfilter/nf_tables.h>
@@ -457,6 +458,7 @@ static void host_update(struct sw_daemon *d, enum sw_cause cause, bool only_if_c
 	host_changes(d, old, &d->host);
 	sw_resolver_set_servers(&d->resolver, &d->cfg, &d->host);
 	want_update(d, &m, cause, only_if_changed, t0);
+	sw_report_coverage(d);
 }
 
 static void handle_nft(struct sw_daemon *d);
@@ -562,6 +564,7 @@ static void host_delta_update(struct sw_daemon *d)
 	 * with events times the host's size */
 	d->full_cost_us = now_us() - t1;
 	d->update_due_us = now_us() + d->full_cost_us;
+	sw_report_coverage(d);
 }
 
 /* The model of a host with only lo, for the fast path (per config). */
@@ -710,8 +713,8 @@ static void attempts_flush(struct sw_daemon *d, bool now)
 		return;
 	snprintf(path, sizeof(path), "%.*s/attempts.json", (int)(slash - d->cfg.journal_path),
 		 d->cfg.journal_path);
-	if ((rc = sw_attempts_write(&d->attempts, path)))
-		sw_debug("cannot write %s: %s", path, strerror(-rc));
+	rc = sw_attempts_write(&d->attempts, path);
+	sw_report_attempts_write(d, path, rc);
 	d->attempts_dirty = false;
 	d->attempts_written = t;
 }
@@ -1035,8 +1038,10 @@ static int reload(struct sw_daemon *d, char *msg, size_t len)
 	sw_debug("reload: config %lld us, host and model %lld us, kernel %lld us, the rest %lld us",
 		 (long long)(t1 - t0), (long long)(t2 - t1), (long long)(t3 - t2),
 		 (long long)(now_us() - t3));
-	sw_alert(&d->alert, LOG_NOTICE, "event=reload config=%s result=%s", d->config_path,
-		 rc ? "failed" : "ok");
+	sw_alert(&d->alert, LOG_NOTICE, "event=reload config=%s result=%s uid=%lld pid=%lld unguarded=%zu",
+		 d->config_path, rc ? "failed" : "ok", (long long)d->req_uid, (long long)d->req_pid,
+		 d->n_unguarded);
+	sw_report_reload(d, rc);
 	snprintf(msg, len, "%s", rc ? "reloaded, but the repair failed" : "reloaded and in sync");
 	arm_resync(d);
 	return rc;
@@ -1050,6 +1055,18 @@ static void handle_control(struct sw_daemon *d)
 
 	if (cfd < 0)
 		return;
+	{
+		struct ucred uc;
+		socklen_t ul = sizeof(uc);
+
+		/* who asks: the journal names them */
+		if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &uc, &ul) == 0) {
+			d->req_uid = uc.uid;
+			d->req_pid = uc.pid;
+		} else {
+			d->req_uid = d->req_pid = -1;
+		}
+	}
 	if (!strcmp(req, "reload")) {
 		rc = reload(d, msg, sizeof(msg));
 		snprintf(rep, sizeof(rep), "%s\nmessage=%s\n", rc ? "error" : "ok", msg);
@@ -1073,7 +1090,9 @@ static void handle_control(struct sw_daemon *d)
 			 "repairs=%llu\nrepair_failures=%llu\nresyncs=%llu\nupdates=%llu\nenobufs=%u\n"
 			 "blocked_logged=%llu\n"
 			 "dns_names=%zu\ndns_failures=%llu\ndns_last_update_us=%lld\n"
-			 "last_drift=%s\nlast_drift_at=%lld\n",
+			 "last_drift=%s\nlast_drift_at=%lld\n"
+			 "journal_errors=%llu\njournal_error=%s\nattempts_errors=%llu\n"
+			 "unguarded=%zu\n",
 			 (int)getpid(), (long long)(time(NULL) - d->started), d->mode,
 			 d->paused ? "yes" : "no", d->config_path,
 			 (unsigned long long)d->drifts, (unsigned long long)d->repairs,
@@ -1082,7 +1101,10 @@ static void handle_control(struct sw_daemon *d)
 			 (unsigned long long)d->blocked_seen,
 			 d->resolver.n_names, (unsigned long long)d->resolver.failures,
 			 (long long)d->resolver.last_push_us,
-			 d->last_drift[0] ? d->last_drift : "none", (long long)d->last_drift_at);
+			 d->last_drift[0] ? d->last_drift : "none", (long long)d->last_drift_at,
+			 (unsigned long long)d->journal.errors,
+			 d->journal.failing ? strerror(-d->journal.last_err) : "none",
+			 (unsigned long long)d->attempts_errors, d->n_unguarded);
 	} else {
 		snprintf(rep, sizeof(rep), "error\nmessage=unknown request '%.32s'\n", req);
 	}
@@ -1101,6 +1123,7 @@ static int setup(struct sw_daemon *d)
 	d->epfd = d->sigfd = d->tfd = d->wdfd = d->ctlfd = d->dnsfd = -1;
 	d->resolver.fd[0] = d->resolver.fd[1] = -1;
 	d->started = time(NULL);
+	d->req_uid = d->req_pid = -1;
 	rc = sw_config_load(d->config_path, &d->cfg, err, sizeof(err));
 	if (rc) {
 		sw_err("%s", err);
@@ -1257,6 +1280,7 @@ int sw_daemon_run(struct sw_daemon *d)
 	rc = 0;
 	sw_notify("READY=1");
 	sw_report_start(d);
+	sw_report_coverage(d);
 	/* the generation at which the kernel holds want: host updates start
 	 * from it without a dump */
 	reconcile(d, SW_CAUSE_RESYNC, NULL, 0, NULL, now_us());
@@ -1291,6 +1315,9 @@ int sw_daemon_run(struct sw_daemon *d)
 				while (read(d->sigfd, &si, sizeof(si)) == sizeof(si)) {
 					char msg[SW_ERRLEN];
 
+					/* who sent it: the journal names them */
+					d->req_uid = si.ssi_uid;
+					d->req_pid = si.ssi_pid;
 					if (si.ssi_signo == SIGHUP)
 						reload(d, msg, sizeof(msg));
 					else

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* report: one typed record -> alert, journal, counters, status, metrics. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 #include <unistd.h>
 #include <linux/netfilter/nf_tables.h>
 
+#include "coverage.h"
 #include "json.h"
 #include "log.h"
 #include "metrics.h"
@@ -44,16 +46,68 @@ static void unquote(const char *s, char *buf, size_t len)
 		*q = '\'';
 }
 
+/* The owner of a process, from /proc (-1 when it is gone or unknown): the
+ * nf_tables event names the pid, the journal names the user too. */
+static int64_t uid_of(uint32_t pid)
+{
+	char path[64], line[256];
+	int64_t uid = -1;
+	FILE *f;
+
+	if (!pid)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Uid:", 4)) {
+			uid = strtoll(line + 4, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return uid;
+}
+
+/* A failed write of the record is a hole: WARNING once per episode (with
+ * the reason), counted (metrics, status), and when writes work again the
+ * journal itself says what is missing (a "hole" line). */
 static void journal_add(struct sw_daemon *d, struct sw_jw *w)
 {
+	bool was_failing = d->journal.failing;
+	uint64_t lost = d->journal.lost;
 	int rc;
 
 	if (!d->cfg.journal_path[0]) {
 		sw_jw_free(w);
 		return;
 	}
-	if ((rc = sw_journal_add_jw(&d->journal, w)))
-		sw_debug("cannot write the journal %s: %s", d->cfg.journal_path, strerror(-rc));
+	if ((rc = sw_journal_add_jw(&d->journal, w))) {
+		if (!d->journal_warned)
+			sw_alert(&d->alert, LOG_WARNING,
+				 "event=record-failed file=journal path=%s error=\"%s\" "
+				 "action=counting-lost-events", d->cfg.journal_path, strerror(-rc));
+		d->journal_warned = true;
+		return;
+	}
+	if (was_failing || d->journal_warned)
+		sw_alert(&d->alert, LOG_NOTICE, "event=record-ok file=journal path=%s lost=%llu",
+			 d->cfg.journal_path, (unsigned long long)lost);
+	d->journal_warned = false;
+}
+
+void sw_report_attempts_write(struct sw_daemon *d, const char *path, int rc)
+{
+	if (rc) {
+		d->attempts_errors++;
+		if (!d->attempts_failing)
+			sw_alert(&d->alert, LOG_WARNING,
+				 "event=record-failed file=attempts path=%s error=\"%s\"", path,
+				 strerror(-rc));
+		d->attempts_failing = true;
+	} else if (d->attempts_failing) {
+		sw_alert(&d->alert, LOG_NOTICE, "event=record-ok file=attempts path=%s", path);
+		d->attempts_failing = false;
+	}
 }
 
 void sw_report_repair(struct sw_daemon *d, const struct sw_repair *r)
@@ -76,8 +130,7 @@ void sw_report_repair(struct sw_daemon *d, const struct sw_repair *r)
 		sw_journal_begin(&w, SW_JE_REPAIR_FAILED, d->cfg.table, now);
 		sw_jw_str(&w, "cause", sw_cause_name(r->cause));
 		sw_jw_str(&w, "change", r->change);
-		sw_jw_u64(&w, "pid", r->pid);
-		sw_jw_str(&w, "comm", comm);
+		sw_journal_who(&w, uid_of(r->pid), r->pid, comm);
 		sw_jw_str(&w, "error", r->error);
 		journal_add(d, &w);
 	} else {
@@ -99,8 +152,7 @@ void sw_report_repair(struct sw_daemon *d, const struct sw_repair *r)
 		if (drift || r->cause == SW_CAUSE_RETRY) {
 			sw_journal_begin(&w, drift ? SW_JE_DRIFT : SW_JE_REPAIRED, d->cfg.table, now);
 			sw_jw_str(&w, "change", r->change);
-			sw_jw_u64(&w, "pid", r->pid);
-			sw_jw_str(&w, "comm", comm);
+			sw_journal_who(&w, uid_of(r->pid), r->pid, comm);
 			sw_jw_str(&w, "found_by", sw_cause_name(r->cause));
 			sw_jw_i64(&w, "restored_us", r->restored_us);
 			sw_jw_i64(&w, "verified_us", r->verified_us);
@@ -126,7 +178,8 @@ void sw_report_start(struct sw_daemon *d)
 		 d->cfg.table, d->mode, d->config_path, d->want.n_rules, d->want.n_sets);
 	sw_journal_begin(&w, SW_JE_START, d->cfg.table, time(NULL));
 	sw_jw_str(&w, "mode", d->mode);
-	sw_jw_i64(&w, "pid", (int64_t)getpid());
+	sw_journal_who(&w, (int64_t)getuid(), (int64_t)getpid(), "sandwalld");
+	sw_jw_str(&w, "config", d->config_path);
 	journal_add(d, &w);
 	sw_report_status(d);
 	sw_report_metrics(d, true);
@@ -139,6 +192,7 @@ void sw_report_stop(struct sw_daemon *d)
 	sw_alert(&d->alert, LOG_NOTICE, "event=stop table=inet/%s rules=left-in-place", d->cfg.table);
 	sw_journal_begin(&w, SW_JE_STOP, d->cfg.table, time(NULL));
 	sw_jw_str(&w, "rules", "left-in-place");
+	sw_journal_who(&w, d->req_uid, d->req_pid, NULL);
 	journal_add(d, &w);
 	sw_report_metrics(d, false);
 }
@@ -147,13 +201,86 @@ void sw_report_removed(struct sw_daemon *d)
 {
 	struct sw_jw w;
 
-	sw_alert(&d->alert, LOG_WARNING, "event=removed table=inet/%s action=paused-until-reload",
-		 d->cfg.table);
+	sw_alert(&d->alert, LOG_WARNING,
+		 "event=removed table=inet/%s uid=%lld pid=%lld action=paused-until-reload",
+		 d->cfg.table, (long long)d->req_uid, (long long)d->req_pid);
 	sw_journal_begin(&w, SW_JE_REMOVED, d->cfg.table, time(NULL));
 	sw_jw_str(&w, "by", "sandwall remove");
+	sw_journal_who(&w, d->req_uid, d->req_pid, NULL);
 	journal_add(d, &w);
 	sw_report_metrics(d, false);
 	sw_report_status(d);
+}
+
+void sw_report_reload(struct sw_daemon *d, int rc)
+{
+	struct sw_jw w;
+
+	sw_journal_begin(&w, SW_JE_RELOAD, d->cfg.table, time(NULL));
+	sw_jw_str(&w, "config", d->config_path);
+	sw_jw_str(&w, "result", rc ? "failed" : "ok");
+	sw_journal_who(&w, d->req_uid, d->req_pid, NULL);
+	journal_add(d, &w);
+	/* a reload that put the rules back ends a removal's gap */
+	if (!rc) {
+		sw_journal_begin(&w, SW_JE_APPLIED, d->cfg.table, time(NULL));
+		sw_jw_str(&w, "by", "sandwalld reload");
+		sw_journal_who(&w, d->req_uid, d->req_pid, NULL);
+		journal_add(d, &w);
+	}
+	sw_report_coverage(d);
+}
+
+/* event=unguarded: a container-facing link that no guard covers came (or
+ * the config stopped covering it), and when it is covered again or gone */
+void sw_report_coverage(struct sw_daemon *d)
+{
+	static struct sw_coverage c;
+	size_t shown;
+
+	sw_coverage(&d->cfg, &d->host, &c);
+	shown = c.n_links < SW_COV_MAX ? c.n_links : SW_COV_MAX;
+	for (size_t i = 0; i < shown; i++) {
+		bool known = false;
+
+		for (size_t k = 0; k < d->n_unguarded && !known; k++)
+			known = !strcmp(d->unguarded[k], c.links[i].name);
+		if (known)
+			continue;
+		struct sw_jw w;
+
+		sw_alert(&d->alert, LOG_WARNING,
+			 "event=unguarded ifname=%s kind=%s facing=\"%s\" state=unguarded "
+			 "action=none (add it to [guard] interfaces)", c.links[i].name,
+			 sw_link_kind_name(c.links[i].kind), c.links[i].facing);
+		sw_journal_begin(&w, SW_JE_UNGUARDED, d->cfg.table, time(NULL));
+		sw_jw_str(&w, "ifname", c.links[i].name);
+		sw_jw_str(&w, "kind", sw_link_kind_name(c.links[i].kind));
+		sw_jw_str(&w, "facing", c.links[i].facing);
+		journal_add(d, &w);
+	}
+	for (size_t k = 0; k < d->n_unguarded; k++) {
+		bool still = false;
+		const struct sw_link *l = NULL;
+		struct sw_jw w;
+
+		for (size_t i = 0; i < shown && !still; i++)
+			still = !strcmp(d->unguarded[k], c.links[i].name);
+		if (still)
+			continue;
+		for (size_t i = 0; i < d->host.n_links && !l; i++)
+			if (!strcmp(d->host.links[i].name, d->unguarded[k]))
+				l = &d->host.links[i];
+		sw_alert(&d->alert, LOG_WARNING, "event=unguarded ifname=%s state=%s", d->unguarded[k],
+			 l ? "covered" : "gone");
+		sw_journal_begin(&w, SW_JE_COVERED, d->cfg.table, time(NULL));
+		sw_jw_str(&w, "ifname", d->unguarded[k]);
+		sw_jw_str(&w, "state", l ? "covered" : "gone");
+		journal_add(d, &w);
+	}
+	for (size_t i = 0; i < shown; i++)
+		snprintf(d->unguarded[i], sizeof(d->unguarded[i]), "%s", c.links[i].name);
+	d->n_unguarded = shown;
 }
 
 void sw_report_metrics(struct sw_daemon *d, bool up)
@@ -185,6 +312,9 @@ void sw_report_metrics(struct sw_daemon *d, bool up)
 	m.blocked_logged = d->blocked_seen;
 	m.last_repair_seconds = (double)d->last_repair_us / 1e6;
 	m.last_drift_time = d->last_drift_at;
+	m.journal_errors = d->journal.errors;
+	m.attempts_errors = d->attempts_errors;
+	m.unguarded = d->n_unguarded;
 	if ((rc = sw_metrics_write(d->cfg.metrics_path, &m)))
 		sw_warn("cannot write metrics to %s: %s", d->cfg.metrics_path, strerror(-rc));
 }

@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,8 @@
 
 #include "atomicfile.h"
 #include "cgwatch.h"
+#include "control.h"
+#include "coverage.h"
 #include "diff.h"
 #include "endpoints.h"
 #include "holes.h"
@@ -149,45 +152,6 @@ static bool v6_linklocal(const struct sw_prefix *p)
 	return p->family == AF_INET6 && p->addr[0] == 0xfe && (p->addr[1] & 0xc0) == 0x80;
 }
 
-/* "ADDRESS:PORT", "ADDRESS:tcp/PORT", "[V6]:PORT", "[V6]:tcp/PORT" (only
- * TCP can be proven open): 0, -EINVAL (no such form) or -EDOM (not an
- * address or not a port). */
-static int parse_open(const char *text, struct sw_prefix *a, uint16_t *port)
-{
-	char hostpart[128], *colon, *portpart, *end;
-	long p;
-
-	if (strlen(text) >= sizeof(hostpart))
-		return -EINVAL;
-	snprintf(hostpart, sizeof(hostpart), "%s", text);
-	if (hostpart[0] == '[') {
-		char *rb = strchr(hostpart, ']');
-
-		if (!rb || rb[1] != ':')
-			return -EINVAL;
-		*rb = '\0';
-		colon = rb + 1;
-		memmove(hostpart, hostpart + 1, strlen(hostpart));  /* the tail stays */
-	} else {
-		colon = strrchr(hostpart, ':');
-		if (!colon)
-			return -EINVAL;
-	}
-	*colon = '\0';
-	portpart = colon + 1;
-	if (!strncmp(portpart, "tcp/", 4))
-		portpart += 4;
-	if (*portpart < '0' || *portpart > '9')
-		return -EDOM;
-	errno = 0;
-	p = strtol(portpart, &end, 10);
-	if (errno || *end || p < 1 || p > 65535 || sw_prefix_parse(hostpart, a, NULL) ||
-	    a->len != sw_family_addrlen(a->family) * 8)
-		return -EDOM;
-	*port = (uint16_t)p;
-	return 0;
-}
-
 int sw_verify_plan(const struct sw_config *cfg, const struct sw_host *host,
 		   const uint16_t *ports, size_t n_ports,
 		   char *const *expect_open, size_t n_open,
@@ -264,7 +228,7 @@ canaries:
 		struct sw_prefix a;
 		uint16_t port;
 
-		int prc = parse_open(expect_open[i], &a, &port);
+		int prc = sw_hostport_parse(expect_open[i], &a, &port);
 
 		if (prc) {
 			snprintf(err, errlen, "bad --expect-open '%s' (%s)", expect_open[i],
@@ -704,8 +668,15 @@ void sw_verify_text(const struct sw_verify *v, FILE *f)
 			sw_verify_verdict(t), sw_attack_result_name(t->atk.result), t->atk.ms, words,
 			t->sandbox > 0 ? ", sandbox " : "", t->sandbox > 0 ? t->sandbox_name : "");
 	}
-	fprintf(f, "%s: %s\n", v->from, sw_verify_passed(v) ? "HELD (every target blocked, every canary open)"
-							    : "NOT HELD (see FAIL lines)");
+	{
+		size_t nc = 0;
+
+		for (size_t i = 0; i < v->n; i++)
+			nc += v->t[i].cat == SW_VCAT_EXPECT_OPEN;
+		fprintf(f, "%s: %s\n", v->from, !sw_verify_passed(v) ? "NOT HELD (see FAIL lines)" :
+			nc ? "every target blocked, every canary open" :
+			"every target blocked, but no canary was probed: nothing proven open");
+	}
 }
 
 void sw_verify_print(const struct sw_verify *v, size_t run, FILE *f, bool json)
@@ -2075,8 +2046,112 @@ static int probe_as(struct sw_verify *v, const struct sw_verify_opts *o)
 	return 0;
 }
 
+/* ---- what is wrong at the root, and the one verdict ---------------------- */
+
+#define VERDICT_MAX 12
+struct verdict {
+	char why[VERDICT_MAX][256];     /* reasons it is NOT HELD */
+	size_t n;
+	char note[4][256];              /* root notes that do not fail it */
+	size_t n_notes;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void verdict_add(struct verdict *vd, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (vd->n == VERDICT_MAX)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(vd->why[vd->n++], sizeof(vd->why[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* Before any probe: the table, the daemon, the coverage of the links.
+ * Printed first (text), they say why nothing below can be HELD. */
+static void root_checks(const struct sw_config *cfg, const struct sw_host *host,
+			const struct sw_verify_opts *o, struct verdict *vd)
+{
+	struct sw_coverage cov;
+	char rep[SW_CONTROL_REPMAX];
+	struct sw_nl nl;
+	bool present = false;
+	uint32_t flags = 0;
+	int rc;
+
+	if ((rc = sw_nl_open(&nl)) == 0) {
+		rc = sw_observe_table(&nl, cfg->table, &present, &flags);
+		sw_nl_close(&nl);
+	}
+	if (rc)
+		verdict_add(vd, "cannot read table inet %s: %s", cfg->table, strerror(-rc));
+	else if (!present)
+		verdict_add(vd, "table inet %s is ABSENT: nothing blocks (sandwall apply)", cfg->table);
+	if (o->control && (sw_control_call(o->control, "status", rep, sizeof(rep)) ||
+			   strncmp(rep, "ok\n", 3)))
+		snprintf(vd->note[vd->n_notes++], sizeof(vd->note[0]),
+			 "sandwalld is not running (no answer on %s): nothing repairs drift", o->control);
+	sw_coverage(cfg, host, &cov);
+	for (size_t i = 0; i < cov.n_links && i < SW_COV_MAX; i++)
+		verdict_add(vd, "%s (%s) faces containers and no [guard] entry covers it: UNGUARDED",
+			    cov.links[i].name, cov.links[i].facing);
+	if (cov.n_links > SW_COV_MAX)
+		verdict_add(vd, "%zu more unguarded container-facing links", cov.n_links - SW_COV_MAX);
+	for (size_t i = 0; i < cov.n_patterns && vd->n_notes < 4; i++)
+		snprintf(vd->note[vd->n_notes++], sizeof(vd->note[0]),
+			 "[guard] interfaces pattern \"%s\" matches no interface now (a typo?)",
+			 cov.patterns[i]);
+}
+
+static void root_print(const struct verdict *vd, FILE *f)
+{
+	for (size_t i = 0; i < vd->n; i++)
+		fprintf(f, "NOT HELD: %s\n", vd->why[i]);
+	for (size_t i = 0; i < vd->n_notes; i++)
+		fprintf(f, "note: %s\n", vd->note[i]);
+}
+
+static void iso_utc(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "%lld", (long long)t);
+}
+
+/* The last lines (text) and members (JSON) of the result: one verdict. */
+static bool verdict_out(const struct verdict *vd, struct sw_jw *w, time_t t, bool json)
+{
+	char when[32];
+	bool held = vd->n == 0;
+
+	iso_utc(t, when, sizeof(when));
+	sw_jw_str(w, "time_utc", when);
+	sw_jw_str(w, "verdict", held ? "held" : "not held");
+	sw_jw_arr(w, "reasons");
+	for (size_t i = 0; i < vd->n; i++)
+		sw_jw_str(w, NULL, vd->why[i]);
+	sw_jw_end(w);
+	sw_jw_arr(w, "notes");
+	for (size_t i = 0; i < vd->n_notes; i++)
+		sw_jw_str(w, NULL, vd->note[i]);
+	sw_jw_end(w);
+	if (!json) {
+		printf("verdict at %s: %s\n", when, held ?
+		       "HELD (every target blocked, every canary open)" : "NOT HELD");
+		for (size_t i = 0; i < vd->n; i++)
+			printf("  because %s\n", vd->why[i]);
+	}
+	return held;
+}
+
 int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 {
+	static struct verdict vd;
+	char *canaries[SW_VERIFY_MAX_OPEN];
+	size_t n_canaries = 0, n_root;
+	time_t t_start = time(NULL);
 	static struct attack_ctx ac;
 	static struct sw_host host;
 	static struct sw_verify plan, run;
@@ -2091,19 +2166,35 @@ int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 	size_t n_ports = 0;
 	char err[SW_ERRLEN];
 	const char *no_probe = NULL;
-	bool sandboxes = false, have_ac = false;
+	bool sandboxes = false, have_ac = false, held = false;
 	int homefd = -1, rc, code = 2;
 
 	if (as_id && (o->pid || o->netns)) {
 		sw_err("--uid and --cgroup probe from the host; not with --pid or --netns");
 		return 2;
 	}
+	memset(&vd, 0, sizeof(vd));
+	if (geteuid() != 0) {
+		/* nothing can be probed: say so first, and claim nothing */
+		printf("NOT HELD: not run as root (euid %u): nothing was probed\n", (unsigned)geteuid());
+		sw_err("verify needs root (network namespaces, raw sockets, the nf_tables table)");
+		return 2;
+	}
 	if ((rc = sw_host_read(&host))) {
 		sw_err("cannot read the host's links, addresses and routes: %s", strerror(-rc));
 		return 2;
 	}
+	root_checks(cfg, &host, o, &vd);
+	n_root = vd.n;
+	if (!o->json)
+		root_print(&vd, stdout);
+	/* the canaries: --expect-open, else [verify] canary */
+	for (size_t i = 0; i < o->n_open && n_canaries < SW_VERIFY_MAX_OPEN; i++)
+		canaries[n_canaries++] = o->expect_open[i];
+	for (size_t i = 0; !o->n_open && i < cfg->n_canaries && n_canaries < SW_VERIFY_MAX_OPEN; i++)
+		canaries[n_canaries++] = (char *)cfg->canaries[i];
 	sw_verify_listening(ports, 128, &n_ports);
-	if (sw_verify_plan(cfg, &host, ports, n_ports, (char *const *)o->expect_open, o->n_open, &plan,
+	if (sw_verify_plan(cfg, &host, ports, n_ports, canaries, n_canaries, &plan,
 			   err, sizeof(err))) {
 		sw_err("%s", err);
 		return 2;
@@ -2203,7 +2294,21 @@ int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 	sw_jw_end(&st.w);       /* runs */
 	guarded_out(&st, cfg, &host, lr, o->json);
 	sandboxes_out(&st, cfg, &sink, no_probe, o->json);
-	sw_jw_bool(&st.w, "passed", !rc && st.all);
+	if (!n_canaries)
+		verdict_add(&vd, "no canary configured ([verify] canary = none, no --expect-open): "
+			    "nothing proves the container side reaches anything");
+	if (rc && rc != -ENOENT)
+		verdict_add(&vd, "the probes could not run: %s", strerror(-rc));
+	else if (rc)
+		verdict_add(&vd, "no guarded link to probe from");
+	if (!st.all)
+		verdict_add(&vd, "a target that must be blocked was reached, or a canary was not (FAIL rows)");
+	sw_jw_arr(&st.w, "problems");
+	for (size_t i = 0; i < vd.n; i++)
+		sw_jw_str(&st.w, NULL, vd.why[i]);
+	sw_jw_end(&st.w);
+	held = verdict_out(&vd, &st.w, t_start, o->json);
+	sw_jw_bool(&st.w, "passed", held);
 	sw_jw_end(&st.w);
 	if (!sw_jw_text(&st.w)) {
 		sw_err("verify: cannot write the JSON result: %s", strerror(-st.w.err));
@@ -2211,9 +2316,10 @@ int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 	}
 	if (o->json)
 		sw_jw_print(&st.w, stdout);
-	if (!rc)
+	if (!rc || rc == -ENOENT)
 		record(o->record, sw_jw_text(&st.w));
-	code = rc ? 2 : st.all ? 0 : 1;
+	/* an error that left a root problem unproven is still NOT HELD (1) */
+	code = held ? 0 : rc && !n_root ? 2 : 1;
 out:
 	sink_close(&sink);
 	free(lr);

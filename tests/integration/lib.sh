@@ -283,13 +283,15 @@ mkconf() {
 		[allow.dns]=auto [allow.host_ports]="" [allow.destinations]=""
 		[log.blocked]=yes
 		[nft.table]=sandwall
+		# the test topology's "internet": verify's canary must be open
+		[verify.canary]=203.0.113.10:80
 		# never the host's /run/sandwall: journal (and verify.json) per test
 		[daemon.journal]="$SWT_TMP/$name.events.jsonl"
 	)
 	for kv in "$@"; do v[${kv%%=*}]=${kv#*=}; done
 	{
 		local sec key
-		for sec in guard block allow log daemon nft; do
+		for sec in guard block allow log daemon nft verify; do
 			local out=""
 			for key in "${!v[@]}"; do
 				[ "${key%%.*}" = "$sec" ] || continue
