@@ -43,7 +43,7 @@ void sw_report_stop(struct sw_daemon *d);
 void sw_report_removed(struct sw_daemon *d);
 
 /* A reload (d->req_uid/req_pid asked for it): journal lines reload and,
- * when it worked, applied; then the coverage. */
+ * when it worked, applied. */
 void sw_report_reload(struct sw_daemon *d, int rc);
 /* Compare the unguarded container-facing links with those last reported:
  * event=unguarded state=unguarded|covered|gone, and a journal line each. */

@@ -1038,6 +1038,7 @@ static int reload(struct sw_daemon *d, char *msg, size_t len)
 	sw_debug("reload: config %lld us, host and model %lld us, kernel %lld us, the rest %lld us",
 		 (long long)(t1 - t0), (long long)(t2 - t1), (long long)(t3 - t2),
 		 (long long)(now_us() - t3));
+	sw_report_coverage(d);
 	sw_alert(&d->alert, LOG_NOTICE, "event=reload config=%s result=%s uid=%lld pid=%lld unguarded=%zu",
 		 d->config_path, rc ? "failed" : "ok", (long long)d->req_uid, (long long)d->req_pid,
 		 d->n_unguarded);

@@ -445,7 +445,7 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 	size_t len, rlen = 0, jlen = 0, vlen = 0, alen = 0;
 	struct sw_jv attempts = { 0 };
 	struct sbx_verdicts sv = { 0 };
-	int64_t vtime = -1, since, until;
+	int64_t vtime = -1, since, until, since_us;
 	bool daemon, held, vpassed = false, have_verify = false, upto_now;
 	static struct reasons rs;
 	struct sw_coverage cov;
@@ -499,15 +499,24 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 		sw_err("cannot read the journal: %s", strerror(ENOMEM));
 		goto out;
 	}
-	/* the window: --since (default: the oldest event kept) .. --until (now) */
+	/* the window: --since (default: the oldest event kept, to the
+	 * microsecond) .. --until (now) */
 	until = in->until >= 0 ? in->until : (int64_t)now;
-	since = in->since >= 0 ? in->since : js.first >= 0 ? js.first : until;
+	if (sw_timeline_build(journal ? journal : "", jlen, cfg->table, 0, until * 1000000 + 999999,
+			      &tl)) {
+		sw_err("cannot build the timeline: %s", strerror(ENOMEM));
+		goto out;
+	}
+	since_us = in->since >= 0 ? in->since * 1000000 : tl.first_us >= 0 ? tl.first_us :
+		   until * 1000000;
+	since = since_us / 1000000;
+	sw_timeline_free(&tl);
 	if (since > until) {
 		sw_err("receipt: --since is after --until");
 		goto out;
 	}
 	upto_now = until >= (int64_t)now - 1;
-	if (sw_timeline_build(journal ? journal : "", jlen, cfg->table, since * 1000000,
+	if (sw_timeline_build(journal ? journal : "", jlen, cfg->table, since_us,
 			      until * 1000000 + 999999, &tl)) {
 		sw_err("cannot build the timeline: %s", strerror(ENOMEM));
 		goto out;

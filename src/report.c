@@ -228,7 +228,6 @@ void sw_report_reload(struct sw_daemon *d, int rc)
 		sw_journal_who(&w, d->req_uid, d->req_pid, NULL);
 		journal_add(d, &w);
 	}
-	sw_report_coverage(d);
 }
 
 /* event=unguarded: a container-facing link that no guard covers came (or
