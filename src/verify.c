@@ -2054,6 +2054,7 @@ struct verdict {
 	size_t n;
 	char note[4][256];              /* root notes that do not fail it */
 	size_t n_notes;
+	bool unguarded;                 /* a container-facing link is not guarded */
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -2093,6 +2094,7 @@ static void root_checks(const struct sw_config *cfg, const struct sw_host *host,
 		snprintf(vd->note[vd->n_notes++], sizeof(vd->note[0]),
 			 "sandwalld is not running (no answer on %s): nothing repairs drift", o->control);
 	sw_coverage(cfg, host, &cov);
+	vd->unguarded = sw_coverage_hole(&cov);
 	for (size_t i = 0; i < cov.n_links && i < SW_COV_MAX; i++)
 		verdict_add(vd, "%s (%s) faces containers and no [guard] entry covers it: UNGUARDED",
 			    cov.links[i].name, cov.links[i].facing);
@@ -2150,7 +2152,7 @@ int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 {
 	static struct verdict vd;
 	char *canaries[SW_VERIFY_MAX_OPEN];
-	size_t n_canaries = 0, n_root;
+	size_t n_canaries = 0;
 	time_t t_start = time(NULL);
 	static struct attack_ctx ac;
 	static struct sw_host host;
@@ -2185,7 +2187,6 @@ int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 		return 2;
 	}
 	root_checks(cfg, &host, o, &vd);
-	n_root = vd.n;
 	if (!o->json)
 		root_print(&vd, stdout);
 	/* the canaries: --expect-open, else [verify] canary */
@@ -2318,8 +2319,9 @@ int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 		sw_jw_print(&st.w, stdout);
 	if (!rc || rc == -ENOENT)
 		record(o->record, sw_jw_text(&st.w));
-	/* an error that left a root problem unproven is still NOT HELD (1) */
-	code = held ? 0 : rc && !n_root ? 2 : 1;
+	/* an error is 2, except where nothing could be probed because the
+	 * container-facing link is unguarded: that is NOT HELD (1) */
+	code = held ? 0 : rc && !(rc == -ENOENT && vd.unguarded) ? 2 : 1;
 out:
 	sink_close(&sink);
 	free(lr);
