@@ -672,7 +672,8 @@ static void on_blocked(const struct sw_blocked *b, void *data)
 	long n;
 
 	d->blocked_seen++;
-	sw_attempts_add(&d->attempts, b, time(NULL));
+	sw_attempts_add_iif(&d->attempts, b, l && !sw_blocked_is_output(b) ? l->name : NULL,
+			    time(NULL));
 	d->attempts_dirty = true;
 	key[0] = (uint8_t)b->family;
 	memcpy(key + 2, b->src, 16);
@@ -713,7 +714,27 @@ static void attempts_flush(struct sw_daemon *d, bool now)
 		return;
 	snprintf(path, sizeof(path), "%.*s/attempts.json", (int)(slash - d->cfg.journal_path),
 		 d->cfg.journal_path);
-	rc = sw_attempts_write(&d->attempts, path);
+	{
+		/* verify's own probes apart from the sandboxes' traffic: its
+		 * addresses from its last record beside the journal */
+		static struct sw_attempts_probes probes;
+		char vpath[SW_PATH_MAX + 16], *vtext = NULL;
+		size_t vlen = 0;
+		FILE *vf;
+
+		snprintf(vpath, sizeof(vpath), "%.*s/verify.json", (int)(slash - d->cfg.journal_path),
+			 d->cfg.journal_path);
+		memset(&probes, 0, sizeof(probes));
+		if ((vf = fopen(vpath, "re"))) {
+			if ((vtext = malloc(1 << 20)))
+				vlen = fread(vtext, 1, (1 << 20) - 1, vf);
+			fclose(vf);
+			sw_attempts_probes_read(vtext, vlen, &probes);
+			free(vtext);
+		}
+		sw_attempts_mark(&d->attempts, &probes);
+		rc = sw_attempts_write_by(&d->attempts, &probes, path);
+	}
 	sw_report_attempts_write(d, path, rc);
 	d->attempts_dirty = false;
 	d->attempts_written = t;

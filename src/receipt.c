@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/utsname.h>
+#include <netinet/in.h>
 #include <linux/netfilter/nf_tables.h>
 
 #include "control.h"
@@ -20,6 +21,7 @@
 #include "reconcile.h"
 #include "ruleset.h"
 #include "sha256.h"
+#include "attempts.h"
 #include "coverage.h"
 #include "timeline.h"
 
@@ -136,27 +138,72 @@ static void sibling(const char *path, const char *name, char *out, size_t len)
 		snprintf(out, len, "%.*s/%s", (int)(slash - path), path, name);
 }
 
-/* The first lines of what the sandboxes tried to reach. */
-static void print_attempts(const struct sw_jv *doc)
+/* Is attempt a verify's own (its source or destination is one of
+ * verify's probe addresses)? */
+static bool attempt_by_verify(const struct sw_jv *a, const struct sw_attempts_probes *probes)
+{
+	const char *src = NULL, *dst = NULL, *by = NULL, *proto = NULL;
+	struct sw_prefix ps, pd;
+	uint8_t s16[16] = { 0 }, d16[16] = { 0 };
+	int64_t port = 0;
+
+	if (sw_jv_get_str(a, "by", &by) == 0 && !strcmp(by, "verify"))
+		return true;            /* the daemon saw it to be verify's */
+	sw_jv_get_str(a, "proto", &proto);
+	sw_jv_get_i64(a, "dport", &port);
+	if (proto && !strcmp(proto, "udp") && port > 0 && port < 65536 &&
+	    sw_attempts_by_verify_port(probes, IPPROTO_UDP, (uint16_t)port))
+		return true;
+	sw_jv_get_str(a, "src", &src);
+	sw_jv_get_str(a, "dst", &dst);
+	if (!dst || sw_prefix_parse(dst, &pd, NULL))
+		return false;
+	memcpy(d16, pd.addr, sw_family_addrlen(pd.family));
+	if (src && !sw_prefix_parse(src, &ps, NULL))
+		memcpy(s16, ps.addr, sw_family_addrlen(ps.family));
+	return sw_attempts_by_verify(probes, pd.family, s16, d16);
+}
+
+/* What the sandboxes tried to reach, every record; verify's own probes
+ * apart (counted, not listed among them). */
+static void print_attempts(const struct sw_jv *doc, const struct sw_attempts_probes *probes)
 {
 	const struct sw_jv *list = sw_jv_get(doc, "attempts");
-	int64_t ev = 0;
+	size_t n_sbx = 0, n_ver = 0;
+	int64_t ev = 0, c_ver = 0;
 
 	if (!list || list->type != SW_JARR) {
 		printf("attempted         unknown (no record from sandwalld)\n");
 		return;
 	}
 	sw_jv_get_i64(doc, "evicted", &ev);
-	printf("attempted         %zu destination(s)%s\n", list->n,
-	       ev ? " (and older ones pushed out)" : "");
-	for (size_t i = 0; i < list->n && i < 10; i++) {
+	for (size_t i = 0; i < list->n; i++) {
+		int64_t count = 0;
+
+		sw_jv_get_i64(&list->vals[i], "count", &count);
+		if (attempt_by_verify(&list->vals[i], probes)) {
+			n_ver++;
+			c_ver += count;
+		} else {
+			n_sbx++;
+		}
+	}
+	printf("attempted         %zu distinct destination record(s) by the sandboxes%s\n", n_sbx,
+	       ev ? " (and older ones pushed out: the list is not complete)" : "");
+	for (size_t i = 0; i < list->n; i++) {
 		const struct sw_jv *a = &list->vals[i];
-		const char *cat = "?", *sbx = NULL, *dst = "?", *proto = NULL;
+		const char *cat = "?", *sbx = NULL, *dst = "?", *proto = NULL, *src = "?", *iif = NULL;
+		const char *path = NULL;
 		int64_t port = 0, count = 0;
 
+		if (attempt_by_verify(a, probes))
+			continue;
 		sw_jv_get_str(a, "category", &cat);
 		sw_jv_get_str(a, "sandbox", &sbx);
 		sw_jv_get_str(a, "dst", &dst);
+		sw_jv_get_str(a, "src", &src);
+		sw_jv_get_str(a, "iif", &iif);
+		sw_jv_get_str(a, "path", &path);
 		sw_jv_get_str(a, "proto", &proto);
 		sw_jv_get_i64(a, "dport", &port);
 		sw_jv_get_i64(a, "count", &count);
@@ -164,8 +211,11 @@ static void print_attempts(const struct sw_jv *doc)
 		       proto ? proto : "");
 		if (port)
 			printf("/%lld", (long long)port);
-		printf(" x%lld\n", (long long)count);
+		printf(" from %s %s%s x%lld\n", src, iif ? "on " : path ? "via the " : "",
+		       iif ? iif : path ? "output path" : "", (long long)count);
 	}
+	printf("verify's probes   %zu record(s), %lld packet(s): verify's own, not the sandboxes'\n",
+	       n_ver, (long long)c_ver);
 }
 
 /* The guarded interfaces now (patterns and detected ones), and why each
@@ -448,6 +498,7 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 	int64_t vtime = -1, since, until, since_us;
 	bool daemon, held, vpassed = false, have_verify = false, upto_now;
 	static struct reasons rs;
+	static struct sw_attempts_probes probes;
 	struct sw_coverage cov;
 	struct sw_timeline tl = { 0 };
 	struct sw_receipt_journal js;
@@ -535,6 +586,7 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 	vjson = vpath[0] ? slurp(vpath, &vlen) : NULL;
 	have_verify = vjson && sw_receipt_read_verify(vjson, vlen, &vtime, &vpassed) == 0 &&
 		      read_sandbox_verdicts(vjson, vlen, &sv) == 0;
+	sw_attempts_probes_read(vjson, vlen, &probes);
 	sw_coverage(cfg, in->host, &cov);
 
 	/* every reason, on the verdict's own lines: the gaps of the window,
@@ -623,10 +675,21 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 		sw_jw_value(&w, "lines", &lines);
 		sw_jw_end(&w);
 		gaps_json(&w, &tl);
-		if (attempts.type == SW_JOBJ)
+		if (attempts.type == SW_JOBJ) {
+			const struct sw_jv *list = sw_jv_get(&attempts, "attempts");
+
 			sw_jw_value(&w, "attempted", &attempts);
-		else
+			/* the same records, verify's own apart */
+			for (int pass = 0; pass < 2; pass++) {
+				sw_jw_arr(&w, pass ? "attempted_by_verify" : "attempted_by_sandboxes");
+				for (size_t i = 0; list && list->type == SW_JARR && i < list->n; i++)
+					if (attempt_by_verify(&list->vals[i], &probes) == (bool)pass)
+						sw_jw_value(&w, NULL, &list->vals[i]);
+				sw_jw_end(&w);
+			}
+		} else {
 			sw_jw_null(&w, "attempted");
+		}
 		if (have_verify) {
 			sw_jw_obj(&w, "verify");
 			sw_jw_i64(&w, "time", vtime);
@@ -706,7 +769,7 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 		if (tl.out_of_order)
 			printf("journal           %zu line(s) out of time order (sorted)\n", tl.out_of_order);
 		gaps_text(&tl);
-		print_attempts(&attempts);
+		print_attempts(&attempts, &probes);
 		if (have_verify) {
 			sw_iso_utc(vtime, when, sizeof(when));
 			printf("last verify       %s at %s%s\n", vpassed ? "passed" : "FAILED", when,

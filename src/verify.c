@@ -162,6 +162,7 @@ int sw_verify_plan(const struct sw_config *cfg, const struct sw_host *host,
 	int rc;
 
 	v->n = 0;
+	v->n_src = 0;
 	v->sandboxes = 0;
 	v->link[0] = '\0';
 	v->why = v->site = NULL;
@@ -608,6 +609,16 @@ void sw_verify_json(const struct sw_verify *v, struct sw_jw *w)
 		sw_jw_str(w, "why", v->why);
 	}
 	sw_jw_bool(w, "passed", sw_verify_passed(v));
+	sw_jw_arr(w, "sources");
+	for (size_t i = 0; i < v->n_src && i < 2; i++) {
+		char s[SW_ADDR_STRLEN];
+		struct sw_prefix p = v->src[i];
+
+		p.len = (uint8_t)(sw_family_addrlen(p.family) * 8);
+		sw_prefix_format(&p, s, sizeof(s));
+		sw_jw_str(w, NULL, s);
+	}
+	sw_jw_end(w);
 	sw_jw_arr(w, "targets");
 	for (size_t i = 0; i < v->n; i++) {
 		const struct sw_verify_target *t = &v->t[i];
@@ -1161,6 +1172,10 @@ static void describe(struct sw_verify *v, const char *what, const struct sw_pref
 	char a[SW_ADDR_STRLEN], a6[SW_ADDR_STRLEN];
 
 	sw_prefix_format(addr, a, sizeof(a));
+	v->n_src = 0;
+	v->src[v->n_src++] = *addr;
+	if (addr6)
+		v->src[v->n_src++] = *addr6;
 	if (addr6) {
 		sw_prefix_format(addr6, a6, sizeof(a6));
 		snprintf(v->from, sizeof(v->from), "%s as %s and %s", what, a, a6);
@@ -2230,6 +2245,8 @@ int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 	sw_jw_obj(&st.w, NULL);
 	sw_jw_i64(&st.w, "time", (int64_t)time(NULL));
 	sw_jw_bool(&st.w, "attacks", attacks);
+	if (have_ac && attacks && (ac.canary4 >= 0 || ac.canary6 >= 0))
+		sw_jw_u64(&st.w, "canary_port", ac.canary_port);   /* its UDP canary: receipt tells them apart */
 	if (!o->json && !attacks)
 		printf("attacks: not run (%s)\n", o->no_attacks ? "--no-attacks" :
 		       "only from the throwaway namespaces, not with --pid or --netns");

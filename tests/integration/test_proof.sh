@@ -111,7 +111,17 @@ _proof_02() {
 	v_py "$r" "[g['ended_by'] for g in d['timeline']['gaps'] if g['kind'] == 'table absent'][0]" | grep -qE 'uid 0 pid [0-9]+' &&
 		ok "who put it back: $(v_py "$r" "[g['ended_by'] for g in d['timeline']['gaps'] if g['kind'] == 'table absent'][0]")" ||
 		bad "ended_by: $(v_py "$r" "d['timeline']['gaps']")"
+	# what was attempted: the container's own apart from verify's probes
+	[ "$(v_py "$r" "sorted(set((a['src'], a.get('iif')) for a in d['attempted_by_sandboxes']))")" = '[["172.17.0.2", "docker0"]]' ] &&
+		ok "attempted by the sandboxes: only c1's, with source and interface ($(v_py "$r" "[(a['category'], a['dst'], a['count']) for a in d['attempted_by_sandboxes']]"))" ||
+		bad "attempted_by_sandboxes: $(v_py "$r" "d.get('attempted_by_sandboxes')")"
+	[ "$(v_py "$r" "len(d['attempted_by_verify']) > 0 and all(a['src'] != '172.17.0.2' for a in d['attempted_by_verify'])")" = true ] &&
+		ok "verify's own probes kept apart: $(v_py "$r" "len(d['attempted_by_verify'])") record(s)" ||
+		bad "attempted_by_verify: $(v_py "$r" "d.get('attempted_by_verify')" | head -c 300)"
 	v_sw -c "$V_CONF" receipt
+	grep -qE "^verify's probes +[1-9][0-9]* record\(s\)" "$SW_OUT" && grep -qE '^ +metadata +169\.254\.169\.254 +tcp/80 from 172\.17\.0\.2 on docker0 x[0-9]+$' "$SW_OUT" &&
+		ok "text: c1's attempt listed with source and interface; $(grep "^verify's probes" "$SW_OUT" | tr -s ' ')" ||
+		{ bad "the receipt's attempts"; grep -A12 '^attempted' "$SW_OUT" | show - 14; }
 	grep -qE '^  because table absent from [0-9T:-]+Z to [0-9T:-]+Z \(.*\): removed; by sandwall remove, uid 0 pid [0-9]+; ended by ' "$SW_OUT" &&
 		ok "text: $(grep -m1 'because table absent' "$SW_OUT" | sed 's/^ *//')" || { bad "the text verdict does not name the gap"; show "$SW_OUT" 50; }
 	v_sw -c "$V_CONF" receipt --since "$(date -u -d @"$t_after" +%Y-%m-%dT%H:%M:%SZ)"
