@@ -89,6 +89,12 @@ struct sw_daemon {
 	 * reported, by name (event=unguarded when one comes or is covered) */
 	char unguarded[SW_COV_MAX][16];
 	size_t n_unguarded;
+	/* seen unguarded, not yet reported: a link that is unguarded for less
+	 * than SW_COV_GRACE_US (a veth between its creation or removal and its
+	 * bridge) is not reported; one that stays is, from when it was seen */
+	char cov_pending[SW_COV_MAX][16];
+	int64_t cov_pending_since[SW_COV_MAX];   /* CLOCK_REALTIME, us */
+	size_t n_cov_pending;
 	/* attempts.json writes (the journal keeps its own: journal.h) */
 	uint64_t attempts_errors;
 	bool attempts_failing;

@@ -48,6 +48,9 @@ void sw_report_reload(struct sw_daemon *d, int rc);
 /* Compare the unguarded container-facing links with those last reported:
  * event=unguarded state=unguarded|covered|gone, and a journal line each. */
 void sw_report_coverage(struct sw_daemon *d);
+#define SW_COV_GRACE_US 1000000
+/* ms until a pending unguarded link is due (-1: none pending) */
+int sw_report_coverage_due_ms(const struct sw_daemon *d);
 /* attempts.json written (rc 0) or not: a WARNING once per failing episode. */
 void sw_report_attempts_write(struct sw_daemon *d, const char *path, int rc);
 

@@ -847,12 +847,15 @@ static int loop_timeout(const struct sw_daemon *d)
 {
 	int64_t left;
 
+	int cov = sw_report_coverage_due_ms(d), t;
+
 	if (d->forget_pending && !sw_forget_running(d->forget))
 		return 0;
 	if (!d->host_dirty)
-		return -1;
+		return cov;
 	left = d->update_due_us - now_us();
-	return left <= 0 ? 0 : (int)((left + 999) / 1000);
+	t = left <= 0 ? 0 : (int)((left + 999) / 1000);
+	return cov >= 0 && cov < t ? cov : t;
 }
 
 /* The resolver's turn: drop what expired, start the rounds that are
@@ -1380,6 +1383,8 @@ int sw_daemon_run(struct sw_daemon *d)
 		}
 		if (d->host_dirty && now_us() >= d->update_due_us)
 			host_delta_update(d);
+		else if (d->n_cov_pending && sw_report_coverage_due_ms(d) == 0)
+			sw_report_coverage(d);  /* an unguarded link that stayed */
 		sw_alert_flush(&d->alert);
 		sw_alert_flush(&d->alert_blocked);
 		attempts_flush(d, false);

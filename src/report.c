@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/netfilter/nf_tables.h>
 
@@ -232,27 +233,63 @@ void sw_report_reload(struct sw_daemon *d, int rc)
 
 /* event=unguarded: a container-facing link that no guard covers came (or
  * the config stopped covering it), and when it is covered again or gone */
+static int64_t real_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+int sw_report_coverage_due_ms(const struct sw_daemon *d)
+{
+	int64_t now = real_us(), due = -1;
+
+	for (size_t k = 0; k < d->n_cov_pending; k++) {
+		int64_t left = d->cov_pending_since[k] + SW_COV_GRACE_US - now;
+
+		if (due < 0 || left < due)
+			due = left < 0 ? 0 : left;
+	}
+	return due < 0 ? -1 : (int)((due + 999) / 1000);
+}
+
 void sw_report_coverage(struct sw_daemon *d)
 {
 	static struct sw_coverage c;
-	size_t shown;
+	char keep[SW_COV_MAX][16];
+	int64_t keep_since[SW_COV_MAX], now = real_us();
+	size_t shown, n_keep = 0, n_now = 0;
+	bool now_set[SW_COV_MAX] = { false };
 
 	sw_coverage(&d->cfg, &d->host, &c);
 	shown = c.n_links < SW_COV_MAX ? c.n_links : SW_COV_MAX;
 	for (size_t i = 0; i < shown; i++) {
 		bool known = false;
+		int64_t since = now;
+		struct sw_jw w;
 
 		for (size_t k = 0; k < d->n_unguarded && !known; k++)
 			known = !strcmp(d->unguarded[k], c.links[i].name);
-		if (known)
+		if (known) {
+			now_set[i] = true;
 			continue;
-		struct sw_jw w;
-
+		}
+		for (size_t k = 0; k < d->n_cov_pending; k++)
+			if (!strcmp(d->cov_pending[k], c.links[i].name))
+				since = d->cov_pending_since[k];
+		if (now - since < SW_COV_GRACE_US) {
+			/* wait: a link on its way to or from its bridge */
+			snprintf(keep[n_keep], sizeof(keep[0]), "%s", c.links[i].name);
+			keep_since[n_keep++] = since;
+			continue;
+		}
+		now_set[i] = true;
 		sw_alert(&d->alert, LOG_WARNING,
 			 "event=unguarded ifname=%s kind=%s facing=\"%s\" state=unguarded "
 			 "action=none (add it to [guard] interfaces)", c.links[i].name,
 			 sw_link_kind_name(c.links[i].kind), c.links[i].facing);
-		sw_journal_begin(&w, SW_JE_UNGUARDED, d->cfg.table, time(NULL));
+		sw_journal_begin_us(&w, SW_JE_UNGUARDED, d->cfg.table, since);
 		sw_jw_str(&w, "ifname", c.links[i].name);
 		sw_jw_str(&w, "kind", sw_link_kind_name(c.links[i].kind));
 		sw_jw_str(&w, "facing", c.links[i].facing);
@@ -278,8 +315,12 @@ void sw_report_coverage(struct sw_daemon *d)
 		journal_add(d, &w);
 	}
 	for (size_t i = 0; i < shown; i++)
-		snprintf(d->unguarded[i], sizeof(d->unguarded[i]), "%s", c.links[i].name);
-	d->n_unguarded = shown;
+		if (now_set[i])
+			snprintf(d->unguarded[n_now++], sizeof(d->unguarded[0]), "%s", c.links[i].name);
+	d->n_unguarded = n_now;
+	memcpy(d->cov_pending, keep, sizeof(keep[0]) * n_keep);
+	memcpy(d->cov_pending_since, keep_since, sizeof(keep_since[0]) * n_keep);
+	d->n_cov_pending = n_keep;
 }
 
 void sw_report_metrics(struct sw_daemon *d, bool up)
