@@ -24,6 +24,9 @@
 #include <sys/wait.h>
 #include <linux/if.h>
 #include <linux/if_tun.h>
+#include <linux/neighbour.h>
+#include <linux/rtnetlink.h>
+#include <libmnl/libmnl.h>
 
 #include "atomicfile.h"
 #include "cgwatch.h"
@@ -2061,6 +2064,119 @@ static int probe_as(struct sw_verify *v, const struct sw_verify_opts *o)
 	return 0;
 }
 
+/* ---- LAN peers: the neighbour table ------------------------------------- */
+
+/* A LAN row must probe a peer that exists, or a host that drops
+ * everything passes it: the host's neighbours (ARP/NDP entries that are
+ * reachable, stale, delayed, probed or permanent) on links that are not
+ * guarded, in a subnet connected there, that are no gateway and no
+ * address of the host. At most LAN_PEERS per family. */
+#define LAN_PEERS 4
+struct neigh_walk {
+	const struct sw_config *cfg;
+	const struct sw_host *host;
+	struct sw_verify *v;
+	size_t n4, n6;
+};
+
+static bool lan_peer_ok(const struct neigh_walk *nw, const struct sw_prefix *a, int ifindex)
+{
+	const struct sw_link *l = sw_host_link(nw->host, ifindex);
+	bool connected = false;
+
+	if (!l || l->loopback || l->ifindex == 1 || sw_ruleset_guarded(nw->cfg, l) ||
+	    v6_linklocal(a) || sw_prefix_is_loopback(a))
+		return false;
+	for (size_t i = 0; i < nw->host->n_gateways; i++)
+		if (sw_prefix_equal(&nw->host->gateways[i].addr, a))
+			return false;
+	for (size_t i = 0; i < nw->host->n_addrs; i++) {
+		struct sw_prefix q = nw->host->addrs[i].local, self = q;
+
+		self.len = (uint8_t)(sw_family_addrlen(self.family) * 8);
+		if (sw_prefix_equal(&self, a))
+			return false;
+		sw_prefix_mask(&q);
+		if (nw->host->addrs[i].ifindex == ifindex && sw_prefix_contains(&q, a))
+			connected = true;
+	}
+	return connected;
+}
+
+static int neigh_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct neigh_walk *nw = data;
+	const struct ndmsg *nd = mnl_nlmsg_get_payload(nlh);
+	struct nlattr *at;
+	struct sw_prefix a;
+
+	if (nlh->nlmsg_type != RTM_NEWNEIGH || mnl_nlmsg_get_payload_len(nlh) < sizeof(*nd) ||
+	    (nd->ndm_family != AF_INET && nd->ndm_family != AF_INET6) ||
+	    !(nd->ndm_state & (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_PERMANENT)))
+		return MNL_CB_OK;
+	mnl_attr_for_each(at, nlh, sizeof(*nd)) {
+		size_t alen = sw_family_addrlen(nd->ndm_family);
+		size_t *n = nd->ndm_family == AF_INET ? &nw->n4 : &nw->n6;
+
+		if (mnl_attr_get_type(at) != NDA_DST || mnl_attr_get_payload_len(at) != alen)
+			continue;
+		memset(&a, 0, sizeof(a));
+		a.family = nd->ndm_family;
+		a.len = (uint8_t)(alen * 8);
+		memcpy(a.addr, mnl_attr_get_payload(at), alen);
+		if (*n < LAN_PEERS && lan_peer_ok(nw, &a, nd->ndm_ifindex) &&
+		    !allowed(nw->cfg, nw->host, &a, 80, false) &&
+		    add(nw->v, SW_VCAT_LAN, true, &a, 80) == 0)
+			(*n)++;
+	}
+	return MNL_CB_OK;
+}
+
+/* Add the LAN peers of the neighbour table to the plan: 0 or -errno
+ * (nothing added then: the plan's own LAN rows stand). */
+static int lan_peers(const struct sw_config *cfg, const struct sw_host *host, struct sw_verify *v)
+{
+	static char buf[32768];
+	struct neigh_walk nw = { cfg, host, v, 0, 0 };
+	struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	struct nlmsghdr *nlh;
+	struct ndmsg *nd;
+	unsigned seq = (unsigned)time(NULL), portid;
+	ssize_t n;
+	int rc = 0;
+
+	if (!nl)
+		return -errno;
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	portid = mnl_socket_get_portid(nl);
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_GETNEIGH;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = seq;
+	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
+	nd->ndm_family = AF_UNSPEC;
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	while ((n = mnl_socket_recvfrom(nl, buf, sizeof(buf))) > 0) {
+		int r = mnl_cb_run(buf, (size_t)n, seq, portid, neigh_cb, &nw);
+
+		if (r <= MNL_CB_STOP) {
+			rc = r < 0 ? -errno : 0;
+			break;
+		}
+	}
+	if (n < 0)
+		rc = -errno;
+out:
+	mnl_socket_close(nl);
+	return rc;
+}
+
 /* ---- what is wrong at the root, and the one verdict ---------------------- */
 
 #define VERDICT_MAX 12
@@ -2215,6 +2331,8 @@ int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 		sw_err("%s", err);
 		return 2;
 	}
+	if ((rc = lan_peers(cfg, &host, &plan)))
+		sw_debug("verify: cannot read the neighbour table: %s", strerror(-rc));
 	for (size_t b = 0; b < cfg->n_sandboxes; b++)
 		sandboxes |= cfg->sandboxes[b].egress != SW_EGRESS_OPEN;
 	memset(&st, 0, sizeof(st));

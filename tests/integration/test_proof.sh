@@ -12,7 +12,7 @@
 
 register_test proof_01_typo_unguarded  "[guard] interfaces = dokcer0 with a container on docker0: apply warns, check/status/verify exit 1 naming docker0, sandwalld logs event=unguarded and covered after the fix"
 register_test proof_02_receipt_gaps    "receipt over a window with remove + re-apply: NOT HELD with the gap's start, end and who; --since after it: HELD; a daemon stop inside the window: NOT HELD naming it"
-register_test proof_03_verify_root     "verify: no canary -> not HELD; table removed -> the first line names it; not root -> nothing claimed; one verdict line with the UTC time"
+register_test proof_03_verify_root     "verify: a LAN peer probed (FAIL with lan = no); no canary -> not HELD; table removed -> the first line names it; not root -> nothing claimed; one verdict line with the UTC time"
 register_test proof_04_apply_other     "apply with another config than the running daemon's: exit 2; apply --force through the daemon: refused (exit 2)"
 register_test proof_05_full_journal    "a full journal filesystem (tmpfs in a private mount namespace): one WARNING, a metric, a status field, the receipt says the record has a hole"
 
@@ -144,13 +144,23 @@ proof_03_verify_root() { v_run _proof_03; }
 _proof_03() {
 	local conf0
 	V_CONF=$(v_conf root)
+	# a LAN peer the host knows (its neighbour table): reachable without
+	# the table, so a lan row can fail
+	nsx "$H" ping -c1 -W1 10.0.0.50 >/dev/null 2>&1
+	reach "$C1" http://10.0.0.50/
 	apply_ok "$V_CONF" || return 1
 	v_verify "with a canary" 0
 	grep -q '^verdict at [0-9T:-]*Z: HELD (every target blocked, every canary open)$' "$SW_OUT" &&
 		ok "one verdict line with the time: $(grep '^verdict at' "$SW_OUT")" || { bad "no verdict line"; show "$SW_OUT" 40; }
 	grep -qE '^expect-open +203\.0\.113\.10:80 +open' "$SW_OUT" && ok "[verify] canary 203.0.113.10:80 probed: open" ||
 		{ bad "the configured canary was not probed"; show "$SW_OUT" 40; }
-	grep -qE '^lan ' "$SW_OUT" && ok "a lan row: $(grep -m1 -E '^lan ' "$SW_OUT" | tr -s ' ')" || info "no lan row (the LAN's first address is the gateway here)"
+	grep -qE '^lan +10\.0\.0\.50:80 +blocked' "$SW_OUT" && ok "a LAN peer probed: $(grep -m1 -E '^lan +10\.0\.0\.50' "$SW_OUT" | tr -s ' ')" ||
+		{ bad "no lan row for the LAN peer 10.0.0.50"; grep -E '^(lan|gateways) ' "$SW_OUT" | show - 5; }
+	apply_ok "$(v_conf root-nolan block.lan=no)" || return 1
+	v_verify "lan = no" 1
+	v_fail_lines "$SW_OUT" | grep -qx 'lan 10.0.0.50:80' && ok "lan = no: FAIL lan 10.0.0.50:80" ||
+		{ bad "lan = no: no FAIL row for 10.0.0.50"; v_fail_lines "$SW_OUT" | show - 10; }
+	apply_ok "$V_CONF" || return 1
 	conf0=$(v_conf root verify.canary=none)
 	v_verify "no canary" 1
 	grep -q 'no canary configured' "$SW_OUT" && ! grep -q 'HELD (' "$SW_OUT" && ok "no canary: not HELD, and it says why" ||
