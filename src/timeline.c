@@ -267,7 +267,8 @@ int sw_timeline_build(const char *text, size_t len, const char *table, int64_t s
 		evs[i].since_us = before;
 		evs[i].restored_us = after;     /* its end */
 	}
-	qsort(evs, n, sizeof(*evs), ev_cmp);
+	if (n)
+		qsort(evs, n, sizeof(*evs), ev_cmp);
 	/* until a start (or a line only a running daemon writes) says otherwise */
 	span_open(&daemon, NULL, INT64_MIN, "sandwalld not seen running");
 	for (size_t i = 0; i < n; i++) {
