@@ -170,15 +170,78 @@ void sw_report_repair(struct sw_daemon *d, const struct sw_repair *r)
 	sw_report_metrics(d, true);
 }
 
+/* The journal's last start or stop line of this table is a start: the
+ * run before this one ended without a stop (a crash, kill -9). The time
+ * of the newest line in *last (unix seconds). Only the file's tail (8 KiB)
+ * is read: further back, nothing is claimed. */
+static bool crashed_before(const struct sw_daemon *d, int64_t *last)
+{
+	char buf[8192 + 1], want[80];
+	const char *line = NULL, *ev = NULL, *t = NULL;
+	struct sw_jv v;
+	bool crashed = false;
+	size_t n;
+	long end = 0;
+	FILE *f;
+
+	if (!d->cfg.journal_path[0] || !(f = fopen(d->cfg.journal_path, "re")))
+		return false;
+	if (fseek(f, 0, SEEK_END) == 0 && (end = ftell(f)) > 0)
+		fseek(f, end > 8192 ? end - 8192 : 0, SEEK_SET);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	snprintf(want, sizeof(want), "inet/%s", d->cfg.table);
+	/* from the end: the last whole line that is an event of this table */
+	while (n > 0) {
+		char *nl;
+
+		buf[n] = '\0';
+		if (n && buf[n - 1] == '\n')
+			buf[--n] = '\0';
+		nl = strrchr(buf, '\n');
+		line = nl ? nl + 1 : buf;
+		if (!nl && end > 8192)
+			break;          /* a cut first line */
+		if (sw_jv_parse(line, strlen(line), &v, NULL) == 0) {
+			if (sw_jv_get_str(&v, "event", &ev) == 0 && sw_jv_get_str(&v, "table", &t) == 0 &&
+			    !strcmp(t, want)) {
+				/* the newest line: the last sign of life */
+				if (!*last)
+					sw_jv_get_i64(&v, "unix", last);
+				/* the last start or stop decides (the CLI's lines do not) */
+				if (!strcmp(ev, "start") || !strcmp(ev, "stop")) {
+					crashed = !strcmp(ev, "start");
+					sw_jv_free(&v);
+					return crashed;
+				}
+			}
+			sw_jv_free(&v);
+		}
+		n = (size_t)(line - buf);
+	}
+	return false;
+}
+
 void sw_report_start(struct sw_daemon *d)
 {
 	struct sw_jw w;
+	int64_t last = 0;
+	bool crashed = crashed_before(d, &last);
+	char when[32] = "";
 
-	sw_alert(&d->alert, LOG_NOTICE,
-		 "event=start table=inet/%s mode=%s config=%s rules=%zu sets=%zu",
-		 d->cfg.table, d->mode, d->config_path, d->want.n_rules, d->want.n_sets);
+	if (crashed)
+		sw_iso_utc(last, when, sizeof(when));
+	sw_alert(&d->alert, crashed ? LOG_WARNING : LOG_NOTICE,
+		 "event=start table=inet/%s mode=%s config=%s rules=%zu sets=%zu%s%s",
+		 d->cfg.table, d->mode, d->config_path, d->want.n_rules, d->want.n_sets,
+		 crashed ? " previous=crashed last_seen=" : "", when);
 	sw_journal_begin(&w, SW_JE_START, d->cfg.table, time(NULL));
 	sw_jw_str(&w, "mode", d->mode);
+	if (crashed) {
+		sw_jw_str(&w, "previous", "crashed");
+		sw_jw_i64(&w, "last_seen_unix", last);
+	}
 	sw_journal_who(&w, (int64_t)getuid(), (int64_t)getpid(), "sandwalld");
 	sw_jw_str(&w, "config", d->config_path);
 	journal_add(d, &w);

@@ -11,7 +11,7 @@
 # Uses the helpers of test_verify.sh (v_run, v_conf, v_start, v_stop, v_sw).
 
 register_test proof_01_typo_unguarded  "[guard] interfaces = dokcer0 with a container on docker0: apply warns, check/status/verify exit 1 naming docker0, sandwalld logs event=unguarded and covered after the fix"
-register_test proof_02_receipt_gaps    "receipt over a window with remove + re-apply: NOT HELD with the gap's start, end and who; --since after it: HELD; a daemon stop inside the window: NOT HELD naming it"
+register_test proof_02_receipt_gaps    "receipt over a window with remove + re-apply: NOT HELD with the gap's start, end and who; --since after it: HELD; a daemon stop, and a kill -9, inside the window: NOT HELD naming it; verify's probes apart from c1's attempts"
 register_test proof_03_verify_root     "verify: a LAN peer probed (FAIL with lan = no); no canary -> not HELD; table removed -> the first line names it; not root -> nothing claimed; one verdict line with the UTC time"
 register_test proof_04_apply_other     "apply with another config than the running daemon's: exit 2; apply --force through the daemon: refused (exit 2)"
 register_test proof_05_full_journal    "a full journal filesystem (tmpfs in a private mount namespace): one WARNING, a metric, a status field, the receipt says the record has a hole"
@@ -136,6 +136,18 @@ _proof_02() {
 	[ "$SW_RC" -eq 1 ] && grep -qE '^  because daemon not running from .*: sandwalld stopped; by uid 0 pid [0-9]+' "$SW_OUT" &&
 		ok "a daemon stop in the window: $(grep -m1 'because daemon not running' "$SW_OUT" | sed 's/^ *//')" ||
 		{ bad "receipt with a daemon stop -> $SW_RC"; show "$SW_OUT" 50; }
+	# a crash (kill -9) and a restart: the start says so, the receipt names it
+	sleep 1
+	t_after=$(date +%s)
+	v_stop KILL
+	v_start "$V_CONF" || return 1
+	grep -q 'event=start .* previous=crashed last_seen=' "$V_DLOG" && ok "restart after kill -9: $(grep -m1 'previous=crashed' "$V_DLOG" | sed -e 's/^sandwalld: //' -e "s|$SWT_TMP/||g")" ||
+		{ bad "no previous=crashed on the restart"; grep 'event=start' "$V_DLOG" | show - 5; }
+	v_verify "after the crash" 0
+	v_sw -c "$V_CONF" receipt --since "$t_after"
+	[ "$SW_RC" -eq 1 ] && grep -qE '^  because daemon not running from .*crashed' "$SW_OUT" &&
+		ok "the crash in the window: $(grep -m1 'because daemon not running' "$SW_OUT" | sed 's/^ *//')" ||
+		{ bad "receipt with a crash -> $SW_RC"; show "$SW_OUT" 50; }
 	return 0
 }
 
