@@ -46,4 +46,9 @@ void sw_prefix_range(const struct sw_prefix *p, uint8_t *first, uint8_t *last);
 bool sw_key_inc(uint8_t *k, size_t n);
 int sw_key_cmp(const uint8_t *a, const uint8_t *b, size_t n);
 
+/* "ADDRESS:PORT", "ADDRESS:tcp/PORT", "[V6]:PORT", "[V6]:tcp/PORT" (a TCP
+ * destination: verify's canaries): 0, -EINVAL (no such form) or -EDOM
+ * (not an address or not a port). */
+int sw_hostport_parse(const char *text, struct sw_prefix *a, uint16_t *port);
+
 #endif

@@ -22,7 +22,10 @@
 #define SW_TABLE_MAXLEN     64
 #define SW_ERRLEN           512
 #define SW_PATH_MAX         256
-#define SW_DEFAULT_JOURNAL  "/run/sandwall/events.jsonl"
+#define SW_DEFAULT_CANARY   "1.1.1.1:443"   /* an internet address: must stay open */
+#define SW_MAX_CANARIES     8
+#define SW_CANARY_LEN       64
+#define SW_DEFAULT_JOURNAL  "/var/lib/sandwall/journal.jsonl"
 #define SW_CONFIG_MAX       (2 << 20) /* bytes: a larger config file is refused */
 /* journal and metrics must be files below one of these directories, or
  * below a directory /tmp/sandwall-NAME that belongs to the user running
@@ -242,6 +245,10 @@ struct sw_config {
 	/* [nft] */
 	char table[SW_TABLE_MAXLEN];             /* default "sandwall" */
 	unsigned table_line;                     /* 0: not in the file */
+	/* [verify] canary: TCP destinations verify proves open ("ADDRESS:PORT",
+	 * "[V6]:PORT"); none: no canary, and verify never says HELD */
+	char canaries[SW_MAX_CANARIES][SW_CANARY_LEN];
+	size_t n_canaries;
 	/* [sandbox NAME] sections, in file order */
 	struct sw_sandbox sandboxes[SW_MAX_SANDBOXES];
 	size_t n_sandboxes;
@@ -249,7 +256,7 @@ struct sw_config {
 	 * fall back to defaults without being told */
 	uint64_t given_keys;                     /* bit per key (config.c keys[]) */
 	uint32_t given_cats;                     /* bit per category: its [block] switch */
-	unsigned section_line[6];                /* [guard] [block] [allow] [log] [daemon] [nft]; 0: absent */
+	unsigned section_line[7];                /* [guard] [block] [allow] [log] [daemon] [nft] [verify]; 0: absent */
 	unsigned n_lines;                        /* lines in the file */
 	bool ends_in_newline;                    /* the last line is complete (or the file is empty) */
 };

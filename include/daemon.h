@@ -12,6 +12,7 @@
 #include "cgwatch.h"
 #include "attempts.h"
 #include "config.h"
+#include "coverage.h"
 #include "events.h"
 #include "hoststate.h"
 #include "journal.h"
@@ -95,6 +96,23 @@ struct sw_daemon {
 	struct sw_forget *forget;       /* the conntrack walk's worker (forget.h), or NULL */
 	bool forget_pending;            /* a re-created table's primed flows still to forget */
 	int64_t forget_since_us;        /* since when (CLOCK_MONOTONIC) */
+	/* coverage (coverage.h): the unguarded container-facing links last
+	 * reported, by name (event=unguarded when one comes or is covered) */
+	char unguarded[SW_COV_MAX][16];
+	size_t n_unguarded;
+	/* seen unguarded, not yet reported: a link that is unguarded for less
+	 * than SW_COV_GRACE_US (a veth between its creation or removal and its
+	 * bridge) is not reported; one that stays is, from when it was seen */
+	char cov_pending[SW_COV_MAX][16];
+	int64_t cov_pending_since[SW_COV_MAX];   /* CLOCK_REALTIME, us */
+	size_t n_cov_pending;
+	/* attempts.json writes (the journal keeps its own: journal.h) */
+	uint64_t attempts_errors;
+	bool attempts_failing;
+	bool journal_warned;            /* the journal's failing episode was logged */
+	/* who asked for what is being done (control socket SO_PEERCRED, the
+	 * signal's sender): -1 when unknown */
+	int64_t req_uid, req_pid;
 };
 
 /* Load the config, take the table, run until TERM/INT. Returns the exit

@@ -14,6 +14,8 @@ struct sw_metrics {
 	uint64_t drifts, repairs, repair_failures, enobufs, blocked_logged;
 	double last_repair_seconds;     /* latency of the last repair */
 	int64_t last_drift_time;        /* unix seconds, 0 = never */
+	uint64_t journal_errors, attempts_errors; /* failed writes: holes in the record */
+	uint64_t unguarded;             /* container-facing links no guard covers */
 };
 
 /* Render to buf (for tests); returns the length or -ENOSPC. */

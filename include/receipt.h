@@ -21,6 +21,7 @@ struct sw_receipt_in {
 	struct sw_nl *nl;
 	const char *control;        /* the daemon's control socket */
 	bool json;
+	int64_t since, until;       /* the window, unix seconds (-1: the oldest event kept, now) */
 };
 
 /* Returns the exit code: 0 held, 1 not held, 2 error. */

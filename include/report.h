@@ -42,6 +42,18 @@ void sw_report_start(struct sw_daemon *d);
 void sw_report_stop(struct sw_daemon *d);
 void sw_report_removed(struct sw_daemon *d);
 
+/* A reload (d->req_uid/req_pid asked for it): journal lines reload and,
+ * when it worked, applied. */
+void sw_report_reload(struct sw_daemon *d, int rc);
+/* Compare the unguarded container-facing links with those last reported:
+ * event=unguarded state=unguarded|covered|gone, and a journal line each. */
+void sw_report_coverage(struct sw_daemon *d);
+#define SW_COV_GRACE_US 1000000
+/* ms until a pending unguarded link is due (-1: none pending) */
+int sw_report_coverage_due_ms(const struct sw_daemon *d);
+/* attempts.json written (rc 0) or not: a WARNING once per failing episode. */
+void sw_report_attempts_write(struct sw_daemon *d, const char *path, int rc);
+
 /* The Prometheus textfile, from the kernel's counters and ours. */
 void sw_report_metrics(struct sw_daemon *d, bool up);
 /* STATUS= for systemd. */

@@ -64,6 +64,9 @@ struct sw_verify {
 	const char *why;            /* why that link is guarded (sw_guard_why_name), or NULL */
 	const char *site;           /* "bridge", "routed veth", "tap"; NULL for --pid/--netns */
 	uint32_t sandboxes;         /* bit i: cfg->sandboxes[i] applies to this run's namespace */
+	struct sw_prefix src[2];    /* the run's own addresses (throwaway runs): its
+				     * probes are told apart from the sandboxes' traffic */
+	size_t n_src;
 };
 
 /* Listening TCP ports of the current namespace (/proc/net/tcp, tcp6). */
@@ -143,6 +146,7 @@ struct sw_verify_opts {
 	uint32_t uid;
 	const char *cgroup;         /* --cgroup: probe from this cgroup (below the
 				     * cgroup2 root), from the host */
+	const char *control;        /* the daemon's control socket (NULL: not asked) */
 };
 
 /* verify's command-line options, one table entry each: the CLI adds them

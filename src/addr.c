@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -256,4 +257,43 @@ bool sw_prefix_is_loopback(const struct sw_prefix *p)
 bool sw_prefix_is_v6_linklocal(const struct sw_prefix *p)
 {
 	return p->family == AF_INET6 && p->addr[0] == 0xfe && (p->addr[1] & 0xc0) == 0x80;
+}
+
+/* "ADDRESS:PORT", "ADDRESS:tcp/PORT", "[V6]:PORT", "[V6]:tcp/PORT" (only
+ * TCP can be proven open): 0, -EINVAL (no such form) or -EDOM (not an
+ * address or not a port). */
+int sw_hostport_parse(const char *text, struct sw_prefix *a, uint16_t *port)
+{
+	char hostpart[128], *colon, *portpart, *end;
+	long p;
+
+	if (strlen(text) >= sizeof(hostpart))
+		return -EINVAL;
+	snprintf(hostpart, sizeof(hostpart), "%s", text);
+	if (hostpart[0] == '[') {
+		char *rb = strchr(hostpart, ']');
+
+		if (!rb || rb[1] != ':')
+			return -EINVAL;
+		*rb = '\0';
+		colon = rb + 1;
+		memmove(hostpart, hostpart + 1, strlen(hostpart));  /* the tail stays */
+	} else {
+		colon = strrchr(hostpart, ':');
+		if (!colon)
+			return -EINVAL;
+	}
+	*colon = '\0';
+	portpart = colon + 1;
+	if (!strncmp(portpart, "tcp/", 4))
+		portpart += 4;
+	if (*portpart < '0' || *portpart > '9')
+		return -EDOM;
+	errno = 0;
+	p = strtol(portpart, &end, 10);
+	if (errno || *end || p < 1 || p > 65535 || sw_prefix_parse(hostpart, a, NULL) ||
+	    a->len != sw_family_addrlen(a->family) * 8)
+		return -EDOM;
+	*port = (uint16_t)p;
+	return 0;
 }

@@ -49,11 +49,11 @@ struct ctx {
 				 * set (0: none): its continuation lines skip the lookup */
 	unsigned long seen;     /* bit per keys[] entry */
 	unsigned cat_seen;      /* bit per category: its [block] key was given */
-	int section_line[6];    /* per sections[]: where it was opened (0: not yet) */
+	int section_line[7];    /* per sections[]: where it was opened (0: not yet) */
 	char msg[SW_ERRLEN];
 };
 
-static const char *const sections[] = { "guard", "block", "allow", "log", "daemon", "nft" };
+static const char *const sections[] = { "guard", "block", "allow", "log", "daemon", "nft", "verify" };
 
 /* The categories, in enum order; `rank` gives the guard chain's order. */
 const struct sw_category_info sw_categories[SW_CAT_COUNT] = {
@@ -114,6 +114,8 @@ void sw_config_defaults(struct sw_config *cfg)
 	cfg->dns_max_ttl = SW_DNS_MAX_TTL;
 	strcpy(cfg->journal_path, SW_DEFAULT_JOURNAL);
 	strcpy(cfg->table, "sandwall");
+	strcpy(cfg->canaries[0], SW_DEFAULT_CANARY);
+	cfg->n_canaries = 1;
 }
 
 /* Record the first error (by line); returns 0 so a handler can return it. */
@@ -724,6 +726,28 @@ static int set_table(struct ctx *c, const struct key *k, char *v)
 	return 1;
 }
 
+/* [verify] canary = HOST:PORT ... | none: what verify proves open */
+static int set_canaries(struct ctx *c, const struct key *k, char *v)
+{
+	char *save, *t;
+
+	for (t = strtok_r(v, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
+		struct sw_prefix a;
+		uint16_t port;
+
+		if (!strcasecmp(t, "none"))
+			continue;
+		if (strlen(t) >= SW_CANARY_LEN || sw_hostport_parse(t, &a, &port))
+			return fail(c, "bad canary '%s' for [%s] %s (use ADDRESS:PORT or [V6]:PORT, "
+				    "or none)", t, k->section, k->name);
+		if (c->cfg->n_canaries == SW_MAX_CANARIES)
+			return fail(c, "too many entries in [%s] %s (max %d)", k->section, k->name,
+				    SW_MAX_CANARIES);
+		snprintf(c->cfg->canaries[c->cfg->n_canaries++], SW_CANARY_LEN, "%s", t);
+	}
+	return 1;
+}
+
 #define BOOL(sec, name, field) { sec, name, set_bool, offsetof(struct sw_config, field), false, 0 }
 static const struct key keys[] = {
 	{ "guard", "interfaces", set_patterns, 0, true, offsetof(struct sw_config, interfaces_line) },
@@ -750,6 +774,7 @@ static const struct key keys[] = {
 	{ "daemon", "dns_max_ttl", set_dns_ttl, 0, false, offsetof(struct sw_config, dns_ttl_line) },
 	{ "daemon", "resolvers", set_dns_servers, 0, true, 0 },
 	{ "nft", "table", set_table, 0, false, offsetof(struct sw_config, table_line) },
+	{ "verify", "canary", set_canaries, 0, true, 0 },
 };
 _Static_assert(sizeof(keys) / sizeof(keys[0]) <= sizeof(unsigned long) * 8 &&
 	       sizeof(keys) / sizeof(keys[0]) <= 64, "seen bits");
@@ -783,6 +808,8 @@ static void list_reset(struct sw_config *cfg, const struct key *k)
 		cfg->n_cgroups = 0;
 	else if (k->set == set_dns_servers)
 		cfg->n_dns_servers = 0;
+	else if (k->set == set_canaries)
+		cfg->n_canaries = 0;
 }
 
 /* ---- [sandbox NAME] ------------------------------------------------------ */

@@ -517,6 +517,7 @@ static void host_update(struct sw_daemon *d, enum sw_cause cause, bool only_if_c
 	host_changes(d, old, &d->host);
 	sw_resolver_set_servers(&d->resolver, &d->cfg, &d->host);
 	want_update(d, &m, cause, only_if_changed, t0);
+	sw_report_coverage(d);
 }
 
 static void handle_nft(struct sw_daemon *d);
@@ -626,6 +627,7 @@ static void host_delta_update(struct sw_daemon *d)
 	 * with events times the host's size */
 	d->full_cost_us = now_us() - t1;
 	d->update_due_us = now_us() + d->full_cost_us;
+	sw_report_coverage(d);
 }
 
 /* The model of a host with only lo, for the fast path (per config). */
@@ -733,7 +735,8 @@ static void on_blocked(const struct sw_blocked *b, void *data)
 	long n;
 
 	d->blocked_seen++;
-	sw_attempts_add(&d->attempts, b, time(NULL));
+	sw_attempts_add_iif(&d->attempts, b, l && !sw_blocked_is_output(b) ? l->name : NULL,
+			    time(NULL));
 	d->attempts_dirty = true;
 	key[0] = (uint8_t)b->family;
 	memcpy(key + 2, b->src, 16);
@@ -774,8 +777,28 @@ static void attempts_flush(struct sw_daemon *d, bool now)
 		return;
 	snprintf(path, sizeof(path), "%.*s/attempts.json", (int)(slash - d->cfg.journal_path),
 		 d->cfg.journal_path);
-	if ((rc = sw_attempts_write(&d->attempts, path)))
-		sw_debug("cannot write %s: %s", path, strerror(-rc));
+	{
+		/* verify's own probes apart from the sandboxes' traffic: its
+		 * addresses from its last record beside the journal */
+		static struct sw_attempts_probes probes;
+		char vpath[SW_PATH_MAX + 16], *vtext = NULL;
+		size_t vlen = 0;
+		FILE *vf;
+
+		snprintf(vpath, sizeof(vpath), "%.*s/verify.json", (int)(slash - d->cfg.journal_path),
+			 d->cfg.journal_path);
+		memset(&probes, 0, sizeof(probes));
+		if ((vf = fopen(vpath, "re"))) {
+			if ((vtext = malloc(1 << 20)))
+				vlen = fread(vtext, 1, (1 << 20) - 1, vf);
+			fclose(vf);
+			sw_attempts_probes_read(vtext, vlen, &probes);
+			free(vtext);
+		}
+		sw_attempts_mark(&d->attempts, &probes);
+		rc = sw_attempts_write_by(&d->attempts, &probes, path);
+	}
+	sw_report_attempts_write(d, path, rc);
 	d->attempts_dirty = false;
 	d->attempts_written = t;
 }
@@ -887,12 +910,15 @@ static int loop_timeout(const struct sw_daemon *d)
 {
 	int64_t left;
 
+	int cov = sw_report_coverage_due_ms(d), t;
+
 	if (d->forget_pending && !sw_forget_running(d->forget))
 		return 0;
 	if (!d->host_dirty)
-		return -1;
+		return cov;
 	left = d->update_due_us - now_us();
-	return left <= 0 ? 0 : (int)((left + 999) / 1000);
+	t = left <= 0 ? 0 : (int)((left + 999) / 1000);
+	return cov >= 0 && cov < t ? cov : t;
 }
 
 /* The resolver's turn: drop what expired, start the rounds that are
@@ -1168,8 +1194,11 @@ static int reload(struct sw_daemon *d, bool accept_loss, char *msg, size_t len)
 	sw_debug("reload: config %lld us, host and model %lld us, kernel %lld us, the rest %lld us",
 		 (long long)(t1 - t0), (long long)(t2 - t1), (long long)(t3 - t2),
 		 (long long)(now_us() - t3));
-	sw_alert(&d->alert, LOG_NOTICE, "event=reload config=%s result=%s", d->config_path,
-		 rc ? "failed" : "ok");
+	sw_report_coverage(d);
+	sw_alert(&d->alert, LOG_NOTICE, "event=reload config=%s result=%s uid=%lld pid=%lld unguarded=%zu",
+		 d->config_path, rc ? "failed" : "ok", (long long)d->req_uid, (long long)d->req_pid,
+		 d->n_unguarded);
+	sw_report_reload(d, rc);
 	snprintf(msg, len, "%s", rc ? "reloaded, but the repair failed" : "reloaded and in sync");
 	arm_resync(d);
 	return rc;
@@ -1306,6 +1335,18 @@ static void control_serve(struct sw_daemon *d, int cfd, const struct sw_control_
 		sw_control_reply(cfd, rep);
 		return;
 	}
+	{
+		struct ucred uc;
+		socklen_t ul = sizeof(uc);
+
+		/* who asks: the journal names them */
+		if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &uc, &ul) == 0) {
+			d->req_uid = uc.uid;
+			d->req_pid = uc.pid;
+		} else {
+			d->req_uid = d->req_pid = -1;
+		}
+	}
 	if (control_mutates(req.verb))
 		sw_control_accepted(cfd, &req);
 	if (!strcmp(req.verb, "reload")) {
@@ -1333,7 +1374,9 @@ static void control_serve(struct sw_daemon *d, int cfd, const struct sw_control_
 			 "repairs=%llu\nrepair_failures=%llu\nresyncs=%llu\nupdates=%llu\nenobufs=%u\n"
 			 "blocked_logged=%llu\n"
 			 "dns_names=%zu\ndns_failures=%llu\ndns_last_update_us=%lld\n"
-			 "last_drift=%s\nlast_drift_at=%lld\n",
+			 "last_drift=%s\nlast_drift_at=%lld\n"
+			 "journal_errors=%llu\njournal_error=%s\nattempts_errors=%llu\n"
+			 "unguarded=%zu\n",
 			 (int)getpid(), (long long)(time(NULL) - d->started), d->mode,
 			 d->paused ? "yes" : "no", d->config_path,
 			 (unsigned long long)d->drifts, (unsigned long long)d->repairs,
@@ -1342,7 +1385,10 @@ static void control_serve(struct sw_daemon *d, int cfd, const struct sw_control_
 			 (unsigned long long)d->blocked_seen,
 			 d->resolver.n_names, (unsigned long long)d->resolver.failures,
 			 (long long)d->resolver.last_push_us,
-			 d->last_drift[0] ? d->last_drift : "none", (long long)d->last_drift_at);
+			 d->last_drift[0] ? d->last_drift : "none", (long long)d->last_drift_at,
+			 (unsigned long long)d->journal.errors,
+			 d->journal.failing ? strerror(-d->journal.last_err) : "none",
+			 (unsigned long long)d->attempts_errors, d->n_unguarded);
 	} else {
 		snprintf(rep, sizeof(rep), "error\nmessage=unknown request '%.32s'\n", req.verb);
 	}
@@ -1441,6 +1487,7 @@ static int setup(struct sw_daemon *d)
 	d->lockfd = d->ctl_lockfd = d->spare_fd = -1;
 	d->resolver.fd[0] = d->resolver.fd[1] = -1;
 	d->started = time(NULL);
+	d->req_uid = d->req_pid = -1;
 	rc = sw_config_load(d->config_path, &d->cfg, err, sizeof(err));
 	if (rc) {
 		sw_err("%s", err);
@@ -1623,6 +1670,7 @@ int sw_daemon_run(struct sw_daemon *d)
 	rc = 0;
 	sw_notify("READY=1");
 	sw_report_start(d);
+	sw_report_coverage(d);
 	/* the generation at which the kernel holds want: host updates start
 	 * from it without a dump */
 	reconcile(d, SW_CAUSE_RESYNC, NULL, 0, NULL, now_us());
@@ -1657,6 +1705,9 @@ int sw_daemon_run(struct sw_daemon *d)
 				while (read(d->sigfd, &si, sizeof(si)) == sizeof(si)) {
 					char msg[SW_ERRLEN];
 
+					/* who sent it: the journal names them */
+					d->req_uid = si.ssi_uid;
+					d->req_pid = si.ssi_pid;
 					if (si.ssi_signo == SIGHUP)
 						reload(d, false, msg, sizeof(msg));
 					else
@@ -1709,6 +1760,8 @@ int sw_daemon_run(struct sw_daemon *d)
 		}
 		if (d->host_dirty && now_us() >= d->update_due_us)
 			host_delta_update(d);
+		else if (d->n_cov_pending && sw_report_coverage_due_ms(d) == 0)
+			sw_report_coverage(d);  /* an unguarded link that stayed */
 		control_wake(d);
 		sw_alert_flush(&d->alert);
 		sw_alert_flush(&d->alert_blocked);

@@ -55,6 +55,14 @@ int sw_metrics_render(const struct sw_metrics *m, char *buf, size_t len)
 	PUT("# HELP sandwall_blocked_logged_total Blocked attempts read from the NFLOG group.\n"
 	    "# TYPE sandwall_blocked_logged_total counter\nsandwall_blocked_logged_total %llu\n",
 	    (unsigned long long)m->blocked_logged);
+	PUT("# HELP sandwall_record_write_errors_total Writes of the journal or attempts.json that failed (the record has a hole).\n"
+	    "# TYPE sandwall_record_write_errors_total counter\n"
+	    "sandwall_record_write_errors_total{file=\"journal\"} %llu\n"
+	    "sandwall_record_write_errors_total{file=\"attempts\"} %llu\n",
+	    (unsigned long long)m->journal_errors, (unsigned long long)m->attempts_errors);
+	PUT("# HELP sandwall_unguarded_links Container-facing links that no guard covers.\n"
+	    "# TYPE sandwall_unguarded_links gauge\nsandwall_unguarded_links %llu\n",
+	    (unsigned long long)m->unguarded);
 	return off < len ? (int)off : -ENOSPC;
 }
 

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* receipt: the audit document (see include/receipt.h). */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <sys/utsname.h>
+#include <netinet/in.h>
 #include <linux/netfilter/nf_tables.h>
 
 #include "control.h"
@@ -19,6 +21,9 @@
 #include "reconcile.h"
 #include "ruleset.h"
 #include "sha256.h"
+#include "attempts.h"
+#include "coverage.h"
+#include "timeline.h"
 
 #define MAX_FILE (4 << 20)
 
@@ -111,6 +116,19 @@ int sw_receipt_read_verify(const char *text, size_t len, int64_t *time_, bool *p
 	return rc ? -EINVAL : 0;
 }
 
+/* KEY=VALUE of the daemon's status reply ("" when absent) */
+static void reply_get(const char *reply, const char *key, char *buf, size_t len)
+{
+	size_t kl = strlen(key);
+
+	buf[0] = '\0';
+	for (const char *p = reply; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, key, kl) && p[kl] == '=') {
+			snprintf(buf, len, "%.*s", (int)strcspn(p + kl + 1, "\n"), p + kl + 1);
+			return;
+		}
+}
+
 static void sibling(const char *path, const char *name, char *out, size_t len)
 {
 	const char *slash = strrchr(path, '/');
@@ -120,27 +138,72 @@ static void sibling(const char *path, const char *name, char *out, size_t len)
 		snprintf(out, len, "%.*s/%s", (int)(slash - path), path, name);
 }
 
-/* The first lines of what the sandboxes tried to reach. */
-static void print_attempts(const struct sw_jv *doc)
+/* Is attempt a verify's own (its source or destination is one of
+ * verify's probe addresses)? */
+static bool attempt_by_verify(const struct sw_jv *a, const struct sw_attempts_probes *probes)
+{
+	const char *src = NULL, *dst = NULL, *by = NULL, *proto = NULL;
+	struct sw_prefix ps, pd;
+	uint8_t s16[16] = { 0 }, d16[16] = { 0 };
+	int64_t port = 0;
+
+	if (sw_jv_get_str(a, "by", &by) == 0 && !strcmp(by, "verify"))
+		return true;            /* the daemon saw it to be verify's */
+	sw_jv_get_str(a, "proto", &proto);
+	sw_jv_get_i64(a, "dport", &port);
+	if (proto && !strcmp(proto, "udp") && port > 0 && port < 65536 &&
+	    sw_attempts_by_verify_port(probes, IPPROTO_UDP, (uint16_t)port))
+		return true;
+	sw_jv_get_str(a, "src", &src);
+	sw_jv_get_str(a, "dst", &dst);
+	if (!dst || sw_prefix_parse(dst, &pd, NULL))
+		return false;
+	memcpy(d16, pd.addr, sw_family_addrlen(pd.family));
+	if (src && !sw_prefix_parse(src, &ps, NULL))
+		memcpy(s16, ps.addr, sw_family_addrlen(ps.family));
+	return sw_attempts_by_verify(probes, pd.family, s16, d16);
+}
+
+/* What the sandboxes tried to reach, every record; verify's own probes
+ * apart (counted, not listed among them). */
+static void print_attempts(const struct sw_jv *doc, const struct sw_attempts_probes *probes)
 {
 	const struct sw_jv *list = sw_jv_get(doc, "attempts");
-	int64_t ev = 0;
+	size_t n_sbx = 0, n_ver = 0;
+	int64_t ev = 0, c_ver = 0;
 
 	if (!list || list->type != SW_JARR) {
 		printf("attempted         unknown (no record from sandwalld)\n");
 		return;
 	}
 	sw_jv_get_i64(doc, "evicted", &ev);
-	printf("attempted         %zu destination(s)%s\n", list->n,
-	       ev ? " (and older ones pushed out)" : "");
-	for (size_t i = 0; i < list->n && i < 10; i++) {
+	for (size_t i = 0; i < list->n; i++) {
+		int64_t count = 0;
+
+		sw_jv_get_i64(&list->vals[i], "count", &count);
+		if (attempt_by_verify(&list->vals[i], probes)) {
+			n_ver++;
+			c_ver += count;
+		} else {
+			n_sbx++;
+		}
+	}
+	printf("attempted         %zu distinct destination record(s) by the sandboxes%s\n", n_sbx,
+	       ev ? " (and older ones pushed out: the list is not complete)" : "");
+	for (size_t i = 0; i < list->n; i++) {
 		const struct sw_jv *a = &list->vals[i];
-		const char *cat = "?", *sbx = NULL, *dst = "?", *proto = NULL;
+		const char *cat = "?", *sbx = NULL, *dst = "?", *proto = NULL, *src = "?", *iif = NULL;
+		const char *path = NULL;
 		int64_t port = 0, count = 0;
 
+		if (attempt_by_verify(a, probes))
+			continue;
 		sw_jv_get_str(a, "category", &cat);
 		sw_jv_get_str(a, "sandbox", &sbx);
 		sw_jv_get_str(a, "dst", &dst);
+		sw_jv_get_str(a, "src", &src);
+		sw_jv_get_str(a, "iif", &iif);
+		sw_jv_get_str(a, "path", &path);
 		sw_jv_get_str(a, "proto", &proto);
 		sw_jv_get_i64(a, "dport", &port);
 		sw_jv_get_i64(a, "count", &count);
@@ -148,8 +211,11 @@ static void print_attempts(const struct sw_jv *doc)
 		       proto ? proto : "");
 		if (port)
 			printf("/%lld", (long long)port);
-		printf(" x%lld\n", (long long)count);
+		printf(" from %s %s%s x%lld\n", src, iif ? "on " : path ? "via the " : "",
+		       iif ? iif : path ? "output path" : "", (long long)count);
 	}
+	printf("verify's probes   %zu record(s), %lld packet(s): verify's own, not the sandboxes'\n",
+	       n_ver, (long long)c_ver);
 }
 
 /* The guarded interfaces now (patterns and detected ones), and why each
@@ -286,17 +352,155 @@ static void sandbox_verdicts_text(const struct sbx_verdicts *sv)
 	}
 }
 
+/* "1 h 2 min 3.004 s", "310 us" */
+static void duration(int64_t us, char *buf, size_t len)
+{
+	if (us < 1000)
+		snprintf(buf, len, "%lld us", (long long)us);
+	else if (us < 60 * 1000000LL)
+		snprintf(buf, len, "%.3f s", (double)us / 1e6);
+	else if (us < 3600 * 1000000LL)
+		snprintf(buf, len, "%lld min %lld s", (long long)(us / 60000000),
+			 (long long)(us / 1000000 % 60));
+	else
+		snprintf(buf, len, "%lld h %lld min", (long long)(us / 3600000000LL),
+			 (long long)(us / 60000000 % 60));
+}
+
+static void iso_us(int64_t us, char *buf, size_t len)
+{
+	sw_iso_utc(us / 1000000, buf, len);
+}
+
+/* /etc/machine-id, first line ("" when there is none) */
+static void machine_id(char *buf, size_t len)
+{
+	FILE *f = fopen("/etc/machine-id", "re");
+
+	buf[0] = '\0';
+	if (f) {
+		if (!fgets(buf, (int)len, f))
+			buf[0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		fclose(f);
+	}
+}
+
+#define MAX_REASONS 64
+struct reasons {
+	char r[MAX_REASONS][384];
+	size_t n, more;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void reason(struct reasons *rs, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (rs->n == MAX_REASONS) {
+		rs->more++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(rs->r[rs->n++], sizeof(rs->r[0]), fmt, ap);
+	va_end(ap);
+}
+
+static void gap_reason(struct reasons *rs, const struct sw_gap *g)
+{
+	char a[32], b[32], dur[48];
+
+	iso_us(g->start_us, a, sizeof(a));
+	iso_us(g->end_us, b, sizeof(b));
+	duration(g->end_us - g->start_us, dur, sizeof(dur));
+	reason(rs, "%s from %s to %s%s (%s)%s%s%s%s%s%s", sw_gap_kind_name(g->kind), a,
+	       g->open ? "the window's end" : b, g->open ? ", still going" : "", dur,
+	       g->what[0] ? ": " : "", g->what, g->who[0] ? "; by " : "", g->who,
+	       g->ended_by[0] ? "; ended by " : "", g->ended_by);
+}
+
+static void gaps_json(struct sw_jw *w, const struct sw_timeline *tl)
+{
+	char t[32];
+
+	sw_jw_obj(w, "timeline");
+	sw_jw_u64(w, "events", tl->events);
+	sw_jw_u64(w, "in_window", tl->in_window);
+	sw_jw_u64(w, "malformed", tl->malformed);
+	sw_jw_u64(w, "out_of_order", tl->out_of_order);
+	sw_jw_u64(w, "drifts", tl->drifts);
+	sw_jw_u64(w, "verifies", tl->verifies);
+	sw_jw_u64(w, "verifies_passed", tl->verifies_passed);
+	if (tl->first_us >= 0) {
+		iso_us(tl->first_us, t, sizeof(t));
+		sw_jw_str(w, "oldest_event", t);
+		sw_jw_i64(w, "oldest_event_unix", tl->first_us / 1000000);
+	} else {
+		sw_jw_null(w, "oldest_event");
+	}
+	sw_jw_arr(w, "gaps");
+	for (size_t i = 0; i < tl->n_gaps; i++) {
+		const struct sw_gap *g = &tl->gaps[i];
+
+		sw_jw_obj(w, NULL);
+		sw_jw_str(w, "kind", sw_gap_kind_name(g->kind));
+		iso_us(g->start_us, t, sizeof(t));
+		sw_jw_str(w, "start", t);
+		sw_jw_i64(w, "start_unix", g->start_us / 1000000);
+		sw_jw_i64(w, "start_us", g->start_us);
+		iso_us(g->end_us, t, sizeof(t));
+		sw_jw_str(w, "end", t);
+		sw_jw_i64(w, "end_unix", g->end_us / 1000000);
+		sw_jw_i64(w, "end_us", g->end_us);
+		sw_jw_i64(w, "duration_us", g->end_us - g->start_us);
+		sw_jw_bool(w, "open", g->open);
+		sw_jw_str(w, "what", g->what);
+		sw_jw_str(w, "who", g->who);
+		sw_jw_str(w, "ended_by", g->ended_by);
+		sw_jw_end(w);
+	}
+	sw_jw_end(w);
+	sw_jw_end(w);
+}
+
+static void gaps_text(const struct sw_timeline *tl)
+{
+	char a[32], b[32], dur[48];
+
+	if (!tl->n_gaps) {
+		printf("timeline          no gap in the window\n");
+		return;
+	}
+	printf("timeline          %zu gap(s):\n", tl->n_gaps);
+	for (size_t i = 0; i < tl->n_gaps; i++) {
+		const struct sw_gap *g = &tl->gaps[i];
+
+		iso_us(g->start_us, a, sizeof(a));
+		iso_us(g->end_us, b, sizeof(b));
+		duration(g->end_us - g->start_us, dur, sizeof(dur));
+		printf("  %s .. %s  %-12s %-32s%s%s%s%s%s%s\n", a, g->open ? "(still going)       " : b,
+		       dur, sw_gap_kind_name(g->kind), g->what[0] ? " " : "", g->what,
+		       g->who[0] ? " by " : "", g->who, g->ended_by[0] ? ", ended by " : "",
+		       g->ended_by);
+	}
+}
+
 int sw_receipt_cmd(const struct sw_receipt_in *in)
 {
 	const struct sw_config *cfg = in->cfg;
 	char cfg_sha[65] = "", rules_sha[65] = "", err[SW_ERRLEN], vpath[SW_PATH_MAX + 16];
 	char reply[SW_CONTROL_REPMAX], when[32], table[80], *cfgtext, *rules = NULL;
 	char *journal = NULL, *vjson = NULL, *ajson = NULL, apath[SW_PATH_MAX + 16];
+	char mid[64], from_s[32], to_s[32];
 	size_t len, rlen = 0, jlen = 0, vlen = 0, alen = 0;
 	struct sw_jv attempts = { 0 };
 	struct sbx_verdicts sv = { 0 };
-	int64_t vtime = -1;
-	bool daemon, held, vpassed = false, have_verify = false, stale;
+	int64_t vtime = -1, since, until, since_us;
+	bool daemon, held, vpassed = false, have_verify = false, upto_now;
+	static struct reasons rs;
+	static struct sw_attempts_probes probes;
+	struct sw_coverage cov;
+	struct sw_timeline tl = { 0 };
 	struct sw_receipt_journal js;
 	struct sw_jv lines = { 0 };
 	struct sw_model have;
@@ -306,7 +510,9 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 	FILE *f;
 	int rc, code = 2;
 
+	memset(&rs, 0, sizeof(rs));
 	uname(&u);
+	machine_id(mid, sizeof(mid));
 	/* digests: the config as read, the ruleset as nft text */
 	cfgtext = slurp(cfg->path, &len);
 	if (cfgtext)
@@ -335,10 +541,35 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 	}
 	daemon = sw_control_call(in->control, "status", reply, sizeof(reply)) == 0 &&
 		 !strncmp(reply, "ok\n", 3);
-	/* the daemon's journal: drift events, and whether each was repaired */
-	journal = cfg->journal_path[0] ? slurp(cfg->journal_path, &jlen) : NULL;
+	/* the journal (PATH.1 then PATH): every change of the boundary */
+	if (cfg->journal_path[0] && (rc = sw_journal_read(cfg->journal_path, &journal, &jlen))) {
+		sw_err("cannot read the journal %s: %s", cfg->journal_path, strerror(-rc));
+		goto out;
+	}
 	if (sw_receipt_read_journal(journal ? journal : "", jlen, &js, in->json ? &lines : NULL)) {
 		sw_err("cannot read the journal: %s", strerror(ENOMEM));
+		goto out;
+	}
+	/* the window: --since (default: the oldest event kept, to the
+	 * microsecond) .. --until (now) */
+	until = in->until >= 0 ? in->until : (int64_t)now;
+	if (sw_timeline_build(journal ? journal : "", jlen, cfg->table, 0, until * 1000000 + 999999,
+			      &tl)) {
+		sw_err("cannot build the timeline: %s", strerror(ENOMEM));
+		goto out;
+	}
+	since_us = in->since >= 0 ? in->since * 1000000 : tl.first_us >= 0 ? tl.first_us :
+		   until * 1000000;
+	since = since_us / 1000000;
+	sw_timeline_free(&tl);
+	if (since > until) {
+		sw_err("receipt: --since is after --until");
+		goto out;
+	}
+	upto_now = until >= (int64_t)now - 1;
+	if (sw_timeline_build(journal ? journal : "", jlen, cfg->table, since_us,
+			      until * 1000000 + 999999, &tl)) {
+		sw_err("cannot build the timeline: %s", strerror(ENOMEM));
 		goto out;
 	}
 	/* what the sandboxes tried to reach (sandwalld, from NFLOG) */
@@ -350,17 +581,49 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 		sw_jv_free(&attempts);
 		sw_warn("%s is no attempts record: left out", apath);
 	}
-	/* the last verify */
+	/* the last verify's details (its verdict is in the journal) */
 	sibling(cfg->journal_path, "verify.json", vpath, sizeof(vpath));
 	vjson = vpath[0] ? slurp(vpath, &vlen) : NULL;
 	have_verify = vjson && sw_receipt_read_verify(vjson, vlen, &vtime, &vpassed) == 0 &&
 		      read_sandbox_verdicts(vjson, vlen, &sv) == 0;
-	stale = have_verify && vtime < js.last_stop;
-	/* a verify from before the daemon last stopped says nothing about now;
-	 * a journal with lines that are no events cannot be trusted */
-	held = have.has_table && d.n == 0 && !js.unrepaired && !js.malformed && have_verify &&
-	       vpassed && !stale;
+	sw_attempts_probes_read(vjson, vlen, &probes);
+	sw_coverage(cfg, in->host, &cov);
+
+	/* every reason, on the verdict's own lines: the gaps of the window,
+	 * then what is wrong now (when the window reaches now) */
+	for (size_t i = 0; i < tl.n_gaps; i++)
+		gap_reason(&rs, &tl.gaps[i]);
+	if (!tl.verifies_passed)
+		reason(&rs, "no verify passed inside the window (%zu ran; run sandwall verify)",
+		       tl.verifies);
+	if (upto_now) {
+		if (!have.has_table)
+			reason(&rs, "now: table inet %s is ABSENT", cfg->table);
+		else if (d.n)
+			reason(&rs, "now: the kernel's table DIFFERS from the config (sandwall check)");
+		if (!daemon)
+			reason(&rs, "now: sandwalld is not running (no answer on %s)", in->control);
+		for (size_t i = 0; i < cov.n_links && i < SW_COV_MAX; i++)
+			reason(&rs, "now: %s (%s) faces containers and no [guard] entry covers it",
+			       cov.links[i].name, cov.links[i].facing);
+		if (daemon) {
+			char e[128], n[32];
+
+			reply_get(reply, "journal_error", e, sizeof(e));
+			reply_get(reply, "journal_errors", n, sizeof(n));
+			if (e[0] && strcmp(e, "none"))
+				reason(&rs, "now: the record has a hole: journal writes fail (%s; %s "
+				       "failed writes)", e, n);
+			reply_get(reply, "attempts_errors", n, sizeof(n));
+			if (n[0] && strcmp(n, "0"))
+				reason(&rs, "the record of attempts has a hole: %s failed writes of "
+				       "attempts.json", n);
+		}
+	}
+	held = rs.n == 0 && !rs.more;
 	snprintf(table, sizeof(table), "inet/%s", cfg->table);
+	sw_iso_utc(since, from_s, sizeof(from_s));
+	sw_iso_utc(until, to_s, sizeof(to_s));
 
 	if (in->json) {
 		struct sw_jw w;
@@ -368,10 +631,16 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 		sw_jw_init(&w);
 		sw_jw_obj(&w, NULL);
 		sw_jw_str(&w, "host", u.nodename);
+		sw_jw_str(&w, "machine_id", mid);
 		sw_jw_str(&w, "kernel", u.release);
+		sw_iso_utc((int64_t)now, when, sizeof(when));
+		sw_jw_str(&w, "time", when);
+		sw_jw_i64(&w, "time_unix", (int64_t)now);
 		sw_jw_obj(&w, "window");
-		sw_jw_i64(&w, "from", js.first);
-		sw_jw_i64(&w, "to", (int64_t)now);
+		sw_jw_i64(&w, "from", since);
+		sw_jw_i64(&w, "to", until);
+		sw_jw_str(&w, "from_utc", from_s);
+		sw_jw_str(&w, "to_utc", to_s);
 		sw_jw_end(&w);
 		sw_jw_obj(&w, "config");
 		sw_jw_str(&w, "path", cfg->path);
@@ -386,6 +655,9 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 		sw_jw_bool(&w, "owner", have.table_flags & NFT_TABLE_F_OWNER);
 		sw_jw_end(&w);
 		guarded_json(&w, in);
+		sw_jw_obj(&w, "coverage");
+		sw_coverage_json(&cov, &w);
+		sw_jw_end(&w);
 		sw_jw_obj(&w, "blocked");
 		for (int c = 0; c < SW_CAT_COUNT; c++) {
 			int i = sw_model_find_counter(&have, sw_category_name(c));
@@ -395,27 +667,46 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 		sw_jw_end(&w);
 		sw_jw_bool(&w, "daemon", daemon);
 		sw_jw_obj(&w, "journal");
+		sw_jw_str(&w, "path", cfg->journal_path);
 		sw_jw_u64(&w, "events", js.events);
 		sw_jw_u64(&w, "drifts", js.drifts);
 		sw_jw_u64(&w, "unrepaired", js.unrepaired);
 		sw_jw_u64(&w, "malformed", js.malformed);
 		sw_jw_value(&w, "lines", &lines);
 		sw_jw_end(&w);
-		if (attempts.type == SW_JOBJ)
+		gaps_json(&w, &tl);
+		if (attempts.type == SW_JOBJ) {
+			const struct sw_jv *list = sw_jv_get(&attempts, "attempts");
+
 			sw_jw_value(&w, "attempted", &attempts);
-		else
+			/* the same records, verify's own apart */
+			for (int pass = 0; pass < 2; pass++) {
+				sw_jw_arr(&w, pass ? "attempted_by_verify" : "attempted_by_sandboxes");
+				for (size_t i = 0; list && list->type == SW_JARR && i < list->n; i++)
+					if (attempt_by_verify(&list->vals[i], &probes) == (bool)pass)
+						sw_jw_value(&w, NULL, &list->vals[i]);
+				sw_jw_end(&w);
+			}
+		} else {
 			sw_jw_null(&w, "attempted");
+		}
 		if (have_verify) {
 			sw_jw_obj(&w, "verify");
 			sw_jw_i64(&w, "time", vtime);
+			sw_iso_utc(vtime, when, sizeof(when));
+			sw_jw_str(&w, "time_utc", when);
 			sw_jw_bool(&w, "passed", vpassed);
-			sw_jw_bool(&w, "stale", stale);
+			sw_jw_bool(&w, "in_window", vtime >= since && vtime <= until);
 			sandbox_verdicts_json(&w, &sv);
 			sw_jw_end(&w);
 		} else {
 			sw_jw_null(&w, "verify");
 		}
 		sw_jw_str(&w, "verdict", held ? "held" : "not held");
+		sw_jw_arr(&w, "reasons");
+		for (size_t i = 0; i < rs.n; i++)
+			sw_jw_str(&w, NULL, rs.r[i]);
+		sw_jw_end(&w);
 		sw_jw_end(&w);
 		rc = sw_jw_print(&w, stdout);
 		sw_jw_free(&w);
@@ -424,20 +715,17 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 			goto out;
 		}
 	} else {
-		struct tm tm;
-
-		gmtime_r(&now, &tm);
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		sw_iso_utc((int64_t)now, when, sizeof(when));
 		printf("sandwall receipt %s\n", when);
-		printf("host              %s (kernel %s)\n", u.nodename, u.release);
-		printf("window            %lld .. %lld (unix seconds)\n", (long long)js.first,
-		       (long long)now);
+		printf("host              %s (machine-id %s, kernel %s)\n", u.nodename,
+		       mid[0] ? mid : "unknown", u.release);
+		printf("window            %s .. %s\n", from_s, to_s);
 		printf("config            %s sha256:%s\n", cfg->path, cfg_sha);
 		printf("ruleset           table inet %s sha256:%s\n", cfg->table, rules_sha);
 		printf("kernel            %s\n", !have.has_table ? "TABLE ABSENT" :
 		       d.n ? "DIFFERS from the config (sandwall check)" : "holds exactly this ruleset");
-		printf("ownership         %s\n", have.table_flags & NFT_TABLE_F_OWNER ?
-		       "owned by sandwalld" : "not owned");
+		printf("ownership         %s\n", !(have.table_flags & NFT_TABLE_F_OWNER) ? "not owned" :
+		       daemon ? "owned by sandwalld" : "owned by a process, but no sandwalld answers");
 		printf("daemon            %s\n", daemon ? "running" : "not running");
 		printf("guarded           ");
 		for (size_t i = 0; i < cfg->n_patterns; i++)
@@ -451,6 +739,7 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 				printf(" %s [%s]", l->name, sw_guard_why_name(why));
 		}
 		printf(")\n");
+		sw_coverage_print(&cov, cfg, stdout, "coverage          ");
 		if (cfg->n_users || cfg->n_cgroups) {
 			printf("output path      ");
 			for (size_t i = 0; i < cfg->n_users; i++)
@@ -466,14 +755,25 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 			printf(" %s=%llu", sw_category_name(c),
 			       i < 0 ? 0ULL : (unsigned long long)have.counter_pkts[i]);
 		}
-		printf("\ndrift events      %zu (%zu unrepaired) in %zu journal events\n", js.drifts,
-		       js.unrepaired, js.events);
-		if (js.malformed)
-			printf("journal           %zu MALFORMED line(s): not trusted\n", js.malformed);
-		print_attempts(&attempts);
+		printf("\njournal           %s: %zu event(s)", cfg->journal_path[0] ? cfg->journal_path :
+		       "(off)", tl.events);
+		if (tl.first_us >= 0) {
+			iso_us(tl.first_us, when, sizeof(when));
+			printf(", the oldest at %s", when);
+		}
+		printf("; in the window %zu, %zu drift(s), %zu verify run(s) (%zu passed)\n",
+		       tl.in_window, tl.drifts, tl.verifies, tl.verifies_passed);
+		if (tl.malformed)
+			printf("journal           %zu line(s) that are no event (holes in the record)\n",
+			       tl.malformed);
+		if (tl.out_of_order)
+			printf("journal           %zu line(s) out of time order (sorted)\n", tl.out_of_order);
+		gaps_text(&tl);
+		print_attempts(&attempts, &probes);
 		if (have_verify) {
-			printf("last verify       %s at %lld%s\n", vpassed ? "passed" : "FAILED",
-			       (long long)vtime, stale ? " (before the daemon last stopped: stale)" : "");
+			sw_iso_utc(vtime, when, sizeof(when));
+			printf("last verify       %s at %s%s\n", vpassed ? "passed" : "FAILED", when,
+			       vtime >= since && vtime <= until ? "" : " (outside the window)");
 			sandbox_verdicts_text(&sv);
 		}
 		else if (vjson)
@@ -481,9 +781,14 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 		else
 			printf("last verify       none (run sandwall verify)\n");
 		printf("verdict           %s\n", held ? "HELD" : "NOT HELD");
+		for (size_t i = 0; i < rs.n; i++)
+			printf("  because %s\n", rs.r[i]);
+		if (rs.more)
+			printf("  and %zu more reason(s)\n", rs.more);
 	}
 	code = held ? 0 : 1;
 out:
+	sw_timeline_free(&tl);
 	sw_jv_free(&sv.doc);
 	sw_jv_free(&attempts);
 	free(ajson);

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* report: one typed record -> alert, journal, counters, status, metrics. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/netfilter/nf_tables.h>
 
+#include "coverage.h"
 #include "json.h"
 #include "log.h"
 #include "metrics.h"
@@ -44,16 +47,68 @@ static void unquote(const char *s, char *buf, size_t len)
 		*q = '\'';
 }
 
+/* The owner of a process, from /proc (-1 when it is gone or unknown): the
+ * nf_tables event names the pid, the journal names the user too. */
+static int64_t uid_of(uint32_t pid)
+{
+	char path[64], line[256];
+	int64_t uid = -1;
+	FILE *f;
+
+	if (!pid)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	if (!(f = fopen(path, "re")))
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Uid:", 4)) {
+			uid = strtoll(line + 4, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return uid;
+}
+
+/* A failed write of the record is a hole: WARNING once per episode (with
+ * the reason), counted (metrics, status), and when writes work again the
+ * journal itself says what is missing (a "hole" line). */
 static void journal_add(struct sw_daemon *d, struct sw_jw *w)
 {
+	bool was_failing = d->journal.failing;
+	uint64_t lost = d->journal.lost;
 	int rc;
 
 	if (!d->cfg.journal_path[0]) {
 		sw_jw_free(w);
 		return;
 	}
-	if ((rc = sw_journal_add_jw(&d->journal, w)))
-		sw_debug("cannot write the journal %s: %s", d->cfg.journal_path, strerror(-rc));
+	if ((rc = sw_journal_add_jw(&d->journal, w))) {
+		if (!d->journal_warned)
+			sw_alert(&d->alert, LOG_WARNING,
+				 "event=record-failed file=journal path=%s error=\"%s\" "
+				 "action=counting-lost-events", d->cfg.journal_path, strerror(-rc));
+		d->journal_warned = true;
+		return;
+	}
+	if (was_failing || d->journal_warned)
+		sw_alert(&d->alert, LOG_NOTICE, "event=record-ok file=journal path=%s lost=%llu",
+			 d->cfg.journal_path, (unsigned long long)lost);
+	d->journal_warned = false;
+}
+
+void sw_report_attempts_write(struct sw_daemon *d, const char *path, int rc)
+{
+	if (rc) {
+		d->attempts_errors++;
+		if (!d->attempts_failing)
+			sw_alert(&d->alert, LOG_WARNING,
+				 "event=record-failed file=attempts path=%s error=\"%s\"", path,
+				 strerror(-rc));
+		d->attempts_failing = true;
+	} else if (d->attempts_failing) {
+		sw_alert(&d->alert, LOG_NOTICE, "event=record-ok file=attempts path=%s", path);
+		d->attempts_failing = false;
+	}
 }
 
 void sw_report_repair(struct sw_daemon *d, const struct sw_repair *r)
@@ -76,8 +131,7 @@ void sw_report_repair(struct sw_daemon *d, const struct sw_repair *r)
 		sw_journal_begin(&w, SW_JE_REPAIR_FAILED, d->cfg.table, now);
 		sw_jw_str(&w, "cause", sw_cause_name(r->cause));
 		sw_jw_str(&w, "change", r->change);
-		sw_jw_u64(&w, "pid", r->pid);
-		sw_jw_str(&w, "comm", comm);
+		sw_journal_who(&w, uid_of(r->pid), r->pid, comm);
 		sw_jw_str(&w, "error", r->error);
 		journal_add(d, &w);
 	} else {
@@ -99,8 +153,7 @@ void sw_report_repair(struct sw_daemon *d, const struct sw_repair *r)
 		if (drift || r->cause == SW_CAUSE_RETRY) {
 			sw_journal_begin(&w, drift ? SW_JE_DRIFT : SW_JE_REPAIRED, d->cfg.table, now);
 			sw_jw_str(&w, "change", r->change);
-			sw_jw_u64(&w, "pid", r->pid);
-			sw_jw_str(&w, "comm", comm);
+			sw_journal_who(&w, uid_of(r->pid), r->pid, comm);
 			sw_jw_str(&w, "found_by", sw_cause_name(r->cause));
 			sw_jw_i64(&w, "restored_us", r->restored_us);
 			sw_jw_i64(&w, "verified_us", r->verified_us);
@@ -117,16 +170,80 @@ void sw_report_repair(struct sw_daemon *d, const struct sw_repair *r)
 	sw_report_metrics(d, true);
 }
 
+/* The journal's last start or stop line of this table is a start: the
+ * run before this one ended without a stop (a crash, kill -9). The time
+ * of the newest line in *last (unix seconds). Only the file's tail (8 KiB)
+ * is read: further back, nothing is claimed. */
+static bool crashed_before(const struct sw_daemon *d, int64_t *last)
+{
+	char buf[8192 + 1], want[80];
+	const char *line = NULL, *ev = NULL, *t = NULL;
+	struct sw_jv v;
+	bool crashed = false;
+	size_t n;
+	long end = 0;
+	FILE *f;
+
+	if (!d->cfg.journal_path[0] || !(f = fopen(d->cfg.journal_path, "re")))
+		return false;
+	if (fseek(f, 0, SEEK_END) == 0 && (end = ftell(f)) > 0)
+		fseek(f, end > 8192 ? end - 8192 : 0, SEEK_SET);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	snprintf(want, sizeof(want), "inet/%s", d->cfg.table);
+	/* from the end: the last whole line that is an event of this table */
+	while (n > 0) {
+		char *nl;
+
+		buf[n] = '\0';
+		if (n && buf[n - 1] == '\n')
+			buf[--n] = '\0';
+		nl = strrchr(buf, '\n');
+		line = nl ? nl + 1 : buf;
+		if (!nl && end > 8192)
+			break;          /* a cut first line */
+		if (sw_jv_parse(line, strlen(line), &v, NULL) == 0) {
+			if (sw_jv_get_str(&v, "event", &ev) == 0 && sw_jv_get_str(&v, "table", &t) == 0 &&
+			    !strcmp(t, want)) {
+				/* the newest line: the last sign of life */
+				if (!*last)
+					sw_jv_get_i64(&v, "unix", last);
+				/* the last start or stop decides (the CLI's lines do not) */
+				if (!strcmp(ev, "start") || !strcmp(ev, "stop")) {
+					crashed = !strcmp(ev, "start");
+					sw_jv_free(&v);
+					return crashed;
+				}
+			}
+			sw_jv_free(&v);
+		}
+		n = (size_t)(line - buf);
+	}
+	return false;
+}
+
 void sw_report_start(struct sw_daemon *d)
 {
 	struct sw_jw w;
+	int64_t last = 0;
+	bool crashed = crashed_before(d, &last);
+	char when[32] = "";
 
-	sw_alert(&d->alert, LOG_NOTICE,
-		 "event=start table=inet/%s mode=%s config=%s rules=%zu sets=%zu",
-		 d->cfg.table, d->mode, d->config_path, d->want.n_rules, d->want.n_sets);
+	if (crashed)
+		sw_iso_utc(last, when, sizeof(when));
+	sw_alert(&d->alert, crashed ? LOG_WARNING : LOG_NOTICE,
+		 "event=start table=inet/%s mode=%s config=%s rules=%zu sets=%zu%s%s",
+		 d->cfg.table, d->mode, d->config_path, d->want.n_rules, d->want.n_sets,
+		 crashed ? " previous=crashed last_seen=" : "", when);
 	sw_journal_begin(&w, SW_JE_START, d->cfg.table, time(NULL));
 	sw_jw_str(&w, "mode", d->mode);
-	sw_jw_i64(&w, "pid", (int64_t)getpid());
+	if (crashed) {
+		sw_jw_str(&w, "previous", "crashed");
+		sw_jw_i64(&w, "last_seen_unix", last);
+	}
+	sw_journal_who(&w, (int64_t)getuid(), (int64_t)getpid(), "sandwalld");
+	sw_jw_str(&w, "config", d->config_path);
 	journal_add(d, &w);
 	sw_report_status(d);
 	sw_report_metrics(d, true);
@@ -139,6 +256,7 @@ void sw_report_stop(struct sw_daemon *d)
 	sw_alert(&d->alert, LOG_NOTICE, "event=stop table=inet/%s rules=left-in-place", d->cfg.table);
 	sw_journal_begin(&w, SW_JE_STOP, d->cfg.table, time(NULL));
 	sw_jw_str(&w, "rules", "left-in-place");
+	sw_journal_who(&w, d->req_uid, d->req_pid, NULL);
 	journal_add(d, &w);
 	sw_report_metrics(d, false);
 }
@@ -147,13 +265,125 @@ void sw_report_removed(struct sw_daemon *d)
 {
 	struct sw_jw w;
 
-	sw_alert(&d->alert, LOG_WARNING, "event=removed table=inet/%s action=paused-until-reload",
-		 d->cfg.table);
+	sw_alert(&d->alert, LOG_WARNING,
+		 "event=removed table=inet/%s uid=%lld pid=%lld action=paused-until-reload",
+		 d->cfg.table, (long long)d->req_uid, (long long)d->req_pid);
 	sw_journal_begin(&w, SW_JE_REMOVED, d->cfg.table, time(NULL));
 	sw_jw_str(&w, "by", "sandwall remove");
+	sw_journal_who(&w, d->req_uid, d->req_pid, NULL);
 	journal_add(d, &w);
 	sw_report_metrics(d, false);
 	sw_report_status(d);
+}
+
+void sw_report_reload(struct sw_daemon *d, int rc)
+{
+	struct sw_jw w;
+
+	sw_journal_begin(&w, SW_JE_RELOAD, d->cfg.table, time(NULL));
+	sw_jw_str(&w, "config", d->config_path);
+	sw_jw_str(&w, "result", rc ? "failed" : "ok");
+	sw_journal_who(&w, d->req_uid, d->req_pid, NULL);
+	journal_add(d, &w);
+	/* a reload that put the rules back ends a removal's gap */
+	if (!rc) {
+		sw_journal_begin(&w, SW_JE_APPLIED, d->cfg.table, time(NULL));
+		sw_jw_str(&w, "by", "sandwalld reload");
+		sw_journal_who(&w, d->req_uid, d->req_pid, NULL);
+		journal_add(d, &w);
+	}
+}
+
+/* event=unguarded: a container-facing link that no guard covers came (or
+ * the config stopped covering it), and when it is covered again or gone */
+static int64_t real_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+int sw_report_coverage_due_ms(const struct sw_daemon *d)
+{
+	int64_t now = real_us(), due = -1;
+
+	for (size_t k = 0; k < d->n_cov_pending; k++) {
+		int64_t left = d->cov_pending_since[k] + SW_COV_GRACE_US - now;
+
+		if (due < 0 || left < due)
+			due = left < 0 ? 0 : left;
+	}
+	return due < 0 ? -1 : (int)((due + 999) / 1000);
+}
+
+void sw_report_coverage(struct sw_daemon *d)
+{
+	static struct sw_coverage c;
+	char keep[SW_COV_MAX][16];
+	int64_t keep_since[SW_COV_MAX], now = real_us();
+	size_t shown, n_keep = 0, n_now = 0;
+	bool now_set[SW_COV_MAX] = { false };
+
+	sw_coverage(&d->cfg, &d->host, &c);
+	shown = c.n_links < SW_COV_MAX ? c.n_links : SW_COV_MAX;
+	for (size_t i = 0; i < shown; i++) {
+		bool known = false;
+		int64_t since = now;
+		struct sw_jw w;
+
+		for (size_t k = 0; k < d->n_unguarded && !known; k++)
+			known = !strcmp(d->unguarded[k], c.links[i].name);
+		if (known) {
+			now_set[i] = true;
+			continue;
+		}
+		for (size_t k = 0; k < d->n_cov_pending; k++)
+			if (!strcmp(d->cov_pending[k], c.links[i].name))
+				since = d->cov_pending_since[k];
+		if (now - since < SW_COV_GRACE_US) {
+			/* wait: a link on its way to or from its bridge */
+			snprintf(keep[n_keep], sizeof(keep[0]), "%s", c.links[i].name);
+			keep_since[n_keep++] = since;
+			continue;
+		}
+		now_set[i] = true;
+		sw_alert(&d->alert, LOG_WARNING,
+			 "event=unguarded ifname=%s kind=%s facing=\"%s\" state=unguarded "
+			 "action=none (add it to [guard] interfaces)", c.links[i].name,
+			 sw_link_kind_name(c.links[i].kind), c.links[i].facing);
+		sw_journal_begin_us(&w, SW_JE_UNGUARDED, d->cfg.table, since);
+		sw_jw_str(&w, "ifname", c.links[i].name);
+		sw_jw_str(&w, "kind", sw_link_kind_name(c.links[i].kind));
+		sw_jw_str(&w, "facing", c.links[i].facing);
+		journal_add(d, &w);
+	}
+	for (size_t k = 0; k < d->n_unguarded; k++) {
+		bool still = false;
+		const struct sw_link *l = NULL;
+		struct sw_jw w;
+
+		for (size_t i = 0; i < shown && !still; i++)
+			still = !strcmp(d->unguarded[k], c.links[i].name);
+		if (still)
+			continue;
+		for (size_t i = 0; i < d->host.n_links && !l; i++)
+			if (!strcmp(d->host.links[i].name, d->unguarded[k]))
+				l = &d->host.links[i];
+		sw_alert(&d->alert, LOG_WARNING, "event=unguarded ifname=%s state=%s", d->unguarded[k],
+			 l ? "covered" : "gone");
+		sw_journal_begin(&w, SW_JE_COVERED, d->cfg.table, time(NULL));
+		sw_jw_str(&w, "ifname", d->unguarded[k]);
+		sw_jw_str(&w, "state", l ? "covered" : "gone");
+		journal_add(d, &w);
+	}
+	for (size_t i = 0; i < shown; i++)
+		if (now_set[i])
+			snprintf(d->unguarded[n_now++], sizeof(d->unguarded[0]), "%s", c.links[i].name);
+	d->n_unguarded = n_now;
+	memcpy(d->cov_pending, keep, sizeof(keep[0]) * n_keep);
+	memcpy(d->cov_pending_since, keep_since, sizeof(keep_since[0]) * n_keep);
+	d->n_cov_pending = n_keep;
 }
 
 void sw_report_metrics(struct sw_daemon *d, bool up)
@@ -185,6 +415,9 @@ void sw_report_metrics(struct sw_daemon *d, bool up)
 	m.blocked_logged = d->blocked_seen;
 	m.last_repair_seconds = (double)d->last_repair_us / 1e6;
 	m.last_drift_time = d->last_drift_at;
+	m.journal_errors = d->journal.errors;
+	m.attempts_errors = d->attempts_errors;
+	m.unguarded = d->n_unguarded;
 	if ((rc = sw_metrics_write(d->cfg.metrics_path, &m)))
 		sw_warn("cannot write metrics to %s: %s", d->cfg.metrics_path, strerror(-rc));
 }

@@ -9,15 +9,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 
 #include "cgwatch.h"
 #include "config.h"
 #include "control.h"
+#include "coverage.h"
 #include "diff.h"
 #include "export.h"
 #include "holes.h"
+#include "journal.h"
 #include "json.h"
 #include "log.h"
 #include "model.h"
@@ -44,6 +48,7 @@ struct opts {
 	const char *control;
 	bool json;
 	bool verbose;
+	int64_t since, until;           /* receipt's window (-1: not given) */
 };
 
 /* ---- the commands: one table entry each ---------------------------------- */
@@ -113,7 +118,10 @@ static void usage(FILE *f)
 		"  -j, --json         machine-readable output (check, status, verify, receipt)\n"
 		"      --force        apply: rewrite the table even when it matches\n"
 		"      --accept-loss  apply: also a config that drops sections or keys the\n"
-		"                     daemon's config gave, or an empty file\n");
+		"                     daemon's config gave, or an empty file\n"
+		"      --since TIME   receipt: the window's start (ISO 8601 UTC or unix seconds;\n"
+		"                     default: the oldest journal event kept)\n"
+		"      --until TIME   receipt: the window's end (default: now)\n");
 	for (size_t i = 0; i < sw_verify_n_optdefs; i++) {
 		char opt[48];
 
@@ -259,6 +267,23 @@ static const char *reload_req(const struct opts *o)
 	return o->accept_loss ? "reload\naccept_loss=yes" : "reload";
 }
 
+/* apply while a sandwalld answers that runs another file than o->config
+ * (main hands the same file to the daemon): refused, exit 2, since the
+ * daemon would keep enforcing its own file and revert this one as drift. */
+static bool daemon_refuses_apply(const struct opts *o)
+{
+	char reply[SW_CONTROL_REPMAX], theirs[PATH_MAX];
+
+	if (!daemon_status(o, reply, sizeof(reply)))
+		return false;
+	reply_field(reply, "config", theirs, sizeof(theirs));
+	sw_err("apply refused: sandwalld (pid %s) enforces %s, not %s; it would undo this apply "
+	       "as drift. Edit %s and run `sandwall -c %s apply` (or `systemctl reload "
+	       "sandwalld`), or stop sandwalld first",
+	       reply_field(reply, "pid", (char[16]){ 0 }, 16), theirs, o->config, theirs, theirs);
+	return true;
+}
+
 /* Ask the daemon that owns the table to do it. table: for the message when
  * no daemon answers; NULL when the daemon was just seen running o->config. */
 static int via_daemon(const struct opts *o, const char *req, const char *table)
@@ -317,6 +342,30 @@ static void table_err(const struct sw_config *cfg, int rc, const char *err, cons
 	       cfg->table_line ? "" : " (the default)", err);
 }
 
+/* The CLI's own change of the boundary (apply, remove) or a verify, in
+ * the journal with its own uid and pid (a daemon writes its own lines). */
+static void cli_journal(const struct sw_config *cfg, enum sw_jevent e, const char *by,
+			int verify_code)
+{
+	struct sw_jw w;
+	int rc = -ENOMEM;
+
+	if (!cfg->journal_path[0])
+		return;
+	sw_journal_begin(&w, e, cfg->table, time(NULL));
+	sw_jw_str(&w, "by", by);
+	sw_journal_who(&w, (int64_t)getuid(), (int64_t)getpid(), "sandwall");
+	if (e == SW_JE_VERIFY) {
+		sw_jw_bool(&w, "passed", verify_code == 0);
+		sw_jw_i64(&w, "exit", verify_code);
+	}
+	sw_jw_end(&w);
+	if (!sw_jw_text(&w) || (rc = sw_journal_append(cfg->journal_path, sw_jw_text(&w))))
+		sw_warn("warning: cannot write the journal %s: %s: the record has a hole",
+			cfg->journal_path, sw_jw_text(&w) ? strerror(-rc) : "out of memory");
+	sw_jw_free(&w);
+}
+
 static int cmd_apply(struct sw_nl *nl, const struct sw_config *cfg, struct sw_model *want,
 		     bool force)
 {
@@ -347,6 +396,8 @@ static int cmd_apply(struct sw_nl *nl, const struct sw_config *cfg, struct sw_mo
 		sw_diff_free(&d);
 		return EXIT_ERR;
 	}
+	if (repaired)
+		cli_journal(cfg, SW_JE_APPLIED, force ? "sandwall apply --force" : "sandwall apply", 0);
 	if (!repaired)
 		printf("table inet %s already in place: %zu chains, %zu rules, %zu sets, %zu elements\n",
 		       want->table, want->n_chains, want->n_rules, want->n_sets, count_elems(want));
@@ -360,7 +411,7 @@ static int cmd_apply(struct sw_nl *nl, const struct sw_config *cfg, struct sw_mo
 }
 
 static int cmd_check(struct sw_nl *nl, const struct sw_config *cfg, struct sw_model *want,
-		     bool json)
+		     const struct sw_coverage *cov, bool json)
 {
 	char err[SW_ERRLEN];
 	struct sw_diff d;
@@ -380,6 +431,8 @@ static int cmd_check(struct sw_nl *nl, const struct sw_config *cfg, struct sw_mo
 		sw_jw_str(&w, "table", t);
 		sw_jw_bool(&w, "in_sync", !d.n);
 		sw_diff_json(&d, &w, "drift");
+		sw_jw_bool(&w, "covered", !sw_coverage_hole(cov));
+		sw_coverage_json(cov, &w);
 		sw_jw_end(&w);
 		if ((rc = sw_jw_print(&w, stdout)))
 			sw_err("cannot write the answer: %s", strerror(-rc));
@@ -390,7 +443,9 @@ static int cmd_check(struct sw_nl *nl, const struct sw_config *cfg, struct sw_mo
 	} else {
 		printf("table inet %s matches the config\n", want->table);
 	}
-	rc = d.n ? EXIT_DRIFT : 0;
+	if (!json)
+		sw_coverage_print(cov, cfg, stdout, "");
+	rc = d.n || sw_coverage_hole(cov) ? EXIT_DRIFT : 0;
 	sw_diff_free(&d);
 	return rc;
 }
@@ -407,6 +462,8 @@ static int cmd_remove(struct sw_nl *nl, const struct sw_config *cfg)
 		return EXIT_ERR;
 	}
 	printf(absent ? "table inet %s was not there\n" : "removed table inet %s\n", table);
+	if (!absent)
+		cli_journal(cfg, SW_JE_REMOVED, "sandwall remove", 0);
 	if ((rc = sw_netdev_remove(nl, table, &absent, err, sizeof(err)))) {
 		table_err(cfg, rc, err, "");
 		return EXIT_ERR;
@@ -518,8 +575,15 @@ static void guard_json(struct sw_jw *w, const struct sw_config *cfg, const struc
 	sw_jw_bool(w, "macvlan_parents_auto", cfg->parents_auto);
 	if (cfg->parents_auto_no_egress)
 		sw_jw_str(w, "macvlan_parents_auto_off", "no netdev egress hook (Linux 5.16) in this kernel");
-	if (!host)
+	if (!host) {
 		sw_jw_str(w, "error", strerror(-host_err));
+	} else {
+		struct sw_coverage cov;
+
+		sw_coverage(cfg, host, &cov);
+		sw_jw_bool(w, "covered", !sw_coverage_hole(&cov));
+		sw_coverage_json(&cov, w);
+	}
 	sw_jw_end(w);
 }
 
@@ -554,6 +618,12 @@ static void print_guard(const struct sw_config *cfg, const struct sw_host *host,
 			printf("guarded interfaces: none now (patterns guard the names they match as they appear)\n");
 	}
 	print_parents(cfg, host);
+	{
+		struct sw_coverage cov;
+
+		sw_coverage(cfg, host, &cov);
+		sw_coverage_print(&cov, cfg, stdout, "");
+	}
 }
 
 /* The output path ([guard] users and cgroups): the cgroups that match now
@@ -869,7 +939,9 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 {
 	static const char *const keys[] = { "pid", "uptime", "mode", "paused", "drifts", "repairs",
 					     "repair_failures", "resyncs", "enobufs", "blocked_logged",
-					     "dns_names", "dns_failures", "last_drift" };
+					     "dns_names", "dns_failures", "last_drift",
+					     "journal_errors", "journal_error", "attempts_errors",
+					     "unguarded" };
 	char reply[SW_CONTROL_REPMAX], v[256];
 	bool json = o->json, daemon;
 	struct sw_host *host = calloc(1, sizeof(*host));
@@ -937,6 +1009,13 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 		raw_nh = sw_rawcap_out(cfg, "", NULL, stdout);
 	if (raw_nh)
 		rc = EXIT_DRIFT;
+	if (host) {
+		struct sw_coverage cov;
+
+		sw_coverage(cfg, host, &cov);
+		if (sw_coverage_hole(&cov))
+			rc = EXIT_DRIFT;        /* a container-facing link is unguarded */
+	}
 	/* a daemon that is there but does not answer is an error, not a
 	 * state to print past */
 	if (d_rc == -ETIMEDOUT || d_rc == -EPROTO) {
@@ -962,11 +1041,18 @@ static int cmd_verify(const struct opts *o, const struct sw_config *cfg)
 			 (int)(slash - cfg->journal_path), cfg->journal_path);
 	vo.record = record;
 	vo.json = o->json;
+	vo.control = o->control;
 	if (vo.pid && vo.netns) {
 		fprintf(stderr, "sandwall: --pid and --netns exclude each other\n");
 		return EXIT_ERR;
 	}
-	return sw_verify_cmd(cfg, &vo);
+	{
+		int code = sw_verify_cmd(cfg, &vo);
+
+		if (code != 2 || geteuid() == 0)
+			cli_journal(cfg, SW_JE_VERIFY, "sandwall verify", code);
+		return code;
+	}
 }
 
 static const struct option longopts[] = {
@@ -978,6 +1064,8 @@ static const struct option longopts[] = {
 	{ "control", required_argument, NULL, 'C' },
 	{ "force", no_argument, NULL, 'F' },
 	{ "accept-loss", no_argument, NULL, 'L' },
+	{ "since", required_argument, NULL, 'S' },
+	{ "until", required_argument, NULL, 'U' },
 };
 
 /* longopts, then verify's options (val SW_VERIFY_OPT_BASE + index), then the end */
@@ -1022,6 +1110,15 @@ static int parse_opts(int argc, char **argv, const char *optstring, struct opts 
 		case 'C': o->control = optarg; break;
 		case 'F': o->force = true; break;
 		case 'L': o->accept_loss = true; break;
+		case 'S':
+		case 'U':
+			if (sw_time_parse(optarg, c == 'S' ? &o->since : &o->until)) {
+				fprintf(stderr, "sandwall: bad --%s '%s' (ISO 8601 UTC such as "
+					"2026-12-02T08:30:00Z, or unix seconds)\n",
+					c == 'S' ? "since" : "until", optarg);
+				return EXIT_ERR;
+			}
+			break;
 		default: usage(stderr); return EXIT_ERR;
 		}
 	}
@@ -1085,12 +1182,23 @@ static int bindtable_apply(struct run *x)
  * (docs/config.md: run sandwalld for hostnames). */
 #define SW_APPLY_DNS_MS 3000
 
+/* apply: what no guard covers, as warnings on stderr (after the table) */
+static void coverage_warn(const struct sw_config *cfg, const struct sw_host *host)
+{
+	struct sw_coverage cov;
+
+	sw_coverage(cfg, host, &cov);
+	sw_coverage_print(&cov, cfg, stderr, "sandwall: warning: ");
+}
+
 static int run_apply(struct run *x)
 {
 	struct sw_resolver r;
 	int rc;
 
-	if (daemon_running(x->o) || owned(x->nl, x->want->table))
+	if (daemon_refuses_apply(x->o))
+		return EXIT_ERR;
+	if (owned(x->nl, x->want->table))
 		return via_daemon(x->o, reload_req(x->o), x->want->table);
 	/* an empty file is far likelier a truncated one than a wish for every
 	 * default (rules/sandwall.conf spells those out) */
@@ -1122,6 +1230,8 @@ static int run_apply(struct run *x)
 	sw_resolver_free(&r);
 	if (!rc)
 		rc = netdev_apply(x);
+	if (!rc)
+		coverage_warn(x->cfg, x->host);
 	return rc ? rc : bindtable_apply(x);
 }
 
@@ -1129,7 +1239,11 @@ static int run_check(struct run *x)
 {
 	char err[SW_ERRLEN];
 	struct sw_diff d;
-	int rc = cmd_check(x->nl, x->cfg, x->want, x->o->json), rc2;
+	struct sw_coverage cov;
+	int rc, rc2;
+
+	sw_coverage(x->cfg, x->host, &cov);
+	rc = cmd_check(x->nl, x->cfg, x->want, &cov, x->o->json);
 
 	if (rc == EXIT_ERR)
 		return rc;
@@ -1215,7 +1329,8 @@ static int run_verify(struct run *x)
 
 static int run_receipt(struct run *x)
 {
-	struct sw_receipt_in in = { x->cfg, x->host, x->want, x->nl, x->o->control, x->o->json };
+	struct sw_receipt_in in = { x->cfg, x->host, x->want, x->nl, x->o->control, x->o->json,
+				    x->o->since, x->o->until };
 
 	return sw_receipt_cmd(&in);
 }
@@ -1223,7 +1338,7 @@ static int run_receipt(struct run *x)
 int main(int argc, char **argv)
 {
 	struct opts o = { .config = SW_DEFAULT_CONFIG, .control = SW_CONTROL_PATH,
-			  .verify = { .timeout_ms = 1000 } };
+			  .verify = { .timeout_ms = 1000 }, .since = -1, .until = -1 };
 	static struct sw_config cfg;
 	static struct sw_host host;
 	struct sw_model want;
@@ -1266,8 +1381,21 @@ int main(int argc, char **argv)
 	 * release what the daemon's commit replaced. */
 	if ((v->daemon_req || v->run == run_remove) && daemon_stuck(&o))
 		return EXIT_ERR;
-	if (v->daemon_req && daemon_same_config(&o))
-		return via_daemon(&o, v->run == run_apply ? reload_req(&o) : v->daemon_req, NULL);
+	if (v->daemon_req && daemon_same_config(&o)) {
+		/* the daemon's reload compares and repairs: it has no forced
+		 * rewrite, so --force is refused rather than ignored */
+		if (o.force) {
+			sw_err("apply --force refused: sandwalld enforces %s and has no forced "
+			       "rewrite (its reload repairs what differs); run `sandwall apply` "
+			       "without --force, or stop sandwalld first", o.config);
+			return EXIT_ERR;
+		}
+		rc = via_daemon(&o, v->run == run_apply ? reload_req(&o) : v->daemon_req, NULL);
+		if (!rc && v->run == run_apply && !sw_config_load(o.config, &cfg, err, sizeof(err)) &&
+		    !sw_host_read(&host))
+			coverage_warn(&cfg, &host);
+		return rc;
+	}
 	/* Everything is validated before the kernel is touched. */
 	if (v->need == NEED_CONFIG && sw_config_load(o.config, &cfg, err, sizeof(err))) {
 		sw_err("%s", err);

@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +24,14 @@
 #include <sys/wait.h>
 #include <linux/if.h>
 #include <linux/if_tun.h>
+#include <linux/neighbour.h>
+#include <linux/rtnetlink.h>
+#include <libmnl/libmnl.h>
 
 #include "atomicfile.h"
 #include "cgwatch.h"
+#include "control.h"
+#include "coverage.h"
 #include "diff.h"
 #include "endpoints.h"
 #include "holes.h"
@@ -152,45 +158,6 @@ static bool v6_linklocal(const struct sw_prefix *p)
 	return p->family == AF_INET6 && p->addr[0] == 0xfe && (p->addr[1] & 0xc0) == 0x80;
 }
 
-/* "ADDRESS:PORT", "ADDRESS:tcp/PORT", "[V6]:PORT", "[V6]:tcp/PORT" (only
- * TCP can be proven open): 0, -EINVAL (no such form) or -EDOM (not an
- * address or not a port). */
-static int parse_open(const char *text, struct sw_prefix *a, uint16_t *port)
-{
-	char hostpart[128], *colon, *portpart, *end;
-	long p;
-
-	if (strlen(text) >= sizeof(hostpart))
-		return -EINVAL;
-	snprintf(hostpart, sizeof(hostpart), "%s", text);
-	if (hostpart[0] == '[') {
-		char *rb = strchr(hostpart, ']');
-
-		if (!rb || rb[1] != ':')
-			return -EINVAL;
-		*rb = '\0';
-		colon = rb + 1;
-		memmove(hostpart, hostpart + 1, strlen(hostpart));  /* the tail stays */
-	} else {
-		colon = strrchr(hostpart, ':');
-		if (!colon)
-			return -EINVAL;
-	}
-	*colon = '\0';
-	portpart = colon + 1;
-	if (!strncmp(portpart, "tcp/", 4))
-		portpart += 4;
-	if (*portpart < '0' || *portpart > '9')
-		return -EDOM;
-	errno = 0;
-	p = strtol(portpart, &end, 10);
-	if (errno || *end || p < 1 || p > 65535 || sw_prefix_parse(hostpart, a, NULL) ||
-	    a->len != sw_family_addrlen(a->family) * 8)
-		return -EDOM;
-	*port = (uint16_t)p;
-	return 0;
-}
-
 int sw_verify_plan(const struct sw_config *cfg, const struct sw_host *host,
 		   const uint16_t *ports, size_t n_ports,
 		   char *const *expect_open, size_t n_open,
@@ -201,6 +168,7 @@ int sw_verify_plan(const struct sw_config *cfg, const struct sw_host *host,
 	int rc;
 
 	v->n = 0;
+	v->n_src = 0;
 	v->sandboxes = 0;
 	v->link[0] = '\0';
 	v->why = v->site = NULL;
@@ -267,7 +235,7 @@ canaries:
 		struct sw_prefix a;
 		uint16_t port;
 
-		int prc = parse_open(expect_open[i], &a, &port);
+		int prc = sw_hostport_parse(expect_open[i], &a, &port);
 
 		if (prc) {
 			snprintf(err, errlen, "bad --expect-open '%s' (%s)", expect_open[i],
@@ -647,6 +615,16 @@ void sw_verify_json(const struct sw_verify *v, struct sw_jw *w)
 		sw_jw_str(w, "why", v->why);
 	}
 	sw_jw_bool(w, "passed", sw_verify_passed(v));
+	sw_jw_arr(w, "sources");
+	for (size_t i = 0; i < v->n_src && i < 2; i++) {
+		char s[SW_ADDR_STRLEN];
+		struct sw_prefix p = v->src[i];
+
+		p.len = (uint8_t)(sw_family_addrlen(p.family) * 8);
+		sw_prefix_format(&p, s, sizeof(s));
+		sw_jw_str(w, NULL, s);
+	}
+	sw_jw_end(w);
 	sw_jw_arr(w, "targets");
 	for (size_t i = 0; i < v->n; i++) {
 		const struct sw_verify_target *t = &v->t[i];
@@ -707,8 +685,15 @@ void sw_verify_text(const struct sw_verify *v, FILE *f)
 			sw_verify_verdict(t), sw_attack_result_name(t->atk.result), t->atk.ms, words,
 			t->sandbox > 0 ? ", sandbox " : "", t->sandbox > 0 ? t->sandbox_name : "");
 	}
-	fprintf(f, "%s: %s\n", v->from, sw_verify_passed(v) ? "HELD (every target blocked, every canary open)"
-							    : "NOT HELD (see FAIL lines)");
+	{
+		size_t nc = 0;
+
+		for (size_t i = 0; i < v->n; i++)
+			nc += v->t[i].cat == SW_VCAT_EXPECT_OPEN;
+		fprintf(f, "%s: %s\n", v->from, !sw_verify_passed(v) ? "NOT HELD (see FAIL lines)" :
+			nc ? "every target blocked, every canary open" :
+			"every target blocked, but no canary was probed: nothing proven open");
+	}
 }
 
 void sw_verify_print(const struct sw_verify *v, size_t run, FILE *f, bool json)
@@ -1211,6 +1196,10 @@ static void describe(struct sw_verify *v, const char *what, const struct sw_pref
 	char a[SW_ADDR_STRLEN], a6[SW_ADDR_STRLEN];
 
 	sw_prefix_format(addr, a, sizeof(a));
+	v->n_src = 0;
+	v->src[v->n_src++] = *addr;
+	if (addr6)
+		v->src[v->n_src++] = *addr6;
 	if (addr6) {
 		sw_prefix_format(addr6, a6, sizeof(a6));
 		snprintf(v->from, sizeof(v->from), "%s as %s and %s", what, a, a6);
@@ -2123,8 +2112,227 @@ static int probe_as(struct sw_verify *v, const struct sw_verify_opts *o)
 	return 0;
 }
 
+/* ---- LAN peers: the neighbour table ------------------------------------- */
+
+/* A LAN row must probe a peer that exists, or a host that drops
+ * everything passes it: the host's neighbours (ARP/NDP entries that are
+ * reachable, stale, delayed, probed or permanent) on links that are not
+ * guarded, in a subnet connected there, that are no gateway and no
+ * address of the host. At most LAN_PEERS per family. */
+#define LAN_PEERS 4
+struct neigh_walk {
+	const struct sw_config *cfg;
+	const struct sw_host *host;
+	struct sw_verify *v;
+	size_t n4, n6;
+};
+
+static bool lan_peer_ok(const struct neigh_walk *nw, const struct sw_prefix *a, int ifindex)
+{
+	const struct sw_link *l = sw_host_link(nw->host, ifindex);
+	bool connected = false;
+
+	if (!l || l->loopback || l->ifindex == 1 || sw_ruleset_guarded(nw->cfg, l) ||
+	    v6_linklocal(a) || sw_prefix_is_loopback(a))
+		return false;
+	for (size_t i = 0; i < nw->host->n_gateways; i++)
+		if (sw_prefix_equal(&nw->host->gateways[i].addr, a))
+			return false;
+	for (size_t i = 0; i < nw->host->n_addrs; i++) {
+		struct sw_prefix q = nw->host->addrs[i].local, self = q;
+
+		self.len = (uint8_t)(sw_family_addrlen(self.family) * 8);
+		if (sw_prefix_equal(&self, a))
+			return false;
+		sw_prefix_mask(&q);
+		if (nw->host->addrs[i].ifindex == ifindex && sw_prefix_contains(&q, a))
+			connected = true;
+	}
+	return connected;
+}
+
+static int neigh_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct neigh_walk *nw = data;
+	const struct ndmsg *nd = mnl_nlmsg_get_payload(nlh);
+	struct nlattr *at;
+	struct sw_prefix a;
+
+	if (nlh->nlmsg_type != RTM_NEWNEIGH || mnl_nlmsg_get_payload_len(nlh) < sizeof(*nd) ||
+	    (nd->ndm_family != AF_INET && nd->ndm_family != AF_INET6) ||
+	    !(nd->ndm_state & (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_PERMANENT)))
+		return MNL_CB_OK;
+	mnl_attr_for_each(at, nlh, sizeof(*nd)) {
+		size_t alen = sw_family_addrlen(nd->ndm_family);
+		size_t *n = nd->ndm_family == AF_INET ? &nw->n4 : &nw->n6;
+
+		if (mnl_attr_get_type(at) != NDA_DST || mnl_attr_get_payload_len(at) != alen)
+			continue;
+		memset(&a, 0, sizeof(a));
+		a.family = nd->ndm_family;
+		a.len = (uint8_t)(alen * 8);
+		memcpy(a.addr, mnl_attr_get_payload(at), alen);
+		if (*n < LAN_PEERS && lan_peer_ok(nw, &a, nd->ndm_ifindex) &&
+		    !allowed(nw->cfg, nw->host, &a, 80, false) &&
+		    add(nw->v, SW_VCAT_LAN, true, &a, 80) == 0)
+			(*n)++;
+	}
+	return MNL_CB_OK;
+}
+
+/* Add the LAN peers of the neighbour table to the plan: 0 or -errno
+ * (nothing added then: the plan's own LAN rows stand). */
+static int lan_peers(const struct sw_config *cfg, const struct sw_host *host, struct sw_verify *v)
+{
+	static char buf[32768];
+	struct neigh_walk nw = { cfg, host, v, 0, 0 };
+	struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	struct nlmsghdr *nlh;
+	struct ndmsg *nd;
+	unsigned seq = (unsigned)time(NULL), portid;
+	ssize_t n;
+	int rc = 0;
+
+	if (!nl)
+		return -errno;
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	portid = mnl_socket_get_portid(nl);
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_GETNEIGH;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = seq;
+	nd = mnl_nlmsg_put_extra_header(nlh, sizeof(*nd));
+	nd->ndm_family = AF_UNSPEC;
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	while ((n = mnl_socket_recvfrom(nl, buf, sizeof(buf))) > 0) {
+		int r = mnl_cb_run(buf, (size_t)n, seq, portid, neigh_cb, &nw);
+
+		if (r <= MNL_CB_STOP) {
+			rc = r < 0 ? -errno : 0;
+			break;
+		}
+	}
+	if (n < 0)
+		rc = -errno;
+out:
+	mnl_socket_close(nl);
+	return rc;
+}
+
+/* ---- what is wrong at the root, and the one verdict ---------------------- */
+
+#define VERDICT_MAX 12
+struct verdict {
+	char why[VERDICT_MAX][256];     /* reasons it is NOT HELD */
+	size_t n;
+	char note[4][256];              /* root notes that do not fail it */
+	size_t n_notes;
+	bool unguarded;                 /* a container-facing link is not guarded */
+};
+
+__attribute__((format(printf, 2, 3)))
+static void verdict_add(struct verdict *vd, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (vd->n == VERDICT_MAX)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(vd->why[vd->n++], sizeof(vd->why[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* Before any probe: the table, the daemon, the coverage of the links.
+ * Printed first (text), they say why nothing below can be HELD. */
+static void root_checks(const struct sw_config *cfg, const struct sw_host *host,
+			const struct sw_verify_opts *o, struct verdict *vd)
+{
+	struct sw_coverage cov;
+	char rep[SW_CONTROL_REPMAX];
+	struct sw_nl nl;
+	bool present = false;
+	uint32_t flags = 0;
+	int rc;
+
+	if ((rc = sw_nl_open(&nl)) == 0) {
+		rc = sw_observe_table(&nl, cfg->table, &present, &flags);
+		sw_nl_close(&nl);
+	}
+	if (rc)
+		verdict_add(vd, "cannot read table inet %s: %s", cfg->table, strerror(-rc));
+	else if (!present)
+		verdict_add(vd, "table inet %s is ABSENT: nothing blocks (sandwall apply)", cfg->table);
+	if (o->control && (sw_control_call(o->control, "status", rep, sizeof(rep)) ||
+			   strncmp(rep, "ok\n", 3)))
+		snprintf(vd->note[vd->n_notes++], sizeof(vd->note[0]),
+			 "sandwalld is not running (no answer on %s): nothing repairs drift", o->control);
+	sw_coverage(cfg, host, &cov);
+	vd->unguarded = sw_coverage_hole(&cov);
+	for (size_t i = 0; i < cov.n_links && i < SW_COV_MAX; i++)
+		verdict_add(vd, "%s (%s) faces containers and no [guard] entry covers it: UNGUARDED",
+			    cov.links[i].name, cov.links[i].facing);
+	if (cov.n_links > SW_COV_MAX)
+		verdict_add(vd, "%zu more unguarded container-facing links", cov.n_links - SW_COV_MAX);
+	for (size_t i = 0; i < cov.n_patterns && vd->n_notes < 4; i++)
+		snprintf(vd->note[vd->n_notes++], sizeof(vd->note[0]),
+			 "[guard] interfaces pattern \"%s\" matches no interface now (a typo?)",
+			 cov.patterns[i]);
+}
+
+static void root_print(const struct verdict *vd, FILE *f)
+{
+	for (size_t i = 0; i < vd->n; i++)
+		fprintf(f, "NOT HELD: %s\n", vd->why[i]);
+	for (size_t i = 0; i < vd->n_notes; i++)
+		fprintf(f, "note: %s\n", vd->note[i]);
+}
+
+static void iso_utc(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "%lld", (long long)t);
+}
+
+/* The last lines (text) and members (JSON) of the result: one verdict. */
+static bool verdict_out(const struct verdict *vd, struct sw_jw *w, time_t t, bool json)
+{
+	char when[32];
+	bool held = vd->n == 0;
+
+	iso_utc(t, when, sizeof(when));
+	sw_jw_str(w, "time_utc", when);
+	sw_jw_str(w, "verdict", held ? "held" : "not held");
+	sw_jw_arr(w, "reasons");
+	for (size_t i = 0; i < vd->n; i++)
+		sw_jw_str(w, NULL, vd->why[i]);
+	sw_jw_end(w);
+	sw_jw_arr(w, "notes");
+	for (size_t i = 0; i < vd->n_notes; i++)
+		sw_jw_str(w, NULL, vd->note[i]);
+	sw_jw_end(w);
+	if (!json) {
+		printf("verdict at %s: %s\n", when, held ?
+		       "HELD (every target blocked, every canary open)" : "NOT HELD");
+		for (size_t i = 0; i < vd->n; i++)
+			printf("  because %s\n", vd->why[i]);
+	}
+	return held;
+}
+
 int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 {
+	static struct verdict vd;
+	char *canaries[SW_VERIFY_MAX_OPEN];
+	size_t n_canaries = 0;
+	time_t t_start = time(NULL);
 	static struct attack_ctx ac;
 	static struct sw_host host;
 	static struct sw_verify plan, run;
@@ -2139,23 +2347,40 @@ int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 	size_t n_ports = 0;
 	char err[SW_ERRLEN];
 	const char *no_probe = NULL;
-	bool sandboxes = false, have_ac = false;
+	bool sandboxes = false, have_ac = false, held = false;
 	int homefd = -1, rc, code = 2;
 
 	if (as_id && (o->pid || o->netns)) {
 		sw_err("--uid and --cgroup probe from the host; not with --pid or --netns");
 		return 2;
 	}
+	memset(&vd, 0, sizeof(vd));
+	if (geteuid() != 0) {
+		/* nothing can be probed: say so first, and claim nothing */
+		printf("NOT HELD: not run as root (euid %u): nothing was probed\n", (unsigned)geteuid());
+		sw_err("verify needs root (network namespaces, raw sockets, the nf_tables table)");
+		return 2;
+	}
 	if ((rc = sw_host_read(&host))) {
 		sw_err("cannot read the host's links, addresses and routes: %s", strerror(-rc));
 		return 2;
 	}
+	root_checks(cfg, &host, o, &vd);
+	if (!o->json)
+		root_print(&vd, stdout);
+	/* the canaries: --expect-open, else [verify] canary */
+	for (size_t i = 0; i < o->n_open && n_canaries < SW_VERIFY_MAX_OPEN; i++)
+		canaries[n_canaries++] = o->expect_open[i];
+	for (size_t i = 0; !o->n_open && i < cfg->n_canaries && n_canaries < SW_VERIFY_MAX_OPEN; i++)
+		canaries[n_canaries++] = (char *)cfg->canaries[i];
 	sw_verify_listening(ports, 128, &n_ports);
-	if (sw_verify_plan(cfg, &host, ports, n_ports, (char *const *)o->expect_open, o->n_open, &plan,
+	if (sw_verify_plan(cfg, &host, ports, n_ports, canaries, n_canaries, &plan,
 			   err, sizeof(err))) {
 		sw_err("%s", err);
 		return 2;
 	}
+	if ((rc = lan_peers(cfg, &host, &plan)))
+		sw_debug("verify: cannot read the neighbour table: %s", strerror(-rc));
 	for (size_t b = 0; b < cfg->n_sandboxes; b++)
 		sandboxes |= cfg->sandboxes[b].egress != SW_EGRESS_OPEN;
 	memset(&st, 0, sizeof(st));
@@ -2186,6 +2411,8 @@ int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 	sw_jw_obj(&st.w, NULL);
 	sw_jw_i64(&st.w, "time", (int64_t)time(NULL));
 	sw_jw_bool(&st.w, "attacks", attacks);
+	if (have_ac && attacks && (ac.canary4 >= 0 || ac.canary6 >= 0))
+		sw_jw_u64(&st.w, "canary_port", ac.canary_port);   /* its UDP canary: receipt tells them apart */
 	if (!o->json && !attacks)
 		printf("attacks: not run (%s)\n", o->no_attacks ? "--no-attacks" :
 		       "only from the throwaway namespaces, not with --pid or --netns");
@@ -2253,8 +2480,22 @@ int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 	sandboxes_out(&st, cfg, &sink, no_probe, o->json);
 	/* packet sockets: a guarded host-side process with CAP_NET_RAW is not held (rawcap.h) */
 	if (sw_rawcap_out(cfg, "", &st.w, o->json ? NULL : stdout))
-		st.all = false;
-	sw_jw_bool(&st.w, "passed", !rc && st.all);
+		verdict_add(&vd, "a guarded host-side process holds CAP_NET_RAW: its packet sockets are not held");
+	if (!n_canaries)
+		verdict_add(&vd, "no canary configured ([verify] canary = none, no --expect-open): "
+			    "nothing proves the container side reaches anything");
+	if (rc && rc != -ENOENT)
+		verdict_add(&vd, "the probes could not run: %s", strerror(-rc));
+	else if (rc)
+		verdict_add(&vd, "no guarded link to probe from");
+	if (!st.all)
+		verdict_add(&vd, "a target that must be blocked was reached, or a canary was not (FAIL rows)");
+	sw_jw_arr(&st.w, "problems");
+	for (size_t i = 0; i < vd.n; i++)
+		sw_jw_str(&st.w, NULL, vd.why[i]);
+	sw_jw_end(&st.w);
+	held = verdict_out(&vd, &st.w, t_start, o->json);
+	sw_jw_bool(&st.w, "passed", held);
 	sw_jw_end(&st.w);
 	if (!sw_jw_text(&st.w)) {
 		sw_err("verify: cannot write the JSON result: %s", strerror(-st.w.err));
@@ -2262,9 +2503,11 @@ int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 	}
 	if (o->json)
 		sw_jw_print(&st.w, stdout);
-	if (!rc)
+	if (!rc || rc == -ENOENT)
 		record(o->record, sw_jw_text(&st.w));
-	code = rc ? 2 : st.all ? 0 : 1;
+	/* an error is 2, except where nothing could be probed because the
+	 * container-facing link is unguarded: that is NOT HELD (1) */
+	code = held ? 0 : rc && !(rc == -ENOENT && vd.unguarded) ? 2 : 1;
 out:
 	sink_close(&sink);
 	free(lr);

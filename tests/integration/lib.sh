@@ -289,13 +289,16 @@ mkconf() {
 		[allow.between]="docker0:br-0a1b2c3d4e5f"
 		[log.blocked]=yes
 		[nft.table]=sandwall
+		# the test topology's "internet": verify's canary must be open
+		# (SWT_CANARY= leaves it out: for a build without [verify])
+		[verify.canary]=${SWT_CANARY-203.0.113.10:80}
 		# never the host's /run/sandwall: journal (and verify.json) per test
 		[daemon.journal]="$SWT_TMP/$name.events.jsonl"
 	)
 	for kv in "$@"; do v[${kv%%=*}]=${kv#*=}; done
 	{
 		local sec key
-		for sec in guard block allow log daemon nft; do
+		for sec in guard block allow log daemon nft verify; do
 			local out=""
 			for key in "${!v[@]}"; do
 				[ "${key%%.*}" = "$sec" ] || continue

@@ -258,7 +258,7 @@ print(json.dumps(att, indent=1), file=sys.stderr)
 sys.exit(0 if ok else 1)
 PYEOF
 	sw -c "$conf" receipt
-	grep -q '^attempted  *[0-9]* destination' "$SW_OUT" && ok "the text receipt has an attempted section" ||
+	grep -q '^attempted  *[0-9]* distinct destination record(s) by the sandboxes' "$SW_OUT" && ok "the text receipt has an attempted section" ||
 		{ bad "no attempted section in the text receipt"; show "$SW_OUT" 30; }
 	return 0
 }

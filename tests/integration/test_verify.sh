@@ -177,7 +177,11 @@ _verify_01() {
 	   grep -q '^probing from bridge br-0a1b2c3d4e5f as 172\.18\.' "$out"; then
 		ok "probed from both guarded bridges ($(grep -c '^probing from' "$out") runs)"
 	else bad "expected one run per guarded bridge (docker0, br-0a1b2c3d4e5f)"; show "$out" 5; fi
-	[ "$(grep -c ': HELD' "$out")" = 2 ] && ok "both runs HELD" || { bad "not every run HELD"; grep 'HELD' "$out" | show -; }
+	# (a run alone is no HELD: the one verdict line is, with a canary open)
+	[ "$(grep -c ': every target blocked, every canary open$' "$out")" = 2 ] && ok "both runs: every target blocked, every canary open" ||
+		{ bad "not every run held"; grep 'HELD\|every target' "$out" | show -; }
+	grep -qE '^verdict at [0-9T:-]+Z: HELD \(every target blocked, every canary open\)$' "$out" && ok "$(grep '^verdict at' "$out")" ||
+		{ bad "no verdict line"; show "$out" 5; }
 	[ -z "$(v_fail_lines "$out")" ] && ok "no FAIL rows" || { bad "FAIL rows with the rules in place:"; v_fail_lines "$out" | show -; }
 	# the targets include metadata, the gateway, every host address x listening port
 	local t
@@ -235,7 +239,8 @@ _verify_02() {
 		ok "the bridges' host addresses are named" || bad "172.17.0.1:8080 / 172.18.0.1:8080 not among the failures"
 	# and nothing else failed: metadata and gateway still blocked
 	# (v6 targets read "skipped": the throwaway namespace has no IPv6 route)
-	i=$(v_py "$out" "sorted(set(t['verdict'] for r in d['runs'] for t in r['targets'] if t['category'] not in ('host', 'broadcast')))")
+	# ([verify] canary, expect-open, stays open: not a blocked target)
+	i=$(v_py "$out" "sorted(set(t['verdict'] for r in d['runs'] for t in r['targets'] if t['category'] not in ('host', 'broadcast', 'expect-open')))")
 	[ "$i" = '["blocked", "skipped"]' ] && ok "every other target still blocked (v6 skipped): $i" ||
 		bad "verdicts of the non-host targets: $i, expected [blocked, skipped]"
 	# the table output names them on FAIL rows too
@@ -391,7 +396,7 @@ _verify_05() {
 # ---------------------------------------------------------------- 6
 verify_06_receipt() { v_run _verify_06; }
 _verify_06() {
-	local r cfg_sha rules_sha conf2
+	local r cfg_sha rules_sha conf2 since
 	V_CONF=$(v_conf receipt)
 	[ -x "$V_SANDWALLD" ] || { info "skip: $V_SANDWALLD not built"; return $SKIP; }
 	v_start "$V_CONF" || return 1
@@ -439,9 +444,20 @@ _verify_06() {
 	[ "$SW_RC" -eq 1 ] && [ "$(v_py "$SW_OUT" "[d['verdict'], d['verify']['passed']]")" = '["not held", false]' ] &&
 		ok "rules back but the last verify failed: not held" || bad "receipt after a failed verify: exit $SW_RC, $(v_py "$SW_OUT" "[d['verdict'], d['verify']]")"
 	v_verify "rules back" 0
+	# the window still holds the time without the daemon and without the
+	# table: not held, naming it (the receipt is a timeline, issue 23)
 	v_sw -c "$V_CONF" receipt --json
-	[ "$SW_RC" -eq 0 ] && [ "$(v_py "$SW_OUT" "d['verdict']")" = held ] && ok "passing verify again: held" ||
-		bad "receipt after a passing verify: exit $SW_RC, verdict $(v_py "$SW_OUT" "d['verdict']")"
+	[ "$SW_RC" -eq 1 ] && [ "$(v_py "$SW_OUT" "[d['verdict'], sorted(set(g['kind'] for g in d['timeline']['gaps']))]")" = '["not held", ["daemon not running", "verify failed"]]' ] &&
+		ok "passing verify again, but the window holds the daemon's stop: not held" ||
+		bad "receipt after a passing verify: exit $SW_RC, $(v_py "$SW_OUT" "[d['verdict'], d['reasons']]")"
+	# a window after the daemon is back: held
+	v_start "$V_CONF" || return 1
+	sleep 1
+	since=$(date +%s)               # a whole second after the start
+	v_verify "daemon back" 0
+	v_sw -c "$V_CONF" receipt --json --since "$since"
+	[ "$SW_RC" -eq 0 ] && [ "$(v_py "$SW_OUT" "d['verdict']")" = held ] && ok "receipt --since the restart: held" ||
+		bad "receipt --since the restart: exit $SW_RC, $(v_py "$SW_OUT" "[d['verdict'], d['reasons']]")"
 	[ "$(v_py "$SW_OUT" "[d['config']['sha256'], d['ruleset']['sha256']]")" = "[\"$cfg_sha\", \"$rules_sha\"]" ] &&
 		ok "same config, same digests" || bad "digests changed without a config change"
 
@@ -709,7 +725,9 @@ egress = none")
 	n=$(v_rows "$j" "t['verdict'] == 'FAIL'")
 	sink=$(v_sbx "$j" agents unlisted)
 	[[ $sink == 192.0.2.* ]] && ok "the sink: $sink" || bad "no sink address in the sandbox record: '$sink'"
-	[ "$n" = "[[\"egress\", \"$sink:80\", \"FAIL\", \"reached\"]]" ] && ok "the only FAIL: egress $sink:80 reached" ||
+	# ([verify] canary 203.0.113.10:80 is must-block for agents: reached too)
+	[ "$n" = "[[\"egress\", \"$sink:80\", \"FAIL\", \"reached\"], [\"egress\", \"203.0.113.10:80\", \"FAIL\", \"open\"]]" ] &&
+		ok "the only FAILs: egress $sink:80 reached, the canary open under egress none" ||
 		bad "FAIL rows without the policy: $n"
 	[ "$(v_sbx "$j" agents verdict)" = "not held" ] && ok "sandbox agents: not held" || bad "sandbox agents: $(v_sbx "$j" agents verdict)"
 	v_verify "table without the sandbox policy (text)" 1
@@ -756,7 +774,8 @@ egress = none")
 	ok "deleted rule sandwall:sbx-agents-egress (handle $h)"
 	v_verify "the egress rule deleted" 1 --json
 	n=$(v_rows "$SW_OUT" "t['verdict'] == 'FAIL'")
-	[ "$n" = "[[\"egress\", \"$sink:80\", \"FAIL\", \"reached\"]]" ] && ok "FAIL: egress $sink:80 reached" || bad "FAIL rows: $n"
+	[ "$n" = "[[\"egress\", \"$sink:80\", \"FAIL\", \"reached\"], [\"egress\", \"203.0.113.10:80\", \"FAIL\", \"open\"]]" ] &&
+		ok "FAIL: egress $sink:80 reached, the canary open" || bad "FAIL rows: $n"
 	v_sw -c "$V_CONF" receipt
 	grep -qx '  sandbox         agents (egress none): NOT HELD' "$SW_OUT" && ok "receipt: sandbox agents NOT HELD" ||
 		{ bad "receipt text: no NOT HELD sandbox line"; show "$SW_OUT" 30; }
@@ -812,7 +831,8 @@ allow = 198.51.100.10 tcp/80" >/dev/null
 	apply_ok "$(v_conf sbxallow0)" || return 1
 	v_verify "table without the allowlist policy" 1 --json
 	n=$(v_rows "$SW_OUT" "t['verdict'] == 'FAIL'")
-	[ "$n" = "[[\"egress\", \"$sink:80\", \"FAIL\", \"reached\"]]" ] && ok "FAIL: egress $sink:80 reached" || bad "FAIL rows: $n"
+	[ "$n" = "[[\"egress\", \"$sink:80\", \"FAIL\", \"reached\"], [\"egress\", \"203.0.113.10:80\", \"FAIL\", \"open\"]]" ] &&
+		ok "FAIL: egress $sink:80 reached, the unlisted canary open" || bad "FAIL rows: $n"
 	return 0
 }
 

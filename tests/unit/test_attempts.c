@@ -151,12 +151,65 @@ static void test_output_uid(void **state)
 	sw_jw_free(&w);
 }
 
+/* Records per source and interface; verify's own probes (its record's
+ * run sources and sandbox sinks) marked "by":"verify", the rest "sandbox". */
+static void test_verify_apart(void **state)
+{
+	static struct sw_attempts t;
+	static const char vj[] = "{\"time\":1,\"runs\":[{\"from\":\"bridge docker0\","
+				 "\"sources\":[\"172.17.255.253\",\"fd00:17::fffd\"],\"targets\":[]}],"
+				 "\"sandboxes\":[{\"name\":\"a\",\"unlisted\":\"192.0.2.77\"}],"
+				 "\"passed\":true}";
+	struct sw_attempts_probes p;
+	struct sw_blocked agent = blk("metadata", "169.254.169.254", IPPROTO_TCP, 80);
+	struct sw_blocked probe = agent, spoof = blk("spoofed", "172.17.255.253", IPPROTO_TCP, 4000);
+	struct sw_blocked sink = blk("egress:a", "192.0.2.77", IPPROTO_TCP, 80);
+	struct sw_jw w;
+	struct sw_jv v;
+	const struct sw_jv *list;
+	const char *by, *src, *iif;
+
+	(void)state;
+	inet_pton(AF_INET, "172.17.0.2", agent.src);
+	inet_pton(AF_INET, "172.17.255.253", probe.src);
+	inet_pton(AF_INET, "169.254.169.254", spoof.src);   /* forged, to verify's address */
+	inet_pton(AF_INET, "172.17.0.9", sink.src);
+	sw_attempts_probes_read(vj, sizeof(vj) - 1, &p);
+	assert_int_equal(p.n, 3);
+	sw_attempts_add_iif(&t, &agent, "docker0", 10);
+	sw_attempts_add_iif(&t, &agent, "docker0", 11);
+	sw_attempts_add_iif(&t, &probe, "docker0", 12);  /* same destination, verify's source */
+	sw_attempts_add_iif(&t, &spoof, "docker0", 13);
+	sw_attempts_add_iif(&t, &sink, "docker0", 14);
+	assert_int_equal(t.n, 4);
+	sw_jw_init(&w);
+	sw_attempts_json_by(&t, &p, &w);
+	assert_int_equal(sw_jv_parse(w.buf, w.len, &v, NULL), 0);
+	list = sw_jv_get(&v, "attempts");
+	assert_non_null(list);
+	assert_int_equal(list->n, 4);
+	/* the most counted first: the agent's, with its source and interface */
+	assert_int_equal(sw_jv_get_str(&list->vals[0], "by", &by), 0);
+	assert_string_equal(by, "sandbox");
+	assert_int_equal(sw_jv_get_str(&list->vals[0], "src", &src), 0);
+	assert_string_equal(src, "172.17.0.2");
+	assert_int_equal(sw_jv_get_str(&list->vals[0], "iif", &iif), 0);
+	assert_string_equal(iif, "docker0");
+	for (size_t i = 1; i < 4; i++) {
+		assert_int_equal(sw_jv_get_str(&list->vals[i], "by", &by), 0);
+		assert_string_equal(by, "verify");
+	}
+	sw_jv_free(&v);
+	sw_jw_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fold_and_json),
 		cmocka_unit_test(test_bounded),
 		cmocka_unit_test(test_output_uid),
+		cmocka_unit_test(test_verify_apart),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for the audit plumbing: the Prometheus textfile (golden text,
  * exposition format, atomic write), the daemon's bounded journal (ring of
- * SW_JOURNAL_MAX lines, file rewrite, reopen continues) and SHA-256 (FIPS
+ * appended, rotated by size, torn lines, write errors) and SHA-256 (FIPS
  * 180-4 / NIST vectors, including the 1,000,000 x 'a' vector). Files go to a
  * private temporary directory that is removed afterwards. No kernel. */
 #include <stdarg.h>
@@ -151,7 +151,14 @@ static const char golden[] =
 	"sandwall_event_overruns_total 2\n"
 	"# HELP sandwall_blocked_logged_total Blocked attempts read from the NFLOG group.\n"
 	"# TYPE sandwall_blocked_logged_total counter\n"
-	"sandwall_blocked_logged_total 9\n";
+	"sandwall_blocked_logged_total 9\n"
+	"# HELP sandwall_record_write_errors_total Writes of the journal or attempts.json that failed (the record has a hole).\n"
+	"# TYPE sandwall_record_write_errors_total counter\n"
+	"sandwall_record_write_errors_total{file=\"journal\"} 0\n"
+	"sandwall_record_write_errors_total{file=\"attempts\"} 0\n"
+	"# HELP sandwall_unguarded_links Container-facing links that no guard covers.\n"
+	"# TYPE sandwall_unguarded_links gauge\n"
+	"sandwall_unguarded_links 0\n";
 
 static struct sw_metrics sample(void)
 {
@@ -247,7 +254,8 @@ static void test_metrics_exposition_format(void **state)
 
 			assert_non_null(close);
 			/* label="value" */
-			assert_int_equal(sscanf(line + i, "{category=\"%127[a-z_]\"}", rest), 1);
+			assert_true(sscanf(line + i, "{category=\"%127[a-z_]\"}", rest) == 1 ||
+				    sscanf(line + i, "{file=\"%127[a-z_]\"}", rest) == 1);
 			i = (size_t)(close - line) + 1;
 		}
 		assert_int_equal(line[i], ' ');
@@ -267,7 +275,7 @@ static void test_metrics_exposition_format(void **state)
 		}
 		samples++;
 	}
-	assert_int_equal(samples, 2 + 2 * SW_CAT_COUNT + 7);
+	assert_int_equal(samples, 2 + 2 * SW_CAT_COUNT + 7 + 2 + 1);
 }
 
 /* A too-small buffer is -ENOSPC, never a cut text passed off as whole. */
@@ -346,39 +354,29 @@ static void assert_file_lines(const char *path, int first, int last)
 	free(text);
 }
 
-static void assert_ring(const struct sw_journal *j, int first, int last)
-{
-	char want[128];
-
-	assert_int_equal(j->n, (size_t)(last - first + 1));
-	for (size_t i = 0; i < j->n; i++) {
-		line(want, sizeof(want), first + (int)i);
-		assert_string_equal(j->lines[(j->first + i) % SW_JOURNAL_MAX], want);
-	}
-}
-
-static void test_journal_missing_file_is_empty(void **state)
+static void test_journal_missing_file_is_created(void **state)
 {
 	char path[512];
+	struct stat st;
 
 	(void)state;
 	tmp_path(path, sizeof(path), "none.jsonl");
 	assert_int_equal(sw_journal_open(&J, path), 0);
-	assert_int_equal(J.n, 0);
 	assert_string_equal(J.path, path);
 	sw_journal_close(&J);
-	assert_int_equal(access(path, F_OK), -1);      /* opening creates nothing */
+	assert_int_equal(stat(path, &st), 0);           /* appended to: created, empty */
+	assert_int_equal(st.st_size, 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
 }
 
-/* 600 events with SW_JOURNAL_MAX 512: the file holds the last 512, in
- * order, after every add; a reopen continues where it stopped. */
-static void test_journal_ring_bound_and_reopen(void **state)
+/* 600 events: every line kept, in order, after every add (no count
+ * bound); a reopen appends after them. */
+static void test_journal_appends_and_reopen(void **state)
 {
 	char path[512], l[128];
 	struct stat st;
 
 	(void)state;
-	assert_int_equal(SW_JOURNAL_MAX, 512);
 	tmp_path(path, sizeof(path), "events.jsonl");
 	assert_int_equal(sw_journal_open(&J, path), 0);
 	for (int i = 0; i < 600; i++) {
@@ -388,69 +386,158 @@ static void test_journal_ring_bound_and_reopen(void **state)
 			assert_file_lines(path, 0, 0);
 		if (i == 511)
 			assert_file_lines(path, 0, 511);
-		if (i == 512)
-			assert_file_lines(path, 1, 512);
 	}
-	assert_ring(&J, 88, 599);
-	assert_file_lines(path, 88, 599);
+	assert_file_lines(path, 0, 599);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
-	assert_int_equal(count_files("events.jsonl"), 1);  /* no temporaries left */
+	assert_int_equal(count_files("events.jsonl"), 1);
 	sw_journal_close(&J);
-	assert_int_equal(J.n, 0);
-
-	/* a restarted daemon continues the journal */
 	assert_int_equal(sw_journal_open(&J, path), 0);
-	assert_ring(&J, 88, 599);
 	line(l, sizeof(l), 600);
 	assert_int_equal(sw_journal_add(&J, l), 0);
-	assert_ring(&J, 89, 600);
-	assert_file_lines(path, 89, 600);
+	assert_file_lines(path, 0, 600);
 	sw_journal_close(&J);
+	/* the CLI's one-shot append lands after them */
+	line(l, sizeof(l), 601);
+	assert_int_equal(sw_journal_append(path, l), 0);
+	assert_file_lines(path, 0, 601);
 }
 
-/* A file longer than the bound (e.g. written by an older build): only the
- * last SW_JOURNAL_MAX lines are kept; lines that are not JSON objects are
- * dropped; the first add rewrites it bounded. */
-static void test_journal_open_trims_and_skips(void **state)
+/* Bounded by size: past max_bytes the file goes to PATH.1 and a new one
+ * starts; sw_journal_read gives PATH.1 then PATH, in order. */
+static void test_journal_rotates_by_size(void **state)
 {
-	char path[512], l[128];
+	char path[512], old[520], l[128], *text;
+	size_t len, nl = 0;
+	struct stat st;
+
+	(void)state;
+	tmp_path(path, sizeof(path), "rot.jsonl");
+	snprintf(old, sizeof(old), "%s.1", path);
+	assert_int_equal(sw_journal_open(&J, path), 0);
+	J.max_bytes = 1000;
+	for (int i = 0; i < 100; i++) {
+		line(l, sizeof(l), i);
+		assert_int_equal(sw_journal_add(&J, l), 0);
+	}
+	sw_journal_close(&J);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(st.st_size <= 1000);
+	assert_int_equal(stat(old, &st), 0);
+	assert_true(st.st_size <= 1000 && st.st_size > 500);
+	assert_int_equal(sw_journal_read(path, &text, &len), 0);
+	for (size_t i = 0; i < len; i++)
+		nl += text[i] == '\n';
+	assert_true(nl >= 10 && nl < 100);          /* the oldest fell off */
+	line(l, sizeof(l), 99);
+	assert_non_null(strstr(text, l));
+	assert_null(strstr(text, "\"n\":0}"));
+	/* the lines read are consecutive and in order */
+	{
+		const char *p = text;
+		int prev = -1, n;
+
+		while ((p = strstr(p, "\"n\":"))) {
+			n = atoi(p + 4);
+			assert_true(prev < 0 || n == prev + 1);
+			prev = n;
+			p += 4;
+		}
+		assert_int_equal(prev, 99);
+	}
+	free(text);
+}
+
+/* A line torn by a crash (no newline at the end): the next line starts on
+ * a line of its own, so only the torn one is lost. */
+static void test_journal_torn_line(void **state)
+{
+	char path[512], l[128], *text;
 	FILE *f;
 
 	(void)state;
-	tmp_path(path, sizeof(path), "long.jsonl");
+	tmp_path(path, sizeof(path), "torn.jsonl");
 	f = fopen(path, "we");
 	assert_non_null(f);
-	for (int i = 0; i < 700; i++) {
-		line(l, sizeof(l), i);
-		fprintf(f, "%s\n", l);
-		if (i == 650)
-			fprintf(f, "garbage line\n\n");
-	}
-	line(l, sizeof(l), 700);
-	fprintf(f, "%s", l);                            /* no final newline */
+	line(l, sizeof(l), 0);
+	fprintf(f, "%s\n{\"unix\":17000", l);
 	fclose(f);
 	assert_int_equal(sw_journal_open(&J, path), 0);
-	assert_ring(&J, 189, 700);
-	line(l, sizeof(l), 701);
+	line(l, sizeof(l), 1);
 	assert_int_equal(sw_journal_add(&J, l), 0);
-	assert_file_lines(path, 190, 701);
 	sw_journal_close(&J);
+	text = slurp(path, NULL);
+	assert_non_null(strstr(text, "\n{\"unix\":17000\n"));
+	assert_non_null(strstr(text, l));
+	assert_int_equal(text[strlen(text) - 1], '\n');
+	free(text);
 }
 
-/* No path: the ring works in memory, nothing is written. */
-static void test_journal_memory_only(void **state)
+/* A write that fails (a directory that cannot be made: as a full disk
+ * would) is counted; the episode ends at the next write that works, which
+ * first says what is missing (a "hole" line). */
+static void test_journal_errors_counted_and_hole(void **state)
+{
+	char path[600], dir[512], l[128], *text;
+
+	(void)state;
+	tmp_path(dir, sizeof(dir), "blocker");
+	assert_non_null(fopen(dir, "we"));              /* a file where the directory goes */
+	snprintf(path, sizeof(path), "%s/j.jsonl", dir);
+	sw_journal_open(&J, path);
+	line(l, sizeof(l), 0);
+	assert_true(sw_journal_add(&J, l) < 0);
+	assert_true(sw_journal_add(&J, l) < 0);
+	assert_int_equal(J.errors, 2);
+	assert_int_equal(J.lost, 2);
+	assert_true(J.failing);
+	/* the disk has room again */
+	unlink(dir);
+	line(l, sizeof(l), 1);
+	assert_int_equal(sw_journal_add(&J, l), 0);
+	assert_false(J.failing);
+	assert_int_equal(J.errors, 2);
+	sw_journal_close(&J);
+	text = slurp(path, NULL);
+	assert_non_null(strstr(text, "\"event\":\"hole\""));
+	assert_non_null(strstr(text, "\"lost\":2"));
+	assert_true(strstr(text, "\"event\":\"hole\"") < strstr(text, l));
+	free(text);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* No path: nothing is written, nothing fails. */
+static void test_journal_off(void **state)
 {
 	char l[128];
 
 	(void)state;
 	assert_int_equal(sw_journal_open(&J, ""), 0);
-	for (int i = 0; i < 520; i++) {
-		line(l, sizeof(l), i);
-		assert_int_equal(sw_journal_add(&J, l), 0);
-	}
-	assert_ring(&J, 8, 519);
+	line(l, sizeof(l), 0);
+	assert_int_equal(sw_journal_add(&J, l), 0);
+	assert_int_equal(J.errors, 0);
 	sw_journal_close(&J);
+}
+
+/* Times: ISO 8601 UTC and unix seconds. */
+static void test_time_parse(void **state)
+{
+	int64_t t;
+	char b[32];
+
+	(void)state;
+	assert_int_equal(sw_time_parse("2026-12-02T08:30:00Z", &t), 0);
+	assert_int_equal(t, 1796200200);
+	sw_iso_utc(t, b, sizeof(b));
+	assert_string_equal(b, "2026-12-02T08:30:00Z");
+	assert_int_equal(sw_time_parse("1796200200", &t), 0);
+	assert_int_equal(t, 1796200200);
+	assert_int_equal(sw_time_parse("2026-12-02T08:30Z", &t), 0);
+	assert_int_equal(t, 1796200200);
+	assert_int_equal(sw_time_parse("2026-12-02 08:30", &t), -EINVAL);
+	assert_int_equal(sw_time_parse("yesterday", &t), -EINVAL);
+	assert_int_equal(sw_time_parse("", &t), -EINVAL);
 }
 
 /* ---- sha256 ------------------------------------------------------------------ */
@@ -570,10 +657,13 @@ int main(void)
 		cmocka_unit_test(test_metrics_exposition_format),
 		cmocka_unit_test(test_metrics_enospc),
 		cmocka_unit_test(test_metrics_write_file),
-		cmocka_unit_test(test_journal_missing_file_is_empty),
-		cmocka_unit_test(test_journal_ring_bound_and_reopen),
-		cmocka_unit_test(test_journal_open_trims_and_skips),
-		cmocka_unit_test(test_journal_memory_only),
+		cmocka_unit_test(test_journal_missing_file_is_created),
+		cmocka_unit_test(test_journal_appends_and_reopen),
+		cmocka_unit_test(test_journal_rotates_by_size),
+		cmocka_unit_test(test_journal_torn_line),
+		cmocka_unit_test(test_journal_errors_counted_and_hole),
+		cmocka_unit_test(test_journal_off),
+		cmocka_unit_test(test_time_parse),
 		cmocka_unit_test(test_sha256_fips_vectors),
 		cmocka_unit_test(test_sha256_padding_edges),
 		cmocka_unit_test(test_sha256_million_a),

@@ -616,7 +616,7 @@ static void test_print_names_failures(void **state)
 	f = open_memstream(&buf, &len);
 	sw_verify_print(&v, 0, f, true);
 	fclose(f);
-	assert_string_equal(buf, "{\"from\":\"pid 42\",\"passed\":false,\"targets\":[{\"category\":\"metadata\","
+	assert_string_equal(buf, "{\"from\":\"pid 42\",\"passed\":false,\"sources\":[],\"targets\":[{\"category\":\"metadata\","
 			    "\"address\":\"169.254.169.254\",\"port\":80,\"must_block\":true,"
 			    "\"result\":\"refused\",\"verdict\":\"FAIL\",\"ms\":0}]}");
 	free(buf);
