@@ -56,6 +56,14 @@ _r3_dnat_table() {
 			ip6 daddr 2001:db8::85 tcp dport 80 dnat ip6 to [2001:db8::10]:80
 			ip6 daddr 2001:db8::86 tcp dport 80 dnat ip6 to [fd00:17::3]:80
 		}
+		# hairpin: c3's answer to c1 must come back through the host to be
+		# un-NATed (without br_netfilter it is bridged straight to c1), as
+		# Docker's own hairpin masquerade does
+		chain post {
+			type nat hook postrouting priority srcnat; policy accept;
+			ct status dnat ip saddr 172.17.0.0/16 ip daddr 172.17.0.0/16 masquerade
+			ct status dnat ip6 saddr fd00:17::/64 ip6 daddr fd00:17::/64 masquerade
+		}
 	}
 	EOF
 }
@@ -72,6 +80,8 @@ _round3_01() {
 	info "without sandwall's table: every translated destination answers (the attack works)"
 	for a in $R3_DNAT_BLOCKED4; do reach "$C1" "http://$a/"; done
 	for a in $R3_DNAT_BLOCKED6; do reach "$C1" "http://[$a]/"; done
+	for a in 198.51.100.85 198.51.100.86; do reach "$C1" "http://$a/"; done
+	for a in 2001:db8::85 2001:db8::86; do reach "$C1" "http://[$a]/"; done
 	conf=$(mkconf r3dnat allow.between=)
 	apply_ok "$conf" || return 1
 	before_lan=$(counter_packets lan); before_meta=$(counter_packets metadata); before_host=$(counter_packets host)

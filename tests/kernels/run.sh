@@ -7,7 +7,7 @@
 #     -s          run the kernels one after the other (default: all at once;
 #                 the tests mostly wait on probe timeouts, not on the CPU)
 #     -k          keep the guest images (build/kernels/run.<ID>/)
-#     -t SECONDS  time limit per guest, boot included (default 900)
+#     -t SECONDS  time limit per guest, boot included (default 1200)
 #     -x COMMAND  run this bash command in each guest (cwd: the worktree's
 #                 copy) instead of the tests, e.g. to measure or debug
 #     ID          only these kernels (default: every `kernel` line)
@@ -34,7 +34,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cache=${SWK_CACHE:-$root/build/kernels}
 list=${SWK_LIST:-$here/kernels.list}
-serial=0 keep=0 limit=900 cmd=""
+serial=0 keep=0 limit=1200 cmd=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	-s) serial=1; shift ;;
