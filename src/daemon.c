@@ -1668,8 +1668,9 @@ int sw_daemon_run(struct sw_daemon *d)
 		return 2;
 	}
 	rc = 0;
-	sw_notify("READY=1");
+	/* the start line before READY: whoever waits for READY finds it */
 	sw_report_start(d);
+	sw_notify("READY=1");
 	sw_report_coverage(d);
 	/* the generation at which the kernel holds want: host updates start
 	 * from it without a dump */

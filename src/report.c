@@ -172,55 +172,51 @@ void sw_report_repair(struct sw_daemon *d, const struct sw_repair *r)
 
 /* The journal's last start or stop line of this table is a start: the
  * run before this one ended without a stop (a crash, kill -9). The time
- * of the newest line in *last (unix seconds). Only the file's tail (8 KiB)
- * is read: further back, nothing is claimed. */
+ * of the newest line of this table in *last (unix seconds). The whole
+ * journal (both files, at most 2 x SW_JOURNAL_MAX_BYTES) is read from the
+ * end: a busy run writes far more than a tail holds between its start
+ * and its crash. */
 static bool crashed_before(const struct sw_daemon *d, int64_t *last)
 {
-	char buf[8192 + 1], want[80];
-	const char *line = NULL, *ev = NULL, *t = NULL;
-	struct sw_jv v;
+	char *text = NULL, want[80];
+	size_t len = 0, end;
 	bool crashed = false;
-	size_t n;
-	long end = 0;
-	FILE *f;
 
-	if (!d->cfg.journal_path[0] || !(f = fopen(d->cfg.journal_path, "re")))
+	if (!d->cfg.journal_path[0] || sw_journal_read(d->cfg.journal_path, &text, &len))
 		return false;
-	if (fseek(f, 0, SEEK_END) == 0 && (end = ftell(f)) > 0)
-		fseek(f, end > 8192 ? end - 8192 : 0, SEEK_SET);
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
 	snprintf(want, sizeof(want), "inet/%s", d->cfg.table);
-	/* from the end: the last whole line that is an event of this table */
-	while (n > 0) {
-		char *nl;
+	/* from the end: each whole line that is an event of this table */
+	for (end = len; end > 0;) {
+		size_t start = end;
+		const char *ev = NULL, *t = NULL;
+		struct sw_jv v;
+		bool decided = false;
 
-		buf[n] = '\0';
-		if (n && buf[n - 1] == '\n')
-			buf[--n] = '\0';
-		nl = strrchr(buf, '\n');
-		line = nl ? nl + 1 : buf;
-		if (!nl && end > 8192)
-			break;          /* a cut first line */
-		if (sw_jv_parse(line, strlen(line), &v, NULL) == 0) {
+		while (start > 0 && text[start - 1] != '\n')
+			start--;
+		text[end] = '\0';
+		if (end > start && sw_jv_parse(text + start, end - start, &v, NULL) == 0) {
 			if (sw_jv_get_str(&v, "event", &ev) == 0 && sw_jv_get_str(&v, "table", &t) == 0 &&
 			    !strcmp(t, want)) {
+				enum sw_jevent e = sw_jevent_parse(ev);
+
 				/* the newest line: the last sign of life */
 				if (!*last)
 					sw_jv_get_i64(&v, "unix", last);
 				/* the last start or stop decides (the CLI's lines do not) */
-				if (!strcmp(ev, "start") || !strcmp(ev, "stop")) {
-					crashed = !strcmp(ev, "start");
-					sw_jv_free(&v);
-					return crashed;
+				if (e == SW_JE_START || e == SW_JE_STOP) {
+					crashed = e == SW_JE_START;
+					decided = true;
 				}
 			}
 			sw_jv_free(&v);
 		}
-		n = (size_t)(line - buf);
+		if (decided)
+			break;
+		end = start ? start - 1 : 0;
 	}
-	return false;
+	free(text);
+	return crashed;
 }
 
 void sw_report_start(struct sw_daemon *d)

@@ -84,15 +84,17 @@ v_fail_lines() { awk '$3 == "FAIL" { print $1, $2 }' "$1"; }
 # v_start CONF: sandwalld in the host ns (-f, own control socket); wait 5 s
 # for its event=start line and its socket
 v_start() {
-	local conf=$1 i
+	local conf=$1 i n0
 	V_CTL="$V_DIR/ctl"
 	V_DLOG="$V_DIR/daemon.log"
+	# the log is appended to across restarts: wait for a new start line
+	n0=$(grep -c 'event=start' "$V_DLOG" 2>/dev/null)
 	ip netns exec "$H" "$V_SANDWALLD" -c "$conf" -f --control "$V_CTL" >>"$V_DLOG" 2>&1 &
 	V_DPID=$!
 	SWT_PIDS+=("$V_DPID")
 	for i in $(seq 1 100); do
-		if grep -q 'event=start' "$V_DLOG" && [ -S "$V_CTL" ]; then
-			ok "sandwalld up (pid $V_DPID): $(grep -m1 'event=start' "$V_DLOG" | sed -e 's/^sandwalld: //' -e "s|$SWT_TMP/||g")"
+		if [ "$(grep -c 'event=start' "$V_DLOG")" -gt "${n0:-0}" ] && [ -S "$V_CTL" ]; then
+			ok "sandwalld up (pid $V_DPID): $(grep 'event=start' "$V_DLOG" | tail -n1 | sed -e 's/^sandwalld: //' -e "s|$SWT_TMP/||g")"
 			return 0
 		fi
 		[ -d "/proc/$V_DPID" ] || break
