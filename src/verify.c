@@ -1279,33 +1279,32 @@ static int probe_bridge(const struct run_in *in, const struct sw_link *br,
 	return rc;
 }
 
-/* The kernel guards a throwaway routed veth or tap only by its name
- * (guard_ifaces holds names and patterns; sandwalld adds a detected link
- * when it sees it, the CLI cannot): a name that a guarded pattern
- * covers. First the runtime names of the kind (with auto), then the
- * config's patterns. */
+/* The name of a throwaway routed veth or tap, so that it takes the path
+ * that guards the host's real links of its kind. With auto, a neutral
+ * name ("swv" + the pid) classified like any other link of the kind (a
+ * tap; a veth whose peer is in another namespace): the kernel guards it
+ * by its kind (meta iifkind), as it guards a real tap or routed veth from
+ * its first packet, so a break of that path fails verify. Without auto,
+ * the real links are guarded by the config's patterns only: a name one
+ * of them covers. -ENOENT when neither applies. */
 static int pick_name(const struct sw_config *cfg, const struct sw_host *h, enum site_kind kind,
 		     char out[16])
 {
-	static const char *const routed[] = { "cali", "lxc" };
-	static const char *const tap[] = { "tap", "fc-", "vnet" };
-	const char *const *names = kind == SITE_TAP ? tap : routed;
-	size_t n_names = kind == SITE_TAP ? sizeof(tap) / sizeof(*tap) : sizeof(routed) / sizeof(*routed);
-
-	for (size_t i = 0; i < n_names + cfg->n_patterns; i++) {
-		char prefix[SW_IFNAMSIZ];
+	for (size_t i = 0; i <= cfg->n_patterns; i++) {
+		char prefix[SW_IFNAMSIZ] = "";
 		struct sw_link fake;
 		enum sw_guard_why why;
 		bool clash = false;
 		size_t plen;
 
-		if (i < n_names) {
+		if (i == cfg->n_patterns) {
 			if (!cfg->auto_detect)
 				continue;
-			snprintf(prefix, sizeof(prefix), "%s", names[i]);
 		} else {
-			const char *p = cfg->patterns[i - n_names];
+			const char *p = cfg->patterns[i];
 
+			if (cfg->auto_detect)
+				continue;
 			plen = strnlen(p, SW_IFNAMSIZ);
 			if (!plen || p[plen - 1] != '*' || plen > 9)
 				continue;
@@ -1322,14 +1321,18 @@ static int pick_name(const struct sw_config *cfg, const struct sw_host *h, enum 
 		memset(&fake, 0, sizeof(fake));
 		snprintf(fake.name, sizeof(fake.name), "%s", out);
 		fake.ifindex = -1;
+		fake.netnsid = -1;
+		fake.kind = kind == SITE_TAP ? SW_LINK_TAP : SW_LINK_VETH;
+		fake.peer_netns = kind != SITE_TAP;
 		why = sw_ruleset_guard_why(cfg, &fake);
-		if (why != SW_GUARD_PATTERN && why != SW_GUARD_RUNTIME_NAME)
+		if (cfg->auto_detect ? why != (kind == SITE_TAP ? SW_GUARD_TAP : SW_GUARD_ROUTED_VETH)
+				     : why != SW_GUARD_PATTERN)
 			continue;
 		/* a pattern that would cover the uplink or lo is left out of
 		 * the kernel's set; a name that exists is taken */
 		for (size_t j = 0; j < h->n_links && !clash; j++)
 			clash = !strcmp(h->links[j].name, out) ||
-				((h->links[j].uplink || h->links[j].loopback || h->links[j].ifindex == 1) &&
+				(plen && (h->links[j].uplink || h->links[j].loopback || h->links[j].ifindex == 1) &&
 				 !strncmp(h->links[j].name, prefix, plen));
 		if (!clash)
 			return 0;
@@ -1433,7 +1436,7 @@ static int tap_open(const char *name)
 	return fd;
 }
 
-/* One throwaway routed veth or tap, named so that the kernel guards it,
+/* One throwaway routed veth or tap, guarded as the host's own (pick_name),
  * with the probe behind it at a /32 (on-link default route, proxy ARP on
  * the host's side). stands_for: the guarded link it is of the kind of. */
 static int probe_routed(const struct run_in *in, enum site_kind kind, const struct sw_link *stands_for,
@@ -1445,8 +1448,8 @@ static int probe_routed(const struct run_in *in, enum site_kind kind, const stru
 	pid_t pump = -1;
 
 	if (pick_name(in->cfg, in->h, kind, hname)) {
-		snprintf(why_not, wlen, "no guarded name pattern a throwaway %s could take "
-			 "(sandwalld guards new ones by kind; or probe its namespace with --netns)",
+		snprintf(why_not, wlen, "no name for a throwaway %s guarded as the host's are "
+			 "(auto, or a pattern with '*'; or use --netns)",
 			 kind == SITE_TAP ? "tap" : "routed veth");
 		return -ENOENT;
 	}

@@ -27,7 +27,7 @@ register_test verify_10_attacks      "verify's attacks (priming v4/v6, ND payloa
 register_test verify_11_sbx_none     "a sandbox with egress none: its unlisted destination blocked and counted, canaries become must-block; FAIL without the policy and with its rule deleted"
 register_test verify_12_sbx_allow    "an allowlist sandbox: listed addresses reported open/unreachable, --expect-open of a listed one passes; FAIL when the sink is added to its set or the policy is missing"
 register_test verify_13_sbx_sources  "a sandbox chosen by source: verify probes from inside its source prefix on the bridge"
-register_test verify_14_routed_tap   "interfaces = auto: verify probes through a throwaway routed veth and tap, lists each guarded link with why; FAIL without the table and without the name pattern"
+register_test verify_14_routed_tap   "interfaces = auto: verify probes through a throwaway routed veth and tap, lists each guarded link with why; FAIL without the table and when the kind rules that guard taps and veths are broken"
 register_test verify_15_sbx_budget   "a sandbox budget: one connection over it is counted by budget_NAME; FAIL with the budget rules deleted"
 
 V_SANDWALLD=${SANDWALLD:-$SWT_ROOT/build/sandwalld}
@@ -896,22 +896,24 @@ _verify_14() {
 	v_verify "interfaces = auto (text)" 0
 	grep -qE '^  rveth0 +veth +routed veth +probed \(run [0-9]+\)' "$SW_OUT" && grep -qE '^  mvm3 +tap +tap +probed' "$SW_OUT" &&
 		ok "text lists rveth0 (routed veth) and mvm3 (tap) as probed" || { bad "guarded links text"; grep -A6 '^guarded links:' "$SW_OUT" | show -; }
-	# the routed runs fail when the kernel stops guarding their names
-	h=$(v_py "$j" "[r['link'] for r in d['runs'] if r['kind'] == 'routed veth'][0]")
-	# (the set rewritten without the pattern that names verify's routed veth)
-	[[ $h == cali* ]] || { bad "the throwaway routed veth is not named cali*: $h"; return 1; }
-	hnft flush set inet sandwall guard_ifaces &&
-	hnft add element inet sandwall guard_ifaces '{ "docker0", "br-*", "rveth0", "mvm3", "tap*" }' ||
-		{ bad "could not rewrite guard_ifaces"; hnft list set inet sandwall guard_ifaces | show - 10; return 1; }
-	ok "tamper: guard_ifaces without cali*"
-	# auto guards a veth by its kind as well (meta iifkind @guard_kinds):
-	# the name alone gone changes nothing; the kind gone too opens it
-	v_verify "the routed veth's name pattern gone (its kind still guarded)" 0 --json
+	# verify's throwaway links take the path of the host's real ones: a
+	# neutral name (no runtime pattern), guarded by kind from the first
+	# packet; breaking one kind's classification fails that run only
+	n=$(v_py "$j" "sorted(r['link'] for r in d['runs'] if r['kind'] != 'bridge')")
+	[[ $n =~ ^\[\"swv[0-9]+\",\ \"swv[0-9]+\"\]$ ]] && ok "the throwaway links have neutral names: $n" ||
+		{ bad "throwaway names: $n"; return 1; }
+	h=$(hnft -a list chain inet sandwall prerouting | sed -n 's/.*comment "sandwall:[a-z]*-tap" # handle \([0-9]*\).*/\1/p' | head -n1)
+	[ -n "$h" ] && hnft delete rule inet sandwall prerouting handle "$h" ||
+		{ bad "no tap kind rule in prerouting"; hnft -a list chain inet sandwall prerouting | show - 20; return 1; }
+	ok "tamper: the tap kind rule (meta iifkind \"tun\" meta iiftype ether) deleted"
+	v_verify "taps' kind unguarded" 1 --json
+	n=$(v_py "$SW_OUT" "sorted((r['kind'], r['passed']) for r in d['runs'])")
+	[ "$n" = '[["bridge", true], ["bridge", true], ["routed veth", true], ["tap", false]]' ] && ok "only the tap run fails: $n" || bad "runs: $n"
 	hnft flush set inet sandwall guard_kinds || { bad "could not flush guard_kinds"; return 1; }
 	ok "tamper: guard_kinds emptied too"
-	v_verify "the routed veth's name pattern and kind gone" 1 --json
+	v_verify "the veth kind unguarded too" 1 --json
 	n=$(v_py "$SW_OUT" "sorted((r['kind'], r['passed']) for r in d['runs'])")
-	[ "$n" = '[["bridge", true], ["bridge", true], ["routed veth", false], ["tap", true]]' ] && ok "only the routed veth run fails: $n" || bad "runs: $n"
+	[ "$n" = '[["bridge", true], ["bridge", true], ["routed veth", false], ["tap", false]]' ] && ok "the routed veth and tap runs fail: $n" || bad "runs: $n"
 	apply_ok "$V_CONF" || return 1
 	n=$(ip -n "$H" -o link show | grep -c 'swv' || true)
 	[ "$n" = 0 ] && ok "no throwaway link left" || bad "$n throwaway links left"

@@ -99,6 +99,15 @@ MUTANTS = [
         "integration": ["runtimes_02_tap_vm", "runtimes_04_daemon_live"],
     },
     {
+        "name": "tap-kind-unguarded",
+        "what": "auto's tap rule (meta iifkind \"tun\" meta iiftype ether) matches no tap: a tap no name pattern covers is open from its first packet",
+        "edits": [("src/ruleset.c",
+                   '''		char tun[SW_IFNAMSIZ] = "tun";''',
+                   '''		char tun[SW_IFNAMSIZ] = "tux";''')],
+        "unit": [],
+        "integration": ["verify_14_routed_tap"],
+    },
+    {
         "name": "any-without-reopen",
         "what": "an [allow] destinations entry 0.0.0.0/0 (or ::/0) accepted without reopen",
         "edits": [("src/config.c",
