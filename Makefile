@@ -23,18 +23,24 @@ override CFLAGS += -std=gnu11 $(WARN) -Iinclude -Ibuild $(PKG_CFLAGS) -D_GNU_SOU
 LDLIBS    += $(PKG_LIBS) -pthread   # sandwalld's conntrack walk (forget.h)
 B         := build
 
-LIB_SRC   := $(filter-out src/sandwall.c src/sandwalld.c,$(wildcard src/*.c))
+# The layers (docs/internals.md; `make check-layers` holds the rule):
+# lib, core, kernel, host, sync make the library; daemon/ and cli/ are the
+# two programs, each with its own archive so that unit tests can link them.
+LAYERS    := lib core kernel host sync
+LIB_SRC   := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 LIB_OBJ   := $(patsubst src/%.c,$(B)/%.o,$(LIB_SRC)) $(B)/endpoints_gen.o
-MAINS     := $(B)/sandwall $(wildcard src/sandwalld.c)
-BINS      := $(B)/sandwall $(if $(wildcard src/sandwalld.c),$(B)/sandwalld)
+DMN_OBJ   := $(patsubst src/%.c,$(B)/%.o,$(filter-out src/daemon/sandwalld.c,$(wildcard src/daemon/*.c)))
+CLI_OBJ   := $(patsubst src/%.c,$(B)/%.o,$(filter-out src/cli/sandwall.c,$(wildcard src/cli/*.c)))
+ALL_OBJ   := $(LIB_OBJ) $(DMN_OBJ) $(CLI_OBJ) $(B)/cli/sandwall.o $(B)/daemon/sandwalld.o
+BINS      := $(B)/sandwall $(B)/sandwalld
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps run check unit integration asan clean install uninstall bench fuzz fuzz-bins fuzz-smoke check-kernels mutate mutate-fast
+.PHONY: all deps run check unit integration asan clean install uninstall bench fuzz fuzz-bins fuzz-smoke check-kernels mutate mutate-fast check-layers
 all: $(BINS)
 
 $(B):
-	mkdir -p $(B) $(B)/tests
+	mkdir -p $(B) $(B)/tests $(addprefix $(B)/,$(LAYERS) daemon cli)
 
 # The endpoint lists are compiled in: a missing file can never open the boundary.
 $(B)/endpoints_gen.c: rules/metadata.list | $(B)
@@ -51,20 +57,35 @@ $(B)/endpoints_gen.o: $(B)/endpoints_gen.c
 # daemon's stack for its whole life (docs/BENCHMARKS.md, "Daemon memory").
 FRAME_MAX := -Wframe-larger-than=262144
 
-$(B)/%.o: src/%.c $(wildcard include/*.h) | $(B)
-	$(CC) $(CFLAGS) $(FRAME_MAX) -c -o $@ $<
+# -MMD -MP: each object depends on the headers it includes, no more
+$(B)/%.o: src/%.c | $(B)
+	$(CC) $(CFLAGS) $(FRAME_MAX) -MMD -MP -c -o $@ $<
+
+-include $(ALL_OBJ:.o=.d) $(UNIT_BIN:=.d)
 
 $(B)/libsandwall.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
-$(B)/sandwall: $(B)/sandwall.o $(B)/libsandwall.a
+$(B)/libsandwall-daemon.a: $(DMN_OBJ)
+	$(AR) rcs $@ $^
+
+$(B)/libsandwall-cli.a: $(CLI_OBJ)
+	$(AR) rcs $@ $^
+
+$(B)/sandwall: $(B)/cli/sandwall.o $(B)/libsandwall-cli.a $(B)/libsandwall.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/sandwalld: $(B)/sandwalld.o $(B)/libsandwall.a
+$(B)/sandwalld: $(B)/daemon/sandwalld.o $(B)/libsandwall-daemon.a $(B)/libsandwall.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/tests/%: tests/unit/%.c $(B)/libsandwall.a $(wildcard tests/unit/*.h) | $(B)
-	$(CC) $(CFLAGS) -Wno-missing-prototypes -Itests/unit -o $@ $< $(B)/libsandwall.a $(LDLIBS) -lcmocka
+TEST_LIBS := $(B)/libsandwall-cli.a $(B)/libsandwall-daemon.a $(B)/libsandwall.a
+$(B)/tests/%: tests/unit/%.c $(TEST_LIBS) | $(B)
+	$(CC) $(CFLAGS) -Wno-missing-prototypes -Itests/unit -MMD -MP -MF $@.d -o $@ $< $(TEST_LIBS) $(LDLIBS) -lcmocka
+
+# Who may include whom (docs/internals.md): fails on a header of a higher
+# layer, on daemon/ or cli/ included from outside, and on an include cycle.
+check-layers:
+	tests/layers.py
 
 # Install what building and testing need (Debian/Ubuntu); starts no service.
 deps:
@@ -96,6 +117,7 @@ check-kernels: $(BINS)
 # integration tests,
 # then the subset on Debian 12's cloud kernels.
 check: deps
+	$(MAKE) check-layers
 	$(MAKE) all
 	$(MAKE) unit
 	$(MAKE) mutate-fast
@@ -131,7 +153,7 @@ fuzz:
 
 fuzz-bins: $(patsubst %,$(B)/fuzz/%,$(FUZZ_NAMES))
 
-$(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_host.h $(B)/libsandwall.a | $(B)
+$(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_host.h $(TEST_LIBS) | $(B)
 	mkdir -p $(B)/fuzz
 	$(CC) $(CFLAGS) -Wno-missing-prototypes -fsanitize=fuzzer -o $@ $< \
 	  $(B)/libsandwall.a $(LDLIBS) -lpthread

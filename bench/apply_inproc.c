@@ -33,12 +33,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "config.h"
-#include "diff.h"
-#include "hoststate.h"
-#include "model.h"
-#include "nl.h"
-#include "reconcile.h"
+#include "core/config.h"
+#include "core/diff.h"
+#include "host/hoststate.h"
+#include "core/model.h"
+#include "kernel/nl.h"
+#include "sync/reconcile.h"
 
 static struct sw_config cfg;
 static struct sw_host host;

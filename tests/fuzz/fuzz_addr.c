@@ -7,7 +7,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 
-#include "addr.h"
+#include "lib/addr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

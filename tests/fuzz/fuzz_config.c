@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
-#include "encode.h"
-#include "export.h"
+#include "core/config.h"
+#include "kernel/encode.h"
+#include "core/export.h"
 #include "fuzz_host.h"
-#include "model.h"
-#include "nl.h"
-#include "ruleset.h"
+#include "core/model.h"
+#include "kernel/nl.h"
+#include "core/ruleset.h"
 
 static ssize_t no_send(void *ctx, const void *buf, size_t len)
 {

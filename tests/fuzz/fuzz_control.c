@@ -16,7 +16,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#include "control.h"
+#include "lib/control.h"
 
 static char ctl_path[108];
 static int lfd = -1;

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dns.h"
-#include "log.h"
-#include "resolver.h"
+#include "lib/dns.h"
+#include "lib/log.h"
+#include "host/resolver.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "endpoints.h"
+#include "core/endpoints.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

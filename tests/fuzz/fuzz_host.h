@@ -6,7 +6,7 @@
  * br-* bridge, v4 and v6 addresses, two gateways and a resolver. */
 #include <stdio.h>
 #include <string.h>
-#include "hoststate.h"
+#include "host/hoststate.h"
 
 static void fh_link(struct sw_host *h, int idx, const char *name, bool bridge)
 {

@@ -11,15 +11,15 @@
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nf_tables.h>
 
-#include "config.h"
-#include "diff.h"
-#include "json.h"
-#include "events.h"
+#include "core/config.h"
+#include "core/diff.h"
+#include "lib/json.h"
+#include "host/events.h"
 #include "fuzz_host.h"
-#include "model.h"
-#include "nlmsg.h"
-#include "observe.h"
-#include "ruleset.h"
+#include "core/model.h"
+#include "kernel/nlmsg.h"
+#include "kernel/observe.h"
+#include "core/ruleset.h"
 
 static int (*const decoders[])(const struct nlmsghdr *, struct sw_model *) = {
 	sw_decode_table, sw_decode_chain, sw_decode_set,

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events.h"
-#include "hoststate.h"
+#include "host/events.h"
+#include "host/hoststate.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

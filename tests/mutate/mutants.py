@@ -29,7 +29,7 @@ MUTANTS = [
     {
         "name": "no-antispoof",
         "what": "no anti-spoofing rule (guard's fib saddr . iif oif missing goto block_spoofed left out)",
-        "edits": [("src/ruleset.c",
+        "edits": [("src/core/ruleset.c",
                    '''	RULE(m, b, SW_CHAIN_GUARD, "spoofed", "fib saddr . iif oif missing goto block_spoofed", {
 		e_fib_spoofed(b);
 		e_verdict(b, NFT_GOTO, "block_spoofed");
@@ -41,7 +41,7 @@ MUTANTS = [
     {
         "name": "nd-type-only",
         "what": "neighbour discovery accepted by ICMPv6 type only (no hop limit 255, no nd6/local destination)",
-        "edits": [("src/ruleset.c",
+        "edits": [("src/core/ruleset.c",
                    '''			e_nd(b, nd[i].type);
 			if (nd[i].local) {
 				e_fib_local(b);
@@ -61,7 +61,7 @@ MUTANTS = [
     {
         "name": "no-bcast-drop",
         "what": "broadcast/multicast towards the host not dropped (guard_input's last rule returns)",
-        "edits": [("src/ruleset.c",
+        "edits": [("src/core/ruleset.c",
                    '''	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-host", "goto block_host",
 	     e_verdict(b, NFT_GOTO, "block_host"));''',
                    '''	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-host", "goto block_host",
@@ -72,7 +72,7 @@ MUTANTS = [
     {
         "name": "host-skipped",
         "what": "the host category skipped (no fib daddr type local goto block_host in guard)",
-        "edits": [("src/ruleset.c",
+        "edits": [("src/core/ruleset.c",
                    '''		case SW_CAT_MATCH_LOCAL:
 			if (!cfg->block[next])
 				break;''',
@@ -85,12 +85,12 @@ MUTANTS = [
     {
         "name": "taps-unguarded",
         "what": "taps left out of guard_ifaces and guard_links (while status still calls them guarded)",
-        "edits": [("src/ruleset.c",
+        "edits": [("src/core/ruleset.c",
                    '''		if (sw_ruleset_guarded(cfg, &host->links[i]) &&
 		    (err = ifname_add(iv, host->links[i].name)))''',
                    '''		if (sw_ruleset_guarded(cfg, &host->links[i]) && host->links[i].kind != SW_LINK_TAP &&
 		    (err = ifname_add(iv, host->links[i].name)))'''),
-                  ("src/ruleset.c",
+                  ("src/core/ruleset.c",
                    '''		if (!l || !sw_ruleset_guarded(cfg, &host->links[i]))
 			continue;''',
                    '''		if (!l || !sw_ruleset_guarded(cfg, &host->links[i]) || host->links[i].kind == SW_LINK_TAP)
@@ -101,7 +101,7 @@ MUTANTS = [
     {
         "name": "tap-kind-unguarded",
         "what": "auto's tap rule (meta iifkind \"tun\" meta iiftype ether) matches no tap: a tap no name pattern covers is open from its first packet",
-        "edits": [("src/ruleset.c",
+        "edits": [("src/core/ruleset.c",
                    '''		char tun[SW_IFNAMSIZ] = "tun";''',
                    '''		char tun[SW_IFNAMSIZ] = "tux";''')],
         "unit": [],
@@ -110,7 +110,7 @@ MUTANTS = [
     {
         "name": "any-without-reopen",
         "what": "an [allow] destinations entry 0.0.0.0/0 (or ::/0) accepted without reopen",
-        "edits": [("src/config.c",
+        "edits": [("src/core/config.c",
                    "if (a->reopen || !sw_allow_holes(cfg, NULL, a, h, 1))",
                    "if (a->reopen || a->dst.len == 0 || !sw_allow_holes(cfg, NULL, a, h, 1))")],
         "unit": ["test_config", "test_holes", "test_ruleset_props"],
@@ -119,7 +119,7 @@ MUTANTS = [
     {
         "name": "delta-no-readd",
         "what": "the delta path never re-adds a deleted element (sw_encode_set_delta only deletes)",
-        "edits": [("src/encode.c",
+        "edits": [("src/kernel/encode.c",
                    '''		if (c < 0)
 			add[na++] = want->elems[i++];''',
                    '''		if (c < 0)
@@ -130,7 +130,7 @@ MUTANTS = [
     {
         "name": "gate-continue",
         "what": "the gate's fallback drop turned into continue",
-        "edits": [("src/ruleset.c",
+        "edits": [("src/core/ruleset.c",
                    "e_verdict(b, fallback ? NF_DROP : NFT_RETURN, NULL);",
                    "e_verdict(b, fallback ? NFT_CONTINUE : NFT_RETURN, NULL);")],
         "unit": ["test_ruleset_props", "test_gate"],
@@ -139,7 +139,7 @@ MUTANTS = [
     {
         "name": "replies-both-directions",
         "what": "the replies rule accepts ct state established without ct direction reply",
-        "edits": [("src/ruleset.c",
+        "edits": [("src/core/ruleset.c",
                    '''		e_ct_established(b);
 		struct nftnl_expr *e = expr(b, "ct");
 		if (e) {
@@ -161,7 +161,7 @@ MUTANTS = [
     {
         "name": "out-replies-both-directions",
         "what": "the output path's replies rule ([guard] users, cgroups) accepts ct state established without ct direction reply",
-        "edits": [("src/ruleset.c",
+        "edits": [("src/core/ruleset.c",
                    '''		e_ct_established(b);
 		if ((e = expr(b, "ct"))) {
 			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_DIRECTION);
@@ -179,7 +179,7 @@ MUTANTS = [
     {
         "name": "no-out-antispoof",
         "what": "no anti-spoofing rule on the output path (guard_output's fib saddr type != local goto block_spoofed left out)",
-        "edits": [("src/ruleset.c",
+        "edits": [("src/core/ruleset.c",
                    '''	RULE(m, b, SW_CHAIN_GUARD_OUTPUT, "out-spoofed", "fib saddr type != local goto block_spoofed", {
 		struct nftnl_expr *e = expr(b, "fib");''',
                    '''	if (0) RULE(m, b, SW_CHAIN_GUARD_OUTPUT, "out-spoofed", "fib saddr type != local goto block_spoofed", {
@@ -190,7 +190,7 @@ MUTANTS = [
     {
         "name": "fast-path-host",
         "what": "the gate's fast path returns without fib daddr type != local (the host's addresses take it)",
-        "edits": [("src/ruleset.c",
+        "edits": [("src/core/ruleset.c",
                    "bool fib = !fallback && cfg->block[SW_CAT_HOST];",
                    "bool fib = false && cfg->block[SW_CAT_HOST];")],
         "unit": ["test_ruleset_props"],

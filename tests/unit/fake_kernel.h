@@ -19,11 +19,11 @@
 #include <linux/netfilter/nf_tables.h>
 #include <libmnl/libmnl.h>
 
-#include "config.h"
-#include "hoststate.h"
-#include "model.h"
-#include "nl.h"
-#include "ruleset.h"
+#include "core/config.h"
+#include "host/hoststate.h"
+#include "core/model.h"
+#include "kernel/nl.h"
+#include "core/ruleset.h"
 
 /* ---- the host ------------------------------------------------------------ */
 

@@ -51,8 +51,8 @@
 #include <libnftnl/rule.h>
 #include <libnftnl/expr.h>
 
-#include "model.h"
-#include "nl.h"
+#include "core/model.h"
+#include "kernel/nl.h"
 
 #ifndef NFT_TABLE_F_OWNER
 #define NFT_TABLE_F_OWNER 0x2

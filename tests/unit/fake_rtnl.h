@@ -23,7 +23,7 @@
 #include <linux/rtnetlink.h>
 #include <libmnl/libmnl.h>
 
-#include "nl.h"
+#include "kernel/nl.h"
 
 #define FR_N      64
 #define FR_DGRAM  (32 * 1024)

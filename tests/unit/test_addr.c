@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "addr.h"
+#include "lib/addr.h"
 #include "testutil.h"
 
 /* Parse s and format it back; compare with want (NULL: want == s). */

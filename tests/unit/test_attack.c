@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attack.h"
-#include "verify.h"
+#include "cli/attack.h"
+#include "cli/verify.h"
 
 static const uint8_t DMAC[6] = { 0x02, 0x42, 0xac, 0x11, 0x00, 0x01 };
 static const uint8_t SMAC[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x99 };

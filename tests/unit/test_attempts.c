@@ -10,7 +10,7 @@
 #include <arpa/inet.h>
 #include <string.h>
 
-#include "attempts.h"
+#include "host/attempts.h"
 
 static struct sw_blocked blk(const char *cat, const char *dst, uint8_t proto, uint16_t port)
 {

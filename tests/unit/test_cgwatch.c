@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "cgwatch.h"
+#include "sync/cgwatch.h"
 
 static char root[64];
 static const char *const dirs[] = { "a", "a/x", "a/y", "a/x/inner", "a/.hidden", "b", "c", "c/x" };

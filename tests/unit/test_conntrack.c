@@ -8,7 +8,7 @@
 
 #include <arpa/inet.h>
 
-#include "conntrack.h"
+#include "kernel/conntrack.h"
 #include "fake_kernel.h"
 
 static bool side(const struct sw_model *m, const char *text)

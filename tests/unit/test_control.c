@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include <sched.h>
-#include "control.h"
+#include "lib/control.h"
 
 struct t {
 	char dir[64];

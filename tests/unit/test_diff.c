@@ -17,8 +17,8 @@
 
 #include <libnftnl/rule.h>
 
-#include "diff.h"
-#include "json.h"
+#include "core/diff.h"
+#include "lib/json.h"
 #include "fake_kernel.h"
 
 struct pair {

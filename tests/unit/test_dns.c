@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
-#include "dns.h"
+#include "lib/dns.h"
 
 /* ---- a tiny message writer ---------------------------------------------- */
 

@@ -14,12 +14,12 @@
 #include <string.h>
 #include <arpa/inet.h>
 
-#include "config.h"
-#include "log.h"
-#include "resolver.h"
-#include "ruleset.h"
+#include "core/config.h"
+#include "lib/log.h"
+#include "host/resolver.h"
+#include "core/ruleset.h"
 #include "fake_nft.h"
-#include "reconcile.h"
+#include "sync/reconcile.h"
 
 static struct sw_config cfg;
 

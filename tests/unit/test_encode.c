@@ -17,11 +17,11 @@
 #include <libnftnl/set.h>
 #include <libnftnl/table.h>
 
-#include "diff.h"
-#include "encode.h"
+#include "core/diff.h"
+#include "kernel/encode.h"
 #include "fake_kernel.h"
 #include "nft_canon.h"
-#include "observe.h"
+#include "kernel/observe.h"
 
 #define MSG(t) ((NFNL_SUBSYS_NFTABLES << 8) | (t))
 

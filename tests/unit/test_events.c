@@ -13,7 +13,7 @@
 #include <libmnl/libmnl.h>
 #include <cmocka.h>
 
-#include "events.h"
+#include "host/events.h"
 
 struct buf {
 	uint8_t data[8192];

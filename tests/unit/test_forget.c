@@ -14,7 +14,7 @@
 
 #include "fake_kernel.h"
 #include "fake_nft.h"
-#include "forget.h"
+#include "sync/forget.h"
 
 struct st {
 	struct fn k;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for the gate's two buffers (include/gate.h, src/gate.c and
+/* Unit tests for the gate's two buffers (include/core/gate.h, src/core/gate.c and
  * reconcile.c's phase 1): the buffer the packet path reads is never
  * edited. Against the stateful fake kernel (fake_nft.h), a hook after
  * every commit checks each batch: a batch that changes the elements of
@@ -14,9 +14,9 @@
 
 #include "fake_kernel.h"
 #include "fake_nft.h"
-#include "diff.h"
-#include "gate.h"
-#include "reconcile.h"
+#include "core/diff.h"
+#include "core/gate.h"
+#include "sync/reconcile.h"
 
 #define T "sandwall"
 

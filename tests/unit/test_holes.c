@@ -15,12 +15,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "endpoints.h"
+#include "core/endpoints.h"
 #include "fake_kernel.h"
-#include "holes.h"
-#include "receipt.h"
-#include "json.h"
-#include "verify.h"
+#include "core/holes.h"
+#include "cli/receipt.h"
+#include "lib/json.h"
+#include "cli/verify.h"
 
 static struct sw_config cfg;
 static struct sw_host host;

@@ -24,14 +24,14 @@
 #include <linux/netfilter/nf_tables.h>
 #include <libmnl/libmnl.h>
 
-#include "events.h"
-#include "hoststate.h"
-#include "model.h"
-#include "nflog.h"
-#include "nftval.h"
-#include "nl.h"
-#include "nlmsg.h"
-#include "observe.h"
+#include "host/events.h"
+#include "host/hoststate.h"
+#include "core/model.h"
+#include "kernel/nflog.h"
+#include "kernel/nftval.h"
+#include "kernel/nl.h"
+#include "kernel/nlmsg.h"
+#include "kernel/observe.h"
 
 #define MSG(t) ((NFNL_SUBSYS_NFTABLES << 8) | (t))
 

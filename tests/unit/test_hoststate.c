@@ -20,7 +20,7 @@
 #include <linux/rtnetlink.h>
 #include <libmnl/libmnl.h>
 
-#include "hoststate.h"
+#include "host/hoststate.h"
 
 /* Assert that p is exactly the full-length address text. */
 static void assert_addr(const struct sw_prefix *p, const char *text)

@@ -15,11 +15,11 @@
 #include "fake_kernel.h"
 #include "fake_nft.h"
 #include "fake_rtnl.h"
-#include "config.h"
-#include "diff.h"
-#include "hostfast.h"
-#include "hoststate.h"
-#include "reconcile.h"
+#include "core/config.h"
+#include "core/diff.h"
+#include "sync/hostfast.h"
+#include "host/hoststate.h"
+#include "sync/reconcile.h"
 
 struct ht {
 	struct fr k;

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "lock.h"
+#include "lib/lock.h"
 
 static void test_table_lock(void **state)
 {

@@ -19,9 +19,9 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "journal.h"
-#include "metrics.h"
-#include "sha256.h"
+#include "lib/journal.h"
+#include "daemon/metrics.h"
+#include "lib/sha256.h"
 
 /* ---- temporary directory ---------------------------------------------------- */
 

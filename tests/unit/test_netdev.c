@@ -9,7 +9,7 @@
 #include "fake_kernel.h"
 #include <linux/netfilter.h>
 #include <libnftnl/rule.h>
-#include "diff.h"
+#include "core/diff.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

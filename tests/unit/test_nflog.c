@@ -14,7 +14,7 @@
 #include <libmnl/libmnl.h>
 #include <cmocka.h>
 
-#include "nflog.h"
+#include "kernel/nflog.h"
 
 static size_t put_packet(uint8_t *buf, uint8_t family, const char *prefix, uint32_t iif,
 			 const uint8_t *pkt, size_t plen)

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <linux/netfilter.h>
 
-#include "encode.h"
+#include "kernel/encode.h"
 #include "fake_kernel.h"
-#include "reconcile.h"
+#include "sync/reconcile.h"
 
 #define MSG(t) ((NFNL_SUBSYS_NFTABLES << 8) | (t))
 

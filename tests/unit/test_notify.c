@@ -16,7 +16,7 @@
 #include <sys/un.h>
 #include <cmocka.h>
 
-#include "notify.h"
+#include "lib/notify.h"
 
 /* FDSTORE=1 with SCM_RIGHTS: the receiver gets the same open file. */
 static void test_notify_fd(void **state)

@@ -13,10 +13,10 @@
 #include <linux/netfilter.h>
 #include <libnftnl/common.h>
 #include <libnftnl/table.h>
-#include "diff.h"
-#include "encode.h"
-#include "observe.h"
-#include "reconcile.h"
+#include "core/diff.h"
+#include "kernel/encode.h"
+#include "kernel/observe.h"
+#include "sync/reconcile.h"
 
 #define MSG(t) ((NFNL_SUBSYS_NFTABLES << 8) | (t))
 

@@ -9,11 +9,11 @@
 #include <cmocka.h>
 #include "fake_rtnl.h"
 #include <linux/netfilter.h>
-#include "bindtable.h"
-#include "config.h"
-#include "holes.h"
-#include "hoststate.h"
-#include "portbind.h"
+#include "sync/bindtable.h"
+#include "core/config.h"
+#include "core/holes.h"
+#include "host/hoststate.h"
+#include "core/portbind.h"
 
 static struct sw_config cfg;
 static struct sw_host host;

@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "config.h"
-#include "rawcap.h"
+#include "core/config.h"
+#include "host/rawcap.h"
 
 static char root[64];
 static struct sw_config cfg;

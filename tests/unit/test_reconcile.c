@@ -14,11 +14,11 @@
 
 #include "fake_kernel.h"
 #include "fake_nft.h"
-#include "diff.h"
-#include "encode.h"
-#include "observe.h"
-#include "owner.h"
-#include "reconcile.h"
+#include "core/diff.h"
+#include "kernel/encode.h"
+#include "kernel/observe.h"
+#include "daemon/owner.h"
+#include "sync/reconcile.h"
 
 #define T "sandwall"
 

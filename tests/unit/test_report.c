@@ -14,11 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "json.h"
-#include "limiter.h"
-#include "log.h"
-#include "receipt.h"
-#include "report.h"
+#include "lib/json.h"
+#include "lib/limiter.h"
+#include "lib/log.h"
+#include "cli/receipt.h"
+#include "daemon/report.h"
 
 static struct sw_daemon d;
 static char jpath[64];

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <linux/netfilter/nf_tables.h>
 
-#include "endpoints.h"
+#include "core/endpoints.h"
 #include "fake_kernel.h"
 
 static const char *const golden_sets[] = {

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "fake_kernel.h"
-#include "gate.h"
+#include "core/gate.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

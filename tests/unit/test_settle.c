@@ -14,8 +14,8 @@
 
 #include "fake_kernel.h"
 #include "fake_nft.h"
-#include "diff.h"
-#include "reconcile.h"
+#include "core/diff.h"
+#include "sync/reconcile.h"
 
 #define T "sandwall"
 #define TRIES 3

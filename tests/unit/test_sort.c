@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sort.h"
+#include "lib/sort.h"
 
 struct item {
 	uint32_t key;

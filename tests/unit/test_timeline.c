@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "timeline.h"
+#include "core/timeline.h"
 
 #define T0 1796200000LL        /* 2026-12-02T08:26:40Z */
 #define S(x) ((int64_t)(x) * 1000000)

@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "fake_kernel.h"
-#include "probe.h"
-#include "verify.h"
+#include "cli/probe.h"
+#include "cli/verify.h"
 
 struct want {
 	const char *category;

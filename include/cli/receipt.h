@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SANDWALL_RECEIPT_H
+#define SANDWALL_RECEIPT_H
+/* receipt: one audit document for a run: host, kernel, time window,
+ * sha256 of the config and of the ruleset, guarded interfaces, blocked
+ * counts, drift events from the daemon's journal, the last verify result,
+ * and a verdict that says "held" only when the kernel holds the ruleset,
+ * no drift went unrepaired and the last verify passed. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "core/config.h"
+#include "host/hoststate.h"
+#include "core/model.h"
+#include "kernel/nl.h"
+
+struct sw_receipt_in {
+	const struct sw_config *cfg;
+	const struct sw_host *host;
+	struct sw_model *want;    /* its gate follows the kernel (sw_check) */
+	struct sw_nl *nl;
+	const char *control;        /* the daemon's control socket */
+	bool json;
+	int64_t since, until;       /* the window, unix seconds (-1: the oldest event kept, now) */
+};
+
+/* Returns the exit code: 0 held, 1 not held, 2 error. */
+int sw_receipt_cmd(const struct sw_receipt_in *in);
+
+/* What the daemon's journal says (JSON lines, see journal.h). */
+struct sw_receipt_journal {
+	size_t events, drifts;
+	size_t unrepaired;          /* repair failures not settled by a later repair */
+	size_t malformed;           /* lines that are no journal event: not trusted */
+	int64_t first;              /* unix time of the first event, -1 if none */
+	int64_t last_stop;          /* of the last stop or remove (a gap), -1 if none */
+};
+/* Read journal text (lines); each good line's parsed object is appended
+ * to lines (a SW_JARR value the caller frees) when lines is not NULL.
+ * Returns 0 or -ENOMEM. */
+struct sw_jv;
+int sw_receipt_read_journal(const char *text, size_t len, struct sw_receipt_journal *out,
+			    struct sw_jv *lines);
+/* Read the last verify record: its time and verdict. 0, or -EINVAL when it
+ * is no verify record. */
+int sw_receipt_read_verify(const char *text, size_t len, int64_t *time, bool *passed);
+
+#endif

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SANDWALL_RULESET_H
+#define SANDWALL_RULESET_H
+/* ruleset: desired = f(config, host state). Pure: builds the model of our
+ * table (fixed chains and rules, variable sets) with no kernel I/O. */
+#include <stddef.h>
+#include "core/config.h"
+#include "host/hoststate.h"
+#include "core/model.h"
+
+#define SW_CHAIN_HOOK     "prerouting"
+#define SW_CHAIN_GUARD    "guard"
+#define SW_CHAIN_GUARD_ND "guard_nd"
+#define SW_CHAIN_INPUT    "input"
+#define SW_CHAIN_GUARD_INPUT "guard_input"
+#define SW_CHAIN_FORWARD  "forward"       /* after NAT: translated destinations */
+#define SW_CHAIN_GUARD_NAT "guard_nat"    /* forward and input: ct status dnat */
+#define SW_CHAIN_GUARD_FWD "guard_fwd"    /* forward: the routed categories, then NAT */
+#define SW_SET_BETWEEN    "between"       /* [allow] between: iifname . oifname pairs */
+#define SW_HOOK_PRIO      (-150)   /* after conntrack (-200), before DNAT (-100) */
+#define SW_CHAIN_OUTPUT   "output"        /* [guard] users / cgroups: the output hook */
+#define SW_CHAIN_GUARD_OUTPUT "guard_output"
+#define SW_SET_GUARD_LINKS "guard_links"   /* exact names of the guarded links (hash) */
+#define SW_SET_GUARD_EXCEPT "guard_except" /* auto: lo and the uplinks, never guarded by kind */
+#define SW_SET_GUARD_KINDS "guard_kinds"   /* auto: the container-facing link kinds */
+#define SW_SET_UIDS       "guard_uids"
+#define SW_SET_CG         "guard_cg"      /* guard_cg<level>, one per level used */
+#define SW_TAG_PREFIX     "sandwall:"
+
+/* Build the desired model. Returns 0 or -errno with err filled. */
+int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
+		     struct sw_model *m, char *err, size_t errlen);
+
+/* Why a link is guarded, or why `auto` leaves it out. Values from
+ * SW_GUARD_PATTERN on mean guarded; the first reason that applies wins,
+ * in this order. */
+enum sw_guard_why {
+	SW_GUARD_NO,            /* not guarded */
+	SW_GUARD_EX_LOOPBACK,   /* auto would guard it, but it is the loopback */
+	SW_GUARD_EX_UPLINK,     /* auto would guard it, but it carries a default route */
+	SW_GUARD_EX_CONFIG,     /* auto would guard it, but [guard] except names it */
+	SW_GUARD_PATTERN,       /* a [guard] interfaces pattern names it */
+	SW_GUARD_ALL_BRIDGES,   /* a bridge, with all_bridges = yes */
+	SW_GUARD_BRIDGE,        /* auto: a bridge */
+	SW_GUARD_ROUTED_VETH,   /* auto: a veth whose peer is in another namespace, on no bridge */
+	SW_GUARD_TAP,           /* auto: a tap device (micro-VM) */
+	SW_GUARD_RUNTIME_NAME,  /* auto: a known container or VM runtime's interface name */
+	SW_GUARD_KIND,          /* auto: a container-facing kind (a veth whose peer is here,
+				 * a host-side macvlan/ipvlan): guarded by kind in the kernel */
+	SW_GUARD_WHY_COUNT
+};
+
+enum sw_guard_why sw_ruleset_guard_why(const struct sw_config *cfg, const struct sw_link *l);
+/* "pattern", "bridge", "routed veth", "tap", "runtime name", "default route", ... */
+const char *sw_guard_why_name(enum sw_guard_why why);
+/* Is the link guarded (sw_ruleset_guard_why >= SW_GUARD_PATTERN)? */
+bool sw_ruleset_guarded(const struct sw_config *cfg, const struct sw_link *l);
+/* Bit L set for every level (component count) a [guard] cgroups pattern has. */
+unsigned sw_ruleset_cg_levels(const struct sw_config *cfg);
+/* Fill the empty set s (guard_cg<level>) with the ids of the cgroups of
+ * that level in cg[0..n), sorted. 0 or -errno. */
+int sw_ruleset_cg_fill(struct sw_set *s, const struct sw_cgroup *cg, size_t n, unsigned level);
+/* The names auto adds as patterns: docker0, br-*, cni-podman*, ... */
+/* table netdev <name>: the macvlan/ipvlan parents' table (ruleset.c, the
+ * end). Its category sets are copies of inet's (the model sw_ruleset_build
+ * made for the same config and host); one egress and one ingress chain per
+ * link that [guard] macvlan_parents names. Returns 0 or -errno, err filled. */
+int sw_ruleset_build_netdev(const struct sw_config *cfg, const struct sw_host *host,
+			    const struct sw_model *inet, struct sw_model *m,
+			    char *err, size_t errlen);
+/* Does [guard] macvlan_parents name this link (and is it one: not lo,
+ * with an Ethernet address)? */
+bool sw_ruleset_macvlan_parent(const struct sw_config *cfg, const struct sw_link *l);
+/* Are macvlan/ipvlan parents guarded: named, or auto (the default: the uplinks)? */
+bool sw_ruleset_parents_on(const struct sw_config *cfg);
+/* Is there a table netdev at all ([guard] macvlan_parents or users)? */
+bool sw_ruleset_netdev_wanted(const struct sw_config *cfg);
+/* Does table netdev hook this link: a macvlan parent, or (with [guard]
+ * users) an uplink or lo, whose egress drops the guarded users' frames
+ * that the IP stack did not route (packet sockets)? */
+bool sw_ruleset_netdev_device(const struct sw_config *cfg, const struct sw_link *l);
+/* How many links of the host are such parents. */
+size_t sw_ruleset_n_parents(const struct sw_config *cfg, const struct sw_host *host);
+extern const char *const sw_runtime_names[];
+extern const size_t sw_n_runtime_names;
+
+#endif
