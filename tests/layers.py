@@ -16,7 +16,9 @@ bottom:
 
 Nothing outside daemon/ includes daemon/, nothing outside cli/ includes
 cli/, and there is no include cycle between files (a .c and its own .h are
-one file). Prints every violation as FILE:LINE: what; exit 1 if any.
+one file). No source file over MAX_FILE lines and no function over
+MAX_FUNC lines (from its opening brace in column 0 to its closing one).
+Prints every violation as FILE:LINE: what; exit 1 if any.
 """
 import os
 import re
@@ -35,6 +37,8 @@ ALLOWED = {
 }
 # single headers a layer may take from one it may not otherwise include
 EXTRA = {"kernel": {"core/model.h"}}
+MAX_FILE = 800
+MAX_FUNC = 150
 INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
@@ -57,10 +61,25 @@ def units():
                 unit = parts[0] + "/" + os.path.splitext(parts[1])[0]
                 edges = out.setdefault(unit, [])
                 with open(path, encoding="utf-8") as f:
-                    for i, line in enumerate(f, 1):
-                        m = INC.match(line)
-                        if m:
-                            edges.append((rel, i, m.group(1)))
+                    lines = f.read().split("\n")
+                if len(lines) - 1 > MAX_FILE:
+                    bad.append("%s:%d: %d lines (at most %d)" % (rel, MAX_FILE + 1, len(lines) - 1, MAX_FILE))
+                start = None
+                for i, line in enumerate(lines, 1):
+                    m = INC.match(line)
+                    if m:
+                        edges.append((rel, i, m.group(1)))
+                    if line.startswith("{"):
+                        start = i
+                    elif line.startswith("}") and start is not None:
+                        if i - start - 1 > MAX_FUNC and n.endswith(".c"):
+                            name = "?"
+                            for k in range(start - 2, max(start - 8, -1), -1):
+                                if lines[k][:1] not in ("", " ", "\t") and "(" in lines[k]:
+                                    name = lines[k].split("(")[0].split()[-1].lstrip("*")
+                                    break
+                            bad.append("%s:%d: function %s is %d lines (at most %d)" % (rel, start, name, i - start - 1, MAX_FUNC))
+                        start = None
     return out, bad
 
 

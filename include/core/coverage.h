@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "core/config.h"
-#include "host/hoststate.h"
+#include "core/host.h"
 #include "lib/json.h"
 
 #define SW_COV_MAX 64           /* names kept; beyond, only counted */

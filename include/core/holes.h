@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "core/config.h"
-#include "host/hoststate.h"
+#include "core/host.h"
 
 #define SW_MAX_HOLES 8
 

@@ -5,7 +5,7 @@
  * table (fixed chains and rules, variable sets) with no kernel I/O. */
 #include <stddef.h>
 #include "core/config.h"
-#include "host/hoststate.h"
+#include "core/host.h"
 #include "core/model.h"
 
 #define SW_CHAIN_HOOK     "prerouting"

@@ -15,6 +15,7 @@
 #include "core/model.h"
 #include "kernel/nl.h"
 #include "core/portbind.h"
+#include "host/portread.h"
 
 #define SW_BT_CHAIN    "prerouting"
 #define SW_BT_PRIO     (-200)          /* NF_BR_PRI_FILTER_BRIDGED */

@@ -38,6 +38,7 @@
 #include "daemon/report.h"
 #include "sync/netdev.h"
 #include "sync/bindtable.h"
+#include "host/portread.h"
 #include "sync/reconcile.h"
 #include "core/ruleset.h"
 

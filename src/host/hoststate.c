@@ -89,17 +89,6 @@ static const struct { const char *kind; enum sw_link_kind k; } link_kinds[] = {
 	{ "vxlan", SW_LINK_VXLAN }, { "wireguard", SW_LINK_WIREGUARD },
 };
 
-static const char *const link_kind_names[SW_LINK_KIND_COUNT] = {
-	[SW_LINK_OTHER] = "other", [SW_LINK_BRIDGE] = "bridge", [SW_LINK_VETH] = "veth",
-	[SW_LINK_TUN] = "tun", [SW_LINK_TAP] = "tap", [SW_LINK_MACVLAN] = "macvlan",
-	[SW_LINK_IPVLAN] = "ipvlan", [SW_LINK_VXLAN] = "vxlan", [SW_LINK_WIREGUARD] = "wireguard",
-};
-
-const char *sw_link_kind_name(enum sw_link_kind k)
-{
-	return (unsigned)k < SW_LINK_KIND_COUNT ? link_kind_names[k] : "other";
-}
-
 /* The kind attribute is a NUL-terminated string inside its payload; only
  * the bytes before the first NUL (or the payload's end) count. */
 static enum sw_link_kind kind_of(const struct nlattr *kind, const struct nlattr *data)
@@ -195,41 +184,6 @@ int sw_host_add_link_msg(struct sw_host *h, const void *msg, size_t len)
 	if (!h || !msg || !mnl_nlmsg_ok(nlh, (int)(len > INT32_MAX ? INT32_MAX : len)))
 		return -EPROTO;
 	return parse_link(h, nlh);
-}
-
-static int ifindex_cmp(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static bool in_sorted(const int *v, size_t n, int key)
-{
-	return n && bsearch(&key, v, n, sizeof(*v), ifindex_cmp);
-}
-
-static struct sw_link *find_link(struct sw_host *h, int ifindex);
-
-void sw_host_classify(struct sw_host *h)
-{
-	int up[SW_MAX_UPLINKS + SW_MAX_GATEWAYS];
-	size_t nu = 0;
-
-	for (size_t i = 0; i < h->n_uplinks && nu < SW_MAX_UPLINKS; i++)
-		up[nu++] = h->uplinks[i];
-	for (size_t i = 0; i < h->n_gateways; i++)
-		up[nu++] = h->gateways[i].oif;
-	qsort(up, nu, sizeof(*up), ifindex_cmp);
-	for (size_t i = 0; i < h->n_links; i++) {
-		struct sw_link *l = &h->links[i];
-		/* a dumped host's links are sorted by ifindex: a binary search
-		 * (thousands of bridge ports, on every event) */
-		const struct sw_link *m = l->master ? find_link(h, l->master) : NULL;
-
-		l->master_bridge = m && m->is_bridge;
-		l->uplink = in_sorted(up, nu, l->ifindex);
-	}
 }
 
 /* One RTM_NEWADDR/DELADDR into *a: 1 when it is a usable v4/v6 address,
@@ -534,8 +488,9 @@ int sw_host_parse_rtnl(struct sw_host *h, const void *buf, size_t len)
 
 static int link_index_cmp(const void *a, const void *b)
 {
-	return ifindex_cmp(&((const struct sw_link *)a)->ifindex,
-			   &((const struct sw_link *)b)->ifindex);
+	int x = ((const struct sw_link *)a)->ifindex, y = ((const struct sw_link *)b)->ifindex;
+
+	return x < y ? -1 : x > y;
 }
 
 static void clear_routes(struct sw_host *h)
@@ -609,41 +564,6 @@ int sw_host_read_links_addrs_routes(struct sw_host *h)
 
 /* ------------------------------------------------------------------ events */
 
-/* Where ifindex is, or would go, in links sorted by ifindex (a dump sorts
- * them; a hand-made host may not be: the linear pass below still finds
- * any link, and an insert merely lands somewhere). */
-static size_t link_pos(const struct sw_host *h, int ifindex)
-{
-	size_t lo = 0, hi = h->n_links;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (h->links[mid].ifindex < ifindex)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static struct sw_link *find_link(struct sw_host *h, int ifindex)
-{
-	size_t p = link_pos(h, ifindex);
-
-	if (p < h->n_links && h->links[p].ifindex == ifindex)
-		return &h->links[p];
-	for (size_t i = 0; i < h->n_links; i++)
-		if (h->links[i].ifindex == ifindex)
-			return &h->links[i];
-	return NULL;
-}
-
-const struct sw_link *sw_host_link(const struct sw_host *h, int ifindex)
-{
-	return find_link((struct sw_host *)h, ifindex);
-}
-
 /* Carries a default route (its output interface, or a gateway's)? */
 static bool carries_default(const struct sw_host *h, int ifindex)
 {
@@ -694,7 +614,7 @@ static int ev_newlink(struct sw_host *h, const struct nlmsghdr *nlh, struct sw_h
 		return 0;
 	if (link_of(&nl, nlh))
 		return -EPROTO;
-	if ((l = find_link(h, nl.ifindex))) {
+	if ((l = sw_host_link_rw(h, nl.ifindex))) {
 		/* carrier, statistics, a port's state: nothing we keep */
 		if (link_same(l, &nl))
 			return 0;
@@ -721,7 +641,7 @@ static int ev_newlink(struct sw_host *h, const struct nlmsghdr *nlh, struct sw_h
 	}
 	if (h->n_links >= SW_MAX_LINKS)
 		return -ENOSPC;
-	p = link_pos(h, nl.ifindex);
+	p = sw_host_link_pos(h, nl.ifindex);
 	memmove(&h->links[p + 1], &h->links[p], (h->n_links - p) * sizeof(*h->links));
 	h->links[p] = nl;
 	h->n_links++;
@@ -743,7 +663,7 @@ static int ev_dellink(struct sw_host *h, const struct nlmsghdr *nlh, struct sw_h
 	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifm))
 		return 0;
 	ifindex = ifm->ifi_index;
-	if (!(l = find_link(h, ifindex)))
+	if (!(l = sw_host_link_rw(h, ifindex)))
 		return 0;
 	link_note(dl, l, false);
 	memmove(l, l + 1, (size_t)(&h->links[h->n_links] - (l + 1)) * sizeof(*l));

@@ -36,6 +36,7 @@
 #include <libnftnl/udata.h>
 
 #include "sync/bindtable.h"
+#include "host/portread.h"
 #include "sync/reconcile.h"
 #include "core/ruleset.h"
 

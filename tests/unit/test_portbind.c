@@ -14,6 +14,7 @@
 #include "core/holes.h"
 #include "host/hoststate.h"
 #include "core/portbind.h"
+#include "host/portread.h"
 
 static struct sw_config cfg;
 static struct sw_host host;
