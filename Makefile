@@ -64,13 +64,13 @@ $(B)/%.o: src/%.c | $(B)
 -include $(ALL_OBJ:.o=.d) $(UNIT_BIN:=.d)
 
 $(B)/libsandwall.a: $(LIB_OBJ)
-	$(AR) rcs $@ $^
+	rm -f $@; $(AR) rcs $@ $^
 
 $(B)/libsandwall-daemon.a: $(DMN_OBJ)
-	$(AR) rcs $@ $^
+	rm -f $@; $(AR) rcs $@ $^
 
 $(B)/libsandwall-cli.a: $(CLI_OBJ)
-	$(AR) rcs $@ $^
+	rm -f $@; $(AR) rcs $@ $^
 
 $(B)/sandwall: $(B)/cli/sandwall.o $(B)/libsandwall-cli.a $(B)/libsandwall.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
