@@ -9,6 +9,7 @@
 #include "core/diff.h"
 #include "host/hoststate.h"
 #include "core/model.h"
+#include "kernel/commit.h"     /* sw_gen_after: the generations of its commits */
 #include "kernel/nl.h"
 
 #define SW_APPLY_TRIES 5    /* bounded retry when the generation moves (ERESTART) */
@@ -37,9 +38,6 @@ enum sw_table_owner {
 	SW_TABLE_FOREIGN,       /* anything else: another tool's */
 };
 enum sw_table_owner sw_table_owner(const struct sw_model *have);
-
-/* The generation after a commit at gen (the kernel skips 0). */
-uint32_t sw_gen_after(uint32_t gen);
 
 /* Read the host (rtnetlink, resolvers) and build the desired model. */
 int sw_desired(const struct sw_config *cfg, struct sw_host *host, struct sw_model *m,

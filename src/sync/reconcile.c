@@ -12,6 +12,7 @@
 #include "lib/log.h"
 
 #include "kernel/conntrack.h"
+#include "kernel/commit.h"
 #include "kernel/encode.h"
 #include "core/gate.h"
 #include "core/holes.h"
@@ -118,26 +119,12 @@ static int may_touch(const struct sw_model *h, bool adopt, char *err, size_t err
 	return -EEXIST;
 }
 
-typedef int (*build_fn)(struct sw_batch *b, struct sw_nl *nl, const void *arg);
+typedef sw_commit_fill build_fn;
 
 /* One batch stamped with the generation the diff was made against. */
 static int send_once(struct sw_nl *nl, uint32_t genid, build_fn build, const void *arg)
 {
-	struct sw_batch b;
-	int rc;
-
-	nl->errobj[0] = '\0';
-	if ((rc = sw_batch_init(&b, nl, genid, true)) == 0) {
-		rc = build(&b, nl, arg);
-		if (!rc)
-			rc = sw_batch_finish(&b, nl);
-		if (!rc)
-			rc = sw_nl_send_batch(nl, &b);
-		if (rc && nl->err_index >= 0)
-			sw_encode_describe(&b, nl->err_index, nl->errobj, sizeof(nl->errobj));
-	}
-	sw_batch_free(&b);
-	return rc;
+	return sw_commit(nl, SW_GEN_REQUIRE, &genid, build, arg);
 }
 
 /* Build with the current generation id, send, retry when it moved. Only
@@ -148,13 +135,8 @@ static int send_with_retry(struct sw_nl *nl, build_fn build, const void *arg,
 {
 	int rc = -ERESTART;
 
-	for (int i = 0; i < SW_APPLY_TRIES && rc == -ERESTART; i++) {
-		uint32_t genid;
-
-		if ((rc = sw_nl_getgen(nl, &genid)))
-			break;
-		rc = send_once(nl, genid, build, arg);
-	}
+	for (int i = 0; i < SW_APPLY_TRIES && rc == -ERESTART; i++)
+		rc = sw_commit(nl, SW_GEN_CURRENT, NULL, build, arg);
 	if (rc)
 		kernel_error(nl, what, rc, err, errlen);
 	return rc;
@@ -216,11 +198,6 @@ static int build_refill(struct sw_batch *b, struct sw_nl *nl, const void *arg)
 	return rc;
 }
 
-uint32_t sw_gen_after(uint32_t gen)
-{
-	return gen + 1 ? gen + 1 : 1;
-}
-
 struct gate_fill {
 	const struct sw_model *want, *have;
 	enum sw_gate_buf target;
@@ -270,14 +247,14 @@ static int gate_prepare(struct sw_nl *nl, struct sw_model *want, struct sw_model
 	if ((rc = sw_gate_settle(want, have, &p)) || !p.phase1)
 		return rc;
 	g.target = p.target;
-	rc = send_once(nl, have->genid, build_gate_fill, &g);
+	/* on success, have->genid becomes the generation the fill made */
+	rc = sw_commit(nl, SW_GEN_REQUIRE, &have->genid, build_gate_fill, &g);
 	if (delta_refused(rc)) {
 		g.flush = true;
-		rc = send_once(nl, have->genid, build_gate_fill, &g);
+		rc = sw_commit(nl, SW_GEN_REQUIRE, &have->genid, build_gate_fill, &g);
 	}
 	if (rc)
 		return rc;
-	have->genid = sw_gen_after(have->genid);
 	for (int v6 = 0; v6 < 2 && !rc; v6++) {
 		struct sw_set *h;
 
@@ -322,11 +299,11 @@ int sw_update_sets(struct sw_nl *nl, struct sw_model *want, const struct sw_mode
 			snprintf(err, errlen, "not an element change: %s", d->items[i].desc);
 			return -ESTALE;
 		}
-	if ((rc = send_once(nl, *genid, build_refill, &r))) {
+	/* stamped with *genid, which then becomes the commit's generation */
+	if ((rc = sw_commit(nl, SW_GEN_REQUIRE, genid, build_refill, &r))) {
 		kernel_error(nl, "cannot update the sets", rc, err, errlen);
 		return rc;
 	}
-	*genid = sw_gen_after(*genid);
 	return 0;
 }
 
@@ -614,7 +591,7 @@ static int build_probe(struct sw_batch *b, struct sw_nl *nl, const void *arg)
 static int takeover(struct sw_nl *nl, const struct sw_model *want, uint32_t genid)
 {
 	struct twin t = { .want = want };
-	uint32_t gen;
+	enum sw_gen_policy twin_gen = SW_GEN_REQUIRE;     /* the generation seen */
 	int rc, rc2;
 	char err[128];
 
@@ -627,16 +604,13 @@ static int takeover(struct sw_nl *nl, const struct sw_model *want, uint32_t geni
 			return rc;      /* the flags are refused: our table is untouched */
 		if ((rc = send_with_retry(nl, build_twin_delete, &t, "probe", err, sizeof(err))))
 			return rc;
-		if ((rc = sw_nl_getgen(nl, &genid)))
-			return rc;
+		twin_gen = SW_GEN_CURRENT;      /* the probe's commits moved it */
 	}
-	if ((rc = send_once(nl, genid, build_twin, &t)))
+	if ((rc = sw_commit(nl, twin_gen, &genid, build_twin, &t)))
 		return rc;
 	/* stamped with the generation after the twin: a change by someone
 	 * else in between makes the kernel say ERESTART, and we start over */
-	rc = sw_nl_getgen(nl, &gen);
-	if (!rc)
-		rc = send_once(nl, gen, build_replace, want);
+	rc = sw_commit(nl, SW_GEN_CURRENT, NULL, build_replace, want);
 	rc2 = send_with_retry(nl, build_twin_delete, &t, "cannot delete the handover table",
 			      err, sizeof(err));
 	if (rc2 && rc2 != -ENOENT)
