@@ -82,6 +82,10 @@ int sw_nl_send_batch(struct sw_nl *nl, struct sw_batch *b);
  * *genid (may be NULL) is the generation the commit made. */
 int sw_commit_send(struct sw_batch *b, struct sw_nl *nl, uint32_t *genid);
 
+/* err = "<what>: <strerror> (kernel: <extack text>, message <i> of the
+ * batch: <what the message did>)", with the parts the refusal has. */
+void sw_commit_error(struct sw_nl *nl, const char *what, int rc, char *err, size_t errlen);
+
 typedef int (*sw_commit_fill)(struct sw_batch *b, struct sw_nl *nl, const void *arg);
 
 /* One commit: begin with the policy (SW_GEN_CURRENT reads the kernel's

@@ -3,6 +3,8 @@
 #define SANDWALL_ENCODE_H
 /* encode: desired model -> nf_tables messages in a batch (commit.h),
  * each recorded with what it does (its intent). */
+#include <errno.h>
+#include <stdbool.h>
 #include "core/model.h"
 #include "kernel/commit.h"
 
@@ -41,6 +43,12 @@ int sw_encode_twin(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *
  * one change sends two elements, never a flush). */
 int sw_encode_set_delta(struct sw_batch *b, struct sw_nl *nl, const char *table,
 			const struct sw_set *want, const struct sw_set *have);
+/* What the kernel answers an element delta that does not fit what it
+ * holds (the fallback is a flush and refill). */
+static inline bool sw_encode_delta_refused(int rc)
+{
+	return rc == -ENOENT || rc == -EEXIST || rc == -ENOTEMPTY;
+}
 int sw_encode_set_refill(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m,
 			 const struct sw_set *s);
 /* add|delete element inet <table> <s->name> { these n elements } (type

@@ -262,6 +262,20 @@ int sw_commit(struct sw_nl *nl, enum sw_gen_policy gen, uint32_t *genid,
 	return rc;
 }
 
+void sw_commit_error(struct sw_nl *nl, const char *what, int rc, char *err, size_t errlen)
+{
+	const char *sep = nl->errobj[0] ? ": " : "";
+
+	if (nl->errmsg[0])
+		snprintf(err, errlen, "%s: %s (kernel: %s, message %d of the batch%s%s)", what,
+			 strerror(-rc), nl->errmsg, nl->err_index, sep, nl->errobj);
+	else if (nl->err_index >= 0)
+		snprintf(err, errlen, "%s: %s (message %d of the batch%s%s)", what, strerror(-rc),
+			 nl->err_index, sep, nl->errobj);
+	else
+		snprintf(err, errlen, "%s: %s", what, strerror(-rc));
+}
+
 /* ---- naming a refused message ------------------------------------------ */
 
 static const struct {

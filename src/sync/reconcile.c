@@ -18,7 +18,9 @@
 #include "core/holes.h"
 #include "kernel/observe.h"
 #include "sync/cgwatch.h"
+#include "sync/gatefill.h"
 #include "sync/reconcile.h"
+#include "sync/twin.h"
 #include "core/ruleset.h"
 
 int sw_desired(const struct sw_config *cfg, struct sw_host *host, struct sw_model *m,
@@ -59,20 +61,6 @@ int sw_desired_host(const struct sw_config *cfg, const struct sw_host *host, str
 	if ((rc = sw_config_check_host(cfg, host, err, errlen)))
 		return rc;
 	return sw_ruleset_build(cfg, host, m, err, errlen);
-}
-
-static void kernel_error(struct sw_nl *nl, const char *what, int rc, char *err, size_t errlen)
-{
-	const char *sep = nl->errobj[0] ? ": " : "";
-
-	if (nl->errmsg[0])
-		snprintf(err, errlen, "%s: %s (kernel: %s, message %d of the batch%s%s)", what,
-			 strerror(-rc), nl->errmsg, nl->err_index, sep, nl->errobj);
-	else if (nl->err_index >= 0)
-		snprintf(err, errlen, "%s: %s (message %d of the batch%s%s)", what, strerror(-rc),
-			 nl->err_index, sep, nl->errobj);
-	else
-		snprintf(err, errlen, "%s: %s", what, strerror(-rc));
 }
 
 enum sw_table_owner sw_table_owner(const struct sw_model *h)
@@ -138,7 +126,7 @@ static int send_with_retry(struct sw_nl *nl, build_fn build, const void *arg,
 	for (int i = 0; i < SW_APPLY_TRIES && rc == -ERESTART; i++)
 		rc = sw_commit(nl, SW_GEN_CURRENT, NULL, build, arg);
 	if (rc)
-		kernel_error(nl, what, rc, err, errlen);
+		sw_commit_error(nl, what, rc, err, errlen);
 	return rc;
 }
 
@@ -198,75 +186,6 @@ static int build_refill(struct sw_batch *b, struct sw_nl *nl, const void *arg)
 	return rc;
 }
 
-struct gate_fill {
-	const struct sw_model *want, *have;
-	enum sw_gate_buf target;
-	bool flush;
-};
-
-/* Phase 1 (include/core/gate.h): have's target buffer, which no rule reads
- * while the other one is selected, takes want's gate, by element deltas
- * (or flushed and refilled, when the kernel refuses a delta). */
-static int build_gate_fill(struct sw_batch *b, struct sw_nl *nl, const void *arg)
-{
-	const struct gate_fill *g = arg;
-	char n[SW_NAME_MAX];
-	int rc = 0;
-
-	b->family = sw_model_family(g->want);
-	for (int v6 = 0; v6 < 2 && !rc; v6++) {
-		const struct sw_set *w, *h;
-
-		sw_gate_set_name(n, sizeof(n), v6, g->target);
-		w = sw_model_find_set(g->want, n);
-		h = sw_model_find_set(g->have, n);
-		if (!w || !h)
-			continue;       /* made with the flip, elements and all */
-		if (g->flush)
-			rc = sw_encode_set_refill(b, nl, g->want, w);
-		else
-			rc = sw_encode_set_delta(b, nl, g->want->table, w, h);
-	}
-	return rc;
-}
-
-static bool delta_refused(int rc);
-
-/* Settle want's gate against have; when the buffer to select does not
- * hold the gate yet, fill it in a commit of its own first (stamped with
- * have's generation: ERESTART when anything moved), and make have say so
- * (its elements, its generation), so that the batch that follows flips
- * the selector and changes nothing the packet path reads meanwhile. */
-static int gate_prepare(struct sw_nl *nl, struct sw_model *want, struct sw_model *have)
-{
-	struct sw_gate_plan p;
-	struct gate_fill g = { want, have, SW_GATE_NONE, false };
-	char n[SW_NAME_MAX];
-	int rc;
-
-	if ((rc = sw_gate_settle(want, have, &p)) || !p.phase1)
-		return rc;
-	g.target = p.target;
-	/* on success, have->genid becomes the generation the fill made */
-	rc = sw_commit(nl, SW_GEN_REQUIRE, &have->genid, build_gate_fill, &g);
-	if (delta_refused(rc)) {
-		g.flush = true;
-		rc = sw_commit(nl, SW_GEN_REQUIRE, &have->genid, build_gate_fill, &g);
-	}
-	if (rc)
-		return rc;
-	for (int v6 = 0; v6 < 2 && !rc; v6++) {
-		struct sw_set *h;
-
-		sw_gate_set_name(n, sizeof(n), v6, p.target);
-		if ((h = sw_model_find_set(have, n)))
-			rc = sw_set_copy_elems(h, sw_model_find_set(want, n));
-	}
-	return rc;
-}
-
-static void kernel_error(struct sw_nl *nl, const char *what, int rc, char *err, size_t errlen);
-static int send_once(struct sw_nl *nl, uint32_t genid, build_fn build, const void *arg);
 
 int sw_update_sets(struct sw_nl *nl, struct sw_model *want, const struct sw_model *old,
 		   uint32_t *genid, struct sw_diff *d, char *err, size_t errlen)
@@ -301,7 +220,7 @@ int sw_update_sets(struct sw_nl *nl, struct sw_model *want, const struct sw_mode
 		}
 	/* stamped with *genid, which then becomes the commit's generation */
 	if ((rc = sw_commit(nl, SW_GEN_REQUIRE, genid, build_refill, &r))) {
-		kernel_error(nl, "cannot update the sets", rc, err, errlen);
+		sw_commit_error(nl, "cannot update the sets", rc, err, errlen);
 		return rc;
 	}
 	return 0;
@@ -333,7 +252,7 @@ static int send_if_ours_family(struct sw_nl *nl, uint32_t family, const char *ta
 		struct sw_model have;
 
 		if ((rc = sw_observe_family(nl, family, table, &have))) {
-			kernel_error(nl, "cannot read the ruleset", rc, err, errlen);
+			sw_commit_error(nl, "cannot read the ruleset", rc, err, errlen);
 			return rc;
 		}
 		*absent = !have.has_table;
@@ -344,7 +263,7 @@ static int send_if_ours_family(struct sw_nl *nl, uint32_t family, const char *ta
 			return rc;
 	}
 	if (rc)
-		kernel_error(nl, what, rc, err, errlen);
+		sw_commit_error(nl, what, rc, err, errlen);
 	return rc;
 }
 
@@ -403,7 +322,7 @@ static int check_gen(struct sw_nl *nl, struct sw_model *want, struct sw_diff *d,
 	memset(d, 0, sizeof(*d));
 	rc = sw_observe_family(nl, sw_model_family(want), want->table, &have);
 	if (rc) {
-		kernel_error(nl, "cannot read the ruleset", rc, err, errlen);
+		sw_commit_error(nl, "cannot read the ruleset", rc, err, errlen);
 		return rc;
 	}
 	/* another tool's table is not drift: it is an error; the gate's
@@ -512,41 +431,6 @@ static int build_adopt_update(struct sw_batch *b, struct sw_nl *nl, const void *
 
 #define OWN_FLAGS (NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST)
 
-int sw_twin_name(const char *table, char *buf, size_t len)
-{
-	int n = snprintf(buf, len, "%s" SW_TWIN_SUFFIX, table);
-
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
-int sw_twin_build(const struct sw_config *cfg, const struct sw_host *host, uint32_t flags,
-		  struct sw_model *m, char *err, size_t errlen)
-{
-	struct sw_config *tc = malloc(sizeof(*tc));
-	int rc;
-
-	if (!tc) {
-		snprintf(err, errlen, "cannot build the twin table: %s", strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	*tc = *cfg;
-	tc->log_blocked = false;        /* the main table logs; no duplicates */
-	rc = sw_twin_name(cfg->table, tc->table, sizeof(tc->table));
-	if (rc)
-		snprintf(err, errlen, "cannot name the twin of table %s: %s", cfg->table,
-			 strerror(-rc));
-	else
-		rc = sw_ruleset_build(tc, host, m, err, errlen);
-	free(tc);
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < m->n_chains; i++)
-		if (m->chains[i].base)
-			m->chains[i].prio = SW_TWIN_PRIO;
-	m->table_flags = flags;
-	return 0;
-}
-
 struct twin {
 	const struct sw_model *want;
 	char name[SW_NAME_MAX + sizeof(SW_HANDOVER_SUFFIX)];
@@ -618,13 +502,6 @@ static int takeover(struct sw_nl *nl, const struct sw_model *want, uint32_t geni
 	return rc;
 }
 
-/* What the kernel answers an element delta that does not fit what it
- * holds (the fallback is a flush and refill). */
-static bool delta_refused(int rc)
-{
-	return rc == -ENOENT || rc == -EEXIST || rc == -ENOTEMPTY;
-}
-
 /* The batch that makes the kernel hold want, given what it holds. */
 static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct sw_model *have,
 		    const struct sw_diff *d, bool full, bool *multi, struct sw_hint *hint)
@@ -674,14 +551,14 @@ static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct 
 	 * flush and refill, as a new batch */
 	if (only_elems) {
 		rc = send_once(nl, have->genid, build_refill, &r);
-		if (delta_refused(rc)) {
+		if (sw_encode_delta_refused(rc)) {
 			r.flush = true;
 			rc = send_once(nl, have->genid, build_refill, &r);
 		}
 		return rc;
 	}
 	rc = send_once(nl, have->genid, build_update, &u);
-	if (delta_refused(rc)) {
+	if (sw_encode_delta_refused(rc)) {
 		u.how |= SW_UPDATE_FLUSH_SETS;
 		rc = send_once(nl, have->genid, build_update, &u);
 	}
@@ -697,19 +574,19 @@ int sw_apply(struct sw_nl *nl, struct sw_model *want, char *err, size_t errlen)
 		struct sw_model have;
 
 		if ((rc = sw_observe_family(nl, sw_model_family(want), want->table, &have))) {
-			kernel_error(nl, "cannot read the ruleset", rc, err, errlen);
+			sw_commit_error(nl, "cannot read the ruleset", rc, err, errlen);
 			return rc;
 		}
 		if ((rc = may_touch(&have, true, err, errlen))) {
 			sw_model_free(&have);
 			return rc;
 		}
-		if (!(rc = gate_prepare(nl, want, &have)))
+		if (!(rc = sw_gate_fill(nl, want, &have)))
 			rc = send_fix(nl, want, &have, NULL, true, &multi, NULL);
 		sw_model_free(&have);
 	}
 	if (rc)
-		kernel_error(nl, "cannot apply the ruleset", rc, err, errlen);
+		sw_commit_error(nl, "cannot apply the ruleset", rc, err, errlen);
 	return rc;
 }
 
@@ -789,18 +666,18 @@ int sw_reconcile_hint(struct sw_nl *nl, struct sw_model *want, struct sw_hint *h
 
 		sw_diff_free(d);
 		if ((rc = sw_observe_family(nl, sw_model_family(want), want->table, &have))) {
-			kernel_error(nl, "cannot read the ruleset", rc, err, errlen);
+			sw_commit_error(nl, "cannot read the ruleset", rc, err, errlen);
 			return rc;
 		}
 		if ((rc = may_touch(&have, true, err, errlen))) {
 			sw_model_free(&have);
 			return rc;
 		}
-		if ((rc = gate_prepare(nl, want, &have))) {
+		if ((rc = sw_gate_fill(nl, want, &have))) {
 			sw_model_free(&have);
 			if (rc == -ERESTART)
 				continue;
-			kernel_error(nl, "cannot fill the gate", rc, err, errlen);
+			sw_commit_error(nl, "cannot fill the gate", rc, err, errlen);
 			return rc;
 		}
 		if ((rc = sw_diff(want, &have, d))) {
@@ -822,7 +699,7 @@ int sw_reconcile_hint(struct sw_nl *nl, struct sw_model *want, struct sw_hint *h
 		sw_model_free(&have);
 	}
 	if (rc) {
-		kernel_error(nl, "cannot repair the ruleset", rc, err, errlen);
+		sw_commit_error(nl, "cannot repair the ruleset", rc, err, errlen);
 		return rc;
 	}
 committed:

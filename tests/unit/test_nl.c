@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for nl (batch send, ACK wait, errors, dumps, GETGEN) and for
+/* Unit tests for nl (dumps, GETGEN) and commit (batch send, ACK wait, errors), and for
  * the ERESTART retry of reconcile's sw_apply, against a scripted fake
  * kernel (fake_kernel.h). No kernel is touched. */
 #include <stdarg.h>
