@@ -107,18 +107,18 @@ static int may_touch(const struct sw_model *h, bool adopt, char *err, size_t err
 	return -EEXIST;
 }
 
-typedef sw_commit_fill build_fn;
-
-/* One batch stamped with the generation the diff was made against. */
-static int send_once(struct sw_nl *nl, uint32_t genid, build_fn build, const void *arg)
+/* One batch stamped with the generation the diff was made against
+ * (SW_GEN_REQUIRE: ERESTART when anything moved since). */
+static int send_stamped(struct sw_nl *nl, uint32_t genid, sw_commit_fill build, const void *arg)
 {
 	return sw_commit(nl, SW_GEN_REQUIRE, &genid, build, arg);
 }
 
-/* Build with the current generation id, send, retry when it moved. Only
- * for a table this process owns (the kernel's owner flag: no one else can
- * have changed it); every other change goes through send_if_ours. */
-static int send_with_retry(struct sw_nl *nl, build_fn build, const void *arg,
+/* Build with the current generation id (SW_GEN_CURRENT), send, retry
+ * when it moved. Only for a table this process owns (the kernel's owner
+ * flag: no one else can have changed it); every other change goes
+ * through send_if_ours. */
+static int send_with_retry(struct sw_nl *nl, sw_commit_fill build, const void *arg,
 			   const char *what, char *err, size_t errlen)
 {
 	int rc = -ERESTART;
@@ -243,7 +243,7 @@ static int build_flags(struct sw_batch *b, struct sw_nl *nl, const void *arg)
  * stamped with the generation that was observed (a table swapped in
  * meanwhile makes the kernel answer ERESTART: observe again). */
 static int send_if_ours_family(struct sw_nl *nl, uint32_t family, const char *table, bool adopt,
-				build_fn build, const void *arg, bool *absent, const char *what,
+				sw_commit_fill build, const void *arg, bool *absent, const char *what,
 				char *err, size_t errlen)
 {
 	int rc = -ERESTART;
@@ -257,7 +257,7 @@ static int send_if_ours_family(struct sw_nl *nl, uint32_t family, const char *ta
 		}
 		*absent = !have.has_table;
 		if (!*absent && !(rc = may_touch(&have, adopt, err, errlen)))
-			rc = send_once(nl, have.genid, build, arg);
+			rc = send_stamped(nl, have.genid, build, arg);
 		sw_model_free(&have);
 		if (*absent || rc == -EEXIST)
 			return rc;
@@ -267,7 +267,7 @@ static int send_if_ours_family(struct sw_nl *nl, uint32_t family, const char *ta
 	return rc;
 }
 
-static int send_if_ours(struct sw_nl *nl, const char *table, bool adopt, build_fn build,
+static int send_if_ours(struct sw_nl *nl, const char *table, bool adopt, sw_commit_fill build,
 			const void *arg, bool *absent, const char *what, char *err, size_t errlen)
 {
 	return send_if_ours_family(nl, NFPROTO_INET, table, adopt, build, arg, absent, what,
@@ -400,7 +400,7 @@ static void created(struct sw_nl *nl, const struct sw_model *want, struct sw_hin
 static int create(struct sw_nl *nl, uint32_t genid, const struct sw_model *want,
 		  struct sw_hint *hint)
 {
-	int rc = send_once(nl, genid, build_create, want);
+	int rc = send_stamped(nl, genid, build_create, want);
 
 	if (!rc)
 		created(nl, want, hint);
@@ -528,7 +528,7 @@ static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct 
 		return takeover(nl, want, have->genid);
 	}
 	if (have->table_unmarked) {
-		rc = send_once(nl, have->genid, build_replace, want);
+		rc = send_stamped(nl, have->genid, build_replace, want);
 
 		if (!rc)
 			created(nl, want, hint);
@@ -542,7 +542,7 @@ static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct 
 		/* an orphan with the same persist flag can be adopted in place */
 		if ((have->table_flags & OWN_FLAGS) == NFT_TABLE_F_PERSIST &&
 		    (want->table_flags & NFT_TABLE_F_PERSIST))
-			return send_once(nl, have->genid, build_adopt_update, &u);
+			return send_stamped(nl, have->genid, build_adopt_update, &u);
 		*multi = true;
 		return takeover(nl, want, have->genid);
 	}
@@ -550,17 +550,17 @@ static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct 
 	 * is not where the dump said: ENOENT, EEXIST, an interval overlap),
 	 * flush and refill, as a new batch */
 	if (only_elems) {
-		rc = send_once(nl, have->genid, build_refill, &r);
+		rc = send_stamped(nl, have->genid, build_refill, &r);
 		if (sw_encode_delta_refused(rc)) {
 			r.flush = true;
-			rc = send_once(nl, have->genid, build_refill, &r);
+			rc = send_stamped(nl, have->genid, build_refill, &r);
 		}
 		return rc;
 	}
-	rc = send_once(nl, have->genid, build_update, &u);
+	rc = send_stamped(nl, have->genid, build_update, &u);
 	if (sw_encode_delta_refused(rc)) {
 		u.how |= SW_UPDATE_FLUSH_SETS;
-		rc = send_once(nl, have->genid, build_update, &u);
+		rc = send_stamped(nl, have->genid, build_update, &u);
 	}
 	return rc;
 }
