@@ -28,7 +28,7 @@
  * is never edited, and a flip is atomic. The idle buffer keeps the
  * content it had when it was last live; its elements are not compared.
  *
- * This module is pure (models only): reconcile.c sends phase 1. */
+ * This module is pure (models only): sync/gatefill.c sends phase 1. */
 #include <stdbool.h>
 #include "core/model.h"
 

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SANDWALL_ENCODE_H
 #define SANDWALL_ENCODE_H
-/* encode: desired model -> nf_tables messages in a batch. */
+/* encode: desired model -> nf_tables messages in a batch (commit.h),
+ * each recorded with what it does (its intent). */
+#include <errno.h>
+#include <stdbool.h>
 #include "core/model.h"
-#include "kernel/nl.h"
+#include "kernel/commit.h"
 
 /* The whole table, replacing whatever is there, in one batch:
  *   add table; delete table; add table; counters, sets, elements, chains, rules.
@@ -40,6 +43,12 @@ int sw_encode_twin(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *
  * one change sends two elements, never a flush). */
 int sw_encode_set_delta(struct sw_batch *b, struct sw_nl *nl, const char *table,
 			const struct sw_set *want, const struct sw_set *have);
+/* What the kernel answers an element delta that does not fit what it
+ * holds (the fallback is a flush and refill). */
+static inline bool sw_encode_delta_refused(int rc)
+{
+	return rc == -ENOENT || rc == -EEXIST || rc == -ENOTEMPTY;
+}
 int sw_encode_set_refill(struct sw_batch *b, struct sw_nl *nl, const struct sw_model *m,
 			 const struct sw_set *s);
 /* add|delete element inet <table> <s->name> { these n elements } (type
@@ -53,10 +62,5 @@ int sw_encode_delete(struct sw_batch *b, struct sw_nl *nl, const char *table);
 /* add table inet <name> with these flags (adopts an orphaned table). */
 int sw_encode_table_flags(struct sw_batch *b, struct sw_nl *nl, const char *table,
 			  uint32_t flags);
-
-/* Name the batch message the kernel refused (index: nl->err_index), e.g.
- * `add rule in chain guard (comment "sandwall:metadata4")`: 0, or -ENOENT
- * when no message has that index. */
-int sw_encode_describe(const struct sw_batch *b, int index, char *out, size_t len);
 
 #endif

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SANDWALL_NL_H
 #define SANDWALL_NL_H
-/* nl: the one netlink transport for nf_tables and rtnetlink. A whole batch per sendmsg
- * (BEGIN with the generation id, NLM_F_ACK on every inner message, END),
- * then a wait for every sequence number; dumps read to NLMSG_DONE. The
+/* nl: the one netlink transport for nf_tables and rtnetlink: requests
+ * and dumps read to NLMSG_DONE, GETGEN, and the ACK parsing that
+ * commit.c's batches use (a whole batch per sendmsg, then a wait for
+ * every sequence number). The
  * kernel side is behind a small ops table so tests can inject ACK, EPERM,
  * ERESTART and ENOBUFS without a kernel. */
 #include <stdbool.h>
@@ -32,7 +33,7 @@ struct sw_nl {
 	uint32_t seq;
 	char errmsg[SW_NL_ERRMSG];      /* the kernel's extack text for the last error */
 	int err_index;                  /* which batch message failed (0-based), -1 */
-	char errobj[160];               /* what that message did (encode.c names it), "" */
+	char errobj[160];               /* what that message did (commit.c names it), "" */
 	uint8_t *rbuf;
 };
 
@@ -61,29 +62,14 @@ typedef int (*sw_nl_cb)(const struct nlmsghdr *nlh, void *data);
  * -EINTR when the kernel marks the dump inconsistent (retry it). */
 int sw_nl_dump(struct sw_nl *nl, struct nlmsghdr *req, sw_nl_cb cb, void *data);
 
-/* A batch under construction. */
-struct sw_batch {
-	uint8_t *buf;
-	size_t len, cap;
-	uint32_t begin_seq;         /* BATCH_BEGIN */
-	uint32_t first_seq;         /* first inner message */
-	uint32_t n_msgs;            /* inner messages (each wants an ACK) */
-	int err;                    /* sticky allocation error */
-	uint32_t family;            /* of the table being encoded (encode.c); 0: NFPROTO_INET */
-};
-
-int sw_batch_init(struct sw_batch *b, struct sw_nl *nl, uint32_t genid, bool use_genid);
-/* Room for one more message of up to `room` bytes; returns where to build
- * it (the caller fills it with nftnl_*_nlmsg_build_hdr) or NULL. */
-void *sw_batch_reserve(struct sw_batch *b, size_t room);
-/* Account the message just built at the reserved place. */
-void sw_batch_commit(struct sw_batch *b, struct sw_nl *nl, struct nlmsghdr *nlh);
-int sw_batch_finish(struct sw_batch *b, struct sw_nl *nl);
-void sw_batch_free(struct sw_batch *b);
-
-/* Send a finished batch and wait for an answer to every message.
- * Returns 0, the first error (-errno, with nl->errmsg and nl->err_index),
- * or -ERESTART when the generation moved (rebuild and retry). */
-int sw_nl_send_batch(struct sw_nl *nl, struct sw_batch *b);
+/* An NLMSG_ERROR answer's error: 0, -errno, or -EBADMSG when it is short. */
+int sw_nl_ack_code(const struct nlmsghdr *nlh);
+/* Keep the kernel's extack text of an error we report in nl->errmsg, and
+ * (ext_off, may be NULL) the offset NLMSGERR_ATTR_OFFS gives into the
+ * refused message, 0 if none: as the kernel sent it, for the caller to
+ * check against that message (commit.c). */
+void sw_nl_ack_text(struct sw_nl *nl, const struct nlmsghdr *nlh, uint32_t *ext_off);
+/* Did the kernel send it (port 0), or our own port (a loopback test)? */
+bool sw_nl_from_kernel(const struct sw_nl *nl, const struct nlmsghdr *nlh);
 
 #endif

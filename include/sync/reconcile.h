@@ -9,20 +9,13 @@
 #include "core/diff.h"
 #include "host/hoststate.h"
 #include "core/model.h"
+#include "kernel/commit.h"     /* sw_gen_after: the generations its commits make */
 #include "kernel/nl.h"
+/* what the daemon uses beside reconcile (the hint's events, the twin) */
+#include "sync/derive.h"
+#include "sync/twin.h"
 
 #define SW_APPLY_TRIES 5    /* bounded retry when the generation moves (ERESTART) */
-#define SW_TWIN_SUFFIX "_twin"  /* table inet <table>_twin: the owned twin (mode twin) */
-#define SW_HANDOVER_SUFFIX "_handover"  /* table inet <table>_handover: the blocks during a takeover */
-#define SW_TWIN_PRIO   (-140)   /* after the main table's -150: its counters and
-				 * logs see the drops first; still before DNAT */
-
-/* The name of the twin table that holds the blocks while <table> is
- * replaced (takeover), or for as long as the daemon lives where the kernel
- * has owner but no persist flag (mode twin). -ENAMETOOLONG if it does not
- * fit len. */
-int sw_twin_name(const char *table, char *buf, size_t len);
-
 /* Whose is the table that was observed? sandwall changes and deletes
  * only its own: check, apply, reconcile and remove return -EEXIST with
  * a message for SW_TABLE_FOREIGN (and remove also for SW_TABLE_EMPTY). */
@@ -37,9 +30,6 @@ enum sw_table_owner {
 	SW_TABLE_FOREIGN,       /* anything else: another tool's */
 };
 enum sw_table_owner sw_table_owner(const struct sw_model *have);
-
-/* The generation after a commit at gen (the kernel skips 0). */
-uint32_t sw_gen_after(uint32_t gen);
 
 /* Read the host (rtnetlink, resolvers) and build the desired model. */
 int sw_desired(const struct sw_config *cfg, struct sw_host *host, struct sw_model *m,
@@ -83,11 +73,6 @@ int sw_remove(struct sw_nl *nl, const char *table, bool *absent, char *err, size
 /* The same for a table of another family (NFPROTO_NETDEV). */
 int sw_remove_family(struct sw_nl *nl, uint32_t family, const char *table, bool *absent,
 		     char *err, size_t errlen);
-
-/* The twin of the desired model: same blocks in table <table>_twin, base
- * chains at SW_TWIN_PRIO, no log rules, with these table flags. */
-int sw_twin_build(const struct sw_config *cfg, const struct sw_host *host, uint32_t flags,
-		  struct sw_model *m, char *err, size_t errlen);
 
 /* Every function below that takes want may change its gate buffers
  * (include/core/gate.h): which one is selected, and the elements of the one
@@ -134,14 +119,6 @@ struct sw_hint {
 	uint32_t base_genid;
 	bool derived;           /* out: the repair was derived from the events */
 };
-
-/* What the kernel holds after the transaction msgs (events.h rec) if it
- * held want before: a copy of want with the change applied, genid set.
- * -EOPNOTSUPP when the messages say more than this follows (a chain,
- * set, counter or the table's flags changed, another family, an element
- * the kernel could not have held as said): then observe. */
-int sw_model_from_events(const struct sw_model *want, const uint8_t *msgs, size_t len,
-			 uint32_t genid, struct sw_model *have);
 
 /* Forget every flow opened toward a sandbox (conntrack.h): what a
  * (re)created table's create does itself unless the hint defers it. */

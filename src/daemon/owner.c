@@ -63,8 +63,9 @@ struct flag_probe {
 	uint32_t flags;
 };
 
-static int build_flag_probe(struct sw_batch *b, struct sw_nl *nl, const struct flag_probe *p)
+static int build_flag_probe(struct sw_batch *b, struct sw_nl *nl, const void *arg)
 {
+	const struct flag_probe *p = arg;
 	struct sw_model empty;
 	int err;
 
@@ -80,19 +81,12 @@ static int flags_supported(struct sw_nl *nl, const char *table, uint32_t flags)
 {
 	char name[SW_NAME_MAX + sizeof(SW_PROBE_SUFFIX)];
 	struct flag_probe p = { name, flags };
-	struct sw_batch b;
 	int rc;
 
 	if (snprintf(name, sizeof(name), "%s" SW_PROBE_SUFFIX, table) >= (int)sizeof(name))
 		return -ENAMETOOLONG;
-	if ((rc = sw_batch_init(&b, nl, 0, false)) == 0) {
-		rc = build_flag_probe(&b, nl, &p);
-		if (!rc)
-			rc = sw_batch_finish(&b, nl);
-		if (!rc)
-			rc = sw_nl_send_batch(nl, &b);
-	}
-	sw_batch_free(&b);
+	/* unstamped: the probe's table is made and gone in the one batch */
+	rc = sw_commit(nl, SW_GEN_NONE, NULL, build_flag_probe, &p);
 	if (rc == -EOPNOTSUPP || rc == -EINVAL)
 		return 0;
 	return rc ? rc : 1;

@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <linux/netfilter/nf_tables.h>
 
+#include "kernel/commit.h"
 #include "kernel/encode.h"
 #include "lib/log.h"
 #include "host/resolver.h"
@@ -577,8 +578,11 @@ static int push_table(struct sw_nl *nl, const char *table, struct hel *v, size_t
 	for (int tries = 0; tries < 8 && rc == -EAGAIN; tries++) {
 		size_t *dels = malloc((n + 1) * sizeof(*dels)), nd = 0;
 		struct sw_batch b;
+		bool sent;
 
-		if (!dels || (rc = sw_batch_init(&b, nl, 0, false))) {
+		/* unstamped: the kernel's elements are what they are; a delete
+		 * of one that went is refused and left out on the next try */
+		if (!dels || (rc = sw_batch_init(&b, nl, SW_GEN_NONE, 0))) {
 			free(dels);
 			return dels ? rc : -ENOMEM;
 		}
@@ -596,17 +600,17 @@ static int push_table(struct sw_nl *nl, const char *table, struct hel *v, size_t
 				rc = sw_encode_elems(&b, nl, table, &s, &v[i].e, 1,
 						     pass ? NFT_MSG_NEWSETELEM : NFT_MSG_DELSETELEM);
 			}
-		if (!rc && b.n_msgs)
-			rc = sw_batch_finish(&b, nl);
-		if (!rc && b.n_msgs)
-			rc = sw_nl_send_batch(nl, &b);
-		if (!rc && b.n_msgs)
+		sent = !rc && b.n_msgs;
+		if (sent)
+			rc = sw_commit_send(&b, nl, NULL);
+		else
+			sw_batch_free(&b);
+		if (sent && !rc)
 			(*commits)++;
 		if (rc == -ENOENT && nl->err_index >= 0 && (size_t)nl->err_index < nd) {
 			v[dels[nl->err_index]].present = false;
 			rc = -EAGAIN;
 		}
-		sw_batch_free(&b);
 		free(dels);
 	}
 	return rc;
@@ -640,8 +644,10 @@ int sw_resolver_push(struct sw_resolver *r, struct sw_nl *nl, const char *const 
 		e = push_table(nl, tables[t], v, n, now_ms, &r->commits);
 		if (e) {
 			r->push_failures++;
-			sw_warn("event=dns-push-failed table=inet/%s error=\"%s\"%s%s", tables[t],
-				strerror(-e), nl->errmsg[0] ? " kernel=" : "", nl->errmsg);
+			sw_warn("event=dns-push-failed table=inet/%s error=\"%s\"%s%s%s%s%s",
+				tables[t], strerror(-e), nl->errmsg[0] ? " kernel=" : "", nl->errmsg,
+				nl->errobj[0] ? " refused=\"" : "", nl->errobj,
+				nl->errobj[0] ? "\"" : "");
 			rc = rc ? rc : e;
 		}
 	}

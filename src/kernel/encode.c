@@ -2,6 +2,7 @@
 /* encode: build the nf_tables messages of a model into a batch. Each
  * message is built by libnftnl into space reserved in the batch. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -22,6 +23,18 @@
 
 #define MSG_ROOM        65536   /* upper bound for one message */
 #define ELEMS_PER_MSG   256
+
+/* Account the message built at nlh with what it does to which object
+ * (commit.c names it if the kernel refuses it). */
+static void add(struct sw_batch *b, struct sw_nl *nl, struct nlmsghdr *nlh, const char *name,
+		const char *comment)
+{
+	struct sw_intent w = { .type = NFNL_MSG_TYPE(nlh->nlmsg_type) };
+
+	snprintf(w.name, sizeof(w.name), "%s", name);
+	snprintf(w.comment, sizeof(w.comment), "%s", comment ? comment : "");
+	sw_batch_add(b, nl, nlh, &w);
+}
 
 static struct nlmsghdr *msg(struct sw_batch *b, uint16_t type, uint16_t flags)
 {
@@ -58,7 +71,7 @@ static int table_msg_nl(struct sw_batch *b, struct sw_nl *nl, const char *name,
 	nlh = msg(b, type, nlflags);
 	if (nlh) {
 		nftnl_table_nlmsg_build_payload(nlh, t);
-		sw_batch_commit(b, nl, nlh);
+		add(b, nl, nlh, name, NULL);
 	}
 	nftnl_table_free(t);
 	return nlh ? 0 : b->err;
@@ -89,7 +102,7 @@ static int counter_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
 	nlh = msg(b, NFT_MSG_NEWOBJ, NLM_F_CREATE);
 	if (nlh) {
 		nftnl_obj_nlmsg_build_payload(nlh, o);
-		sw_batch_commit(b, nl, nlh);
+		add(b, nl, nlh, name, NULL);
 	}
 	nftnl_obj_free(o);
 	return nlh ? 0 : b->err;
@@ -165,7 +178,7 @@ static int set_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
 	nlh = msg(b, NFT_MSG_NEWSET, NLM_F_CREATE);
 	if (nlh) {
 		nftnl_set_nlmsg_build_payload(nlh, ns);
-		sw_batch_commit(b, nl, nlh);
+		add(b, nl, nlh, s->name, NULL);
 	}
 	nftnl_set_free(ns);
 	return nlh ? 0 : b->err;
@@ -202,7 +215,7 @@ static int elems_op_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
 		nlh = msg(b, type, type == NFT_MSG_NEWSETELEM ? NLM_F_CREATE : 0);
 		if (nlh) {
 			nftnl_set_elems_nlmsg_build_payload(nlh, ns);
-			sw_batch_commit(b, nl, nlh);
+			add(b, nl, nlh, s->name, NULL);
 		}
 		nftnl_set_free(ns);
 		if (!nlh)
@@ -284,7 +297,7 @@ static int chain_msg(struct sw_batch *b, struct sw_nl *nl, const char *table,
 	nlh = msg(b, NFT_MSG_NEWCHAIN, NLM_F_CREATE);
 	if (nlh) {
 		nftnl_chain_nlmsg_build_payload(nlh, nc);
-		sw_batch_commit(b, nl, nlh);
+		add(b, nl, nlh, c->name, NULL);
 	}
 	nftnl_chain_free(nc);
 	return nlh ? 0 : b->err;
@@ -307,7 +320,7 @@ static int rule_msg(struct sw_batch *b, struct sw_nl *nl, const struct sw_model 
 	nftnl_rule_nlmsg_build_payload(nlh, r->nl);
 	if (as)
 		nftnl_rule_set_str(r->nl, NFTNL_RULE_TABLE, m->table);
-	sw_batch_commit(b, nl, nlh);
+	add(b, nl, nlh, r->chain, r->tag);
 	return 0;
 }
 
@@ -391,7 +404,7 @@ static int del_msg(struct sw_batch *b, struct sw_nl *nl, const char *table, uint
 			  type == NFT_MSG_DELSET ? NFTA_SET_NAME : NFTA_OBJ_NAME, name);
 	if (type == NFT_MSG_DELOBJ)
 		mnl_attr_put_u32(nlh, NFTA_OBJ_TYPE, htonl(NFT_OBJECT_COUNTER));
-	sw_batch_commit(b, nl, nlh);
+	add(b, nl, nlh, name, NULL);
 	return 0;
 }
 
@@ -405,7 +418,7 @@ static int flush_chain_msg(struct sw_batch *b, struct sw_nl *nl, const char *tab
 		return b->err;
 	mnl_attr_put_strz(nlh, NFTA_RULE_TABLE, table);
 	mnl_attr_put_strz(nlh, NFTA_RULE_CHAIN, chain);
-	sw_batch_commit(b, nl, nlh);
+	add(b, nl, nlh, chain, NULL);
 	return 0;
 }
 
@@ -421,7 +434,7 @@ static int flush_set_msg(struct sw_batch *b, struct sw_nl *nl, const char *table
 	nlh = msg(b, NFT_MSG_DELSETELEM, 0);
 	if (nlh) {
 		nftnl_set_elems_nlmsg_build_payload(nlh, ns);
-		sw_batch_commit(b, nl, nlh);
+		add(b, nl, nlh, s->name, NULL);
 	}
 	nftnl_set_free(ns);
 	return nlh ? 0 : b->err;
@@ -558,108 +571,4 @@ int sw_encode_table_flags(struct sw_batch *b, struct sw_nl *nl, const char *tabl
 {
 	/* table inet <name> { flags owner, persist } -- update or adopt */
 	return table_msg(b, nl, table, NFT_MSG_NEWTABLE, flags, true);
-}
-
-/* ---- naming a refused message ------------------------------------------ */
-
-/* What a batch message does, and which attribute names its object. */
-static const struct {
-	uint16_t msg;
-	const char *verb;
-	uint16_t name;          /* the object's name */
-	uint16_t parent;        /* its chain or set, 0: none */
-	uint16_t udata;         /* user data with a comment, 0: none */
-} msg_names[] = {
-	{ NFT_MSG_NEWTABLE,   "add table",             NFTA_TABLE_NAME,         0, 0 },
-	{ NFT_MSG_DELTABLE,   "delete table",          NFTA_TABLE_NAME,         0, 0 },
-	{ NFT_MSG_NEWCHAIN,   "add chain",             NFTA_CHAIN_NAME,         0, 0 },
-	{ NFT_MSG_DELCHAIN,   "delete chain",          NFTA_CHAIN_NAME,         0, 0 },
-	{ NFT_MSG_NEWRULE,    "add rule in chain",     NFTA_RULE_CHAIN,         0, NFTA_RULE_USERDATA },
-	{ NFT_MSG_DELRULE,    "delete rules of chain", NFTA_RULE_CHAIN,         0, 0 },
-	{ NFT_MSG_NEWSET,     "add set",               NFTA_SET_NAME,           0, 0 },
-	{ NFT_MSG_DELSET,     "delete set",            NFTA_SET_NAME,           0, 0 },
-	{ NFT_MSG_NEWSETELEM, "add elements to set",   NFTA_SET_ELEM_LIST_SET,  0, 0 },
-	{ NFT_MSG_DELSETELEM, "delete elements of set", NFTA_SET_ELEM_LIST_SET, 0, 0 },
-	{ NFT_MSG_NEWOBJ,     "add counter",           NFTA_OBJ_NAME,           0, 0 },
-	{ NFT_MSG_DELOBJ,     "delete counter",        NFTA_OBJ_NAME,           0, 0 },
-	{ NFT_MSG_NEWFLOWTABLE, "add flowtable",       NFTA_FLOWTABLE_NAME,     0, 0 },
-};
-
-/* A string attribute, printable and bounded, into out ("" if absent). */
-static void attr_text(const struct nlattr *a, char *out, size_t len)
-{
-	const char *p = (const char *)a + NLA_HDRLEN;
-	size_t n = a->nla_len - NLA_HDRLEN, i;
-
-	for (i = 0; i < n && i + 1 < len && p[i]; i++)
-		out[i] = p[i] >= 0x20 && p[i] < 0x7f ? p[i] : '?';
-	out[i] = '\0';
-}
-
-/* The comment record (type 0) of libnftnl user data, bounded. */
-static void udata_comment(const struct nlattr *a, char *out, size_t len)
-{
-	const uint8_t *u = (const uint8_t *)a + NLA_HDRLEN;
-	size_t n = a->nla_len - NLA_HDRLEN, off = 0;
-
-	out[0] = '\0';
-	while (n - off >= 2) {
-		uint8_t type = u[off], l = u[off + 1];
-
-		if (l > n - off - 2)
-			return;
-		if (type == 0) {
-			size_t i;
-
-			for (i = 0; i < l && i + 1 < len && u[off + 2 + i]; i++)
-				out[i] = u[off + 2 + i] >= 0x20 && u[off + 2 + i] < 0x7f ?
-					 (char)u[off + 2 + i] : '?';
-			out[i] = '\0';
-			return;
-		}
-		off += 2u + l;
-	}
-}
-
-int sw_encode_describe(const struct sw_batch *b, int index, char *out, size_t len)
-{
-	const struct nlmsghdr *nlh;
-	size_t off;
-
-	if (index < 0 || !len)
-		return -EINVAL;
-	out[0] = '\0';
-	sw_nlmsg_for_each(nlh, b->buf, b->len, off) {
-		const uint8_t *p = (const uint8_t *)nlh + NLMSG_HDRLEN + sizeof(struct nfgenmsg);
-		char name[64] = "", comment[96] = "";
-		const struct nlattr *a;
-		size_t plen, aoff;
-		uint16_t type = NFNL_MSG_TYPE(nlh->nlmsg_type);
-
-		if (nlh->nlmsg_seq != b->first_seq + (uint32_t)index)
-			continue;
-		if (NFNL_SUBSYS_ID(nlh->nlmsg_type) != NFNL_SUBSYS_NFTABLES ||
-		    sw_nlmsg_payload_len(nlh) < sizeof(struct nfgenmsg))
-			return -ENOENT;
-		plen = sw_nlmsg_payload_len(nlh) - sizeof(struct nfgenmsg);
-		for (size_t i = 0; i < sizeof(msg_names) / sizeof(msg_names[0]); i++) {
-			if (msg_names[i].msg != type)
-				continue;
-			sw_nlattr_for_each(a, p, plen, aoff) {
-				uint16_t t = a->nla_type & NLA_TYPE_MASK;
-
-				if (t == msg_names[i].name)
-					attr_text(a, name, sizeof(name));
-				else if (msg_names[i].udata && t == msg_names[i].udata)
-					udata_comment(a, comment, sizeof(comment));
-			}
-			snprintf(out, len, "%s %s%s%s%s", msg_names[i].verb, name,
-				 comment[0] ? " (comment \"" : "", comment,
-				 comment[0] ? "\")" : "");
-			return 0;
-		}
-		snprintf(out, len, "nf_tables message %u", type);
-		return 0;
-	}
-	return -ENOENT;
 }

@@ -223,8 +223,7 @@ uint32_t sw_nl_next_seq(struct sw_nl *nl)
 	return ++nl->seq;
 }
 
-/* The error code of an NLMSG_ERROR message. */
-static int error_code(const struct nlmsghdr *nlh)
+int sw_nl_ack_code(const struct nlmsghdr *nlh)
 {
 	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
 
@@ -233,14 +232,15 @@ static int error_code(const struct nlmsghdr *nlh)
 	return sw_nlmsg_status(e->error);
 }
 
-/* Keep the kernel's extack text of an error we report. */
-static void error_text(struct sw_nl *nl, const struct nlmsghdr *nlh)
+void sw_nl_ack_text(struct sw_nl *nl, const struct nlmsghdr *nlh, uint32_t *ext_off)
 {
 	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *attr;
 	size_t off;
 
 	nl->errmsg[0] = '\0';
+	if (ext_off)
+		*ext_off = 0;
 	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e)) || !e->error ||
 	    !(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
 		return;
@@ -261,19 +261,22 @@ static void error_text(struct sw_nl *nl, const struct nlmsghdr *nlh)
 		if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
 		    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
 			snprintf(nl->errmsg, sizeof(nl->errmsg), "%s", mnl_attr_get_str(attr));
+		else if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_OFFS && ext_off &&
+			 mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
+			*ext_off = mnl_attr_get_u32(attr);     /* checked by the caller */
 	}
 }
 
 static int parse_error(struct sw_nl *nl, const struct nlmsghdr *nlh)
 {
-	int err = error_code(nlh);
+	int err = sw_nl_ack_code(nlh);
 
 	if (err)
-		error_text(nl, nlh);
+		sw_nl_ack_text(nl, nlh, NULL);
 	return err;
 }
 
-static bool from_kernel_ok(const struct sw_nl *nl, const struct nlmsghdr *nlh)
+bool sw_nl_from_kernel(const struct sw_nl *nl, const struct nlmsghdr *nlh)
 {
 	return nlh->nlmsg_pid == 0 || nlh->nlmsg_pid == nl->portid;
 }
@@ -301,7 +304,7 @@ int sw_nl_dump(struct sw_nl *nl, struct nlmsghdr *req, sw_nl_cb cb, void *data)
 		if ((size_t)n > SW_NL_RCVBUF)
 			return -EMSGSIZE;
 		sw_nlmsg_for_each(nlh, nl->rbuf, (size_t)n, off) {
-			if (nlh->nlmsg_seq != seq || !from_kernel_ok(nl, nlh))
+			if (nlh->nlmsg_seq != seq || !sw_nl_from_kernel(nl, nlh))
 				continue;       /* stale answer to an earlier request */
 			if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
 				intr = true;
@@ -348,181 +351,4 @@ int sw_nl_getgen(struct sw_nl *nl, uint32_t *genid)
 	nlh = nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETGEN, AF_UNSPEC, 0, sw_nl_next_seq(nl));
 	*genid = 0;
 	return sw_nl_dump(nl, nlh, gen_cb, genid);
-}
-
-/* ---- batches ------------------------------------------------------------ */
-
-static int batch_grow(struct sw_batch *b, size_t room)
-{
-	uint8_t *n;
-	size_t cap = b->cap ? b->cap : 65536;
-
-	if (b->err)
-		return b->err;
-	if (b->len + room <= b->cap)
-		return 0;
-	while (b->len + room > cap)
-		cap *= 2;
-	n = realloc(b->buf, cap);
-	if (!n)
-		return b->err = -ENOMEM;
-	/* zero the new space: libnftnl builders expect a clean header */
-	memset(n + b->cap, 0, cap - b->cap);
-	b->buf = n;
-	b->cap = cap;
-	return 0;
-}
-
-/* BATCH_BEGIN / BATCH_END for the nf_tables subsystem */
-static struct nlmsghdr *batch_hdr(struct sw_batch *b, uint16_t type, uint32_t seq)
-{
-	struct nlmsghdr *nlh;
-	struct nfgenmsg *g;
-
-	if (batch_grow(b, 256))
-		return NULL;
-	nlh = mnl_nlmsg_put_header(b->buf + b->len);
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST;
-	nlh->nlmsg_seq = seq;
-	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
-	g->nfgen_family = AF_UNSPEC;
-	g->version = NFNETLINK_V0;
-	g->res_id = htons(NFNL_SUBSYS_NFTABLES);
-	return nlh;
-}
-
-int sw_batch_init(struct sw_batch *b, struct sw_nl *nl, uint32_t genid, bool use_genid)
-{
-	struct nlmsghdr *nlh;
-
-	memset(b, 0, sizeof(*b));
-	b->begin_seq = sw_nl_next_seq(nl);
-	nlh = batch_hdr(b, NFNL_MSG_BATCH_BEGIN, b->begin_seq);
-	if (!nlh)
-		return b->err;
-	/* the kernel refuses the batch with ERESTART if the ruleset moved */
-	if (use_genid)
-		mnl_attr_put_u32(nlh, NFNL_BATCH_GENID, htonl(genid));
-	b->len += nlh->nlmsg_len;
-	b->first_seq = b->begin_seq + 1;
-	return 0;
-}
-
-void *sw_batch_reserve(struct sw_batch *b, size_t room)
-{
-	if (batch_grow(b, room))
-		return NULL;
-	memset(b->buf + b->len, 0, room);
-	return b->buf + b->len;
-}
-
-void sw_batch_commit(struct sw_batch *b, struct sw_nl *nl, struct nlmsghdr *nlh)
-{
-	uint32_t seq = sw_nl_next_seq(nl);
-
-	nlh->nlmsg_flags |= NLM_F_ACK;
-	nlh->nlmsg_seq = seq;
-	b->len += nlh->nlmsg_len;
-	b->n_msgs++;
-}
-
-int sw_batch_finish(struct sw_batch *b, struct sw_nl *nl)
-{
-	struct nlmsghdr *nlh = batch_hdr(b, NFNL_MSG_BATCH_END, sw_nl_next_seq(nl));
-
-	if (!nlh)
-		return b->err;
-	b->len += nlh->nlmsg_len;
-	return b->err;
-}
-
-void sw_batch_free(struct sw_batch *b)
-{
-	free(b->buf);
-	memset(b, 0, sizeof(*b));
-}
-
-/* Read what is still queued without waiting (answers we no longer need). */
-static void drain(struct sw_nl *nl)
-{
-	while (nl->ops->recv(nl->ctx, nl->rbuf, SW_NL_RCVBUF, 0) > 0)
-		;
-}
-
-int sw_nl_send_batch(struct sw_nl *nl, struct sw_batch *b)
-{
-	uint32_t pending = b->n_msgs;
-	uint8_t *seen = NULL;
-	int first_err = 0;
-	ssize_t n;
-
-	nl->errmsg[0] = '\0';
-	nl->err_index = -1;
-	if (b->err)
-		return b->err;
-	seen = calloc(b->n_msgs ? b->n_msgs : 1, 1);
-	if (!seen)
-		return -ENOMEM;
-	n = nl->ops->send(nl->ctx, b->buf, b->len);
-	if (n < 0) {
-		first_err = (int)n;
-		goto out;
-	}
-	/* The kernel handles the whole batch inside sendmsg, so every answer
-	 * is queued by now; keep reading until each sequence number has one. */
-	while (pending) {
-		const struct nlmsghdr *nlh;
-		size_t off;
-
-		n = nl->ops->recv(nl->ctx, nl->rbuf, SW_NL_RCVBUF, 5000);
-		if (n < 0) {
-			first_err = (int)n;
-			goto out;
-		}
-		if (n == 0) {
-			first_err = first_err ? first_err : -ETIMEDOUT;
-			goto out;
-		}
-		if ((size_t)n > SW_NL_RCVBUF) {
-			first_err = -EMSGSIZE;
-			goto out;
-		}
-		sw_nlmsg_for_each(nlh, nl->rbuf, (size_t)n, off) {
-			uint32_t seq = nlh->nlmsg_seq, idx;
-			int err;
-
-			if (nlh->nlmsg_type != NLMSG_ERROR || !from_kernel_ok(nl, nlh))
-				continue;
-			err = error_code(nlh);
-			if (seq == b->begin_seq) {
-				/* the batch as a whole: ERESTART (generation
-				 * moved), EPERM, or a failed commit */
-				if (err) {
-					first_err = err;
-					error_text(nl, nlh);
-					drain(nl);
-					goto out;
-				}
-				continue;
-			}
-			idx = seq - b->first_seq;       /* wraps safely */
-			if (idx >= b->n_msgs || seen[idx])
-				continue;               /* stale or repeated */
-			seen[idx] = 1;
-			pending--;
-			if (err && !first_err) {
-				first_err = err;
-				nl->err_index = (int)idx;
-				error_text(nl, nlh);
-			}
-		}
-		if (off != (size_t)n) {
-			first_err = first_err ? first_err : -EBADMSG;
-			goto out;
-		}
-	}
-out:
-	free(seen);
-	return first_err;
 }

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "sync/cgwatch.h"
+#include "kernel/commit.h"
 #include "kernel/encode.h"
 #include "core/ruleset.h"
 
@@ -316,7 +317,8 @@ int sw_cgwatch_update(struct sw_cgwatch *w, const struct sw_config *cfg, struct 
 		return rc;
 	if (same_cgroups(w->scratch, n, host->cgroups, host->n_cgroups))
 		return 0;
-	if ((rc = sw_batch_init(&b, nl, *genid, *genid != 0))) {
+	/* stamped when the generation is known: the daemon's last verified */
+	if ((rc = sw_batch_init(&b, nl, SW_GEN_IF_KNOWN, *genid))) {
 		sw_batch_free(&b);
 		goto out;
 	}
@@ -337,14 +339,16 @@ int sw_cgwatch_update(struct sw_cgwatch *w, const struct sw_config *cfg, struct 
 		if (!(rc = sw_ruleset_cg_fill(&fresh[l], w->scratch, n, l)))
 			rc = sw_encode_set_delta(&b, nl, want->table, &fresh[l], old);
 	}
-	if (!rc && b.n_msgs && !(rc = sw_batch_finish(&b, nl)))
-		rc = sw_nl_send_batch(nl, &b);
+	/* nothing that went or came: nothing sent; else, on success, *genid
+	 * (if known) is our batch's generation */
 	*sent = !rc && b.n_msgs;
-	sw_batch_free(&b);
+	if (*sent)
+		rc = sw_commit_send(&b, nl, genid);
+	else
+		sw_batch_free(&b);
+	*sent = *sent && !rc;
 	if (rc)
 		goto out;
-	if (*sent && *genid)
-		*genid = *genid + 1 ? *genid + 1 : 1;   /* our batch's generation */
 	w->deltas++;
 	for (unsigned l = 1; l <= SW_CG_MAX_LEVEL; l++) {
 		struct sw_set *old;

@@ -22,7 +22,7 @@
 
 #include "kernel/nlmsg.h"
 #include "kernel/observe.h"
-#include "sync/reconcile.h"
+#include "sync/derive.h"
 
 /* A rule placed where a chain's rules changed: the chain then differs
  * from want, and the repair flushes and refills it (what send_fix does

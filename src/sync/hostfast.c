@@ -8,6 +8,7 @@
 #include <linux/netfilter/nf_tables.h>
 
 #include "core/diff.h"
+#include "kernel/commit.h"
 #include "kernel/encode.h"
 #include "core/gate.h"
 #include "sync/hostfast.h"
@@ -333,39 +334,49 @@ out:
 	return rc;
 }
 
+struct fast_fill {
+	const char *table;
+	const struct sw_fast *f;
+};
+
+/* add element inet T S { ... }: the additions against nothing */
+static int fill_adds(struct sw_batch *b, struct sw_nl *nl, const void *arg)
+{
+	const struct fast_fill *a = arg;
+	int rc = 0;
+
+	for (size_t i = 0; i < a->f->n && !rc; i++) {
+		struct sw_set u = *a->f->s[i].set, none = *a->f->s[i].set;
+
+		u.elems = a->f->s[i].elems;
+		u.n_elems = a->f->s[i].n_elems;
+		none.elems = NULL;
+		none.n_elems = 0;
+		rc = sw_encode_set_delta(b, nl, a->table, &u, &none);
+	}
+	return rc;
+}
+
 int sw_fast_commit(struct sw_nl *nl, const char *table, struct sw_fast *f, uint32_t *genid,
 		   char *err, size_t errlen)
 {
-	struct sw_batch b;
+	struct fast_fill a = { table, f };
 	int rc;
 
 	if (!f->n)
 		return 0;
-	if ((rc = sw_batch_init(&b, nl, *genid, true)) == 0) {
-		/* add element inet T S { ... }: the additions against nothing */
-		for (size_t i = 0; i < f->n && !rc; i++) {
-			struct sw_set u = *f->s[i].set, none = *f->s[i].set;
-
-			u.elems = f->s[i].elems;
-			u.n_elems = f->s[i].n_elems;
-			none.elems = NULL;
-			none.n_elems = 0;
-			rc = sw_encode_set_delta(&b, nl, table, &u, &none);
-		}
-		if (!rc)
-			rc = sw_batch_finish(&b, nl);
-		if (!rc)
-			rc = sw_nl_send_batch(nl, &b);
-	}
-	sw_batch_free(&b);
+	/* stamped with the generation the kernel was last seen at; on
+	 * success *genid is the one this commit made */
+	rc = sw_commit(nl, SW_GEN_REQUIRE, genid, fill_adds, &a);
 	if (rc) {
 		snprintf(err, errlen, "cannot add the new link's elements: %s%s%s", strerror(-rc),
 			 nl->errmsg[0] ? " (kernel: " : "", nl->errmsg[0] ? nl->errmsg : "");
 		if (nl->errmsg[0])
 			strncat(err, ")", errlen - strlen(err) - 1);
+		if (nl->errobj[0])
+			snprintf(err + strlen(err), errlen - strlen(err), ": %s", nl->errobj);
 		return rc;
 	}
-	*genid = *genid + 1 ? *genid + 1 : 1;
 	/* the kernel holds them: so does the desired model (a failure here
 	 * leaves the model short, and the rebuild that follows puts it right) */
 	for (size_t i = 0; i < f->n && !rc; i++)

@@ -12,12 +12,15 @@
 #include "lib/log.h"
 
 #include "kernel/conntrack.h"
+#include "kernel/commit.h"
 #include "kernel/encode.h"
 #include "core/gate.h"
 #include "core/holes.h"
 #include "kernel/observe.h"
 #include "sync/cgwatch.h"
+#include "sync/gatefill.h"
 #include "sync/reconcile.h"
+#include "sync/twin.h"
 #include "core/ruleset.h"
 
 int sw_desired(const struct sw_config *cfg, struct sw_host *host, struct sw_model *m,
@@ -58,20 +61,6 @@ int sw_desired_host(const struct sw_config *cfg, const struct sw_host *host, str
 	if ((rc = sw_config_check_host(cfg, host, err, errlen)))
 		return rc;
 	return sw_ruleset_build(cfg, host, m, err, errlen);
-}
-
-static void kernel_error(struct sw_nl *nl, const char *what, int rc, char *err, size_t errlen)
-{
-	const char *sep = nl->errobj[0] ? ": " : "";
-
-	if (nl->errmsg[0])
-		snprintf(err, errlen, "%s: %s (kernel: %s, message %d of the batch%s%s)", what,
-			 strerror(-rc), nl->errmsg, nl->err_index, sep, nl->errobj);
-	else if (nl->err_index >= 0)
-		snprintf(err, errlen, "%s: %s (message %d of the batch%s%s)", what, strerror(-rc),
-			 nl->err_index, sep, nl->errobj);
-	else
-		snprintf(err, errlen, "%s: %s", what, strerror(-rc));
 }
 
 enum sw_table_owner sw_table_owner(const struct sw_model *h)
@@ -118,45 +107,26 @@ static int may_touch(const struct sw_model *h, bool adopt, char *err, size_t err
 	return -EEXIST;
 }
 
-typedef int (*build_fn)(struct sw_batch *b, struct sw_nl *nl, const void *arg);
-
-/* One batch stamped with the generation the diff was made against. */
-static int send_once(struct sw_nl *nl, uint32_t genid, build_fn build, const void *arg)
+/* One batch stamped with the generation the diff was made against
+ * (SW_GEN_REQUIRE: ERESTART when anything moved since). */
+static int send_stamped(struct sw_nl *nl, uint32_t genid, sw_commit_fill build, const void *arg)
 {
-	struct sw_batch b;
-	int rc;
-
-	nl->errobj[0] = '\0';
-	if ((rc = sw_batch_init(&b, nl, genid, true)) == 0) {
-		rc = build(&b, nl, arg);
-		if (!rc)
-			rc = sw_batch_finish(&b, nl);
-		if (!rc)
-			rc = sw_nl_send_batch(nl, &b);
-		if (rc && nl->err_index >= 0)
-			sw_encode_describe(&b, nl->err_index, nl->errobj, sizeof(nl->errobj));
-	}
-	sw_batch_free(&b);
-	return rc;
+	return sw_commit(nl, SW_GEN_REQUIRE, &genid, build, arg);
 }
 
-/* Build with the current generation id, send, retry when it moved. Only
- * for a table this process owns (the kernel's owner flag: no one else can
- * have changed it); every other change goes through send_if_ours. */
-static int send_with_retry(struct sw_nl *nl, build_fn build, const void *arg,
+/* Build with the current generation id (SW_GEN_CURRENT), send, retry
+ * when it moved. Only for a table this process owns (the kernel's owner
+ * flag: no one else can have changed it); every other change goes
+ * through send_if_ours. */
+static int send_with_retry(struct sw_nl *nl, sw_commit_fill build, const void *arg,
 			   const char *what, char *err, size_t errlen)
 {
 	int rc = -ERESTART;
 
-	for (int i = 0; i < SW_APPLY_TRIES && rc == -ERESTART; i++) {
-		uint32_t genid;
-
-		if ((rc = sw_nl_getgen(nl, &genid)))
-			break;
-		rc = send_once(nl, genid, build, arg);
-	}
+	for (int i = 0; i < SW_APPLY_TRIES && rc == -ERESTART; i++)
+		rc = sw_commit(nl, SW_GEN_CURRENT, NULL, build, arg);
 	if (rc)
-		kernel_error(nl, what, rc, err, errlen);
+		sw_commit_error(nl, what, rc, err, errlen);
 	return rc;
 }
 
@@ -216,80 +186,6 @@ static int build_refill(struct sw_batch *b, struct sw_nl *nl, const void *arg)
 	return rc;
 }
 
-uint32_t sw_gen_after(uint32_t gen)
-{
-	return gen + 1 ? gen + 1 : 1;
-}
-
-struct gate_fill {
-	const struct sw_model *want, *have;
-	enum sw_gate_buf target;
-	bool flush;
-};
-
-/* Phase 1 (include/core/gate.h): have's target buffer, which no rule reads
- * while the other one is selected, takes want's gate, by element deltas
- * (or flushed and refilled, when the kernel refuses a delta). */
-static int build_gate_fill(struct sw_batch *b, struct sw_nl *nl, const void *arg)
-{
-	const struct gate_fill *g = arg;
-	char n[SW_NAME_MAX];
-	int rc = 0;
-
-	b->family = sw_model_family(g->want);
-	for (int v6 = 0; v6 < 2 && !rc; v6++) {
-		const struct sw_set *w, *h;
-
-		sw_gate_set_name(n, sizeof(n), v6, g->target);
-		w = sw_model_find_set(g->want, n);
-		h = sw_model_find_set(g->have, n);
-		if (!w || !h)
-			continue;       /* made with the flip, elements and all */
-		if (g->flush)
-			rc = sw_encode_set_refill(b, nl, g->want, w);
-		else
-			rc = sw_encode_set_delta(b, nl, g->want->table, w, h);
-	}
-	return rc;
-}
-
-static bool delta_refused(int rc);
-
-/* Settle want's gate against have; when the buffer to select does not
- * hold the gate yet, fill it in a commit of its own first (stamped with
- * have's generation: ERESTART when anything moved), and make have say so
- * (its elements, its generation), so that the batch that follows flips
- * the selector and changes nothing the packet path reads meanwhile. */
-static int gate_prepare(struct sw_nl *nl, struct sw_model *want, struct sw_model *have)
-{
-	struct sw_gate_plan p;
-	struct gate_fill g = { want, have, SW_GATE_NONE, false };
-	char n[SW_NAME_MAX];
-	int rc;
-
-	if ((rc = sw_gate_settle(want, have, &p)) || !p.phase1)
-		return rc;
-	g.target = p.target;
-	rc = send_once(nl, have->genid, build_gate_fill, &g);
-	if (delta_refused(rc)) {
-		g.flush = true;
-		rc = send_once(nl, have->genid, build_gate_fill, &g);
-	}
-	if (rc)
-		return rc;
-	have->genid = sw_gen_after(have->genid);
-	for (int v6 = 0; v6 < 2 && !rc; v6++) {
-		struct sw_set *h;
-
-		sw_gate_set_name(n, sizeof(n), v6, p.target);
-		if ((h = sw_model_find_set(have, n)))
-			rc = sw_set_copy_elems(h, sw_model_find_set(want, n));
-	}
-	return rc;
-}
-
-static void kernel_error(struct sw_nl *nl, const char *what, int rc, char *err, size_t errlen);
-static int send_once(struct sw_nl *nl, uint32_t genid, build_fn build, const void *arg);
 
 int sw_update_sets(struct sw_nl *nl, struct sw_model *want, const struct sw_model *old,
 		   uint32_t *genid, struct sw_diff *d, char *err, size_t errlen)
@@ -322,11 +218,11 @@ int sw_update_sets(struct sw_nl *nl, struct sw_model *want, const struct sw_mode
 			snprintf(err, errlen, "not an element change: %s", d->items[i].desc);
 			return -ESTALE;
 		}
-	if ((rc = send_once(nl, *genid, build_refill, &r))) {
-		kernel_error(nl, "cannot update the sets", rc, err, errlen);
+	/* stamped with *genid, which then becomes the commit's generation */
+	if ((rc = sw_commit(nl, SW_GEN_REQUIRE, genid, build_refill, &r))) {
+		sw_commit_error(nl, "cannot update the sets", rc, err, errlen);
 		return rc;
 	}
-	*genid = sw_gen_after(*genid);
 	return 0;
 }
 
@@ -347,7 +243,7 @@ static int build_flags(struct sw_batch *b, struct sw_nl *nl, const void *arg)
  * stamped with the generation that was observed (a table swapped in
  * meanwhile makes the kernel answer ERESTART: observe again). */
 static int send_if_ours_family(struct sw_nl *nl, uint32_t family, const char *table, bool adopt,
-				build_fn build, const void *arg, bool *absent, const char *what,
+				sw_commit_fill build, const void *arg, bool *absent, const char *what,
 				char *err, size_t errlen)
 {
 	int rc = -ERESTART;
@@ -356,22 +252,22 @@ static int send_if_ours_family(struct sw_nl *nl, uint32_t family, const char *ta
 		struct sw_model have;
 
 		if ((rc = sw_observe_family(nl, family, table, &have))) {
-			kernel_error(nl, "cannot read the ruleset", rc, err, errlen);
+			sw_commit_error(nl, "cannot read the ruleset", rc, err, errlen);
 			return rc;
 		}
 		*absent = !have.has_table;
 		if (!*absent && !(rc = may_touch(&have, adopt, err, errlen)))
-			rc = send_once(nl, have.genid, build, arg);
+			rc = send_stamped(nl, have.genid, build, arg);
 		sw_model_free(&have);
 		if (*absent || rc == -EEXIST)
 			return rc;
 	}
 	if (rc)
-		kernel_error(nl, what, rc, err, errlen);
+		sw_commit_error(nl, what, rc, err, errlen);
 	return rc;
 }
 
-static int send_if_ours(struct sw_nl *nl, const char *table, bool adopt, build_fn build,
+static int send_if_ours(struct sw_nl *nl, const char *table, bool adopt, sw_commit_fill build,
 			const void *arg, bool *absent, const char *what, char *err, size_t errlen)
 {
 	return send_if_ours_family(nl, NFPROTO_INET, table, adopt, build, arg, absent, what,
@@ -426,7 +322,7 @@ static int check_gen(struct sw_nl *nl, struct sw_model *want, struct sw_diff *d,
 	memset(d, 0, sizeof(*d));
 	rc = sw_observe_family(nl, sw_model_family(want), want->table, &have);
 	if (rc) {
-		kernel_error(nl, "cannot read the ruleset", rc, err, errlen);
+		sw_commit_error(nl, "cannot read the ruleset", rc, err, errlen);
 		return rc;
 	}
 	/* another tool's table is not drift: it is an error; the gate's
@@ -504,7 +400,7 @@ static void created(struct sw_nl *nl, const struct sw_model *want, struct sw_hin
 static int create(struct sw_nl *nl, uint32_t genid, const struct sw_model *want,
 		  struct sw_hint *hint)
 {
-	int rc = send_once(nl, genid, build_create, want);
+	int rc = send_stamped(nl, genid, build_create, want);
 
 	if (!rc)
 		created(nl, want, hint);
@@ -534,41 +430,6 @@ static int build_adopt_update(struct sw_batch *b, struct sw_nl *nl, const void *
 }
 
 #define OWN_FLAGS (NFT_TABLE_F_OWNER | NFT_TABLE_F_PERSIST)
-
-int sw_twin_name(const char *table, char *buf, size_t len)
-{
-	int n = snprintf(buf, len, "%s" SW_TWIN_SUFFIX, table);
-
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
-int sw_twin_build(const struct sw_config *cfg, const struct sw_host *host, uint32_t flags,
-		  struct sw_model *m, char *err, size_t errlen)
-{
-	struct sw_config *tc = malloc(sizeof(*tc));
-	int rc;
-
-	if (!tc) {
-		snprintf(err, errlen, "cannot build the twin table: %s", strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	*tc = *cfg;
-	tc->log_blocked = false;        /* the main table logs; no duplicates */
-	rc = sw_twin_name(cfg->table, tc->table, sizeof(tc->table));
-	if (rc)
-		snprintf(err, errlen, "cannot name the twin of table %s: %s", cfg->table,
-			 strerror(-rc));
-	else
-		rc = sw_ruleset_build(tc, host, m, err, errlen);
-	free(tc);
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < m->n_chains; i++)
-		if (m->chains[i].base)
-			m->chains[i].prio = SW_TWIN_PRIO;
-	m->table_flags = flags;
-	return 0;
-}
 
 struct twin {
 	const struct sw_model *want;
@@ -614,7 +475,7 @@ static int build_probe(struct sw_batch *b, struct sw_nl *nl, const void *arg)
 static int takeover(struct sw_nl *nl, const struct sw_model *want, uint32_t genid)
 {
 	struct twin t = { .want = want };
-	uint32_t gen;
+	enum sw_gen_policy twin_gen = SW_GEN_REQUIRE;     /* the generation seen */
 	int rc, rc2;
 	char err[128];
 
@@ -627,28 +488,18 @@ static int takeover(struct sw_nl *nl, const struct sw_model *want, uint32_t geni
 			return rc;      /* the flags are refused: our table is untouched */
 		if ((rc = send_with_retry(nl, build_twin_delete, &t, "probe", err, sizeof(err))))
 			return rc;
-		if ((rc = sw_nl_getgen(nl, &genid)))
-			return rc;
+		twin_gen = SW_GEN_CURRENT;      /* the probe's commits moved it */
 	}
-	if ((rc = send_once(nl, genid, build_twin, &t)))
+	if ((rc = sw_commit(nl, twin_gen, &genid, build_twin, &t)))
 		return rc;
 	/* stamped with the generation after the twin: a change by someone
 	 * else in between makes the kernel say ERESTART, and we start over */
-	rc = sw_nl_getgen(nl, &gen);
-	if (!rc)
-		rc = send_once(nl, gen, build_replace, want);
+	rc = sw_commit(nl, SW_GEN_CURRENT, NULL, build_replace, want);
 	rc2 = send_with_retry(nl, build_twin_delete, &t, "cannot delete the handover table",
 			      err, sizeof(err));
 	if (rc2 && rc2 != -ENOENT)
 		sw_warn("%s", err);
 	return rc;
-}
-
-/* What the kernel answers an element delta that does not fit what it
- * holds (the fallback is a flush and refill). */
-static bool delta_refused(int rc)
-{
-	return rc == -ENOENT || rc == -EEXIST || rc == -ENOTEMPTY;
 }
 
 /* The batch that makes the kernel hold want, given what it holds. */
@@ -677,7 +528,7 @@ static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct 
 		return takeover(nl, want, have->genid);
 	}
 	if (have->table_unmarked) {
-		rc = send_once(nl, have->genid, build_replace, want);
+		rc = send_stamped(nl, have->genid, build_replace, want);
 
 		if (!rc)
 			created(nl, want, hint);
@@ -691,7 +542,7 @@ static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct 
 		/* an orphan with the same persist flag can be adopted in place */
 		if ((have->table_flags & OWN_FLAGS) == NFT_TABLE_F_PERSIST &&
 		    (want->table_flags & NFT_TABLE_F_PERSIST))
-			return send_once(nl, have->genid, build_adopt_update, &u);
+			return send_stamped(nl, have->genid, build_adopt_update, &u);
 		*multi = true;
 		return takeover(nl, want, have->genid);
 	}
@@ -699,17 +550,17 @@ static int send_fix(struct sw_nl *nl, const struct sw_model *want, const struct 
 	 * is not where the dump said: ENOENT, EEXIST, an interval overlap),
 	 * flush and refill, as a new batch */
 	if (only_elems) {
-		rc = send_once(nl, have->genid, build_refill, &r);
-		if (delta_refused(rc)) {
+		rc = send_stamped(nl, have->genid, build_refill, &r);
+		if (sw_encode_delta_refused(rc)) {
 			r.flush = true;
-			rc = send_once(nl, have->genid, build_refill, &r);
+			rc = send_stamped(nl, have->genid, build_refill, &r);
 		}
 		return rc;
 	}
-	rc = send_once(nl, have->genid, build_update, &u);
-	if (delta_refused(rc)) {
+	rc = send_stamped(nl, have->genid, build_update, &u);
+	if (sw_encode_delta_refused(rc)) {
 		u.how |= SW_UPDATE_FLUSH_SETS;
-		rc = send_once(nl, have->genid, build_update, &u);
+		rc = send_stamped(nl, have->genid, build_update, &u);
 	}
 	return rc;
 }
@@ -723,19 +574,19 @@ int sw_apply(struct sw_nl *nl, struct sw_model *want, char *err, size_t errlen)
 		struct sw_model have;
 
 		if ((rc = sw_observe_family(nl, sw_model_family(want), want->table, &have))) {
-			kernel_error(nl, "cannot read the ruleset", rc, err, errlen);
+			sw_commit_error(nl, "cannot read the ruleset", rc, err, errlen);
 			return rc;
 		}
 		if ((rc = may_touch(&have, true, err, errlen))) {
 			sw_model_free(&have);
 			return rc;
 		}
-		if (!(rc = gate_prepare(nl, want, &have)))
+		if (!(rc = sw_gate_fill(nl, want, &have)))
 			rc = send_fix(nl, want, &have, NULL, true, &multi, NULL);
 		sw_model_free(&have);
 	}
 	if (rc)
-		kernel_error(nl, "cannot apply the ruleset", rc, err, errlen);
+		sw_commit_error(nl, "cannot apply the ruleset", rc, err, errlen);
 	return rc;
 }
 
@@ -815,18 +666,18 @@ int sw_reconcile_hint(struct sw_nl *nl, struct sw_model *want, struct sw_hint *h
 
 		sw_diff_free(d);
 		if ((rc = sw_observe_family(nl, sw_model_family(want), want->table, &have))) {
-			kernel_error(nl, "cannot read the ruleset", rc, err, errlen);
+			sw_commit_error(nl, "cannot read the ruleset", rc, err, errlen);
 			return rc;
 		}
 		if ((rc = may_touch(&have, true, err, errlen))) {
 			sw_model_free(&have);
 			return rc;
 		}
-		if ((rc = gate_prepare(nl, want, &have))) {
+		if ((rc = sw_gate_fill(nl, want, &have))) {
 			sw_model_free(&have);
 			if (rc == -ERESTART)
 				continue;
-			kernel_error(nl, "cannot fill the gate", rc, err, errlen);
+			sw_commit_error(nl, "cannot fill the gate", rc, err, errlen);
 			return rc;
 		}
 		if ((rc = sw_diff(want, &have, d))) {
@@ -848,7 +699,7 @@ int sw_reconcile_hint(struct sw_nl *nl, struct sw_model *want, struct sw_hint *h
 		sw_model_free(&have);
 	}
 	if (rc) {
-		kernel_error(nl, "cannot repair the ruleset", rc, err, errlen);
+		sw_commit_error(nl, "cannot repair the ruleset", rc, err, errlen);
 		return rc;
 	}
 committed:

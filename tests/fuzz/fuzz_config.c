@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    sw_ruleset_build(&cfg, &host, &m, err, sizeof(err)) == 0) {
 		sw_export(&m, devnull);
 		if (sw_nl_open_ops(&nl, &ops, NULL) == 0) {
-			if (sw_batch_init(&b, &nl, 1, true) == 0 &&
+			if (sw_batch_init(&b, &nl, SW_GEN_REQUIRE, 1) == 0 &&
 			    sw_encode_create(&b, &nl, &m) == 0)
 				sw_batch_finish(&b, &nl);
 			sw_batch_free(&b);

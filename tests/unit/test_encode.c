@@ -84,7 +84,7 @@ static struct nlmsghdr *kernel_echo(const struct nlmsghdr *in)
 
 static void build_replace(struct enc *e, uint32_t genid)
 {
-	assert_int_equal(sw_batch_init(&e->b, &e->nl, genid, true), 0);
+	assert_int_equal(sw_batch_init(&e->b, &e->nl, SW_GEN_REQUIRE, genid), 0);
 	assert_int_equal(sw_encode_replace(&e->b, &e->nl, &e->m), 0);
 	assert_int_equal(sw_batch_finish(&e->b, &e->nl), 0);
 }
@@ -142,7 +142,7 @@ static void test_batch_frame(void **state)
 
 	/* without a generation id the BEGIN has no attribute */
 	sw_batch_free(&e->b);
-	assert_int_equal(sw_batch_init(&e->b, &e->nl, 7, false), 0);
+	assert_int_equal(sw_batch_init(&e->b, &e->nl, SW_GEN_NONE, 7), 0);
 	assert_int_equal(sw_batch_finish(&e->b, &e->nl), 0);
 	n = walk(&e->b, msgs, 1024);
 	assert_int_equal(n, 2);
@@ -459,7 +459,7 @@ static void test_encode_delete(void **state)
 	struct nftnl_table *t;
 	size_t n;
 
-	assert_int_equal(sw_batch_init(&e->b, &e->nl, 5, true), 0);
+	assert_int_equal(sw_batch_init(&e->b, &e->nl, SW_GEN_REQUIRE, 5), 0);
 	assert_int_equal(sw_encode_delete(&e->b, &e->nl, "sandwall"), 0);
 	assert_int_equal(sw_batch_finish(&e->b, &e->nl), 0);
 	n = walk(&e->b, msgs, 8);
@@ -485,7 +485,7 @@ static void test_encode_set_refill(void **state)
 	size_t n;
 
 	assert_non_null(s);
-	assert_int_equal(sw_batch_init(&e->b, &e->nl, 5, true), 0);
+	assert_int_equal(sw_batch_init(&e->b, &e->nl, SW_GEN_REQUIRE, 5), 0);
 	assert_int_equal(sw_encode_set_refill(&e->b, &e->nl, &e->m, s), 0);
 	assert_int_equal(sw_batch_finish(&e->b, &e->nl), 0);
 	n = walk(&e->b, msgs, 8);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests for the gate's two buffers (include/core/gate.h, src/core/gate.c and
- * reconcile.c's phase 1): the buffer the packet path reads is never
+ * sync/gatefill.c, phase 1): the buffer the packet path reads is never
  * edited. Against the stateful fake kernel (fake_nft.h), a hook after
  * every commit checks each batch: a batch that changes the elements of
  * gate4_X or gate6_X must leave X unselected before and after it (unless

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for nl (batch send, ACK wait, errors, dumps, GETGEN) and for
+/* Unit tests for nl (dumps, GETGEN) and commit (batch send, ACK wait, errors), and for
  * the ERESTART retry of reconcile's sw_apply, against a scripted fake
  * kernel (fake_kernel.h). No kernel is touched. */
 #include <stdarg.h>
@@ -55,7 +55,7 @@ static int teardown(void **state)
 /* The full replace batch of the default model. */
 static void batch(struct t *t)
 {
-	assert_int_equal(sw_batch_init(&t->b, &t->nl, 1, true), 0);
+	assert_int_equal(sw_batch_init(&t->b, &t->nl, SW_GEN_REQUIRE, 1), 0);
 	assert_int_equal(sw_encode_replace(&t->b, &t->nl, &t->m), 0);
 	assert_int_equal(sw_batch_finish(&t->b, &t->nl), 0);
 	assert_true(t->b.n_msgs > 50);
@@ -345,7 +345,7 @@ static void test_empty_batch(void **state)
 {
 	struct t *t = *state;
 
-	assert_int_equal(sw_batch_init(&t->b, &t->nl, 1, true), 0);
+	assert_int_equal(sw_batch_init(&t->b, &t->nl, SW_GEN_REQUIRE, 1), 0);
 	assert_int_equal(sw_batch_finish(&t->b, &t->nl), 0);
 	assert_int_equal(sw_nl_send_batch(&t->nl, &t->b), 0);
 	assert_int_equal(t->k.n_recvs, 0);

@@ -117,7 +117,7 @@ static void test_encode_marks(void **state)
 	assert_int_equal(sw_nl_open_ops(&nl, &fk_ops, &k), 0);
 	tk_build("", &want);
 	for (int kind = 0; kind < 3; kind++) {
-		assert_int_equal(sw_batch_init(&b, &nl, 1, true), 0);
+		assert_int_equal(sw_batch_init(&b, &nl, SW_GEN_REQUIRE, 1), 0);
 		assert_int_equal(kind == 0 ? sw_encode_create(&b, &nl, &want) :
 				 kind == 1 ? sw_encode_replace(&b, &nl, &want) :
 				 sw_encode_table_flags(&b, &nl, "sandwall", 0), 0);

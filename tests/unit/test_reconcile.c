@@ -159,7 +159,7 @@ static void test_fake_roundtrip_and_errors(void **state)
 	assert_int_equal(r->k.n_commits, 1);
 	assert_int_equal(fn_n_rules(r->k.s, T, NULL), r->want.n_rules);
 	/* a second create: EXCL -> EEXIST, on the first message, nothing changes */
-	assert_int_equal(sw_batch_init(&b, &r->nl, r->k.genid, true), 0);
+	assert_int_equal(sw_batch_init(&b, &r->nl, SW_GEN_REQUIRE, r->k.genid), 0);
 	assert_int_equal(sw_encode_create(&b, &r->nl, &r->want), 0);
 	assert_int_equal(sw_batch_finish(&b, &r->nl), 0);
 	assert_int_equal(sw_nl_send_batch(&r->nl, &b), -EEXIST);
@@ -167,14 +167,14 @@ static void test_fake_roundtrip_and_errors(void **state)
 	sw_batch_free(&b);
 	assert_int_equal(r->k.n_commits, 1);
 	/* a stale generation: ERESTART on BEGIN */
-	assert_int_equal(sw_batch_init(&b, &r->nl, r->k.genid - 1, true), 0);
+	assert_int_equal(sw_batch_init(&b, &r->nl, SW_GEN_REQUIRE, r->k.genid - 1), 0);
 	assert_int_equal(sw_encode_delete(&b, &r->nl, T), 0);
 	assert_int_equal(sw_batch_finish(&b, &r->nl), 0);
 	assert_int_equal(sw_nl_send_batch(&r->nl, &b), -ERESTART);
 	sw_batch_free(&b);
 	assert_non_null(fn_table(r->k.s, T));
 	/* deleting what is not there: ENOENT */
-	assert_int_equal(sw_batch_init(&b, &r->nl, r->k.genid, true), 0);
+	assert_int_equal(sw_batch_init(&b, &r->nl, SW_GEN_REQUIRE, r->k.genid), 0);
 	assert_int_equal(sw_encode_delete(&b, &r->nl, "nosuch"), 0);
 	assert_int_equal(sw_batch_finish(&b, &r->nl), 0);
 	assert_int_equal(sw_nl_send_batch(&r->nl, &b), -ENOENT);
@@ -191,7 +191,7 @@ static void test_fake_sees_gap(void **state)
 
 	apply(r);
 	assert_int_equal(r->k.gaps, 0);
-	assert_int_equal(sw_batch_init(&b, &r->nl, r->k.genid, true), 0);
+	assert_int_equal(sw_batch_init(&b, &r->nl, SW_GEN_REQUIRE, r->k.genid), 0);
 	assert_int_equal(sw_encode_replace(&b, &r->nl, &r->want), 0);
 	assert_int_equal(sw_batch_finish(&b, &r->nl), 0);
 	assert_int_equal(sw_nl_send_batch(&r->nl, &b), 0);
