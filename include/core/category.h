@@ -76,7 +76,9 @@ int sw_category_lookup(const char *name);
 #define SW_CAT_CHAIN_PREFIX "block_"
 
 /* The fixed prefixes of c (its entry's fixed list), parsed into out (at
- * most max): the count written, 0 for a category without one. */
+ * most max; SW_CAT_MAX_FIXED holds every list): the count written, 0 for
+ * a category without one. */
+#define SW_CAT_MAX_FIXED 8
 size_t sw_category_fixed(enum sw_category c, struct sw_prefix *out, size_t max);
 
 #endif

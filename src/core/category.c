@@ -13,6 +13,8 @@ static const char *const rfc_private[] = {
 	"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7",
 };
 #define FIXED(v) .fixed = v, .n_fixed = sizeof(v) / sizeof(*v)
+_Static_assert(sizeof(link_local) / sizeof(*link_local) <= SW_CAT_MAX_FIXED &&
+	       sizeof(rfc_private) / sizeof(*rfc_private) <= SW_CAT_MAX_FIXED, "SW_CAT_MAX_FIXED");
 
 /* The categories, in enum order; `rank` gives the guard chain's order. */
 const struct sw_category_info sw_categories[SW_CAT_COUNT] = {

@@ -469,7 +469,8 @@ static int set_resync(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *v)
 	unsigned long n;
 
 	if (sw_cfg_uint(v, 1, 86400, &n) < 0)
-		return sw_cfg_fail(c, "bad interval '%s' for [%s] %s (use 1..86400 seconds)", v, k->section, k->name);
+		return sw_cfg_fail(c, "bad interval '%s' for [%s] %s (use 1..86400 seconds)", v,
+				   k->section, k->name);
 	c->cfg->resync_interval = (unsigned)n;
 	return 1;
 }
@@ -521,7 +522,8 @@ static int set_owner(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *v)
 	else if (sw_cfg_bool(v, &b) == 0)
 		c->cfg->owner = b ? SW_OWNER_YES : SW_OWNER_NO;
 	else
-		return sw_cfg_fail(c, "bad value '%s' for [%s] %s (use auto, yes, twin or no)", v, k->section, k->name);
+		return sw_cfg_fail(c, "bad value '%s' for [%s] %s (use auto, yes, twin or no)", v,
+				   k->section, k->name);
 	return 1;
 }
 

@@ -162,7 +162,8 @@ static char *reader(char *buf, int num, void *stream)
 }
 
 /* [block] <category> = yes|no, for every category with a switch */
-static int block_key(struct sw_cfg_ctx *c, enum sw_category cat, const char *name, const char *value)
+static int block_key(struct sw_cfg_ctx *c, enum sw_category cat, const char *name,
+		     const char *value)
 {
 	char v[SW_CFG_LINE_MAX + 3];
 
@@ -207,7 +208,8 @@ static int handler(void *user, const char *section, const char *name, const char
 	if (i == sw_cfg_n_keys)
 		return c->cont ? 1 : sw_cfg_fail(c, "unknown key '%s' in [%s]", name, section);
 	if (c->cont && !sw_cfg_keys[i].list)
-		return sw_cfg_fail(c, "continuation line for '%s' in [%s] (only lists may span lines)", name, section);
+		return sw_cfg_fail(c, "continuation line for '%s' in [%s] (only lists may span lines)",
+				   name, section);
 	if (!c->cont) {
 		if (c->seen & (1UL << i))
 			return sw_cfg_fail(c, "duplicate key '%s' in [%s]", name, section);

@@ -126,7 +126,8 @@ static int sbx_source(struct sw_cfg_ctx *c, struct sw_sandbox *b, const char *t)
 }
 
 /* "HOSTNAME PROTO/PORT": resolved by sandwalld into sbx_<name>_hosts4/6 */
-static int sbx_name(struct sw_cfg_ctx *c, struct sw_sandbox *b, const char *a, const struct sw_port *port)
+static int sbx_name(struct sw_cfg_ctx *c, struct sw_sandbox *b, const char *a,
+		    const struct sw_port *port)
 {
 	struct sw_name_allow *n;
 	const char *why;

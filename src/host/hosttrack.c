@@ -132,7 +132,8 @@ static int ev_dellink(struct sw_host *h, const struct nlmsghdr *nlh, struct sw_h
 static struct sw_addr *find_addr(struct sw_host *h, const struct sw_addr *a)
 {
 	for (size_t i = 0; i < h->n_addrs; i++)
-		if (h->addrs[i].ifindex == a->ifindex && sw_rtnl_same_addr(&h->addrs[i].local, &a->local))
+		if (h->addrs[i].ifindex == a->ifindex &&
+		    sw_rtnl_same_addr(&h->addrs[i].local, &a->local))
 			return &h->addrs[i];
 	return NULL;
 }
