@@ -33,7 +33,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/config.h"
+#include "core/config_check.h"
 #include "core/diff.h"
 #include "host/hoststate.h"
 #include "core/model.h"

@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SANDWALL_CONFIG_H
 #define SANDWALL_CONFIG_H
-/* config: the INI file (inih) -> struct sw_config. Pure, no kernel. */
+/* config: the INI file (inih) -> struct sw_config. Pure, no kernel.
+ * config.c holds the defaults, config_parse.c the reader and sections,
+ * config_keys.c the keys, config_sandbox.c [sandbox NAME], config_loss.c
+ * sw_config_loss; the checks that need the hole search are config_check.h's
+ * (sw_config_load, sw_config_parse_string: what the programs call). */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "core/category.h"
 #include "lib/addr.h"
 #include "lib/dns.h"
 
@@ -41,70 +46,6 @@
 #define SW_MAX_CG_PATTERNS  32
 #define SW_CG_PATTERN_MAX   128     /* "system.slice/docker-*.scope" */
 #define SW_CG_MAX_LEVEL     8       /* components of a pattern: one set per level */
-
-enum sw_category {
-	SW_CAT_SPOOFED,         /* forged source addresses: always on, no config key */
-	SW_CAT_METADATA,
-	SW_CAT_LINK_LOCAL,
-	SW_CAT_HOST,
-	SW_CAT_GATEWAYS,
-	SW_CAT_LAN,
-	SW_CAT_PRIVATE,
-	SW_CAT_DESTINATIONS,
-	SW_CAT_SANDBOXES,       /* routed traffic to another guarded interface's subnets */
-	SW_CAT_COUNT
-};
-/* "metadata", "link_local", ... (the config key and counter name) */
-const char *sw_category_name(enum sw_category c);
-
-/* How the config switches a category on. */
-enum sw_cat_key {
-	SW_CAT_KEY_NONE,        /* always on, no key (spoofed) */
-	SW_CAT_KEY_BOOL,        /* [block] NAME = yes|no */
-	SW_CAT_KEY_LIST,        /* on when [block] NAME lists entries (its own parser) */
-};
-
-/* How the guard chain finds what a category blocks (ruleset.c). */
-enum sw_cat_match {
-	SW_CAT_MATCH_SPOOF,     /* fib saddr . iif oif missing, before every accept */
-	SW_CAT_MATCH_LOCAL,     /* fib daddr type local (+ the input hook's broadcast) */
-	SW_CAT_MATCH_SET,       /* ip daddr @<name>4, ip6 daddr @<name>6 */
-	SW_CAT_MATCH_ROUTED,    /* in the forward hook: ip daddr @<name>4 routed out of another
-				 * interface than it came in on (fib daddr . iif oif missing),
-				 * iifname . oifname not in @between */
-};
-
-#define SW_CAT_V4 1u
-#define SW_CAT_V6 2u
-
-/* One entry per category. Its name is the [block] key, the named counter,
- * the chain block_<name> and the log prefix "sandwall:<name> ". Adding a
- * category is one entry here (and, for SW_CAT_MATCH_SET, its fill function
- * in ruleset.c's cat_fill[], which says what it blocks): the [block] key,
- * the default, the sets, the guard rule in rank order, the union for the
- * fast path, the counter and the block chain follow. */
-struct sw_category_info {
-	const char *name;
-	enum sw_cat_key key;
-	bool default_on;
-	enum sw_cat_match match;
-	unsigned families;      /* SW_CAT_V4 | SW_CAT_V6: where it can block */
-	/* where it sits in the guard chain (lower first; the first category
-	 * that matches counts the packet); from SW_CAT_RANK_OWN on, after the
-	 * guarded subnets' return (container-to-container stays open) */
-	unsigned rank;
-	/* verify's plan: probe one address of each entry (0: the category
-	 * has no addresses of its own to probe, e.g. spoofed) */
-	bool probed;
-};
-#define SW_CAT_RANK_OWN 100
-extern const struct sw_category_info sw_categories[SW_CAT_COUNT];
-/* The entry of c (NULL when out of range). */
-const struct sw_category_info *sw_category_info(enum sw_category c);
-/* The category of a name ("metadata"), or -ENOENT. */
-int sw_category_lookup(const char *name);
-/* prefix of every category's log line and chain */
-#define SW_CAT_CHAIN_PREFIX "block_"
 
 enum sw_dns_mode { SW_DNS_AUTO, SW_DNS_NONE };
 /* [daemon] owner: auto = the strongest the kernel has (owner+persist, else
@@ -254,7 +195,7 @@ struct sw_config {
 	size_t n_sandboxes;
 	/* what the file itself gave (sw_config_loss): a reload must not
 	 * fall back to defaults without being told */
-	uint64_t given_keys;                     /* bit per key (config.c keys[]) */
+	uint64_t given_keys;                     /* bit per key (config_keys.c sw_cfg_keys[]) */
 	uint32_t given_cats;                     /* bit per category: its [block] switch */
 	unsigned section_line[7];                /* [guard] [block] [allow] [log] [daemon] [nft] [verify]; 0: absent */
 	unsigned n_lines;                        /* lines in the file */
@@ -263,10 +204,23 @@ struct sw_config {
 
 /* Fill every field with the documented default. */
 void sw_config_defaults(struct sw_config *cfg);
-/* Parse a file. On error returns -EINVAL (bad content) or -errno (cannot
- * read) and writes "FILE:LINE: what is wrong" (or "FILE: strerror") to err.
- * cfg is fully written only on success; on failure it is left as defaults. */
-int sw_config_load(const char *path, struct sw_config *cfg, char *err, size_t errlen);
+/* A whole-file check from above the parser (config_check.c: the [allow]
+ * entries that reopen a block category), run after the [guard] checks and
+ * before the [sandbox] ones: 0, or nonzero with the line it is about in
+ * *line and "what is wrong" in msg. */
+typedef int (*sw_config_check_fn)(const struct sw_config *cfg, unsigned *line, char *msg,
+				  size_t len);
+/* Parse text (name is used in messages in place of the file) with check
+ * (NULL: none). On error returns -EINVAL (bad content) or -ENOMEM, -EFBIG
+ * and writes "NAME:LINE: what is wrong" (or "NAME: why") to err. cfg is
+ * fully written only on success; on failure it is left as defaults. */
+int sw_config_parse(const char *text, const char *name, sw_config_check_fn check,
+		    struct sw_config *cfg, char *err, size_t errlen);
+/* Read a file and sw_config_parse it; -errno when it cannot be read
+ * ("FILE: strerror" in err). macvlan_parents = auto is switched off
+ * (parents_auto_no_egress) on a kernel without the netdev egress hook. */
+int sw_config_read(const char *path, sw_config_check_fn check, struct sw_config *cfg, char *err,
+		   size_t errlen);
 /* Does new lose what old (the config in force) gave? A section, key or
  * [sandbox NAME] old had and new lacks, an empty file, or a last line cut
  * short (no newline where old had one): a reload would fall back to the
@@ -277,9 +231,5 @@ int sw_config_loss(const struct sw_config *old, const struct sw_config *new, cha
 		   size_t errlen);
 /* The file gave no section at all (empty, blank or only comments). */
 bool sw_config_is_empty(const struct sw_config *cfg);
-
-/* Same, from a string; name is used in messages in place of the file. */
-int sw_config_parse_string(const char *text, const char *name,
-			   struct sw_config *cfg, char *err, size_t errlen);
 
 #endif

@@ -3,7 +3,9 @@
 #define SANDWALL_HOSTSTATE_H
 /* hoststate: what the host looks like (core/host.h), read from rtnetlink
  * dumps (links, v4/v6 addresses, default routes) and the resolver
- * configuration, and kept up to date from rtnetlink events. */
+ * configuration, and kept up to date from rtnetlink events. The dump is
+ * hoststate.c, the events hosttrack.c, the resolvers resolv.c (the
+ * message parsers the dump and the events share are rtnlparse.h's). */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -15,7 +15,7 @@
 #include <linux/netfilter/nf_tables.h>
 
 #include "sync/cgwatch.h"
-#include "core/config.h"
+#include "core/config_check.h"
 #include "lib/control.h"
 #include "core/coverage.h"
 #include "core/diff.h"

@@ -22,6 +22,7 @@
 #include <linux/netfilter/nf_tables.h>
 #include <libmnl/libmnl.h>
 
+#include "core/config_check.h"
 #include "lib/control.h"
 #include "daemon/daemon.h"
 #include "core/diff.h"

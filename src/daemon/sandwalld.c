@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/config.h"
+#include "core/config_check.h"
 #include "lib/control.h"
 #include "daemon/daemon.h"
 #include "lib/log.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/config.h"
+#include "core/config_check.h"
 #include "kernel/encode.h"
 #include "core/export.h"
 #include "fuzz_host.h"

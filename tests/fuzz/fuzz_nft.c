@@ -11,7 +11,7 @@
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nf_tables.h>
 
-#include "core/config.h"
+#include "core/config_check.h"
 #include "core/diff.h"
 #include "lib/json.h"
 #include "host/events.h"

@@ -110,7 +110,7 @@ MUTANTS = [
     {
         "name": "any-without-reopen",
         "what": "an [allow] destinations entry 0.0.0.0/0 (or ::/0) accepted without reopen",
-        "edits": [("src/core/config.c",
+        "edits": [("src/core/config_check.c",
                    "if (a->reopen || !sw_allow_holes(cfg, NULL, a, h, 1))",
                    "if (a->reopen || a->dst.len == 0 || !sw_allow_holes(cfg, NULL, a, h, 1))")],
         "unit": ["test_config", "test_holes", "test_ruleset_props"],

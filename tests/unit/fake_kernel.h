@@ -19,7 +19,7 @@
 #include <linux/netfilter/nf_tables.h>
 #include <libmnl/libmnl.h>
 
-#include "core/config.h"
+#include "core/config_check.h"
 #include "host/hoststate.h"
 #include "core/model.h"
 #include "kernel/nl.h"

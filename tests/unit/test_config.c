@@ -16,7 +16,7 @@
 #include <sys/socket.h>
 #include <syslog.h>
 
-#include "core/config.h"
+#include "core/config_check.h"
 #include "testutil.h"
 
 static struct sw_config cfg, def;       /* big: keep off the stack */

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 
-#include "core/config.h"
+#include "core/config_check.h"
 #include "lib/log.h"
 #include "host/resolver.h"
 #include "core/ruleset.h"

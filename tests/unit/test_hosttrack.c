@@ -15,7 +15,7 @@
 #include "fake_kernel.h"
 #include "fake_nft.h"
 #include "fake_rtnl.h"
-#include "core/config.h"
+#include "core/config_check.h"
 #include "core/diff.h"
 #include "sync/hostfast.h"
 #include "host/hoststate.h"

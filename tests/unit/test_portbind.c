@@ -10,7 +10,7 @@
 #include "fake_rtnl.h"
 #include <linux/netfilter.h>
 #include "sync/bindtable.h"
-#include "core/config.h"
+#include "core/config_check.h"
 #include "core/holes.h"
 #include "host/hoststate.h"
 #include "core/portbind.h"

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "core/config.h"
+#include "core/config_check.h"
 #include "host/rawcap.h"
 
 static char root[64];
