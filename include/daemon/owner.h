@@ -7,7 +7,7 @@
  *                  repaired; an owned twin holds the same blocks meanwhile
  *   owner          owner flag without persist, only when asked (fails open)
  *   watch          nothing owned: repair after the fact */
-#include "daemon/daemon.h"
+#include "daemon/state.h"
 
 /* table inet <table>_probe: made and deleted in one batch at start, to ask
  * the kernel which table flags it has */

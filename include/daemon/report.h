@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "daemon/daemon.h"
+#include "daemon/state.h"
 
 /* Why the daemon compared the kernel with the desired model. */
 enum sw_cause {
@@ -37,7 +37,15 @@ struct sw_repair {
 };
 void sw_report_repair(struct sw_daemon *d, const struct sw_repair *r);
 
-/* Lifecycle lines: start, stop, removed. */
+/* The journal's last start or stop line of table inet <table> is a start:
+ * the run before this one ended without a stop (a crash, kill -9). The
+ * time of the newest line of this table in *last (unix seconds; *last 0
+ * on entry). text (len bytes and one more: the lines are cut in place) is
+ * read from the end. */
+bool sw_report_crashed(char *text, size_t len, const char *table, int64_t *last);
+
+/* Lifecycle lines: start (previous=crashed when sw_report_crashed says
+ * so of the journal), stop, removed. */
 void sw_report_start(struct sw_daemon *d);
 void sw_report_stop(struct sw_daemon *d);
 void sw_report_removed(struct sw_daemon *d);
@@ -45,6 +53,18 @@ void sw_report_removed(struct sw_daemon *d);
 /* A reload (d->req_uid/req_pid asked for it): journal lines reload and,
  * when it worked, applied. */
 void sw_report_reload(struct sw_daemon *d, int rc);
+/* A guarded link came (added) or went, named by why: event=bridge for a
+ * bridge (as always), event=guarded-link for the others, and
+ * event=macvlan-parent for a parent the netdev table hooks. */
+void sw_report_link(struct sw_daemon *d, const struct sw_link *l, bool added);
+/* The gateways of new against the og (nog of them): event=gateway add, del,
+ * or change when one replaced another. */
+void sw_report_gateways(struct sw_daemon *d, const struct sw_gateway *og, size_t nog,
+			const struct sw_host *new);
+/* What changed on the host that matters to us, after a full read: the
+ * guarded links (sorted names, one merge) and the gateways. */
+void sw_report_host_changes(struct sw_daemon *d, const struct sw_host *old,
+			    const struct sw_host *new);
 /* Compare the unguarded container-facing links with those last reported:
  * event=unguarded state=unguarded|covered|gone, and a journal line each. */
 void sw_report_coverage(struct sw_daemon *d);

@@ -9,6 +9,7 @@
 #include <linux/netfilter/nf_tables.h>
 
 #include "core/coverage.h"
+#include "core/ruleset.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "daemon/metrics.h"
@@ -170,21 +171,13 @@ void sw_report_repair(struct sw_daemon *d, const struct sw_repair *r)
 	sw_report_metrics(d, true);
 }
 
-/* The journal's last start or stop line of this table is a start: the
- * run before this one ended without a stop (a crash, kill -9). The time
- * of the newest line of this table in *last (unix seconds). The whole
- * journal (both files, at most 2 x SW_JOURNAL_MAX_BYTES) is read from the
- * end: a busy run writes far more than a tail holds between its start
- * and its crash. */
-static bool crashed_before(const struct sw_daemon *d, int64_t *last)
+bool sw_report_crashed(char *text, size_t len, const char *table, int64_t *last)
 {
-	char *text = NULL, want[80];
-	size_t len = 0, end;
+	char want[80];
+	size_t end;
 	bool crashed = false;
 
-	if (!d->cfg.journal_path[0] || sw_journal_read(d->cfg.journal_path, &text, &len))
-		return false;
-	snprintf(want, sizeof(want), "inet/%s", d->cfg.table);
+	snprintf(want, sizeof(want), "inet/%s", table);
 	/* from the end: each whole line that is an event of this table */
 	for (end = len; end > 0;) {
 		size_t start = end;
@@ -215,6 +208,21 @@ static bool crashed_before(const struct sw_daemon *d, int64_t *last)
 			break;
 		end = start ? start - 1 : 0;
 	}
+	return crashed;
+}
+
+/* The whole journal (both files, at most 2 x SW_JOURNAL_MAX_BYTES) is
+ * read from the end: a busy run writes far more than a tail holds between
+ * its start and its crash. */
+static bool crashed_before(const struct sw_daemon *d, int64_t *last)
+{
+	char *text = NULL;
+	size_t len = 0;
+	bool crashed;
+
+	if (!d->cfg.journal_path[0] || sw_journal_read(d->cfg.journal_path, &text, &len))
+		return false;
+	crashed = sw_report_crashed(text, len, d->cfg.table, last);
 	free(text);
 	return crashed;
 }
@@ -288,6 +296,94 @@ void sw_report_reload(struct sw_daemon *d, int rc)
 		sw_journal_who(&w, d->req_uid, d->req_pid, NULL);
 		journal_add(d, &w);
 	}
+}
+
+static int link_cmp(const void *a, const void *b)
+{
+	return strcmp((*(const struct sw_link *const *)a)->name,
+		      (*(const struct sw_link *const *)b)->name);
+}
+
+/* The guarded links and macvlan parents, sorted by name (NULL when there
+ * are none or no memory: then no line is logged). */
+static const struct sw_link **guarded_links(struct sw_daemon *d, const struct sw_host *h,
+					    size_t *n)
+{
+	const struct sw_link **v = h->n_links ? malloc(h->n_links * sizeof(*v)) : NULL;
+
+	*n = 0;
+	for (size_t i = 0; v && i < h->n_links; i++)
+		if (sw_ruleset_guard_why(&d->cfg, &h->links[i]) >= SW_GUARD_PATTERN ||
+		    sw_ruleset_macvlan_parent(&d->cfg, &h->links[i]))
+			v[(*n)++] = &h->links[i];
+	if (v)
+		qsort(v, *n, sizeof(*v), link_cmp);
+	return v;
+}
+
+void sw_report_link(struct sw_daemon *d, const struct sw_link *l, bool added)
+{
+	enum sw_guard_why why = sw_ruleset_guard_why(&d->cfg, l);
+
+	if (why >= SW_GUARD_PATTERN)
+		sw_alert(&d->alert, LOG_NOTICE, "event=%s action=%s ifname=%s kind=%s why=\"%s\"",
+			 l->is_bridge ? "bridge" : "guarded-link", added ? "add" : "del", l->name,
+			 sw_link_kind_name(l->kind), sw_guard_why_name(why));
+	if (sw_ruleset_macvlan_parent(&d->cfg, l))
+		sw_alert(&d->alert, LOG_NOTICE, "event=macvlan-parent action=%s ifname=%s kind=%s",
+			 added ? "add" : "del", l->name, sw_link_kind_name(l->kind));
+}
+
+void sw_report_gateways(struct sw_daemon *d, const struct sw_gateway *og, size_t nog,
+			const struct sw_host *new)
+{
+	char added[SW_MAX_GATEWAYS][SW_ADDR_STRLEN], removed[SW_MAX_GATEWAYS][SW_ADDR_STRLEN];
+	size_t na = 0, nr = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		const struct sw_gateway *a = pass ? og : new->gateways, *b = pass ? new->gateways : og;
+		size_t an = pass ? nog : new->n_gateways, bn = pass ? new->n_gateways : nog;
+
+		for (size_t i = 0; i < an; i++) {
+			bool found = false;
+
+			for (size_t j = 0; j < bn && !found; j++)
+				found = sw_prefix_equal(&a[i].addr, &b[j].addr);
+			if (!found && pass)
+				sw_prefix_format(&a[i].addr, removed[nr++], SW_ADDR_STRLEN);
+			else if (!found)
+				sw_prefix_format(&a[i].addr, added[na++], SW_ADDR_STRLEN);
+		}
+	}
+	for (size_t i = 0; i < na || i < nr; i++) {
+		if (i < na && i < nr)
+			sw_alert(&d->alert, LOG_NOTICE, "event=gateway action=change addr=%s old=%s",
+				 added[i], removed[i]);
+		else
+			sw_alert(&d->alert, LOG_NOTICE, "event=gateway action=%s addr=%s",
+				 i < na ? "add" : "del", i < na ? added[i] : removed[i]);
+	}
+}
+
+void sw_report_host_changes(struct sw_daemon *d, const struct sw_host *old,
+			    const struct sw_host *new)
+{
+	size_t no, nn, i = 0, j = 0;
+	const struct sw_link **o = guarded_links(d, old, &no), **n = guarded_links(d, new, &nn);
+
+	while (i < no || j < nn) {
+		int c = i == no ? 1 : j == nn ? -1 : strcmp(o[i]->name, n[j]->name);
+
+		if (c < 0)
+			sw_report_link(d, o[i++], false);
+		else if (c > 0)
+			sw_report_link(d, n[j++], true);
+		else
+			i++, j++;
+	}
+	free(o);
+	free(n);
+	sw_report_gateways(d, old->gateways, old->n_gateways, new);
 }
 
 /* event=unguarded: a container-facing link that no guard covers came (or

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* sandwalld: the daemon's command line; the loop is in daemon.c. */
+/* sandwalld: the daemon's command line; the daemon is sw_daemon_run (daemon.c). */
 #include <getopt.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -42,9 +42,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct sw_daemon d;
-	char err[SW_ERRLEN];
-	bool fg = false, verbose = false;
+	struct sw_daemon_args a = { .config_path = SW_DEFAULT_CONFIG };
 	int c;
 
 	/* A fixed mmap threshold (glibc's default, 128 KiB): every larger
@@ -56,14 +54,13 @@ int main(int argc, char **argv)
 	 * RSS with the default config, 6 MiB with 10,000 destinations
 	 * (docs/BENCHMARKS.md, "Daemon memory"). */
 	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-	d.config_path = SW_DEFAULT_CONFIG;
-	d.control_path = getenv("SANDWALL_CONTROL") ? getenv("SANDWALL_CONTROL") : SW_CONTROL_PATH;
+	a.control_path = getenv("SANDWALL_CONTROL") ? getenv("SANDWALL_CONTROL") : SW_CONTROL_PATH;
 	while ((c = getopt_long(argc, argv, "c:fvhV", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'c': d.config_path = optarg; break;
-		case 'f': fg = true; break;
-		case 'v': verbose = true; break;
-		case 'C': d.control_path = optarg; break;
+		case 'c': a.config_path = optarg; break;
+		case 'f': a.foreground = true; break;
+		case 'v': a.verbose = true; break;
+		case 'C': a.control_path = optarg; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("sandwalld " SW_VERSION "\n"); return 0;
 		default: usage(stderr); return 2;
@@ -73,17 +70,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sandwalld: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
-	/* the facility comes from the config: read it once for the log,
-	 * into d.cfg (sw_daemon_run loads it there again), not into a
-	 * second struct sw_config (1.4 MiB) on the stack, which would stay
-	 * resident for the daemon's life */
-	sw_log_init("sandwalld", true, false, LOG_DAEMON);
-	if (sw_config_load(d.config_path, &d.cfg, err, sizeof(err))) {
-		sw_err("%s", err);
-		return 2;
-	}
-	sw_log_init("sandwalld", fg, true, d.cfg.log_facility);
-	d.foreground = fg;
-	sw_log_set_verbose(verbose);
-	return sw_daemon_run(&d);
+	return sw_daemon_run(&a);
 }
