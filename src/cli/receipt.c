@@ -353,7 +353,7 @@ struct receipt {
 };
 
 /* The host, and the digests: the config as read, the ruleset as nft
- * text. 0 or 2. */
+ * text. 0 or -EIO (said on stderr). */
 static int receipt_digests(struct receipt *r)
 {
 	char *text, *rules = NULL;
@@ -372,7 +372,7 @@ static int receipt_digests(struct receipt *r)
 			fclose(f);
 		free(rules);
 		sw_err("cannot render the ruleset");
-		return 2;
+		return -EIO;
 	}
 	fclose(f);
 	sw_sha256_hex(rules, rlen, r->rules_sha);
@@ -380,7 +380,8 @@ static int receipt_digests(struct receipt *r)
 	return 0;
 }
 
-/* What the kernel holds, and whether a daemon answers. 0 or 2. */
+/* What the kernel holds, and whether a daemon answers. 0 or -errno (said
+ * on stderr). */
 static int receipt_kernel(struct receipt *r)
 {
 	char err[SW_ERRLEN];
@@ -388,12 +389,12 @@ static int receipt_kernel(struct receipt *r)
 
 	if ((rc = sw_check(r->in->nl, r->in->want, &r->d, err, sizeof(err)))) {
 		sw_err("%s", err);
-		return 2;
+		return rc;
 	}
 	if ((rc = sw_observe_counters(r->in->nl, r->in->cfg->table, &r->have))) {
 		sw_diff_free(&r->d);
 		sw_err("cannot read the ruleset: %s", strerror(-rc));
-		return 2;
+		return rc;
 	}
 	r->daemon = sw_control_call(r->in->control, "status", r->reply, sizeof(r->reply)) == 0 &&
 		    !strncmp(r->reply, "ok\n", 3);
@@ -402,7 +403,7 @@ static int receipt_kernel(struct receipt *r)
 
 /* The journal (PATH.1 then PATH: every change of the boundary) and the
  * window's timeline: --since (default: the oldest event kept, to the
- * microsecond) .. --until (now). 0 or -1 (said on stderr). */
+ * microsecond) .. --until (now). 0 or -errno (said on stderr). */
 static int receipt_window(struct receipt *r)
 {
 	const struct sw_config *cfg = r->in->cfg;
@@ -412,17 +413,17 @@ static int receipt_window(struct receipt *r)
 
 	if (cfg->journal_path[0] && (rc = sw_journal_read(cfg->journal_path, &r->journal, &r->jlen))) {
 		sw_err("cannot read the journal %s: %s", cfg->journal_path, strerror(-rc));
-		return -1;
+		return rc;
 	}
 	journal = r->journal ? r->journal : "";
 	if (sw_receipt_read_journal(journal, r->jlen, &r->js, r->in->json ? &r->lines : NULL)) {
 		sw_err("cannot read the journal: %s", strerror(ENOMEM));
-		return -1;
+		return -ENOMEM;
 	}
 	r->until = r->in->until >= 0 ? r->in->until : (int64_t)r->now;
 	if (sw_timeline_build(journal, r->jlen, cfg->table, 0, r->until * 1000000 + 999999, &r->tl)) {
 		sw_err("cannot build the timeline: %s", strerror(ENOMEM));
-		return -1;
+		return -ENOMEM;
 	}
 	since_us = r->in->since >= 0 ? r->in->since * 1000000 : r->tl.first_us >= 0 ? r->tl.first_us :
 		   r->until * 1000000;
@@ -430,13 +431,13 @@ static int receipt_window(struct receipt *r)
 	sw_timeline_free(&r->tl);
 	if (r->since > r->until) {
 		sw_err("receipt: --since is after --until");
-		return -1;
+		return -EINVAL;
 	}
 	r->upto_now = r->until >= (int64_t)r->now - 1;
 	if (sw_timeline_build(journal, r->jlen, cfg->table, since_us, r->until * 1000000 + 999999,
 			      &r->tl)) {
 		sw_err("cannot build the timeline: %s", strerror(ENOMEM));
-		return -1;
+		return -ENOMEM;
 	}
 	return 0;
 }
@@ -526,7 +527,7 @@ static void attempts_json(struct sw_jw *w, const struct receipt *r)
 	}
 }
 
-/* receipt --json: one document. 0 or -1 (said on stderr). */
+/* receipt --json: one document. 0 or -errno (said on stderr). */
 static int receipt_json(const struct receipt *r)
 {
 	const struct sw_config *cfg = r->in->cfg;
@@ -604,7 +605,7 @@ static int receipt_json(const struct receipt *r)
 	sw_jw_free(&w);
 	if (rc) {
 		sw_err("cannot write the receipt: %s", strerror(-rc));
-		return -1;
+		return rc;
 	}
 	return 0;
 }
@@ -719,8 +720,8 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 	r.in = in;
 	r.vtime = -1;
 	r.now = time(NULL);
-	if ((code = receipt_digests(&r)) || (code = receipt_kernel(&r)))
-		return code;
+	if (receipt_digests(&r) || receipt_kernel(&r))
+		return 2;
 	code = 2;
 	if (!receipt_window(&r)) {
 		receipt_records(&r);

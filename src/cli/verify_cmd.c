@@ -96,7 +96,7 @@ struct vcmd {
 };
 
 /* Before any probe: the root checks (printed first), the canaries and
- * the plan. 0, or the exit code (2). */
+ * the plan. 0 or -errno (said on stderr). */
 static int verify_prepare(struct vcmd *c)
 {
 	const struct sw_config *cfg = c->cfg;
@@ -106,17 +106,17 @@ static int verify_prepare(struct vcmd *c)
 
 	if (c->as_id && (o->pid || o->netns)) {
 		sw_err("--uid and --cgroup probe from the host; not with --pid or --netns");
-		return 2;
+		return -EINVAL;
 	}
 	if (geteuid() != 0) {
 		/* nothing can be probed: say so first, and claim nothing */
 		printf("NOT HELD: not run as root (euid %u): nothing was probed\n", (unsigned)geteuid());
 		sw_err("verify needs root (network namespaces, raw sockets, the nf_tables table)");
-		return 2;
+		return -EPERM;
 	}
 	if ((rc = sw_host_read(&c->host))) {
 		sw_err("cannot read the host's links, addresses and routes: %s", strerror(-rc));
-		return 2;
+		return rc;
 	}
 	root_checks(cfg, &c->host, o, &c->vd);
 	if (!o->json)
@@ -127,10 +127,10 @@ static int verify_prepare(struct vcmd *c)
 	for (size_t i = 0; !o->n_open && i < cfg->n_canaries && c->n_canaries < SW_VERIFY_MAX_OPEN; i++)
 		c->canaries[c->n_canaries++] = (char *)cfg->canaries[i];
 	sw_verify_listening(c->ports, 128, &c->n_ports);
-	if (sw_verify_plan(cfg, &c->host, c->ports, c->n_ports, c->canaries, c->n_canaries, &c->plan,
-			   err, sizeof(err))) {
+	if ((rc = sw_verify_plan(cfg, &c->host, c->ports, c->n_ports, c->canaries, c->n_canaries,
+				 &c->plan, err, sizeof(err)))) {
 		sw_err("%s", err);
-		return 2;
+		return rc;
 	}
 	if ((rc = sw_verify_lan_peers(cfg, &c->host, &c->plan)))
 		sw_debug("verify: cannot read the neighbour table: %s", strerror(-rc));
@@ -140,21 +140,25 @@ static int verify_prepare(struct vcmd *c)
 }
 
 /* The JSON document, the host's namespace, the counters (attacks,
- * sandbox checks), the canary and the sink: 0 or -1 (said on stderr). */
+ * sandbox checks), the canary and the sink: 0 or -errno (said on stderr
+ * but for -ENOMEM). */
 static int verify_setup(struct vcmd *c)
 {
+	int rc;
+
 	memset(&c->st, 0, sizeof(c->st));
 	c->st.all = true;
 	c->st.routed_run = c->st.tap_run = -1;
 	sw_jw_init(&c->st.w);
 	c->homefd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (c->homefd < 0) {
-		sw_err("cannot open the host network namespace: %s", strerror(errno));
-		return -1;
+		rc = -errno;
+		sw_err("cannot open the host network namespace: %s", strerror(-rc));
+		return rc;
 	}
 	if (c->throwaway && (c->attacks || c->sandboxes)) {
-		if (sw_verify_attack_setup(c->cfg, &c->host, &c->ac, c->attacks))
-			return -1;
+		if ((rc = sw_verify_attack_setup(c->cfg, &c->host, &c->ac, c->attacks)))
+			return rc;
 		c->have_ac = true;
 	}
 	if (c->throwaway && c->sandboxes)
@@ -164,7 +168,7 @@ static int verify_setup(struct vcmd *c)
 	if (!c->throwaway)
 		c->sink.addr.family = 0;
 	c->lr = calloc(c->host.n_links ? c->host.n_links : 1, sizeof(*c->lr));
-	return c->lr ? 0 : -1;
+	return c->lr ? 0 : -ENOMEM;
 }
 
 /* The head of the result: the JSON members before "runs" (and opens it),
@@ -342,8 +346,8 @@ int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 	c.attacks = !o->no_attacks && c.throwaway;
 	c.sink.nsfd = -1;
 	c.homefd = -1;
-	if ((code = verify_prepare(&c)))
-		return code;
+	if (verify_prepare(&c))
+		return 2;
 	code = 2;
 	if (!verify_setup(&c)) {
 		verify_head(&c);
