@@ -12,7 +12,9 @@
 #include "core/config.h"
 #include "host/hoststate.h"
 #include "core/model.h"
+#include "host/attempts.h"
 #include "kernel/nl.h"
+#include "lib/json.h"
 
 struct sw_receipt_in {
 	const struct sw_config *cfg;
@@ -38,11 +40,29 @@ struct sw_receipt_journal {
 /* Read journal text (lines); each good line's parsed object is appended
  * to lines (a SW_JARR value the caller frees) when lines is not NULL.
  * Returns 0 or -ENOMEM. */
-struct sw_jv;
 int sw_receipt_read_journal(const char *text, size_t len, struct sw_receipt_journal *out,
 			    struct sw_jv *lines);
 /* Read the last verify record: its time and verdict. 0, or -EINVAL when it
  * is no verify record. */
 int sw_receipt_read_verify(const char *text, size_t len, int64_t *time, bool *passed);
+
+/* ---- what the command reads (receipt_read.c) ------------------------------ */
+
+/* A file's text, NUL-terminated, malloc'd (at most 4 MiB); NULL when it
+ * cannot be read. */
+char *sw_receipt_slurp(const char *path, size_t *len);
+/* The last verify's per-sandbox verdicts ("sandboxes" of verify.json, read
+ * with the strict reader). */
+struct sw_receipt_sbx {
+	struct sw_jv doc;
+	const struct sw_jv *list;       /* NULL: the record has none (an older verify) */
+};
+/* 0, or -EINVAL when an entry's name, egress or verdict is no string (the
+ * record is not trusted). out->doc is the caller's to free. */
+int sw_receipt_read_sbx(const char *text, size_t len, struct sw_receipt_sbx *out);
+/* Is attempt (an element of attempts.json's "attempts") a verify's own:
+ * the daemon said so, its UDP port is verify's canary, or its source or
+ * destination is one of verify's probe addresses? */
+bool sw_receipt_by_verify(const struct sw_jv *a, const struct sw_attempts_probes *probes);
 
 #endif

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdint.h>
+#include <sys/types.h>
 #include "cli/attack.h"
 #include "core/config.h"
 #include "host/hoststate.h"

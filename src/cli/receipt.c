@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* receipt: the audit document (see include/cli/receipt.h). */
+/* receipt: the audit document (see include/cli/receipt.h); what it reads
+ * is in receipt_read.c. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,128 +8,25 @@
 #include <string.h>
 #include <time.h>
 #include <sys/utsname.h>
-#include <netinet/in.h>
 #include <linux/netfilter/nf_tables.h>
 
-#include "lib/control.h"
+#include "cli/daemonctl.h"
+#include "cli/receipt.h"
+#include "core/coverage.h"
 #include "core/diff.h"
+#include "core/export.h"
+#include "core/ruleset.h"
+#include "core/timeline.h"
+#include "host/attempts.h"
+#include "kernel/observe.h"
+#include "lib/control.h"
 #include "lib/journal.h"
 #include "lib/json.h"
-#include "core/export.h"
 #include "lib/log.h"
-#include "kernel/observe.h"
-#include "cli/receipt.h"
-#include "sync/reconcile.h"
-#include "core/ruleset.h"
 #include "lib/sha256.h"
-#include "host/attempts.h"
-#include "core/coverage.h"
-#include "core/timeline.h"
+#include "sync/reconcile.h"
 
-#define MAX_FILE (4 << 20)
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "re");
-	char *buf;
-
-	*len = 0;
-	if (!f)
-		return NULL;
-	buf = malloc(MAX_FILE + 1);
-	if (buf) {
-		*len = fread(buf, 1, MAX_FILE, f);
-		buf[*len] = '\0';
-	}
-	fclose(f);
-	return buf;
-}
-
-int sw_receipt_read_journal(const char *text, size_t len, struct sw_receipt_journal *out,
-			    struct sw_jv *lines)
-{
-	memset(out, 0, sizeof(*out));
-	out->first = out->last_stop = -1;
-	if (lines) {
-		memset(lines, 0, sizeof(*lines));
-		lines->type = SW_JARR;
-	}
-	for (size_t pos = 0; pos < len;) {
-		const char *l = text + pos, *nl = memchr(l, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - l) : len - pos;
-		struct sw_jv v, *vals;
-		const char *ev;
-		int64_t unix_time;
-
-		pos += n + 1;
-		if (n == 0)
-			continue;
-		if (sw_jv_parse(l, n, &v, NULL) || sw_jv_get_str(&v, "event", &ev) ||
-		    sw_jv_get_i64(&v, "unix", &unix_time) || sw_jevent_parse(ev) == SW_JE_UNKNOWN) {
-			sw_jv_free(&v);
-			out->malformed++;
-			continue;
-		}
-		out->events++;
-		if (out->first < 0)
-			out->first = unix_time;
-		switch (sw_jevent_parse(ev)) {
-		case SW_JE_DRIFT:
-			out->drifts++;
-			out->unrepaired = 0;    /* a later repair settles earlier failures */
-			break;
-		case SW_JE_REPAIRED:
-			out->unrepaired = 0;
-			break;
-		case SW_JE_REPAIR_FAILED:
-			out->unrepaired++;
-			break;
-		case SW_JE_STOP:
-		case SW_JE_REMOVED:
-			out->last_stop = unix_time;     /* a gap in the watch */
-			break;
-		default:
-			break;
-		}
-		if (!lines) {
-			sw_jv_free(&v);
-			continue;
-		}
-		if (!(vals = reallocarray(lines->vals, lines->n + 1, sizeof(*vals)))) {
-			sw_jv_free(&v);
-			return -ENOMEM;
-		}
-		lines->vals = vals;
-		lines->vals[lines->n++] = v;
-	}
-	return 0;
-}
-
-int sw_receipt_read_verify(const char *text, size_t len, int64_t *time_, bool *passed)
-{
-	struct sw_jv v;
-	int rc = sw_jv_parse(text, len, &v, NULL);
-
-	if (!rc && (sw_jv_get_i64(&v, "time", time_) || sw_jv_get_bool(&v, "passed", passed) ||
-		    !sw_jv_get(&v, "runs") || sw_jv_get(&v, "runs")->type != SW_JARR))
-		rc = -EINVAL;
-	sw_jv_free(&v);
-	return rc ? -EINVAL : 0;
-}
-
-/* KEY=VALUE of the daemon's status reply ("" when absent) */
-static void reply_get(const char *reply, const char *key, char *buf, size_t len)
-{
-	size_t kl = strlen(key);
-
-	buf[0] = '\0';
-	for (const char *p = reply; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (!strncmp(p, key, kl) && p[kl] == '=') {
-			snprintf(buf, len, "%.*s", (int)strcspn(p + kl + 1, "\n"), p + kl + 1);
-			return;
-		}
-}
-
+/* the journal's directory holds the daemon's other records */
 static void sibling(const char *path, const char *name, char *out, size_t len)
 {
 	const char *slash = strrchr(path, '/');
@@ -136,32 +34,6 @@ static void sibling(const char *path, const char *name, char *out, size_t len)
 	out[0] = '\0';
 	if (path[0] && slash)
 		snprintf(out, len, "%.*s/%s", (int)(slash - path), path, name);
-}
-
-/* Is attempt a verify's own (its source or destination is one of
- * verify's probe addresses)? */
-static bool attempt_by_verify(const struct sw_jv *a, const struct sw_attempts_probes *probes)
-{
-	const char *src = NULL, *dst = NULL, *by = NULL, *proto = NULL;
-	struct sw_prefix ps, pd;
-	uint8_t s16[16] = { 0 }, d16[16] = { 0 };
-	int64_t port = 0;
-
-	if (sw_jv_get_str(a, "by", &by) == 0 && !strcmp(by, "verify"))
-		return true;            /* the daemon saw it to be verify's */
-	sw_jv_get_str(a, "proto", &proto);
-	sw_jv_get_i64(a, "dport", &port);
-	if (proto && !strcmp(proto, "udp") && port > 0 && port < 65536 &&
-	    sw_attempts_by_verify_port(probes, IPPROTO_UDP, (uint16_t)port))
-		return true;
-	sw_jv_get_str(a, "src", &src);
-	sw_jv_get_str(a, "dst", &dst);
-	if (!dst || sw_prefix_parse(dst, &pd, NULL))
-		return false;
-	memcpy(d16, pd.addr, sw_family_addrlen(pd.family));
-	if (src && !sw_prefix_parse(src, &ps, NULL))
-		memcpy(s16, ps.addr, sw_family_addrlen(ps.family));
-	return sw_attempts_by_verify(probes, pd.family, s16, d16);
 }
 
 /* What the sandboxes tried to reach, every record; verify's own probes
@@ -181,7 +53,7 @@ static void print_attempts(const struct sw_jv *doc, const struct sw_attempts_pro
 		int64_t count = 0;
 
 		sw_jv_get_i64(&list->vals[i], "count", &count);
-		if (attempt_by_verify(&list->vals[i], probes)) {
+		if (sw_receipt_by_verify(&list->vals[i], probes)) {
 			n_ver++;
 			c_ver += count;
 		} else {
@@ -196,7 +68,7 @@ static void print_attempts(const struct sw_jv *doc, const struct sw_attempts_pro
 		const char *path = NULL;
 		int64_t port = 0, count = 0;
 
-		if (attempt_by_verify(a, probes))
+		if (sw_receipt_by_verify(a, probes))
 			continue;
 		sw_jv_get_str(a, "category", &cat);
 		sw_jv_get_str(a, "sandbox", &sbx);
@@ -264,38 +136,7 @@ static void guarded_json(struct sw_jw *w, const struct sw_receipt_in *in)
 	sw_jw_end(w);
 }
 
-/* The last verify's per-sandbox verdicts ("sandboxes" of verify.json, read
- * with the strict reader): each entry's name, egress and verdict must be
- * strings, or the record is not trusted (-EINVAL). */
-struct sbx_verdicts {
-	struct sw_jv doc;
-	const struct sw_jv *list;       /* NULL: the record has none (an older verify) */
-};
-
-static int read_sandbox_verdicts(const char *text, size_t len, struct sbx_verdicts *out)
-{
-	const struct sw_jv *l;
-
-	memset(out, 0, sizeof(*out));
-	if (sw_jv_parse(text, len, &out->doc, NULL))
-		return -EINVAL;
-	l = sw_jv_get(&out->doc, "sandboxes");
-	if (!l)
-		return 0;
-	if (l->type != SW_JARR)
-		return -EINVAL;
-	for (size_t i = 0; i < l->n; i++) {
-		const char *s;
-
-		if (sw_jv_get_str(&l->vals[i], "name", &s) || sw_jv_get_str(&l->vals[i], "egress", &s) ||
-		    sw_jv_get_str(&l->vals[i], "verdict", &s))
-			return -EINVAL;
-	}
-	out->list = l;
-	return 0;
-}
-
-static void sandbox_verdicts_json(struct sw_jw *w, const struct sbx_verdicts *sv)
+static void sandbox_verdicts_json(struct sw_jw *w, const struct sw_receipt_sbx *sv)
 {
 	if (!sv->list) {
 		sw_jw_null(w, "sandboxes");
@@ -336,7 +177,7 @@ static const char *verdict_text(const char *v)
 	return v;
 }
 
-static void sandbox_verdicts_text(const struct sbx_verdicts *sv)
+static void sandbox_verdicts_text(const struct sw_receipt_sbx *sv)
 {
 	for (size_t i = 0; sv->list && i < sv->list->n; i++) {
 		const struct sw_jv *e = &sv->list->vals[i];
@@ -485,317 +326,414 @@ static void gaps_text(const struct sw_timeline *tl)
 	}
 }
 
-int sw_receipt_cmd(const struct sw_receipt_in *in)
-{
-	const struct sw_config *cfg = in->cfg;
-	char cfg_sha[65] = "", rules_sha[65] = "", err[SW_ERRLEN], vpath[SW_PATH_MAX + 16];
-	char reply[SW_CONTROL_REPMAX], when[32], table[80], *cfgtext, *rules = NULL;
-	char *journal = NULL, *vjson = NULL, *ajson = NULL, apath[SW_PATH_MAX + 16];
-	char mid[64], from_s[32], to_s[32];
-	size_t len, rlen = 0, jlen = 0, vlen = 0, alen = 0;
-	struct sw_jv attempts = { 0 };
-	struct sbx_verdicts sv = { 0 };
-	int64_t vtime = -1, since, until, since_us;
-	bool daemon, held, vpassed = false, have_verify = false, upto_now;
-	static struct reasons rs;
-	static struct sw_attempts_probes probes;
+/* Everything one receipt holds, from the digests to the verdict (static
+ * in sw_receipt_cmd: the reasons and the probe list are large). */
+struct receipt {
+	const struct sw_receipt_in *in;
+	char cfg_sha[65], rules_sha[65];
+	char reply[SW_CONTROL_REPMAX];  /* the daemon's status */
+	char mid[64], from_s[32], to_s[32], table[80];
+	char vpath[SW_PATH_MAX + 16], apath[SW_PATH_MAX + 16];
+	char *journal, *vjson, *ajson;
+	size_t jlen, vlen, alen;
+	struct sw_jv attempts;
+	struct sw_receipt_sbx sv;
+	int64_t vtime, since, until;
+	bool daemon, held, vpassed, have_verify, upto_now;
+	struct reasons rs;
+	struct sw_attempts_probes probes;
 	struct sw_coverage cov;
-	struct sw_timeline tl = { 0 };
+	struct sw_timeline tl;
 	struct sw_receipt_journal js;
-	struct sw_jv lines = { 0 };
+	struct sw_jv lines;
 	struct sw_model have;
-	struct sw_diff d = { 0 };
+	struct sw_diff d;
 	struct utsname u;
-	time_t now = time(NULL);
-	FILE *f;
-	int rc, code = 2;
+	time_t now;
+};
 
-	memset(&rs, 0, sizeof(rs));
-	uname(&u);
-	machine_id(mid, sizeof(mid));
-	/* digests: the config as read, the ruleset as nft text */
-	cfgtext = slurp(cfg->path, &len);
-	if (cfgtext)
-		sw_sha256_hex(cfgtext, len, cfg_sha);
-	free(cfgtext);
+/* The host, and the digests: the config as read, the ruleset as nft
+ * text. 0 or -EIO (said on stderr). */
+static int receipt_digests(struct receipt *r)
+{
+	char *text, *rules = NULL;
+	size_t len, rlen = 0;
+	FILE *f;
+
+	uname(&r->u);
+	machine_id(r->mid, sizeof(r->mid));
+	text = sw_receipt_slurp(r->in->cfg->path, &len);
+	if (text)
+		sw_sha256_hex(text, len, r->cfg_sha);
+	free(text);
 	f = open_memstream(&rules, &rlen);
-	if (!f || sw_export(in->want, f)) {
+	if (!f || sw_export(r->in->want, f)) {
 		if (f)
 			fclose(f);
 		free(rules);
 		sw_err("cannot render the ruleset");
-		return 2;
+		return -EIO;
 	}
 	fclose(f);
-	sw_sha256_hex(rules, rlen, rules_sha);
+	sw_sha256_hex(rules, rlen, r->rules_sha);
 	free(rules);
-	/* what the kernel holds */
-	if ((rc = sw_check(in->nl, in->want, &d, err, sizeof(err)))) {
+	return 0;
+}
+
+/* What the kernel holds, and whether a daemon answers. 0 or -errno (said
+ * on stderr). */
+static int receipt_kernel(struct receipt *r)
+{
+	char err[SW_ERRLEN];
+	int rc;
+
+	if ((rc = sw_check(r->in->nl, r->in->want, &r->d, err, sizeof(err)))) {
 		sw_err("%s", err);
-		return 2;
+		return rc;
 	}
-	if ((rc = sw_observe_counters(in->nl, cfg->table, &have))) {
-		sw_diff_free(&d);
+	if ((rc = sw_observe_counters(r->in->nl, r->in->cfg->table, &r->have))) {
+		sw_diff_free(&r->d);
 		sw_err("cannot read the ruleset: %s", strerror(-rc));
-		return 2;
+		return rc;
 	}
-	daemon = sw_control_call(in->control, "status", reply, sizeof(reply)) == 0 &&
-		 !strncmp(reply, "ok\n", 3);
-	/* the journal (PATH.1 then PATH): every change of the boundary */
-	if (cfg->journal_path[0] && (rc = sw_journal_read(cfg->journal_path, &journal, &jlen))) {
+	r->daemon = sw_control_call(r->in->control, "status", r->reply, sizeof(r->reply)) == 0 &&
+		    !strncmp(r->reply, "ok\n", 3);
+	return 0;
+}
+
+/* The journal (PATH.1 then PATH: every change of the boundary) and the
+ * window's timeline: --since (default: the oldest event kept, to the
+ * microsecond) .. --until (now). 0 or -errno (said on stderr). */
+static int receipt_window(struct receipt *r)
+{
+	const struct sw_config *cfg = r->in->cfg;
+	const char *journal;
+	int64_t since_us;
+	int rc;
+
+	if (cfg->journal_path[0] && (rc = sw_journal_read(cfg->journal_path, &r->journal, &r->jlen))) {
 		sw_err("cannot read the journal %s: %s", cfg->journal_path, strerror(-rc));
-		goto out;
+		return rc;
 	}
-	if (sw_receipt_read_journal(journal ? journal : "", jlen, &js, in->json ? &lines : NULL)) {
+	journal = r->journal ? r->journal : "";
+	if (sw_receipt_read_journal(journal, r->jlen, &r->js, r->in->json ? &r->lines : NULL)) {
 		sw_err("cannot read the journal: %s", strerror(ENOMEM));
-		goto out;
+		return -ENOMEM;
 	}
-	/* the window: --since (default: the oldest event kept, to the
-	 * microsecond) .. --until (now) */
-	until = in->until >= 0 ? in->until : (int64_t)now;
-	if (sw_timeline_build(journal ? journal : "", jlen, cfg->table, 0, until * 1000000 + 999999,
-			      &tl)) {
+	r->until = r->in->until >= 0 ? r->in->until : (int64_t)r->now;
+	if (sw_timeline_build(journal, r->jlen, cfg->table, 0, r->until * 1000000 + 999999, &r->tl)) {
 		sw_err("cannot build the timeline: %s", strerror(ENOMEM));
-		goto out;
+		return -ENOMEM;
 	}
-	since_us = in->since >= 0 ? in->since * 1000000 : tl.first_us >= 0 ? tl.first_us :
-		   until * 1000000;
-	since = since_us / 1000000;
-	sw_timeline_free(&tl);
-	if (since > until) {
+	since_us = r->in->since >= 0 ? r->in->since * 1000000 : r->tl.first_us >= 0 ? r->tl.first_us :
+		   r->until * 1000000;
+	r->since = since_us / 1000000;
+	sw_timeline_free(&r->tl);
+	if (r->since > r->until) {
 		sw_err("receipt: --since is after --until");
-		goto out;
+		return -EINVAL;
 	}
-	upto_now = until >= (int64_t)now - 1;
-	if (sw_timeline_build(journal ? journal : "", jlen, cfg->table, since_us,
-			      until * 1000000 + 999999, &tl)) {
+	r->upto_now = r->until >= (int64_t)r->now - 1;
+	if (sw_timeline_build(journal, r->jlen, cfg->table, since_us, r->until * 1000000 + 999999,
+			      &r->tl)) {
 		sw_err("cannot build the timeline: %s", strerror(ENOMEM));
-		goto out;
+		return -ENOMEM;
 	}
-	/* what the sandboxes tried to reach (sandwalld, from NFLOG) */
-	sibling(cfg->journal_path, "attempts.json", apath, sizeof(apath));
-	ajson = apath[0] ? slurp(apath, &alen) : NULL;
-	if (ajson && (sw_jv_parse(ajson, alen, &attempts, NULL) ||
-		      !sw_jv_get(&attempts, "attempts") ||
-		      sw_jv_get(&attempts, "attempts")->type != SW_JARR)) {
-		sw_jv_free(&attempts);
-		sw_warn("%s is no attempts record: left out", apath);
+	return 0;
+}
+
+/* The records beside the journal: what the sandboxes tried to reach
+ * (sandwalld, from NFLOG) and the last verify's details (its verdict is
+ * in the journal); the coverage of the links now. */
+static void receipt_records(struct receipt *r)
+{
+	const struct sw_config *cfg = r->in->cfg;
+
+	sibling(cfg->journal_path, "attempts.json", r->apath, sizeof(r->apath));
+	r->ajson = r->apath[0] ? sw_receipt_slurp(r->apath, &r->alen) : NULL;
+	if (r->ajson && (sw_jv_parse(r->ajson, r->alen, &r->attempts, NULL) ||
+			 !sw_jv_get(&r->attempts, "attempts") ||
+			 sw_jv_get(&r->attempts, "attempts")->type != SW_JARR)) {
+		sw_jv_free(&r->attempts);
+		sw_warn("%s is no attempts record: left out", r->apath);
 	}
-	/* the last verify's details (its verdict is in the journal) */
-	sibling(cfg->journal_path, "verify.json", vpath, sizeof(vpath));
-	vjson = vpath[0] ? slurp(vpath, &vlen) : NULL;
-	have_verify = vjson && sw_receipt_read_verify(vjson, vlen, &vtime, &vpassed) == 0 &&
-		      read_sandbox_verdicts(vjson, vlen, &sv) == 0;
-	sw_attempts_probes_read(vjson, vlen, &probes);
-	sw_coverage(cfg, in->host, &cov);
+	sibling(cfg->journal_path, "verify.json", r->vpath, sizeof(r->vpath));
+	r->vjson = r->vpath[0] ? sw_receipt_slurp(r->vpath, &r->vlen) : NULL;
+	r->have_verify = r->vjson && sw_receipt_read_verify(r->vjson, r->vlen, &r->vtime, &r->vpassed) == 0 &&
+			 sw_receipt_read_sbx(r->vjson, r->vlen, &r->sv) == 0;
+	sw_attempts_probes_read(r->vjson, r->vlen, &r->probes);
+	sw_coverage(cfg, r->in->host, &r->cov);
+}
 
-	/* every reason, on the verdict's own lines: the gaps of the window,
-	 * then what is wrong now (when the window reaches now) */
-	for (size_t i = 0; i < tl.n_gaps; i++)
-		gap_reason(&rs, &tl.gaps[i]);
-	if (!tl.verifies_passed)
-		reason(&rs, "no verify passed inside the window (%zu ran; run sandwall verify)",
-		       tl.verifies);
-	if (upto_now) {
-		if (!have.has_table)
-			reason(&rs, "now: table inet %s is ABSENT", cfg->table);
-		else if (d.n)
-			reason(&rs, "now: the kernel's table DIFFERS from the config (sandwall check)");
-		if (!daemon)
-			reason(&rs, "now: sandwalld is not running (no answer on %s)", in->control);
-		for (size_t i = 0; i < cov.n_links && i < SW_COV_MAX; i++)
-			reason(&rs, "now: %s (%s) faces containers and no [guard] entry covers it",
-			       cov.links[i].name, cov.links[i].facing);
-		if (daemon) {
-			char e[128], n[32];
+/* Every reason, on the verdict's own lines: the gaps of the window, then
+ * what is wrong now (when the window reaches now); and the verdict. */
+static void receipt_reasons(struct receipt *r)
+{
+	const struct sw_config *cfg = r->in->cfg;
+	struct reasons *rs = &r->rs;
+	char e[128], n[32];
 
-			reply_get(reply, "journal_error", e, sizeof(e));
-			reply_get(reply, "journal_errors", n, sizeof(n));
+	for (size_t i = 0; i < r->tl.n_gaps; i++)
+		gap_reason(rs, &r->tl.gaps[i]);
+	if (!r->tl.verifies_passed)
+		reason(rs, "no verify passed inside the window (%zu ran; run sandwall verify)",
+		       r->tl.verifies);
+	if (r->upto_now) {
+		if (!r->have.has_table)
+			reason(rs, "now: table inet %s is ABSENT", cfg->table);
+		else if (r->d.n)
+			reason(rs, "now: the kernel's table DIFFERS from the config (sandwall check)");
+		if (!r->daemon)
+			reason(rs, "now: sandwalld is not running (no answer on %s)", r->in->control);
+		for (size_t i = 0; i < r->cov.n_links && i < SW_COV_MAX; i++)
+			reason(rs, "now: %s (%s) faces containers and no [guard] entry covers it",
+			       r->cov.links[i].name, r->cov.links[i].facing);
+		if (r->daemon) {
+			sw_cli_reply_get(r->reply, "journal_error", e, sizeof(e));
+			sw_cli_reply_get(r->reply, "journal_errors", n, sizeof(n));
 			if (e[0] && strcmp(e, "none"))
-				reason(&rs, "now: the record has a hole: journal writes fail (%s; %s "
+				reason(rs, "now: the record has a hole: journal writes fail (%s; %s "
 				       "failed writes)", e, n);
-			reply_get(reply, "attempts_errors", n, sizeof(n));
+			sw_cli_reply_get(r->reply, "attempts_errors", n, sizeof(n));
 			if (n[0] && strcmp(n, "0"))
-				reason(&rs, "the record of attempts has a hole: %s failed writes of "
+				reason(rs, "the record of attempts has a hole: %s failed writes of "
 				       "attempts.json", n);
 		}
 	}
-	held = rs.n == 0 && !rs.more;
-	snprintf(table, sizeof(table), "inet/%s", cfg->table);
-	sw_iso_utc(since, from_s, sizeof(from_s));
-	sw_iso_utc(until, to_s, sizeof(to_s));
+	r->held = rs->n == 0 && !rs->more;
+	snprintf(r->table, sizeof(r->table), "inet/%s", cfg->table);
+	sw_iso_utc(r->since, r->from_s, sizeof(r->from_s));
+	sw_iso_utc(r->until, r->to_s, sizeof(r->to_s));
+}
 
-	if (in->json) {
-		struct sw_jw w;
+/* receipt --json: the records as they are, and the verify's own apart */
+static void attempts_json(struct sw_jw *w, const struct receipt *r)
+{
+	const struct sw_jv *list;
 
-		sw_jw_init(&w);
-		sw_jw_obj(&w, NULL);
-		sw_jw_str(&w, "host", u.nodename);
-		sw_jw_str(&w, "machine_id", mid);
-		sw_jw_str(&w, "kernel", u.release);
-		sw_iso_utc((int64_t)now, when, sizeof(when));
-		sw_jw_str(&w, "time", when);
-		sw_jw_i64(&w, "time_unix", (int64_t)now);
-		sw_jw_obj(&w, "window");
-		sw_jw_i64(&w, "from", since);
-		sw_jw_i64(&w, "to", until);
-		sw_jw_str(&w, "from_utc", from_s);
-		sw_jw_str(&w, "to_utc", to_s);
-		sw_jw_end(&w);
-		sw_jw_obj(&w, "config");
-		sw_jw_str(&w, "path", cfg->path);
-		sw_jw_str(&w, "sha256", cfg_sha);
-		sw_jw_end(&w);
-		sw_jw_obj(&w, "ruleset");
-		sw_jw_str(&w, "table", table);
-		sw_jw_str(&w, "sha256", rules_sha);
-		sw_jw_bool(&w, "present", have.has_table);
-		sw_jw_bool(&w, "kernel_matches", have.has_table && !d.n);
-		sw_jw_u64(&w, "differences", d.n);
-		sw_jw_bool(&w, "owner", have.table_flags & NFT_TABLE_F_OWNER);
-		sw_jw_end(&w);
-		guarded_json(&w, in);
-		sw_jw_obj(&w, "coverage");
-		sw_coverage_json(&cov, &w);
-		sw_jw_end(&w);
-		sw_jw_obj(&w, "blocked");
-		for (int c = 0; c < SW_CAT_COUNT; c++) {
-			int i = sw_model_find_counter(&have, sw_category_name(c));
-
-			sw_jw_u64(&w, sw_category_name(c), i < 0 ? 0 : have.counter_pkts[i]);
-		}
-		sw_jw_end(&w);
-		sw_jw_bool(&w, "daemon", daemon);
-		sw_jw_obj(&w, "journal");
-		sw_jw_str(&w, "path", cfg->journal_path);
-		sw_jw_u64(&w, "events", js.events);
-		sw_jw_u64(&w, "drifts", js.drifts);
-		sw_jw_u64(&w, "unrepaired", js.unrepaired);
-		sw_jw_u64(&w, "malformed", js.malformed);
-		sw_jw_value(&w, "lines", &lines);
-		sw_jw_end(&w);
-		gaps_json(&w, &tl);
-		if (attempts.type == SW_JOBJ) {
-			const struct sw_jv *list = sw_jv_get(&attempts, "attempts");
-
-			sw_jw_value(&w, "attempted", &attempts);
-			/* the same records, verify's own apart */
-			for (int pass = 0; pass < 2; pass++) {
-				sw_jw_arr(&w, pass ? "attempted_by_verify" : "attempted_by_sandboxes");
-				for (size_t i = 0; list && list->type == SW_JARR && i < list->n; i++)
-					if (attempt_by_verify(&list->vals[i], &probes) == (bool)pass)
-						sw_jw_value(&w, NULL, &list->vals[i]);
-				sw_jw_end(&w);
-			}
-		} else {
-			sw_jw_null(&w, "attempted");
-		}
-		if (have_verify) {
-			sw_jw_obj(&w, "verify");
-			sw_jw_i64(&w, "time", vtime);
-			sw_iso_utc(vtime, when, sizeof(when));
-			sw_jw_str(&w, "time_utc", when);
-			sw_jw_bool(&w, "passed", vpassed);
-			sw_jw_bool(&w, "in_window", vtime >= since && vtime <= until);
-			sandbox_verdicts_json(&w, &sv);
-			sw_jw_end(&w);
-		} else {
-			sw_jw_null(&w, "verify");
-		}
-		sw_jw_str(&w, "verdict", held ? "held" : "not held");
-		sw_jw_arr(&w, "reasons");
-		for (size_t i = 0; i < rs.n; i++)
-			sw_jw_str(&w, NULL, rs.r[i]);
-		sw_jw_end(&w);
-		sw_jw_end(&w);
-		rc = sw_jw_print(&w, stdout);
-		sw_jw_free(&w);
-		if (rc) {
-			sw_err("cannot write the receipt: %s", strerror(-rc));
-			goto out;
-		}
-	} else {
-		sw_iso_utc((int64_t)now, when, sizeof(when));
-		printf("sandwall receipt %s\n", when);
-		printf("host              %s (machine-id %s, kernel %s)\n", u.nodename,
-		       mid[0] ? mid : "unknown", u.release);
-		printf("window            %s .. %s\n", from_s, to_s);
-		printf("config            %s sha256:%s\n", cfg->path, cfg_sha);
-		printf("ruleset           table inet %s sha256:%s\n", cfg->table, rules_sha);
-		printf("kernel            %s\n", !have.has_table ? "TABLE ABSENT" :
-		       d.n ? "DIFFERS from the config (sandwall check)" : "holds exactly this ruleset");
-		printf("ownership         %s\n", !(have.table_flags & NFT_TABLE_F_OWNER) ? "not owned" :
-		       daemon ? "owned by sandwalld" : "owned by a process, but no sandwalld answers");
-		printf("daemon            %s\n", daemon ? "running" : "not running");
-		printf("guarded           ");
-		for (size_t i = 0; i < cfg->n_patterns; i++)
-			printf("%s ", cfg->patterns[i]);
-		printf("(now:");
-		for (size_t i = 0; i < in->host->n_links; i++) {
-			const struct sw_link *l = &in->host->links[i];
-			enum sw_guard_why why = sw_ruleset_guard_why(cfg, l);
-
-			if (why >= SW_GUARD_PATTERN)
-				printf(" %s [%s]", l->name, sw_guard_why_name(why));
-		}
-		printf(")\n");
-		sw_coverage_print(&cov, cfg, stdout, "coverage          ");
-		if (cfg->n_users || cfg->n_cgroups) {
-			printf("output path      ");
-			for (size_t i = 0; i < cfg->n_users; i++)
-				printf(" uid %u", cfg->users[i].uid);
-			for (size_t i = 0; i < in->host->n_cgroups; i++)
-				printf(" cgroup %s", in->host->cgroups[i].path);
-			printf("\n");
-		}
-		printf("blocked packets  ");
-		for (int c = 0; c < SW_CAT_COUNT; c++) {
-			int i = sw_model_find_counter(&have, sw_category_name(c));
-
-			printf(" %s=%llu", sw_category_name(c),
-			       i < 0 ? 0ULL : (unsigned long long)have.counter_pkts[i]);
-		}
-		printf("\njournal           %s: %zu event(s)", cfg->journal_path[0] ? cfg->journal_path :
-		       "(off)", tl.events);
-		if (tl.first_us >= 0) {
-			iso_us(tl.first_us, when, sizeof(when));
-			printf(", the oldest at %s", when);
-		}
-		printf("; in the window %zu, %zu drift(s), %zu verify run(s) (%zu passed)\n",
-		       tl.in_window, tl.drifts, tl.verifies, tl.verifies_passed);
-		if (tl.malformed)
-			printf("journal           %zu line(s) that are no event (holes in the record)\n",
-			       tl.malformed);
-		if (tl.out_of_order)
-			printf("journal           %zu line(s) out of time order (sorted)\n", tl.out_of_order);
-		gaps_text(&tl);
-		print_attempts(&attempts, &probes);
-		if (have_verify) {
-			sw_iso_utc(vtime, when, sizeof(when));
-			printf("last verify       %s at %s%s\n", vpassed ? "passed" : "FAILED", when,
-			       vtime >= since && vtime <= until ? "" : " (outside the window)");
-			sandbox_verdicts_text(&sv);
-		}
-		else if (vjson)
-			printf("last verify       UNREADABLE record %s\n", vpath);
-		else
-			printf("last verify       none (run sandwall verify)\n");
-		printf("verdict           %s\n", held ? "HELD" : "NOT HELD");
-		for (size_t i = 0; i < rs.n; i++)
-			printf("  because %s\n", rs.r[i]);
-		if (rs.more)
-			printf("  and %zu more reason(s)\n", rs.more);
+	if (r->attempts.type != SW_JOBJ) {
+		sw_jw_null(w, "attempted");
+		return;
 	}
-	code = held ? 0 : 1;
-out:
-	sw_timeline_free(&tl);
-	sw_jv_free(&sv.doc);
-	sw_jv_free(&attempts);
-	free(ajson);
-	sw_jv_free(&lines);
-	free(journal);
-	free(vjson);
-	sw_diff_free(&d);
-	sw_model_free(&have);
+	list = sw_jv_get(&r->attempts, "attempts");
+	sw_jw_value(w, "attempted", &r->attempts);
+	/* the same records, verify's own apart */
+	for (int pass = 0; pass < 2; pass++) {
+		sw_jw_arr(w, pass ? "attempted_by_verify" : "attempted_by_sandboxes");
+		for (size_t i = 0; list && list->type == SW_JARR && i < list->n; i++)
+			if (sw_receipt_by_verify(&list->vals[i], &r->probes) == (bool)pass)
+				sw_jw_value(w, NULL, &list->vals[i]);
+		sw_jw_end(w);
+	}
+}
+
+/* receipt --json: one document. 0 or -errno (said on stderr). */
+static int receipt_json(const struct receipt *r)
+{
+	const struct sw_config *cfg = r->in->cfg;
+	char when[32];
+	struct sw_jw w;
+	int rc;
+
+	sw_jw_init(&w);
+	sw_jw_obj(&w, NULL);
+	sw_jw_str(&w, "host", r->u.nodename);
+	sw_jw_str(&w, "machine_id", r->mid);
+	sw_jw_str(&w, "kernel", r->u.release);
+	sw_iso_utc((int64_t)r->now, when, sizeof(when));
+	sw_jw_str(&w, "time", when);
+	sw_jw_i64(&w, "time_unix", (int64_t)r->now);
+	sw_jw_obj(&w, "window");
+	sw_jw_i64(&w, "from", r->since);
+	sw_jw_i64(&w, "to", r->until);
+	sw_jw_str(&w, "from_utc", r->from_s);
+	sw_jw_str(&w, "to_utc", r->to_s);
+	sw_jw_end(&w);
+	sw_jw_obj(&w, "config");
+	sw_jw_str(&w, "path", cfg->path);
+	sw_jw_str(&w, "sha256", r->cfg_sha);
+	sw_jw_end(&w);
+	sw_jw_obj(&w, "ruleset");
+	sw_jw_str(&w, "table", r->table);
+	sw_jw_str(&w, "sha256", r->rules_sha);
+	sw_jw_bool(&w, "present", r->have.has_table);
+	sw_jw_bool(&w, "kernel_matches", r->have.has_table && !r->d.n);
+	sw_jw_u64(&w, "differences", r->d.n);
+	sw_jw_bool(&w, "owner", r->have.table_flags & NFT_TABLE_F_OWNER);
+	sw_jw_end(&w);
+	guarded_json(&w, r->in);
+	sw_jw_obj(&w, "coverage");
+	sw_coverage_json(&r->cov, &w);
+	sw_jw_end(&w);
+	sw_jw_obj(&w, "blocked");
+	for (int c = 0; c < SW_CAT_COUNT; c++) {
+		int i = sw_model_find_counter(&r->have, sw_category_name(c));
+
+		sw_jw_u64(&w, sw_category_name(c), i < 0 ? 0 : r->have.counter_pkts[i]);
+	}
+	sw_jw_end(&w);
+	sw_jw_bool(&w, "daemon", r->daemon);
+	sw_jw_obj(&w, "journal");
+	sw_jw_str(&w, "path", cfg->journal_path);
+	sw_jw_u64(&w, "events", r->js.events);
+	sw_jw_u64(&w, "drifts", r->js.drifts);
+	sw_jw_u64(&w, "unrepaired", r->js.unrepaired);
+	sw_jw_u64(&w, "malformed", r->js.malformed);
+	sw_jw_value(&w, "lines", &r->lines);
+	sw_jw_end(&w);
+	gaps_json(&w, &r->tl);
+	attempts_json(&w, r);
+	if (r->have_verify) {
+		sw_jw_obj(&w, "verify");
+		sw_jw_i64(&w, "time", r->vtime);
+		sw_iso_utc(r->vtime, when, sizeof(when));
+		sw_jw_str(&w, "time_utc", when);
+		sw_jw_bool(&w, "passed", r->vpassed);
+		sw_jw_bool(&w, "in_window", r->vtime >= r->since && r->vtime <= r->until);
+		sandbox_verdicts_json(&w, &r->sv);
+		sw_jw_end(&w);
+	} else {
+		sw_jw_null(&w, "verify");
+	}
+	sw_jw_str(&w, "verdict", r->held ? "held" : "not held");
+	sw_jw_arr(&w, "reasons");
+	for (size_t i = 0; i < r->rs.n; i++)
+		sw_jw_str(&w, NULL, r->rs.r[i]);
+	sw_jw_end(&w);
+	sw_jw_end(&w);
+	rc = sw_jw_print(&w, stdout);
+	sw_jw_free(&w);
+	if (rc) {
+		sw_err("cannot write the receipt: %s", strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
+/* receipt (text): what is guarded now, the output path, the counters */
+static void guarded_text(const struct receipt *r)
+{
+	const struct sw_config *cfg = r->in->cfg;
+	const struct sw_host *host = r->in->host;
+
+	printf("guarded           ");
+	for (size_t i = 0; i < cfg->n_patterns; i++)
+		printf("%s ", cfg->patterns[i]);
+	printf("(now:");
+	for (size_t i = 0; i < host->n_links; i++) {
+		const struct sw_link *l = &host->links[i];
+		enum sw_guard_why why = sw_ruleset_guard_why(cfg, l);
+
+		if (why >= SW_GUARD_PATTERN)
+			printf(" %s [%s]", l->name, sw_guard_why_name(why));
+	}
+	printf(")\n");
+	sw_coverage_print(&r->cov, cfg, stdout, "coverage          ");
+	if (cfg->n_users || cfg->n_cgroups) {
+		printf("output path      ");
+		for (size_t i = 0; i < cfg->n_users; i++)
+			printf(" uid %u", cfg->users[i].uid);
+		for (size_t i = 0; i < host->n_cgroups; i++)
+			printf(" cgroup %s", host->cgroups[i].path);
+		printf("\n");
+	}
+	printf("blocked packets  ");
+	for (int c = 0; c < SW_CAT_COUNT; c++) {
+		int i = sw_model_find_counter(&r->have, sw_category_name(c));
+
+		printf(" %s=%llu", sw_category_name(c),
+		       i < 0 ? 0ULL : (unsigned long long)r->have.counter_pkts[i]);
+	}
+}
+
+/* receipt (text): one line per record, the verdict and its reasons */
+static void receipt_text(const struct receipt *r)
+{
+	const struct sw_config *cfg = r->in->cfg;
+	const struct sw_timeline *tl = &r->tl;
+	char when[32];
+
+	sw_iso_utc((int64_t)r->now, when, sizeof(when));
+	printf("sandwall receipt %s\n", when);
+	printf("host              %s (machine-id %s, kernel %s)\n", r->u.nodename,
+	       r->mid[0] ? r->mid : "unknown", r->u.release);
+	printf("window            %s .. %s\n", r->from_s, r->to_s);
+	printf("config            %s sha256:%s\n", cfg->path, r->cfg_sha);
+	printf("ruleset           table inet %s sha256:%s\n", cfg->table, r->rules_sha);
+	printf("kernel            %s\n", !r->have.has_table ? "TABLE ABSENT" :
+	       r->d.n ? "DIFFERS from the config (sandwall check)" : "holds exactly this ruleset");
+	printf("ownership         %s\n", !(r->have.table_flags & NFT_TABLE_F_OWNER) ? "not owned" :
+	       r->daemon ? "owned by sandwalld" : "owned by a process, but no sandwalld answers");
+	printf("daemon            %s\n", r->daemon ? "running" : "not running");
+	guarded_text(r);
+	printf("\njournal           %s: %zu event(s)", cfg->journal_path[0] ? cfg->journal_path :
+	       "(off)", tl->events);
+	if (tl->first_us >= 0) {
+		iso_us(tl->first_us, when, sizeof(when));
+		printf(", the oldest at %s", when);
+	}
+	printf("; in the window %zu, %zu drift(s), %zu verify run(s) (%zu passed)\n",
+	       tl->in_window, tl->drifts, tl->verifies, tl->verifies_passed);
+	if (tl->malformed)
+		printf("journal           %zu line(s) that are no event (holes in the record)\n",
+		       tl->malformed);
+	if (tl->out_of_order)
+		printf("journal           %zu line(s) out of time order (sorted)\n", tl->out_of_order);
+	gaps_text(tl);
+	print_attempts(&r->attempts, &r->probes);
+	if (r->have_verify) {
+		sw_iso_utc(r->vtime, when, sizeof(when));
+		printf("last verify       %s at %s%s\n", r->vpassed ? "passed" : "FAILED", when,
+		       r->vtime >= r->since && r->vtime <= r->until ? "" : " (outside the window)");
+		sandbox_verdicts_text(&r->sv);
+	} else if (r->vjson) {
+		printf("last verify       UNREADABLE record %s\n", r->vpath);
+	} else {
+		printf("last verify       none (run sandwall verify)\n");
+	}
+	printf("verdict           %s\n", r->held ? "HELD" : "NOT HELD");
+	for (size_t i = 0; i < r->rs.n; i++)
+		printf("  because %s\n", r->rs.r[i]);
+	if (r->rs.more)
+		printf("  and %zu more reason(s)\n", r->rs.more);
+}
+
+static void receipt_free(struct receipt *r)
+{
+	sw_timeline_free(&r->tl);
+	sw_jv_free(&r->sv.doc);
+	sw_jv_free(&r->attempts);
+	free(r->ajson);
+	sw_jv_free(&r->lines);
+	free(r->journal);
+	free(r->vjson);
+	sw_diff_free(&r->d);
+	sw_model_free(&r->have);
+}
+
+int sw_receipt_cmd(const struct sw_receipt_in *in)
+{
+	static struct receipt r;
+	int code, rc;
+
+	memset(&r, 0, sizeof(r));
+	r.in = in;
+	r.vtime = -1;
+	r.now = time(NULL);
+	if (receipt_digests(&r) || receipt_kernel(&r))
+		return 2;
+	code = 2;
+	if (!receipt_window(&r)) {
+		receipt_records(&r);
+		receipt_reasons(&r);
+		rc = 0;
+		if (in->json)
+			rc = receipt_json(&r);
+		else
+			receipt_text(&r);
+		if (!rc)
+			code = r.held ? 0 : 1;
+	}
+	receipt_free(&r);
 	return code;
 }

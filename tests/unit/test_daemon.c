@@ -20,6 +20,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include "core/config_check.h"
 #include "daemon/blocklog.h"
 #include "daemon/loop.h"
 #include "daemon/reload.h"

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* What the CLI's commands share (include/cli/cli.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "lib/json.h"
+#include "lib/log.h"
+
+/* An error of apply, check or remove. -EEXIST: the table is another
+ * tool's (reconcile.c); the message then points at the config key. */
+void sw_cli_table_err(const struct sw_config *cfg, int rc, const char *err, const char *tail)
+{
+	char line[16] = "";
+
+	if (rc != -EEXIST) {
+		sw_err("%s%s", err, tail);
+		return;
+	}
+	if (cfg->table_line)
+		snprintf(line, sizeof(line), ":%u", cfg->table_line);
+	sw_err("%s%s: [nft] table = %s%s: %s", cfg->path, line, cfg->table,
+	       cfg->table_line ? "" : " (the default)", err);
+}
+
+/* The CLI's own change of the boundary (apply, remove) or a verify, in
+ * the journal with its own uid and pid (a daemon writes its own lines). */
+void sw_cli_journal(const struct sw_config *cfg, enum sw_jevent e, const char *by,
+		    int verify_code)
+{
+	struct sw_jw w;
+	int rc = -ENOMEM;
+
+	if (!cfg->journal_path[0])
+		return;
+	sw_journal_begin(&w, e, cfg->table, time(NULL));
+	sw_jw_str(&w, "by", by);
+	sw_journal_who(&w, (int64_t)getuid(), (int64_t)getpid(), "sandwall");
+	if (e == SW_JE_VERIFY) {
+		sw_jw_bool(&w, "passed", verify_code == 0);
+		sw_jw_i64(&w, "exit", verify_code);
+	}
+	sw_jw_end(&w);
+	if (!sw_jw_text(&w) || (rc = sw_journal_append(cfg->journal_path, sw_jw_text(&w))))
+		sw_warn("warning: cannot write the journal %s: %s: the record has a hole",
+			cfg->journal_path, sw_jw_text(&w) ? strerror(-rc) : "out of memory");
+	sw_jw_free(&w);
+}
