@@ -16,7 +16,7 @@
 #define LOOPBACK_IFINDEX 1      /* the kernel gives lo index 1 in every namespace */
 #define MAX_META 256
 
-/* The fixed prefixes of link_local and private (as in ruleset.c). */
+/* The fixed prefixes of link_local and private (as in rs_fills.c). */
 static const char *const link_local[] = { "169.254.0.0/16", "fe80::/10" };
 static const char *const rfc_private[] = {
 	"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7",
@@ -231,7 +231,7 @@ size_t sw_allow_holes(const struct sw_config *cfg, const struct sw_host *host,
 	return holes_in(cfg, host, a, out, max, ALL_CATS);
 }
 
-/* Does one of the [guard] interfaces patterns name it (as ruleset.c matches)? */
+/* Does one of the [guard] interfaces patterns name it (as core/guard.c matches)? */
 static bool pattern_match(const struct sw_config *cfg, const char *name)
 {
 	for (size_t i = 0; i < cfg->n_patterns; i++)

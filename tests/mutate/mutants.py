@@ -29,7 +29,7 @@ MUTANTS = [
     {
         "name": "no-antispoof",
         "what": "no anti-spoofing rule (guard's fib saddr . iif oif missing goto block_spoofed left out)",
-        "edits": [("src/core/ruleset.c",
+        "edits": [("src/core/rs_chains.c",
                    '''	RULE(m, b, SW_CHAIN_GUARD, "spoofed", "fib saddr . iif oif missing goto block_spoofed", {
 		e_fib_spoofed(b);
 		e_verdict(b, NFT_GOTO, "block_spoofed");
@@ -41,7 +41,7 @@ MUTANTS = [
     {
         "name": "nd-type-only",
         "what": "neighbour discovery accepted by ICMPv6 type only (no hop limit 255, no nd6/local destination)",
-        "edits": [("src/core/ruleset.c",
+        "edits": [("src/core/rs_chains.c",
                    '''			e_nd(b, nd[i].type);
 			if (nd[i].local) {
 				e_fib_local(b);
@@ -61,7 +61,7 @@ MUTANTS = [
     {
         "name": "no-bcast-drop",
         "what": "broadcast/multicast towards the host not dropped (guard_input's last rule returns)",
-        "edits": [("src/core/ruleset.c",
+        "edits": [("src/core/rs_chains.c",
                    '''	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-host", "goto block_host",
 	     e_verdict(b, NFT_GOTO, "block_host"));''',
                    '''	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-host", "goto block_host",
@@ -72,7 +72,7 @@ MUTANTS = [
     {
         "name": "host-skipped",
         "what": "the host category skipped (no fib daddr type local goto block_host in guard)",
-        "edits": [("src/core/ruleset.c",
+        "edits": [("src/core/rs_chains.c",
                    '''		case SW_CAT_MATCH_LOCAL:
 			if (!cfg->block[next])
 				break;''',
@@ -85,12 +85,12 @@ MUTANTS = [
     {
         "name": "taps-unguarded",
         "what": "taps left out of guard_ifaces and guard_links (while status still calls them guarded)",
-        "edits": [("src/core/ruleset.c",
+        "edits": [("src/core/rs_sets.c",
                    '''		if (sw_ruleset_guarded(cfg, &host->links[i]) &&
-		    (err = ifname_add(iv, host->links[i].name)))''',
+		    (err = ivals_add_ifname(iv, host->links[i].name)))''',
                    '''		if (sw_ruleset_guarded(cfg, &host->links[i]) && host->links[i].kind != SW_LINK_TAP &&
-		    (err = ifname_add(iv, host->links[i].name)))'''),
-                  ("src/core/ruleset.c",
+		    (err = ivals_add_ifname(iv, host->links[i].name)))'''),
+                  ("src/core/rs_sets.c",
                    '''		if (!l || !sw_ruleset_guarded(cfg, &host->links[i]))
 			continue;''',
                    '''		if (!l || !sw_ruleset_guarded(cfg, &host->links[i]) || host->links[i].kind == SW_LINK_TAP)
@@ -101,7 +101,7 @@ MUTANTS = [
     {
         "name": "tap-kind-unguarded",
         "what": "auto's tap rule (meta iifkind \"tun\" meta iiftype ether) matches no tap: a tap no name pattern covers is open from its first packet",
-        "edits": [("src/core/ruleset.c",
+        "edits": [("src/core/rs_chains.c",
                    '''		char tun[SW_IFNAMSIZ] = "tun";''',
                    '''		char tun[SW_IFNAMSIZ] = "tux";''')],
         "unit": [],
@@ -130,7 +130,7 @@ MUTANTS = [
     {
         "name": "gate-continue",
         "what": "the gate's fallback drop turned into continue",
-        "edits": [("src/core/ruleset.c",
+        "edits": [("src/core/rs_chains.c",
                    "e_verdict(b, fallback ? NF_DROP : NFT_RETURN, NULL);",
                    "e_verdict(b, fallback ? NFT_CONTINUE : NFT_RETURN, NULL);")],
         "unit": ["test_ruleset_props", "test_gate"],
@@ -139,13 +139,13 @@ MUTANTS = [
     {
         "name": "replies-both-directions",
         "what": "the replies rule accepts ct state established without ct direction reply",
-        "edits": [("src/core/ruleset.c",
+        "edits": [("src/core/rs_chains.c",
                    '''		e_ct_established(b);
-		struct nftnl_expr *e = expr(b, "ct");
+		struct nftnl_expr *e = e_new(b, "ct");
 		if (e) {
 			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_DIRECTION);
 			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
-			add_expr(b, e);
+			e_add(b, e);
 		}
 		e_cmp_u8(b, NFT_REG_1, 1 /* IP_CT_DIR_REPLY */);
 		e_verdict(b, NF_ACCEPT, NULL);
@@ -161,12 +161,12 @@ MUTANTS = [
     {
         "name": "out-replies-both-directions",
         "what": "the output path's replies rule ([guard] users, cgroups) accepts ct state established without ct direction reply",
-        "edits": [("src/core/ruleset.c",
+        "edits": [("src/core/rs_output.c",
                    '''		e_ct_established(b);
-		if ((e = expr(b, "ct"))) {
+		if ((e = e_new(b, "ct"))) {
 			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_DIRECTION);
 			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
-			add_expr(b, e);
+			e_add(b, e);
 		}
 		e_cmp_u8(b, NFT_REG_1, 1 /* IP_CT_DIR_REPLY */);
 		e_verdict(b, NF_ACCEPT, NULL);''',
@@ -179,18 +179,18 @@ MUTANTS = [
     {
         "name": "no-out-antispoof",
         "what": "no anti-spoofing rule on the output path (guard_output's fib saddr type != local goto block_spoofed left out)",
-        "edits": [("src/core/ruleset.c",
+        "edits": [("src/core/rs_output.c",
                    '''	RULE(m, b, SW_CHAIN_GUARD_OUTPUT, "out-spoofed", "fib saddr type != local goto block_spoofed", {
-		struct nftnl_expr *e = expr(b, "fib");''',
+		struct nftnl_expr *e = e_new(b, "fib");''',
                    '''	if (0) RULE(m, b, SW_CHAIN_GUARD_OUTPUT, "out-spoofed", "fib saddr type != local goto block_spoofed", {
-		struct nftnl_expr *e = expr(b, "fib");''')],
+		struct nftnl_expr *e = e_new(b, "fib");''')],
         "unit": ["test_ruleset_props"],
         "integration": ["runtimes_16_cgroups"],
     },
     {
         "name": "fast-path-host",
         "what": "the gate's fast path returns without fib daddr type != local (the host's addresses take it)",
-        "edits": [("src/core/ruleset.c",
+        "edits": [("src/core/rs_chains.c",
                    "bool fib = !fallback && cfg->block[SW_CAT_HOST];",
                    "bool fib = false && cfg->block[SW_CAT_HOST];")],
         "unit": ["test_ruleset_props"],
