@@ -83,6 +83,10 @@ int rs_concat_rules(struct sw_model *m, struct rb *b, const char *chain, const c
 		    const char *set, int verdict, const char *target);
 int rs_allow_rules(struct sw_model *m, struct rb *b, const char *chain, const char *id,
 		   const char *set, int verdict, const char *target);
+/* counter name "<cat>" (id <cat>-count), the first rule of block_<cat> */
+int rs_counter_rule(struct sw_model *m, struct rb *b, const char *chain, const char *cat);
+/* fib daddr type local meta l4proto . th dport @host_ports accept */
+int rs_host_ports_rule(struct sw_model *m, struct rb *b, const char *chain, const char *id);
 /* the gate's fast path (fallback false) or its fallback drop, ids <pre>... */
 int rs_gate_rules(struct sw_model *m, struct rb *b, const struct sw_config *cfg,
 		  const char *chain, const char *pre, bool fallback);

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* nftexpr: one small builder per nft expression, and the rule around them
- * (include/core/nftexpr.h). Each builder's comment gives its nft meaning. */
+/* nftexpr: one small builder per nft expression, each adding its
+ * expressions to the rule and its words to the rule's nft text
+ * (include/core/nftexpr.h says how the text is put together). Each
+ * builder's comment gives the expressions it sends. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +20,74 @@
 
 #include "core/nftexpr.h"
 
-void e_add(struct rb *b, struct nftnl_expr *e)
+#ifndef NFTA_FIB_F_PRESENT
+#define NFTA_FIB_F_PRESENT (1 << 5)
+#endif
+
+/* ---- the text ---------------------------------------------------------- */
+
+/* Append words (a space before them unless they start the rule). */
+static void __attribute__((format(printf, 2, 3))) t_put(struct rb *b, const char *fmt, ...)
+{
+	size_t room = sizeof(b->text) - b->len;
+	va_list ap;
+	int n;
+
+	if (b->len && room > 1) {
+		b->text[b->len++] = ' ';
+		b->text[b->len] = 0;
+		room--;
+	}
+	va_start(ap, fmt);
+	n = vsnprintf(b->text + b->len, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		b->len += (size_t)n < room ? (size_t)n : room - 1;
+}
+
+/* A load's words: they start its left-hand side, or join the pending
+ * one as a concatenation ("meta l4proto . th dport"). */
+static void t_load(struct rb *b, const char *words)
+{
+	if (b->loaded) {
+		size_t room = sizeof(b->text) - b->len;
+		int n = snprintf(b->text + b->len, room, " . %s", words);
+
+		if (n > 0)
+			b->len += (size_t)n < room ? (size_t)n : room - 1;
+		return;
+	}
+	b->lhs = b->len;
+	b->loaded = true;
+	t_put(b, "%s", words);
+}
+
+/* What consumes the pending load: "[OP]VAL" after it, or, with no VAL,
+ * nothing, and the load's words go too (an implied dependency). */
+static void t_match(struct rb *b, const char *op, const char *val)
+{
+	b->loaded = false;
+	if (!val) {
+		b->len = b->lhs;
+		b->text[b->len] = 0;
+		return;
+	}
+	t_put(b, "%s%s", op, val);
+}
+
+static const char *op_word(uint32_t op)
+{
+	switch (op) {
+	case NFT_CMP_EQ: return "";
+	case NFT_CMP_NEQ: return "!= ";
+	case NFT_CMP_GTE: return ">= ";
+	default: return "? ";
+	}
+}
+
+/* ---- single expressions ------------------------------------------------ */
+
+static void e_add(struct rb *b, struct nftnl_expr *e)
 {
 	if (!e)
 		b->err = -ENOMEM;
@@ -25,7 +95,7 @@ void e_add(struct rb *b, struct nftnl_expr *e)
 		nftnl_rule_add_expr(b->r, e);
 }
 
-struct nftnl_expr *e_new(struct rb *b, const char *name)
+static struct nftnl_expr *e_new(struct rb *b, const char *name)
 {
 	struct nftnl_expr *e = nftnl_expr_alloc(name);
 
@@ -34,11 +104,29 @@ struct nftnl_expr *e_new(struct rb *b, const char *name)
 	return e;
 }
 
+static const char *meta_word(uint32_t key)
+{
+	switch (key) {
+	case NFT_META_NFPROTO: return "meta nfproto";
+	case NFT_META_L4PROTO: return "meta l4proto";
+	case NFT_META_PROTOCOL: return "meta protocol";
+	case NFT_META_IIF: return "meta iif";
+	case NFT_META_IIFNAME: return "iifname";
+	case NFT_META_OIFNAME: return "oifname";
+	case NFT_META_IIFKIND: return "meta iifkind";
+	case NFT_META_IIFTYPE: return "meta iiftype";
+	case NFT_META_SKUID: return "meta skuid";
+	case NFT_META_RTCLASSID: return "meta rtclassid";
+	default: return "meta ?";
+	}
+}
+
 /* [ meta load KEY => reg DREG ] */
 void e_meta(struct rb *b, uint32_t key, uint32_t dreg)
 {
 	struct nftnl_expr *e = e_new(b, "meta");
 
+	t_load(b, meta_word(key));
 	if (!e)
 		return;
 	nftnl_expr_set_u32(e, NFTNL_EXPR_META_KEY, key);
@@ -46,8 +134,59 @@ void e_meta(struct rb *b, uint32_t key, uint32_t dreg)
 	e_add(b, e);
 }
 
+static const struct {
+	uint32_t base, off, len;
+	const char *name;
+} fields[NX_FIELD_COUNT] = {
+	[NX_IP_SADDR] = { NFT_PAYLOAD_NETWORK_HEADER, 12, 4, "ip saddr" },
+	[NX_IP_DADDR] = { NFT_PAYLOAD_NETWORK_HEADER, 16, 4, "ip daddr" },
+	[NX_IP_PROTOCOL] = { NFT_PAYLOAD_NETWORK_HEADER, 9, 1, "ip protocol" },
+	[NX_IP6_SADDR] = { NFT_PAYLOAD_NETWORK_HEADER, 8, 16, "ip6 saddr" },
+	[NX_IP6_DADDR] = { NFT_PAYLOAD_NETWORK_HEADER, 24, 16, "ip6 daddr" },
+	[NX_IP6_NEXTHDR] = { NFT_PAYLOAD_NETWORK_HEADER, 6, 1, "ip6 nexthdr" },
+	[NX_IP6_HOPLIMIT] = { NFT_PAYLOAD_NETWORK_HEADER, 7, 1, "ip6 hoplimit" },
+	[NX_ARP_SADDR_IP] = { NFT_PAYLOAD_NETWORK_HEADER, 14, 4, "arp saddr ip" },
+	[NX_ICMPV6_TYPE] = { NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1, "icmpv6 type" },
+	[NX_TH_DPORT] = { NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, "th dport" },
+	[NX_ND_TARGET] = { NFT_PAYLOAD_TRANSPORT_HEADER, 8, 16, "@th,64,128" },
+	[NX_TCP_FLAGS] = { NFT_PAYLOAD_TRANSPORT_HEADER, 13, 1, "tcp flags" },
+	[NX_ETHER_SADDR] = { NFT_PAYLOAD_LL_HEADER, 6, 6, "ether saddr" },
+	[NX_ETHER_TYPE] = { NFT_PAYLOAD_LL_HEADER, 12, 2, "ether type" },
+};
+
+/* [ payload load LEN @ BASE + OFF => reg DREG ] */
+void e_payload(struct rb *b, enum nx_field f, uint32_t dreg)
+{
+	struct nftnl_expr *e = e_new(b, "payload");
+
+	t_load(b, fields[f].name);
+	if (!e)
+		return;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, dreg);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE, fields[f].base);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, fields[f].off);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, fields[f].len);
+	e_add(b, e);
+}
+
+/* [ socket load cgroupv2 level L => reg 1 ] */
+void e_socket_cgroup(struct rb *b, unsigned level)
+{
+	struct nftnl_expr *e = e_new(b, "socket");
+	char words[40];
+
+	snprintf(words, sizeof(words), "socket cgroupv2 level %u", level);
+	t_load(b, words);
+	if (!e)
+		return;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_KEY, NFT_SOCKET_CGROUPV2);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_LEVEL, level);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_DREG, NFT_REG_1);
+	e_add(b, e);
+}
+
 /* [ cmp OP reg SREG DATA ] */
-void e_cmp(struct rb *b, uint32_t sreg, uint32_t op, const void *data, uint32_t len)
+static void put_cmp(struct rb *b, uint32_t sreg, uint32_t op, const void *data, uint32_t len)
 {
 	struct nftnl_expr *e = e_new(b, "cmp");
 
@@ -59,67 +198,68 @@ void e_cmp(struct rb *b, uint32_t sreg, uint32_t op, const void *data, uint32_t 
 	e_add(b, e);
 }
 
-void e_cmp_u8(struct rb *b, uint32_t sreg, uint8_t v)
+void e_cmp(struct rb *b, uint32_t sreg, uint32_t op, const void *data, uint32_t len,
+	   const char *val)
 {
-	e_cmp(b, sreg, NFT_CMP_EQ, &v, 1);
+	put_cmp(b, sreg, op, data, len);
+	t_match(b, op_word(op), val);
 }
 
-/* [ payload load LEN @ BASE + OFF => reg DREG ] */
-void e_payload(struct rb *b, uint32_t base, uint32_t off, uint32_t len, uint32_t dreg)
+void e_cmp_u8(struct rb *b, uint32_t sreg, uint8_t v, const char *val)
 {
-	struct nftnl_expr *e = e_new(b, "payload");
+	e_cmp(b, sreg, NFT_CMP_EQ, &v, 1, val);
+}
+
+/* [ bitwise reg SREG = ( reg SREG & MASK ) ^ 0 ] */
+static void put_bitwise(struct rb *b, uint32_t sreg, const void *mask, uint32_t len)
+{
+	static const uint8_t zero[16];
+	struct nftnl_expr *e = e_new(b, "bitwise");
 
 	if (!e)
 		return;
-	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_DREG, dreg);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_BASE, base);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_OFFSET, off);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_PAYLOAD_LEN, len);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_SREG, sreg);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_DREG, sreg);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BITWISE_LEN, len);
+	nftnl_expr_set(e, NFTNL_EXPR_BITWISE_MASK, mask, len);
+	nftnl_expr_set(e, NFTNL_EXPR_BITWISE_XOR, zero, len);
 	e_add(b, e);
 }
 
-/* [ lookup reg SREG set NAME ] (flags always sent: the kernel echoes them) */
-void e_lookup(struct rb *b, uint32_t sreg, const char *set)
+void e_bitwise(struct rb *b, uint32_t sreg, const void *mask, uint32_t len, const char *text)
+{
+	put_bitwise(b, sreg, mask, len);
+	t_put(b, "& %s", text);
+}
+
+/* [ lookup reg SREG set NAME FLAGS ] (flags always sent: the kernel echoes them) */
+static void put_lookup(struct rb *b, uint32_t sreg, const char *set, uint32_t flags)
 {
 	struct nftnl_expr *e = e_new(b, "lookup");
+	char val[SW_NAME_MAX + 1];
 
+	snprintf(val, sizeof(val), "@%s", set);
+	t_match(b, flags & NFT_LOOKUP_F_INV ? "!= " : "", val);
 	if (!e)
 		return;
 	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, sreg);
 	nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, set);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_FLAGS, 0);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_FLAGS, flags);
 	e_add(b, e);
 }
 
-/* [ lookup reg SREG set NAME 0x1 ]: not in the set */
+void e_lookup(struct rb *b, uint32_t sreg, const char *set)
+{
+	put_lookup(b, sreg, set, 0);
+}
+
 /* [ lookup reg SREG set NAME 0x1 ]: not in the set */
 void e_lookup_inv(struct rb *b, uint32_t sreg, const char *set)
 {
-	struct nftnl_expr *e = e_new(b, "lookup");
-
-	if (!e)
-		return;
-	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_SREG, sreg);
-	nftnl_expr_set_str(e, NFTNL_EXPR_LOOKUP_SET, set);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_LOOKUP_FLAGS, NFT_LOOKUP_F_INV);
-	e_add(b, e);
+	put_lookup(b, sreg, set, NFT_LOOKUP_F_INV);
 }
 
-/* [ immediate reg 0 VERDICT [-> CHAIN] ] */
-void e_verdict(struct rb *b, int verdict, const char *chain)
-{
-	struct nftnl_expr *e = e_new(b, "immediate");
-
-	if (!e)
-		return;
-	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, (uint32_t)verdict);
-	if (chain)
-		nftnl_expr_set_str(e, NFTNL_EXPR_IMM_CHAIN, chain);
-	e_add(b, e);
-}
-
-const char *e_verdict_word(int verdict)
+static const char *verdict_word(int verdict)
 {
 	switch (verdict) {
 	case NF_ACCEPT: return "accept";
@@ -131,182 +271,294 @@ const char *e_verdict_word(int verdict)
 	}
 }
 
-/* meta nfproto ipv4|ipv6 */
+/* [ immediate reg 0 VERDICT [-> CHAIN] ] */
+void e_verdict(struct rb *b, int verdict, const char *chain)
+{
+	struct nftnl_expr *e = e_new(b, "immediate");
+
+	t_put(b, "%s%s%s", verdict_word(verdict), chain ? " " : "", chain ? chain : "");
+	if (!e)
+		return;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_VERDICT, (uint32_t)verdict);
+	if (chain)
+		nftnl_expr_set_str(e, NFTNL_EXPR_IMM_CHAIN, chain);
+	e_add(b, e);
+}
+
+/* [ objref type 1 name NAME ] */
+void e_counter(struct rb *b, const char *name)
+{
+	struct nftnl_expr *e = e_new(b, "objref");
+
+	t_put(b, "counter name \"%s\"", name);
+	if (!e)
+		return;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE, NFT_OBJECT_COUNTER);
+	nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, name);
+	e_add(b, e);
+}
+
+static const char *unit_word(uint64_t unit)
+{
+	return unit == 1 ? "second" : unit == 60 ? "minute" : "hour";
+}
+
+/* [ limit rate RATE/UNIT burst BURST type packets flags 0x0 ] (not added) */
+static struct nftnl_expr *limit_expr(uint64_t rate, uint64_t unit, uint32_t burst)
+{
+	struct nftnl_expr *l = nftnl_expr_alloc("limit");
+
+	if (!l)
+		return NULL;
+	nftnl_expr_set_u64(l, NFTNL_EXPR_LIMIT_RATE, rate);
+	nftnl_expr_set_u64(l, NFTNL_EXPR_LIMIT_UNIT, unit);
+	nftnl_expr_set_u32(l, NFTNL_EXPR_LIMIT_BURST, burst);
+	nftnl_expr_set_u32(l, NFTNL_EXPR_LIMIT_TYPE, NFT_LIMIT_PKTS);
+	nftnl_expr_set_u32(l, NFTNL_EXPR_LIMIT_FLAGS, 0);
+	return l;
+}
+
+void e_limit(struct rb *b, uint64_t rate, uint64_t unit, uint32_t burst)
+{
+	t_put(b, "limit rate %llu/%s burst %u packets", (unsigned long long)rate,
+	      unit_word(unit), burst);
+	e_add(b, limit_expr(rate, unit, burst));
+}
+
+/* [ log prefix PREFIX group GROUP ] */
+void e_log(struct rb *b, const char *prefix, uint16_t group)
+{
+	struct nftnl_expr *g = e_new(b, "log");
+
+	t_put(b, "log prefix \"%s\" group %u", prefix, group);
+	if (!g)
+		return;
+	nftnl_expr_set_str(g, NFTNL_EXPR_LOG_PREFIX, prefix);
+	nftnl_expr_set_u16(g, NFTNL_EXPR_LOG_GROUP, group);
+	e_add(b, g);
+}
+
+/* [ dynset update reg_key 1 set SET timeout 0 expr [ limit ... ] ]: matches
+ * only when the set took the key (a new element or a refreshed one) and
+ * the key's bucket still has a token. The dynset breaks the rule when the
+ * update fails (set full) and the limit breaks it when the bucket is
+ * empty: either way the rule does not match. */
+void e_update_limit(struct rb *b, const char *set, uint64_t rate, uint64_t unit, uint32_t burst)
+{
+	struct nftnl_expr *d, *l;
+	char key[128];
+
+	/* the pending load is the key: its words go inside the braces */
+	snprintf(key, sizeof(key), "%s", b->loaded ? b->text + b->lhs : "");
+	b->len = b->loaded ? b->lhs : b->len;
+	b->text[b->len] = 0;
+	b->loaded = false;
+	t_put(b, "update @%s { %s limit rate %llu/%s burst %u packets }", set, key,
+	      (unsigned long long)rate, unit_word(unit), burst);
+	l = limit_expr(rate, unit, burst);
+	d = e_new(b, "dynset");
+	if (!l || !d) {
+		b->err = -ENOMEM;
+		if (d)
+			nftnl_expr_free(d);
+		if (l)
+			nftnl_expr_free(l);
+		return;
+	}
+	nftnl_expr_set_u32(d, NFTNL_EXPR_DYNSET_OP, NFT_DYNSET_OP_UPDATE);
+	nftnl_expr_set_u32(d, NFTNL_EXPR_DYNSET_SREG_KEY, NFT_REG_1);
+	nftnl_expr_set_str(d, NFTNL_EXPR_DYNSET_SET_NAME, set);
+	/* the set's own timeout; sent as 0 because the kernel echoes it */
+	nftnl_expr_set_u64(d, NFTNL_EXPR_DYNSET_TIMEOUT, 0);
+	nftnl_expr_set(d, NFTNL_EXPR_DYNSET_EXPR, l, 0);        /* the dynset owns it */
+	e_add(b, d);
+}
+
+/* [ fib FLAGS RESULT => reg 1 ] */
+static void put_fib(struct rb *b, uint32_t flags, uint32_t result, const char *words)
+{
+	struct nftnl_expr *e = e_new(b, "fib");
+
+	t_load(b, words);
+	if (!e)
+		return;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS, flags);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, result);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
+	e_add(b, e);
+}
+
+/* [ ct load KEY => reg 1 ] */
+static void put_ct(struct rb *b, uint32_t key, const char *words)
+{
+	struct nftnl_expr *e = e_new(b, "ct");
+
+	t_load(b, words);
+	if (!e)
+		return;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, key);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
+	e_add(b, e);
+}
+
+/* ---- terms of several expressions -------------------------------------- */
+
+/* [ meta load nfproto => reg 1 ] [ cmp eq reg 1 FAMILY ] */
 void e_nfproto(struct rb *b, int family)
 {
 	e_meta(b, NFT_META_NFPROTO, NFT_REG_1);
-	e_cmp_u8(b, NFT_REG_1, family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6);
+	e_cmp_u8(b, NFT_REG_1, family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6, NULL);
 }
 
-/* ip daddr / ip6 daddr => reg 1 */
+static const char *ethertype_word(uint16_t ethertype)
+{
+	switch (ethertype) {
+	case 0x0800: return "ip";
+	case 0x86dd: return "ip6";
+	case 0x0806: return "arp";
+	default: return "?";
+	}
+}
 
-/* ip daddr / ip6 daddr into reg 1: behind meta nfproto in table inet,
- * behind meta protocol in table netdev (which has no nfproto) */
-void e_daddr(struct rb *b, int family)
+/* [ meta load protocol => reg 1 ] [ cmp OP reg 1 ETHERTYPE ] (network order) */
+void e_protocol(struct rb *b, uint32_t op, uint16_t ethertype)
+{
+	uint16_t v = htons(ethertype);
+
+	e_meta(b, NFT_META_PROTOCOL, NFT_REG_1);
+	e_cmp(b, NFT_REG_1, op, &v, sizeof(v), ethertype_word(ethertype));
+}
+
+/* [ payload load 2b @ link header + 12 => reg 1 ] [ cmp OP reg 1 ETHERTYPE ] */
+void e_ethertype(struct rb *b, uint32_t op, uint16_t ethertype)
+{
+	uint16_t v = htons(ethertype);
+
+	e_payload(b, NX_ETHER_TYPE, NFT_REG_1);
+	e_cmp(b, NFT_REG_1, op, &v, sizeof(v), ethertype_word(ethertype));
+}
+
+/* the family's dependency: meta nfproto (inet, implied) or meta protocol (netdev) */
+static void family_dep(struct rb *b, int family)
 {
 	if (b->netdev)
 		e_protocol(b, NFT_CMP_EQ, family == AF_INET ? 0x0800 : 0x86dd);
 	else
 		e_nfproto(b, family);
-	if (family == AF_INET)
-		e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 16, 4, NFT_REG_1);
-	else
-		e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 24, 16, NFT_REG_1);
 }
 
-/* The nft text of e_daddr: "ip daddr", or "meta protocol ip ip daddr" */
-const char *e_daddr_text(const struct rb *b, bool v6)
+void e_daddr(struct rb *b, int family)
 {
-	if (b->netdev)
-		return v6 ? "meta protocol ip6 ip6 daddr" : "meta protocol ip ip daddr";
-	return v6 ? "ip6 daddr" : "ip daddr";
+	family_dep(b, family);
+	e_payload(b, family == AF_INET ? NX_IP_DADDR : NX_IP6_DADDR, NFT_REG_1);
 }
 
-/* fib daddr type [!=] TYPE */
-void e_fib_type(struct rb *b, uint32_t op, uint32_t type)
+void e_saddr(struct rb *b, int family)
 {
-	struct nftnl_expr *e = e_new(b, "fib");
-
-	if (!e)
-		return;
-	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS, NFTA_FIB_F_DADDR);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_ADDRTYPE);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
-	e_add(b, e);
-	e_cmp(b, NFT_REG_1, op, &type, sizeof(type));
+	family_dep(b, family);
+	e_payload(b, family == AF_INET ? NX_IP_SADDR : NX_IP6_SADDR, NFT_REG_1);
 }
 
-/* fib daddr type local */
-void e_fib_local(struct rb *b)
+/* [ fib saddr|daddr type => reg 1 ] [ cmp OP reg 1 RTN_LOCAL ] */
+void e_fib_local(struct rb *b, bool saddr, uint32_t op)
 {
-	e_fib_type(b, NFT_CMP_EQ, RTN_LOCAL);
+	uint32_t local = RTN_LOCAL;
+
+	put_fib(b, saddr ? NFTA_FIB_F_SADDR : NFTA_FIB_F_DADDR, NFT_FIB_RESULT_ADDRTYPE,
+		saddr ? "fib saddr type" : "fib daddr type");
+	e_cmp(b, NFT_REG_1, op, &local, sizeof(local), "local");
 }
 
-#ifndef NFTA_FIB_F_PRESENT
-#define NFTA_FIB_F_PRESENT (1 << 5)
-#endif
-
-/* fib saddr . iif oif missing: no route back to the source through the
- * interface the packet came in on (strict reverse-path check; a local
- * source address also counts as missing) */
-void e_fib_spoofed(struct rb *b)
+/* [ fib saddr|daddr . iif present oif => reg 1 ] [ cmp eq reg 1 0 ] (nft
+ * compares the whole register; a local source address also counts as
+ * missing) */
+void e_fib_oif_missing(struct rb *b, bool saddr)
 {
-	struct nftnl_expr *e = e_new(b, "fib");
-	uint32_t missing = 0;     /* nft compares the whole register */
-
-	if (!e)
-		return;
-	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS,
-			   NFTA_FIB_F_SADDR | NFTA_FIB_F_IIF | NFTA_FIB_F_PRESENT);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_OIF);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
-	e_add(b, e);
-	e_cmp(b, NFT_REG_1, NFT_CMP_EQ, &missing, sizeof(missing));
-}
-
-/* fib daddr . iif oif missing: the route to the destination does not
- * leave by the interface the packet came in on (routed elsewhere) */
-void e_fib_daddr_iif_missing(struct rb *b)
-{
-	struct nftnl_expr *e = e_new(b, "fib");
 	uint32_t missing = 0;
 
-	if (!e)
-		return;
-	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS,
-			   NFTA_FIB_F_DADDR | NFTA_FIB_F_IIF | NFTA_FIB_F_PRESENT);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_OIF);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
-	e_add(b, e);
-	e_cmp(b, NFT_REG_1, NFT_CMP_EQ, &missing, sizeof(missing));
+	put_fib(b, (saddr ? NFTA_FIB_F_SADDR : NFTA_FIB_F_DADDR) | NFTA_FIB_F_IIF |
+		   NFTA_FIB_F_PRESENT, NFT_FIB_RESULT_OIF,
+		saddr ? "fib saddr . iif oif" : "fib daddr . iif oif");
+	e_cmp(b, NFT_REG_1, NFT_CMP_EQ, &missing, sizeof(missing), "missing");
 }
 
-/* ct state established */
-void e_ct_state(struct rb *b, uint32_t mask);
-void e_ct_established(struct rb *b)
+/* ct KEY FLAG: [ ct load KEY ] [ bitwise & mask ] [ cmp neq 0 ] */
+static void ct_flag(struct rb *b, uint32_t key, uint32_t mask, const char *flag)
 {
-	e_ct_state(b, 1u << 1 /* NF_CT_STATE_BIT(IP_CT_ESTABLISHED) */);
-}
-
-/* ct state new */
-void e_ct_new(struct rb *b)
-{
-	e_ct_state(b, 1u << 3 /* NF_CT_STATE_BIT(IP_CT_NEW) */);
-}
-
-/* ct state STATE: [ ct load state ] [ bitwise & mask ] [ cmp neq 0 ] */
-void e_ct_state(struct rb *b, uint32_t mask)
-{
-	struct nftnl_expr *e = e_new(b, "ct"), *bw;
 	uint32_t zero = 0;
 
-	if (!e)
-		return;
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_STATE);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
-	e_add(b, e);
-	if (!(bw = e_new(b, "bitwise")))
-		return;
-	nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
-	nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
-	nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_LEN, sizeof(mask));
-	nftnl_expr_set(bw, NFTNL_EXPR_BITWISE_MASK, &mask, sizeof(mask));
-	nftnl_expr_set(bw, NFTNL_EXPR_BITWISE_XOR, &zero, sizeof(zero));
-	e_add(b, bw);
-	e_cmp(b, NFT_REG_1, NFT_CMP_NEQ, &zero, sizeof(zero));
+	put_ct(b, key, key == NFT_CT_STATE ? "ct state" : "ct status");
+	put_bitwise(b, NFT_REG_1, &mask, sizeof(mask));
+	put_cmp(b, NFT_REG_1, NFT_CMP_NEQ, &zero, sizeof(zero));
+	t_match(b, "", flag);
 }
 
-/* ct direction original: a packet of the side that opened the connection */
-void e_ct_original(struct rb *b)
+void e_ct_established(struct rb *b)
 {
-	struct nftnl_expr *e = e_new(b, "ct");
-
-	if (e) {
-		nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_DIRECTION);
-		nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
-		e_add(b, e);
-	}
-	e_cmp_u8(b, NFT_REG_1, 0 /* IP_CT_DIR_ORIGINAL */);
+	ct_flag(b, NFT_CT_STATE, 1u << 1 /* NF_CT_STATE_BIT(IP_CT_ESTABLISHED) */, "established");
 }
 
-/* ct status dnat */
+void e_ct_new(struct rb *b)
+{
+	ct_flag(b, NFT_CT_STATE, 1u << 3 /* NF_CT_STATE_BIT(IP_CT_NEW) */, "new");
+}
+
 void e_ct_dnat(struct rb *b)
 {
-	struct nftnl_expr *e, *bw;
-	uint32_t zero = 0, mask = 1u << 5 /* IPS_DST_NAT */;
-
-	if (!(e = e_new(b, "ct")))
-		return;
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_STATUS);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
-	e_add(b, e);
-	if (!(bw = e_new(b, "bitwise")))
-		return;
-	nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
-	nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
-	nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_LEN, sizeof(mask));
-	nftnl_expr_set(bw, NFTNL_EXPR_BITWISE_MASK, &mask, sizeof(mask));
-	nftnl_expr_set(bw, NFTNL_EXPR_BITWISE_XOR, &zero, sizeof(zero));
-	e_add(b, bw);
-	e_cmp(b, NFT_REG_1, NFT_CMP_NEQ, &zero, sizeof(zero));
+	ct_flag(b, NFT_CT_STATUS, 1u << 5 /* IPS_DST_NAT */, "dnat");
 }
 
-/* icmpv6 type TYPE ip6 hoplimit 255: a neighbour discovery message as
- * RFC 4861 requires it (never forwarded: the hop limit proves it is
- * on-link) */
+/* [ ct load direction => reg 1 ] [ cmp eq reg 1 DIR ] */
+void e_ct_direction(struct rb *b, uint8_t dir)
+{
+	put_ct(b, NFT_CT_DIRECTION, "ct direction");
+	e_cmp_u8(b, NFT_REG_1, dir, dir ? "reply" : "original");
+}
+
+static const char *icmpv6_word(uint8_t type)
+{
+	switch (type) {
+	case 133: return "nd-router-solicit";
+	case 135: return "nd-neighbor-solicit";
+	case 136: return "nd-neighbor-advert";
+	case 143: return "mld2-listener-report";
+	default: return "?";
+	}
+}
+
+/* the family's dependency, meta l4proto ipv6-icmp (implied), then
+ * [ payload load 1b @ transport header + 0 ] [ cmp eq TYPE ] */
+void e_icmpv6_type(struct rb *b, uint8_t type)
+{
+	family_dep(b, AF_INET6);
+	e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
+	e_cmp_u8(b, NFT_REG_1, IPPROTO_ICMPV6, NULL);
+	e_payload(b, NX_ICMPV6_TYPE, NFT_REG_1);
+	e_cmp_u8(b, NFT_REG_1, type, icmpv6_word(type));
+}
+
 void e_nd(struct rb *b, uint8_t type)
 {
-	e_nfproto(b, AF_INET6);
-	e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
-	e_cmp_u8(b, NFT_REG_1, IPPROTO_ICMPV6);
-	e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1, NFT_REG_1);
-	e_cmp_u8(b, NFT_REG_1, type);
-	e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 7, 1, NFT_REG_1);
-	e_cmp_u8(b, NFT_REG_1, 255);
+	e_icmpv6_type(b, type);
+	e_payload(b, NX_IP6_HOPLIMIT, NFT_REG_1);
+	e_cmp_u8(b, NFT_REG_1, 255, "255");
+}
+
+/* ---- the rule ---------------------------------------------------------- */
+
+int e_begin(struct rb *b)
+{
+	b->err = 0;
+	b->len = b->lhs = 0;
+	b->text[0] = 0;
+	b->loaded = false;
+	b->r = nftnl_rule_alloc();
+	return b->r ? 0 : -ENOMEM;
 }
 
 int e_finish(struct sw_model *m, struct rb *b, const char *chain, const char *prefix,
-	     const char *id, const char *text)
+	     const char *id)
 {
 	char tag[SW_NAME_MAX], *canon;
 	struct nftnl_udata_buf *ud;
@@ -329,9 +581,9 @@ int e_finish(struct sw_model *m, struct rb *b, const char *chain, const char *pr
 	if (!err && !canon)
 		err = -ENOMEM;
 	if (!err) {
-		char full[512];
+		char full[sizeof(b->text) + SW_NAME_MAX + 16];
 
-		snprintf(full, sizeof(full), "%s comment \"%s\"", text, tag);
+		snprintf(full, sizeof(full), "%s comment \"%s\"", b->text, tag);
 		err = sw_model_add_rule(m, chain, tag, canon, full, b->r);
 	}
 	free(canon);
@@ -340,46 +592,3 @@ int e_finish(struct sw_model *m, struct rb *b, const char *chain, const char *pr
 	b->r = NULL;
 	return err;
 }
-
-int e_begin(struct rb *b)
-{
-	b->err = 0;
-	b->r = nftnl_rule_alloc();
-	return b->r ? 0 : -ENOMEM;
-}
-
-
-/* meta protocol ip|ip6|arp (the sk_buff's protocol, in network order) */
-void e_protocol(struct rb *b, uint32_t op, uint16_t ethertype)
-{
-	uint16_t v = htons(ethertype);
-
-	e_meta(b, NFT_META_PROTOCOL, NFT_REG_1);
-	e_cmp(b, NFT_REG_1, op, &v, sizeof(v));
-}
-
-/* ether type ip|ip6|arp (what the wire carries) */
-void e_ethertype(struct rb *b, uint32_t op, uint16_t ethertype)
-{
-	uint16_t v = htons(ethertype);
-
-	e_payload(b, NFT_PAYLOAD_LL_HEADER, 12, 2, NFT_REG_1);
-	e_cmp(b, NFT_REG_1, op, &v, sizeof(v));
-}
-
-/* fib saddr type local */
-void e_fib_saddr_local(struct rb *b)
-{
-	struct nftnl_expr *e = e_new(b, "fib");
-	uint32_t local = RTN_LOCAL;
-
-	if (!e)
-		return;
-	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS, NFTA_FIB_F_SADDR);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_ADDRTYPE);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
-	e_add(b, e);
-	e_cmp(b, NFT_REG_1, NFT_CMP_EQ, &local, sizeof(local));
-}
-
-/* meta protocol ip|ip6, then the address at the network header => reg 1 */

@@ -12,7 +12,6 @@
 #include <linux/rtnetlink.h>
 #include <linux/netfilter/nf_tables.h>
 #include <netinet/in.h>
-#include <libnftnl/expr.h>
 
 #include "core/gate.h"
 #include "core/rs_internal.h"
@@ -22,16 +21,13 @@
 static int addr_rules(struct sw_model *m, struct rb *b, const char *chain, const char *set,
 		      int verdict, const char *target)
 {
-	char id[SW_NAME_MAX], text[256], sname[SW_NAME_MAX];
+	char sname[SW_NAME_MAX];
 
 	for (int v6 = 0; v6 < 2; v6++) {
 		int fam = v6 ? AF_INET6 : AF_INET;
 
 		snprintf(sname, sizeof(sname), "%s%c", set, v6 ? '6' : '4');
-		snprintf(id, sizeof(id), "%s", sname);
-		snprintf(text, sizeof(text), "%s @%s %s%s%s", e_daddr_text(b, v6), sname,
-			 e_verdict_word(verdict), target ? " " : "", target ? target : "");
-		RULE(m, b, chain, id, text, {
+		RULE(m, b, chain, sname, {
 			e_daddr(b, fam);
 			e_lookup(b, NFT_REG_1, sname);
 			e_verdict(b, verdict, target);
@@ -45,8 +41,9 @@ static int addr_rules(struct sw_model *m, struct rb *b, const char *chain, const
 static int block_chain(struct sw_model *m, struct rb *b, const struct sw_config *cfg,
 		       const char *cat, const char *logname)
 {
-	char chain[SW_NAME_MAX], id[SW_NAME_MAX], text[256], prefix[64];
+	char chain[SW_NAME_MAX], id[SW_NAME_MAX], prefix[64];
 	struct sw_chain *ch;
+	int err;
 
 	snprintf(chain, sizeof(chain), "block_%s", cat);
 	/* chain block_<cat> { } */
@@ -54,45 +51,30 @@ static int block_chain(struct sw_model *m, struct rb *b, const struct sw_config 
 		return -ENOSPC;
 
 	/* counter name "<cat>" */
-	snprintf(id, sizeof(id), "%s-count", cat);
-	snprintf(text, sizeof(text), "counter name \"%s\"", cat);
-	RULE(m, b, chain, id, text, {
-		struct nftnl_expr *e = e_new(b, "objref");
-		if (e) {
-			nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE, NFT_OBJECT_COUNTER);
-			nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, cat);
-			e_add(b, e);
-		}
-	});
+	if ((err = rs_counter_rule(m, b, chain, cat)))
+		return err;
 	if (cfg->log_blocked) {
 		/* limit rate 10/second burst 20 packets log prefix "sandwall:<cat> " group G */
 		snprintf(prefix, sizeof(prefix), SW_TAG_PREFIX "%s ", logname);
 		snprintf(id, sizeof(id), "%s-log", cat);
-		snprintf(text, sizeof(text),
-			 "limit rate 10/second burst 20 packets log prefix \"%s\" group %u",
-			 prefix, cfg->log_group);
-		RULE(m, b, chain, id, text, {
-			struct nftnl_expr *l = e_new(b, "limit");
-			struct nftnl_expr *g;
-			if (l) {
-				nftnl_expr_set_u64(l, NFTNL_EXPR_LIMIT_RATE, 10);
-				nftnl_expr_set_u64(l, NFTNL_EXPR_LIMIT_UNIT, 1);
-				nftnl_expr_set_u32(l, NFTNL_EXPR_LIMIT_BURST, 20);
-				nftnl_expr_set_u32(l, NFTNL_EXPR_LIMIT_TYPE, NFT_LIMIT_PKTS);
-				nftnl_expr_set_u32(l, NFTNL_EXPR_LIMIT_FLAGS, 0);
-				e_add(b, l);
-			}
-			g = e_new(b, "log");
-			if (g) {
-				nftnl_expr_set_str(g, NFTNL_EXPR_LOG_PREFIX, prefix);
-				nftnl_expr_set_u16(g, NFTNL_EXPR_LOG_GROUP, cfg->log_group);
-				e_add(b, g);
-			}
+		RULE(m, b, chain, id, {
+			e_limit(b, 10, 1, 20);
+			e_log(b, prefix, cfg->log_group);
 		});
 	}
 	/* drop */
 	snprintf(id, sizeof(id), "%s-drop", cat);
-	RULE(m, b, chain, id, "drop", e_verdict(b, NF_DROP, NULL));
+	RULE(m, b, chain, id, e_verdict(b, NF_DROP, NULL));
+	return 0;
+}
+
+/* counter name "<cat>" (id <cat>-count): the first rule of a block chain */
+int rs_counter_rule(struct sw_model *m, struct rb *b, const char *chain, const char *cat)
+{
+	char id[SW_NAME_MAX];
+
+	snprintf(id, sizeof(id), "%s-count", cat);
+	RULE(m, b, chain, id, e_counter(b, cat));
 	return 0;
 }
 
@@ -107,15 +89,11 @@ static int block_chain(struct sw_model *m, struct rb *b, const struct sw_config 
  * <id>-links, <id>. goto: TARGET's return ends at the policy, accept,
  * so no packet is judged twice in one hook. */
 enum dispatch_pre { PRE_NONE, PRE_ORIGINAL, PRE_DNAT };
-static const char *const dispatch_pre_text[] = {
-	[PRE_NONE] = "", [PRE_ORIGINAL] = "ct direction original ",
-	[PRE_DNAT] = "ct direction original ct status dnat ",
-};
 
 static void e_dispatch_pre(struct rb *b, enum dispatch_pre p)
 {
 	if (p >= PRE_ORIGINAL)
-		e_ct_original(b);
+		e_ct_direction(b, 0 /* IP_CT_DIR_ORIGINAL */);
 	if (p == PRE_DNAT)
 		e_ct_dnat(b);
 }
@@ -123,15 +101,13 @@ static void e_dispatch_pre(struct rb *b, enum dispatch_pre p)
 static int dispatch_rules(struct sw_model *m, struct rb *b, const struct sw_config *cfg,
 			  const char *chain, const char *id, enum dispatch_pre prek, const char *target)
 {
-	const char *pre = dispatch_pre_text[prek];
-	char rid[SW_NAME_MAX], text[256];
+	char rid[SW_NAME_MAX];
 
 	for (int i = 0; i < 2; i++) {
 		const char *set = i ? "guard_ifaces" : SW_SET_GUARD_LINKS;
 
 		snprintf(rid, sizeof(rid), "%s%s", id, i ? "" : "-links");
-		snprintf(text, sizeof(text), "%siifname @%s goto %s", pre, set, target);
-		RULE(m, b, chain, rid, text, {
+		RULE(m, b, chain, rid, {
 			e_dispatch_pre(b, prek);
 			e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
 			e_lookup(b, NFT_REG_1, set);
@@ -142,14 +118,12 @@ static int dispatch_rules(struct sw_model *m, struct rb *b, const struct sw_conf
 		return 0;
 	/* auto: by kind, from the first packet, whatever the daemon has seen
 	 * (no return: the chain may hold more rules, e.g. input's for lo):
-	 *   meta iifkind @sw_guard_kinds iifname != @guard_except goto TARGET
+	 *   meta iifkind @guard_kinds iifname != @guard_except goto TARGET
 	 *   meta iifkind "tun" meta iiftype ether iifname != @guard_except goto TARGET
 	 * (bridge, veth, macvlan, ipvlan; a tap), unless lo, an uplink or
 	 * [guard] except. The kind first: a physical NIC has none. */
 	snprintf(rid, sizeof(rid), "%s-kinds", id);
-	snprintf(text, sizeof(text), "%smeta iifkind @" SW_SET_GUARD_KINDS " iifname != @"
-		 SW_SET_GUARD_EXCEPT " goto %s", pre, target);
-	RULE(m, b, chain, rid, text, {
+	RULE(m, b, chain, rid, {
 		e_dispatch_pre(b, prek);
 		e_meta(b, NFT_META_IIFKIND, NFT_REG_1);
 		e_lookup(b, NFT_REG_1, SW_SET_GUARD_KINDS);
@@ -158,17 +132,15 @@ static int dispatch_rules(struct sw_model *m, struct rb *b, const struct sw_conf
 		e_verdict(b, NFT_GOTO, target);
 	});
 	snprintf(rid, sizeof(rid), "%s-tap", id);
-	snprintf(text, sizeof(text), "%smeta iifkind \"tun\" meta iiftype ether iifname != @"
-		 SW_SET_GUARD_EXCEPT " goto %s", pre, target);
-	RULE(m, b, chain, rid, text, {
+	RULE(m, b, chain, rid, {
 		char tun[SW_IFNAMSIZ] = "tun";
 		uint16_t ether = 1 /* ARPHRD_ETHER */;
 
 		e_dispatch_pre(b, prek);
 		e_meta(b, NFT_META_IIFKIND, NFT_REG_1);
-		e_cmp(b, NFT_REG_1, NFT_CMP_EQ, tun, sizeof(tun));
+		e_cmp(b, NFT_REG_1, NFT_CMP_EQ, tun, sizeof(tun), "\"tun\"");
 		e_meta(b, NFT_META_IIFTYPE, NFT_REG_1);
-		e_cmp(b, NFT_REG_1, NFT_CMP_EQ, &ether, sizeof(ether));
+		e_cmp(b, NFT_REG_1, NFT_CMP_EQ, &ether, sizeof(ether), "ether");
 		e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
 		e_lookup_inv(b, NFT_REG_1, SW_SET_GUARD_EXCEPT);
 		e_verdict(b, NFT_GOTO, target);
@@ -220,16 +192,13 @@ static int forward_rules(struct sw_model *m, struct rb *b, const struct sw_confi
 			continue;
 		snprintf(target, sizeof(target), SW_CAT_CHAIN_PREFIX "%s", sw_categories[cat].name);
 		for (int v6 = 0; v6 < 2; v6++) {
-			char id[SW_NAME_MAX], text[256], sname[SW_NAME_MAX];
+			char sname[SW_NAME_MAX];
 
 			snprintf(sname, sizeof(sname), "%s%c", sw_categories[cat].name, v6 ? '6' : '4');
-			snprintf(id, sizeof(id), "%s", sname);
-			snprintf(text, sizeof(text), "%s @%s fib daddr . iif oif missing iifname . oifname != @"
-				 SW_SET_BETWEEN " goto %s", e_daddr_text(b, v6), sname, target);
-			RULE(m, b, SW_CHAIN_GUARD_FWD, id, text, {
+			RULE(m, b, SW_CHAIN_GUARD_FWD, sname, {
 				e_daddr(b, v6 ? AF_INET6 : AF_INET);
 				e_lookup(b, NFT_REG_1, sname);
-				e_fib_daddr_iif_missing(b);
+				e_fib_oif_missing(b, false);
 				e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
 				e_meta(b, NFT_META_OIFNAME, NFT_REG_2);
 				e_lookup_inv(b, NFT_REG_1, SW_SET_BETWEEN);
@@ -238,7 +207,7 @@ static int forward_rules(struct sw_model *m, struct rb *b, const struct sw_confi
 		}
 	}
 	/* ct status dnat goto guard_nat: the translated destination */
-	RULE(m, b, SW_CHAIN_GUARD_FWD, "fwd-nat", "ct status dnat goto " SW_CHAIN_GUARD_NAT, {
+	RULE(m, b, SW_CHAIN_GUARD_FWD, "fwd-nat", {
 		e_ct_dnat(b);
 		e_verdict(b, NFT_GOTO, SW_CHAIN_GUARD_NAT);
 	});
@@ -246,14 +215,8 @@ static int forward_rules(struct sw_model *m, struct rb *b, const struct sw_confi
 		return err;
 	if ((err = rs_allow_rules(m, b, SW_CHAIN_GUARD_NAT, "allow", "allow", NF_ACCEPT, NULL)))
 		return err;
-	RULE(m, b, SW_CHAIN_GUARD_NAT, "host_ports",
-	     "fib daddr type local meta l4proto . th dport @host_ports accept", {
-		e_fib_local(b);
-		e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
-		e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG32_01);
-		e_lookup(b, NFT_REG_1, "host_ports");
-		e_verdict(b, NF_ACCEPT, NULL);
-	});
+	if ((err = rs_host_ports_rule(m, b, SW_CHAIN_GUARD_NAT, "host_ports")))
+		return err;
 	return rs_category_rules(m, b, cfg, SW_CHAIN_GUARD_NAT, true);
 }
 
@@ -287,26 +250,23 @@ static int input_rules(struct sw_model *m, struct rb *b, const struct sw_config 
 	    (err = dispatch_rules(m, b, cfg, SW_CHAIN_INPUT, "guard-input", PRE_NONE, SW_CHAIN_GUARD_INPUT)))
 		return err;
 	/* fib daddr type local return: unicast to the host was judged in guard */
-	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-local", "fib daddr type local return", {
-		e_fib_local(b);
+	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-local", {
+		e_fib_local(b, false, NFT_CMP_EQ);
 		e_verdict(b, NFT_RETURN, NULL);
 	});
 	/* icmpv6 type nd-neighbor-solicit ip6 hoplimit 255 return (and advert):
 	 * the host's solicited-node multicast groups */
 	for (int i = 0; i < 2; i++) {
-		RULE(m, b, SW_CHAIN_GUARD_INPUT, i ? "input-nd-advert" : "input-nd-solicit",
-		     i ? "icmpv6 type nd-neighbor-advert ip6 hoplimit 255 return"
-		       : "icmpv6 type nd-neighbor-solicit ip6 hoplimit 255 return", {
+		RULE(m, b, SW_CHAIN_GUARD_INPUT, i ? "input-nd-advert" : "input-nd-solicit", {
 			e_nd(b, i ? 136 : 135);
 			e_verdict(b, NFT_RETURN, NULL);
 		});
 	}
 	/* meta l4proto . th dport @host_ports return: [allow] host_ports opens
 	 * broadcast too (DHCP: udp/67) */
-	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-host-ports",
-	     "meta l4proto . th dport @host_ports return", {
+	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-host-ports", {
 		e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
-		e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG32_01);
+		e_payload(b, NX_TH_DPORT, NFT_REG32_01);
 		e_lookup(b, NFT_REG_1, "host_ports");
 		e_verdict(b, NFT_RETURN, NULL);
 	});
@@ -316,20 +276,13 @@ static int input_rules(struct sw_model *m, struct rb *b, const struct sw_config 
 	 * like the rest, but not counted or logged: benign noise would bury
 	 * the attempts that matter. */
 	for (int i = 0; i < 2; i++) {
-		RULE(m, b, SW_CHAIN_GUARD_INPUT, i ? "input-mld" : "input-rs",
-		     i ? "icmpv6 type mld2-listener-report drop"
-		       : "icmpv6 type nd-router-solicit drop", {
-			e_nfproto(b, AF_INET6);
-			e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
-			e_cmp_u8(b, NFT_REG_1, IPPROTO_ICMPV6);
-			e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1, NFT_REG_1);
-			e_cmp_u8(b, NFT_REG_1, i ? 143 : 133);
+		RULE(m, b, SW_CHAIN_GUARD_INPUT, i ? "input-mld" : "input-rs", {
+			e_icmpv6_type(b, i ? 143 : 133);
 			e_verdict(b, NF_DROP, NULL);
 		});
 	}
 	/* goto block_host */
-	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-host", "goto block_host",
-	     e_verdict(b, NFT_GOTO, "block_host"));
+	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-host", e_verdict(b, NFT_GOTO, "block_host"));
 	return 0;
 }
 
@@ -348,18 +301,14 @@ static int concat_rules_sfx(struct sw_model *m, struct rb *b, const char *chain,
 		/* the registers nft picks: reg 9/10 after a v4 address, reg 2/13 after v6 */
 		uint32_t r2 = v6 ? NFT_REG_2 : NFT_REG32_01;
 		uint32_t r3 = v6 ? NFT_REG32_05 : NFT_REG32_02;
-		char rid[SW_NAME_MAX], sname[SW_NAME_MAX], text[256];
+		char rid[SW_NAME_MAX], sname[SW_NAME_MAX];
 
 		snprintf(rid, sizeof(rid), "%s%c%s", id, v6 ? '6' : '4', sfx);
 		snprintf(sname, sizeof(sname), "%s%c%s", set, v6 ? '6' : '4', sfx);
-		snprintf(text, sizeof(text), "%s . %s . th dport @%s %s%s%s",
-			 e_daddr_text(b, v6), v6 ? "ip6 nexthdr" : "ip protocol", sname,
-			 e_verdict_word(verdict), target ? " " : "", target ? target : "");
-		RULE(m, b, chain, rid, text, {
+		RULE(m, b, chain, rid, {
 			e_daddr(b, v6 ? AF_INET6 : AF_INET);
-			/* ip protocol (offset 9) / ip6 nexthdr (offset 6) */
-			e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, v6 ? 6 : 9, 1, r2);
-			e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, r3);
+			e_payload(b, v6 ? NX_IP6_NEXTHDR : NX_IP_PROTOCOL, r2);
+			e_payload(b, NX_TH_DPORT, r3);
 			e_lookup(b, NFT_REG_1, sname);
 			e_verdict(b, verdict, target);
 		});
@@ -386,6 +335,19 @@ int rs_allow_rules(struct sw_model *m, struct rb *b, const char *chain, const ch
 	return err ? err : rs_concat_rules(m, b, chain, id, set, verdict, target);
 }
 
+/* fib daddr type local meta l4proto . th dport @host_ports accept */
+int rs_host_ports_rule(struct sw_model *m, struct rb *b, const char *chain, const char *id)
+{
+	RULE(m, b, chain, id, {
+		e_fib_local(b, false, NFT_CMP_EQ);
+		e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
+		e_payload(b, NX_TH_DPORT, NFT_REG32_01);
+		e_lookup(b, NFT_REG_1, "host_ports");
+		e_verdict(b, NF_ACCEPT, NULL);
+	});
+	return 0;
+}
+
 
 /* With [guard] macvlan_parents: an ipvlan child in l3 mode that sends to
  * the host's address on its parent is routed in the host's namespace
@@ -393,27 +355,16 @@ int rs_allow_rules(struct sw_model *m, struct rb *b, const char *chain, const ch
  * arrives with a source address that is not the host's, which the host's
  * own traffic through lo never has.
  *   meta iif lo fib saddr type != local goto block_host */
-static void e_lo_foreign(struct rb *b)
-{
-	uint32_t lo = 1 /* the loopback's ifindex in every namespace */, local = RTN_LOCAL;
-	struct nftnl_expr *e;
-
-	e_meta(b, NFT_META_IIF, NFT_REG_1);
-	e_cmp(b, NFT_REG_1, NFT_CMP_EQ, &lo, sizeof(lo));
-	if ((e = e_new(b, "fib"))) {
-		nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS, NFTA_FIB_F_SADDR);
-		nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_ADDRTYPE);
-		nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
-		e_add(b, e);
-	}
-	e_cmp(b, NFT_REG_1, NFT_CMP_NEQ, &local, sizeof(local));
-	e_verdict(b, NFT_GOTO, "block_host");
-}
-
 static int lo_foreign_rule(struct sw_model *m, struct rb *b)
 {
-	RULE(m, b, SW_CHAIN_INPUT, "input-lo-foreign",
-	     "meta iif \"lo\" fib saddr type != local goto block_host", e_lo_foreign(b));
+	uint32_t lo = 1 /* the loopback's ifindex in every namespace */;
+
+	RULE(m, b, SW_CHAIN_INPUT, "input-lo-foreign", {
+		e_meta(b, NFT_META_IIF, NFT_REG_1);
+		e_cmp(b, NFT_REG_1, NFT_CMP_EQ, &lo, sizeof(lo), "\"lo\"");
+		e_fib_local(b, true, NFT_CMP_NEQ);
+		e_verdict(b, NFT_GOTO, "block_host");
+	});
 	return 0;
 }
 
@@ -433,15 +384,12 @@ int rs_gate_rules(struct sw_model *m, struct rb *b, const struct sw_config *cfg,
 		for (int v6 = 0; v6 < 2; v6++) {
 			const char *sel = x ? SW_GATE_SEL_B : SW_GATE_SEL_A;
 			bool fib = !fallback && cfg->block[SW_CAT_HOST];
-			char set[SW_NAME_MAX], id[SW_NAME_MAX], text[192];
+			char set[SW_NAME_MAX], id[SW_NAME_MAX];
 
 			sw_gate_set_name(set, sizeof(set), v6, x ? SW_GATE_B : SW_GATE_A);
 			snprintf(id, sizeof(id), "%s%s%c%c", pre, fallback ? "gated" : "unblocked",
 				 v6 ? '6' : '4', x ? 'b' : 'a');
-			snprintf(text, sizeof(text), "meta nfproto @%s %s daddr %s@%s %s%s", sel,
-				 v6 ? "ip6" : "ip", fallback ? "" : "!= ", set,
-				 fib ? "fib daddr type != local " : "", fallback ? "drop" : "return");
-			RULE(m, b, chain, id, text, {
+			RULE(m, b, chain, id, {
 				e_meta(b, NFT_META_NFPROTO, NFT_REG_1);
 				e_lookup(b, NFT_REG_1, sel);
 				e_daddr(b, v6 ? AF_INET6 : AF_INET);
@@ -450,7 +398,7 @@ int rs_gate_rules(struct sw_model *m, struct rb *b, const struct sw_config *cfg,
 				else
 					e_lookup_inv(b, NFT_REG_1, set);
 				if (fib)
-					e_fib_type(b, NFT_CMP_NEQ, RTN_LOCAL);
+					e_fib_local(b, false, NFT_CMP_NEQ);
 				e_verdict(b, fallback ? NF_DROP : NFT_RETURN, NULL);
 			});
 		}
@@ -495,9 +443,8 @@ int rs_category_rules(struct sw_model *m, struct rb *b, const struct sw_config *
 			if (!cfg->block[next])
 				break;
 			/* fib daddr type local goto block_host */
-			RULE(m, b, chain, sw_categories[next].name,
-			     "fib daddr type local goto block_host", {
-				e_fib_local(b);
+			RULE(m, b, chain, sw_categories[next].name, {
+				e_fib_local(b, false, NFT_CMP_EQ);
 				e_verdict(b, NFT_GOTO, target);
 			});
 			break;
@@ -536,8 +483,8 @@ int rs_build_rules(struct sw_model *m, const struct sw_config *cfg)
 		return err;
 	/* fib saddr . iif oif missing goto block_spoofed: first, before any
 	 * accept, so no forged source can create or use conntrack state */
-	RULE(m, b, SW_CHAIN_GUARD, "spoofed", "fib saddr . iif oif missing goto block_spoofed", {
-		e_fib_spoofed(b);
+	RULE(m, b, SW_CHAIN_GUARD, "spoofed", {
+		e_fib_oif_missing(b, true);
 		e_verdict(b, NFT_GOTO, "block_spoofed");
 	});
 	/* the fast path, right after the anti-spoofing check when there are no
@@ -548,24 +495,18 @@ int rs_build_rules(struct sw_model *m, const struct sw_config *cfg)
 		return err;
 	/* ct state established ct direction reply accept: replies to
 	 * connections others opened (related ICMP errors are not let through) */
-	RULE(m, b, SW_CHAIN_GUARD, "replies", "ct state established ct direction reply accept", {
+	RULE(m, b, SW_CHAIN_GUARD, "replies", {
 		e_ct_established(b);
-		struct nftnl_expr *e = e_new(b, "ct");
-		if (e) {
-			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_DIRECTION);
-			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
-			e_add(b, e);
-		}
-		e_cmp_u8(b, NFT_REG_1, 1 /* IP_CT_DIR_REPLY */);
+		e_ct_direction(b, 1 /* IP_CT_DIR_REPLY */);
 		e_verdict(b, NF_ACCEPT, NULL);
 	});
 	/* meta l4proto ipv6-icmp jump guard_nd: the ND accepts, behind one
 	 * compare that every other packet fails */
 	if (!sw_model_add_chain(m, SW_CHAIN_GUARD_ND))
 		return -ENOSPC;
-	RULE(m, b, SW_CHAIN_GUARD, "nd", "meta l4proto ipv6-icmp jump " SW_CHAIN_GUARD_ND, {
+	RULE(m, b, SW_CHAIN_GUARD, "nd", {
 		e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
-		e_cmp_u8(b, NFT_REG_1, IPPROTO_ICMPV6);
+		e_cmp_u8(b, NFT_REG_1, IPPROTO_ICMPV6, "ipv6-icmp");
 		e_verdict(b, NFT_JUMP, SW_CHAIN_GUARD_ND);
 	});
 	/* chain guard_nd:
@@ -574,19 +515,17 @@ int rs_build_rules(struct sw_model *m, const struct sw_config *cfg)
 	 * (and nd-neighbor-advert): ND only on-link and only to link-local,
 	 * link-scope multicast or the host itself */
 	for (int i = 0; i < 4; i++) {
-		static const struct { const char *id, *text; uint8_t type; bool local; } nd[] = {
-			{ "nd-solicit", "icmpv6 type nd-neighbor-solicit ip6 hoplimit 255 ip6 daddr @nd6 accept", 135, false },
-			{ "nd-advert", "icmpv6 type nd-neighbor-advert ip6 hoplimit 255 ip6 daddr @nd6 accept", 136, false },
-			{ "nd-solicit-host", "icmpv6 type nd-neighbor-solicit ip6 hoplimit 255 fib daddr type local accept", 135, true },
-			{ "nd-advert-host", "icmpv6 type nd-neighbor-advert ip6 hoplimit 255 fib daddr type local accept", 136, true },
+		static const struct { const char *id; uint8_t type; bool local; } nd[] = {
+			{ "nd-solicit", 135, false }, { "nd-advert", 136, false },
+			{ "nd-solicit-host", 135, true }, { "nd-advert-host", 136, true },
 		};
 
-		RULE(m, b, SW_CHAIN_GUARD_ND, nd[i].id, nd[i].text, {
+		RULE(m, b, SW_CHAIN_GUARD_ND, nd[i].id, {
 			e_nd(b, nd[i].type);
 			if (nd[i].local) {
-				e_fib_local(b);
+				e_fib_local(b, false, NFT_CMP_EQ);
 			} else {
-				e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 24, 16, NFT_REG_1);
+				e_payload(b, NX_IP6_DADDR, NFT_REG_1);
 				e_lookup(b, NFT_REG_1, "nd6");
 			}
 			e_verdict(b, NF_ACCEPT, NULL);
@@ -602,14 +541,8 @@ int rs_build_rules(struct sw_model *m, const struct sw_config *cfg)
 	if ((err = rs_allow_rules(m, b, SW_CHAIN_GUARD, "allow", "allow", NF_ACCEPT, NULL)))
 		return err;
 	/* fib daddr type local meta l4proto . th dport @host_ports accept */
-	RULE(m, b, SW_CHAIN_GUARD, "host_ports",
-	     "fib daddr type local meta l4proto . th dport @host_ports accept", {
-		e_fib_local(b);
-		e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
-		e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG32_01);
-		e_lookup(b, NFT_REG_1, "host_ports");
-		e_verdict(b, NF_ACCEPT, NULL);
-	});
+	if ((err = rs_host_ports_rule(m, b, SW_CHAIN_GUARD, "host_ports")))
+		return err;
 
 	/* the categories in their rank order (the first that matches counts
 	 * the packet), then the gate's fallback */

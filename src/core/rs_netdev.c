@@ -28,7 +28,6 @@
 #include <linux/rtnetlink.h>
 #include <linux/netfilter/nf_tables.h>
 #include <netinet/in.h>
-#include <libnftnl/expr.h>
 
 #include "core/rs_internal.h"
 #include "core/ruleset.h"
@@ -162,28 +161,21 @@ static int host_addr_sets(struct sw_model *m, const struct sw_host *host)
 /* ether saddr @parent_macs: [ payload load 6b @ link header + 6 ] [ lookup ] */
 static void e_parent_mac(struct rb *b)
 {
-	e_payload(b, NFT_PAYLOAD_LL_HEADER, 6, 6, NFT_REG_1);
+	e_payload(b, NX_ETHER_SADDR, NFT_REG_1);
 	e_lookup(b, NFT_REG_1, "parent_macs");
 }
 
 /* meta protocol ip6 icmpv6 type TYPE ip6 hoplimit 255 ip6 daddr @nd6 accept */
 static int nd_nd_rules(struct sw_model *m, struct rb *b)
 {
-	static const struct { const char *id, *text; uint8_t type; } nd[] = {
-		{ "nd-solicit", "meta protocol ip6 icmpv6 type nd-neighbor-solicit ip6 hoplimit 255 ip6 daddr @nd6 accept", 135 },
-		{ "nd-advert", "meta protocol ip6 icmpv6 type nd-neighbor-advert ip6 hoplimit 255 ip6 daddr @nd6 accept", 136 },
+	static const struct { const char *id; uint8_t type; } nd[] = {
+		{ "nd-solicit", 135 }, { "nd-advert", 136 },
 	};
 
 	for (size_t i = 0; i < sizeof(nd) / sizeof(*nd); i++)
-		RULE(m, b, ND_GUARD, nd[i].id, nd[i].text, {
-			e_protocol(b, NFT_CMP_EQ, 0x86dd);
-			e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
-			e_cmp_u8(b, NFT_REG_1, IPPROTO_ICMPV6);
-			e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1, NFT_REG_1);
-			e_cmp_u8(b, NFT_REG_1, nd[i].type);
-			e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 7, 1, NFT_REG_1);
-			e_cmp_u8(b, NFT_REG_1, 255);
-			e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 24, 16, NFT_REG_1);
+		RULE(m, b, ND_GUARD, nd[i].id, {
+			e_nd(b, nd[i].type);    /* behind meta protocol ip6 here */
+			e_payload(b, NX_IP6_DADDR, NFT_REG_1);
 			e_lookup(b, NFT_REG_1, "nd6");
 			e_verdict(b, NF_ACCEPT, NULL);
 		});
@@ -194,23 +186,16 @@ static int nd_nd_rules(struct sw_model *m, struct rb *b)
  * netdev hook carries the link-layer frame, which nflog.c does not parse) */
 static int nd_block_chain(struct sw_model *m, struct rb *b, const char *cat)
 {
-	char chain[SW_NAME_MAX], id[SW_NAME_MAX], text[128];
+	char chain[SW_NAME_MAX], id[SW_NAME_MAX];
+	int err;
 
 	snprintf(chain, sizeof(chain), "block_%s", cat);
 	if (!sw_model_add_chain(m, chain) || sw_model_add_counter(m, cat))
 		return -ENOSPC;
-	snprintf(id, sizeof(id), "%s-count", cat);
-	snprintf(text, sizeof(text), "counter name \"%s\"", cat);
-	RULE(m, b, chain, id, text, {
-		struct nftnl_expr *e = e_new(b, "objref");
-		if (e) {
-			nftnl_expr_set_u32(e, NFTNL_EXPR_OBJREF_IMM_TYPE, NFT_OBJECT_COUNTER);
-			nftnl_expr_set_str(e, NFTNL_EXPR_OBJREF_IMM_NAME, cat);
-			e_add(b, e);
-		}
-	});
+	if ((err = rs_counter_rule(m, b, chain, cat)))
+		return err;
 	snprintf(id, sizeof(id), "%s-drop", cat);
-	RULE(m, b, chain, id, "drop", e_verdict(b, NF_DROP, NULL));
+	RULE(m, b, chain, id, e_verdict(b, NF_DROP, NULL));
 	return 0;
 }
 
@@ -224,9 +209,9 @@ static int nd_guard_rules(struct sw_model *m, struct rb *b, const struct sw_conf
 		return -ENOSPC;
 	/* ether saddr @parent_macs fib saddr type local return: the host's
 	 * stack, from an address of its own */
-	RULE(m, b, ND_GUARD, "host-local", "ether saddr @parent_macs fib saddr type local return", {
+	RULE(m, b, ND_GUARD, "host-local", {
 		e_parent_mac(b);
-		e_fib_saddr_local(b);
+		e_fib_local(b, true, NFT_CMP_EQ);
 		e_verdict(b, NFT_RETURN, NULL);
 	});
 	/* (no ct here: the kernel refuses conntrack expressions in the netdev
@@ -238,28 +223,24 @@ static int nd_guard_rules(struct sw_model *m, struct rb *b, const struct sw_conf
 	for (int v6 = 0; v6 < 2; v6++) {
 		static const uint8_t zero[16];
 
-		RULE(m, b, ND_GUARD, v6 ? "host-unspec6" : "host-unspec4",
-		     v6 ? "ether saddr @parent_macs meta protocol ip6 ip6 saddr :: return" :
-			  "ether saddr @parent_macs meta protocol ip ip saddr 0.0.0.0 return", {
+		RULE(m, b, ND_GUARD, v6 ? "host-unspec6" : "host-unspec4", {
 			e_parent_mac(b);
-			e_protocol(b, NFT_CMP_EQ, v6 ? 0x86dd : 0x0800);
-			e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, v6 ? 8 : 12, v6 ? 16 : 4, NFT_REG_1);
-			e_cmp(b, NFT_REG_1, NFT_CMP_EQ, zero, v6 ? 16 : 4);
+			e_saddr(b, v6 ? AF_INET6 : AF_INET);
+			e_cmp(b, NFT_REG_1, NFT_CMP_EQ, zero, v6 ? 16 : 4, v6 ? "::" : "0.0.0.0");
 			e_verdict(b, NFT_RETURN, NULL);
 		});
 	}
 	/* ether saddr @parent_macs meta protocol ip6 ip6 saddr @host_addrs6
 	 * return: the host's link-local traffic (fib without an interface does
 	 * not see a link-local address as local) */
-	RULE(m, b, ND_GUARD, "host-addr6", "ether saddr @parent_macs meta protocol ip6 ip6 saddr @host_addrs6 return", {
+	RULE(m, b, ND_GUARD, "host-addr6", {
 		e_parent_mac(b);
-		e_protocol(b, NFT_CMP_EQ, 0x86dd);
-		e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 8, 16, NFT_REG_1);
+		e_saddr(b, AF_INET6);
 		e_lookup(b, NFT_REG_1, "host_addrs6");
 		e_verdict(b, NFT_RETURN, NULL);
 	});
 	/* ether saddr @parent_macs ether type arp return: the host's ARP */
-	RULE(m, b, ND_GUARD, "host-arp", "ether saddr @parent_macs ether type arp return", {
+	RULE(m, b, ND_GUARD, "host-arp", {
 		e_parent_mac(b);
 		e_ethertype(b, NFT_CMP_EQ, 0x0806);
 		e_verdict(b, NFT_RETURN, NULL);
@@ -270,50 +251,43 @@ static int nd_guard_rules(struct sw_model *m, struct rb *b, const struct sw_conf
 	 *   ether type arp arp saddr ip @host_addrs4 goto block_spoofed
 	 *   meta protocol ip6 icmpv6 type nd-neighbor-advert @th,64,128 @host_addrs6 goto block_spoofed
 	 *   meta protocol ip ip saddr @host_addrs4 goto block_spoofed (and ip6) */
-	RULE(m, b, ND_GUARD, "arp-host", "ether type arp arp saddr ip @host_addrs4 goto block_spoofed", {
+	RULE(m, b, ND_GUARD, "arp-host", {
 		e_ethertype(b, NFT_CMP_EQ, 0x0806);
-		e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 14, 4, NFT_REG_1);
+		e_payload(b, NX_ARP_SADDR_IP, NFT_REG_1);
 		e_lookup(b, NFT_REG_1, "host_addrs4");
 		e_verdict(b, NFT_GOTO, "block_spoofed");
 	});
-	RULE(m, b, ND_GUARD, "na-host", "meta protocol ip6 icmpv6 type nd-neighbor-advert @th,64,128 @host_addrs6 goto block_spoofed", {
-		e_protocol(b, NFT_CMP_EQ, 0x86dd);
-		e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
-		e_cmp_u8(b, NFT_REG_1, IPPROTO_ICMPV6);
-		e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1, NFT_REG_1);
-		e_cmp_u8(b, NFT_REG_1, 136);
-		e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 8, 16, NFT_REG_1);
+	RULE(m, b, ND_GUARD, "na-host", {
+		e_icmpv6_type(b, 136);
+		e_payload(b, NX_ND_TARGET, NFT_REG_1);
 		e_lookup(b, NFT_REG_1, "host_addrs6");
 		e_verdict(b, NFT_GOTO, "block_spoofed");
 	});
 	for (int v6 = 0; v6 < 2; v6++)
-		RULE(m, b, ND_GUARD, v6 ? "saddr-host6" : "saddr-host4",
-		     v6 ? "meta protocol ip6 ip6 saddr @host_addrs6 goto block_spoofed" :
-			  "meta protocol ip ip saddr @host_addrs4 goto block_spoofed", {
-			e_protocol(b, NFT_CMP_EQ, v6 ? 0x86dd : 0x0800);
-			e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, v6 ? 8 : 12, v6 ? 16 : 4, NFT_REG_1);
+		RULE(m, b, ND_GUARD, v6 ? "saddr-host6" : "saddr-host4", {
+			e_saddr(b, v6 ? AF_INET6 : AF_INET);
 			e_lookup(b, NFT_REG_1, v6 ? "host_addrs6" : "host_addrs4");
 			e_verdict(b, NFT_GOTO, "block_spoofed");
 		});
 	/* ether type arp return */
-	RULE(m, b, ND_GUARD, "arp", "ether type arp return", {
+	RULE(m, b, ND_GUARD, "arp", {
 		e_ethertype(b, NFT_CMP_EQ, 0x0806);
 		e_verdict(b, NFT_RETURN, NULL);
 	});
 	/* ether type != ip ether type != ip6 goto block_spoofed; and the
 	 * sk_buff's protocol must say the same (a raw socket sets it): only
 	 * IPv4 and IPv6 reach the category rules, parsed as the wire will */
-	RULE(m, b, ND_GUARD, "ethertype", "ether type != ip ether type != ip6 goto block_spoofed", {
+	RULE(m, b, ND_GUARD, "ethertype", {
 		e_ethertype(b, NFT_CMP_NEQ, 0x0800);
 		e_ethertype(b, NFT_CMP_NEQ, 0x86dd);
 		e_verdict(b, NFT_GOTO, "block_spoofed");
 	});
-	RULE(m, b, ND_GUARD, "protocol4", "ether type ip meta protocol != ip goto block_spoofed", {
+	RULE(m, b, ND_GUARD, "protocol4", {
 		e_ethertype(b, NFT_CMP_EQ, 0x0800);
 		e_protocol(b, NFT_CMP_NEQ, 0x0800);
 		e_verdict(b, NFT_GOTO, "block_spoofed");
 	});
-	RULE(m, b, ND_GUARD, "protocol6", "ether type ip6 meta protocol != ip6 goto block_spoofed", {
+	RULE(m, b, ND_GUARD, "protocol6", {
 		e_ethertype(b, NFT_CMP_EQ, 0x86dd);
 		e_protocol(b, NFT_CMP_NEQ, 0x86dd);
 		e_verdict(b, NFT_GOTO, "block_spoofed");
@@ -326,24 +300,15 @@ static int nd_guard_rules(struct sw_model *m, struct rb *b, const struct sw_conf
 	 * a blocked place cannot start a connection without the SYN, so they
 	 * are blind (docs/ruleset.md). A segment too short for its flags, and
 	 * a later fragment, do not match and meet the categories. */
-	RULE(m, b, ND_GUARD, "tcp-no-syn", "meta l4proto tcp tcp flags & (syn | ack) != syn return", {
+	RULE(m, b, ND_GUARD, "tcp-no-syn", {
 		static const uint8_t mask = 0x12 /* syn | ack */;
 		static const uint8_t syn = 0x02;
-		static const uint8_t zero;
-		struct nftnl_expr *bw;
 
 		e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
-		e_cmp_u8(b, NFT_REG_1, IPPROTO_TCP);
-		e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 13, 1, NFT_REG_1);
-		if ((bw = e_new(b, "bitwise"))) {
-			nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
-			nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
-			nftnl_expr_set_u32(bw, NFTNL_EXPR_BITWISE_LEN, 1);
-			nftnl_expr_set(bw, NFTNL_EXPR_BITWISE_MASK, &mask, 1);
-			nftnl_expr_set(bw, NFTNL_EXPR_BITWISE_XOR, &zero, 1);
-			e_add(b, bw);
-		}
-		e_cmp(b, NFT_REG_1, NFT_CMP_NEQ, &syn, 1);
+		e_cmp_u8(b, NFT_REG_1, IPPROTO_TCP, "tcp");
+		e_payload(b, NX_TCP_FLAGS, NFT_REG_1);
+		e_bitwise(b, NFT_REG_1, &mask, 1, "(syn | ack)");
+		e_cmp(b, NFT_REG_1, NFT_CMP_NEQ, &syn, 1, "syn");
 		e_verdict(b, NFT_RETURN, NULL);
 	});
 	/* meta protocol ip ip daddr . ip protocol . th dport @allow4 accept
@@ -371,12 +336,12 @@ static int nd_packet_rules(struct sw_model *m, struct rb *b)
 
 	if (!sw_model_add_chain(m, ND_PACKET))
 		return -ENOSPC;
-	RULE(m, b, ND_PACKET, "packet-stack", "meta rtclassid >= 0 return", {
+	RULE(m, b, ND_PACKET, "packet-stack", {
 		e_meta(b, NFT_META_RTCLASSID, NFT_REG_1);
-		e_cmp(b, NFT_REG_1, NFT_CMP_GTE, &zero, sizeof(zero));
+		e_cmp(b, NFT_REG_1, NFT_CMP_GTE, &zero, sizeof(zero), "0");
 		e_verdict(b, NFT_RETURN, NULL);
 	});
-	RULE(m, b, ND_PACKET, "packet-socket", "goto block_spoofed", {
+	RULE(m, b, ND_PACKET, "packet-socket", {
 		e_verdict(b, NFT_GOTO, "block_spoofed");
 	});
 	return 0;
@@ -410,7 +375,7 @@ static int nd_dev_chains(struct sw_model *m, struct rb *b, const struct sw_confi
 			/* meta skuid @guard_uids jump packet_guard: a guarded
 			 * user's frame (its socket is of this namespace: a
 			 * macvlan child's never matches) */
-			RULE(m, b, name, "packet-users", "meta skuid @" SW_SET_UIDS " jump " ND_PACKET, {
+			RULE(m, b, name, "packet-users", {
 				e_meta(b, NFT_META_SKUID, NFT_REG_1);
 				e_lookup(b, NFT_REG_1, SW_SET_UIDS);
 				e_verdict(b, NFT_JUMP, ND_PACKET);
@@ -418,14 +383,14 @@ static int nd_dev_chains(struct sw_model *m, struct rb *b, const struct sw_confi
 		}
 		if (egress && parent) {
 			/* jump parent_guard: every frame the device sends */
-			RULE(m, b, name, "parent-egress", "jump " ND_GUARD, {
+			RULE(m, b, name, "parent-egress", {
 				e_verdict(b, NFT_JUMP, ND_GUARD);
 			});
 		} else if (!egress) {
 			/* ether saddr @parent_macs jump parent_guard: an ipvlan
 			 * child's frame to the host (l2 mode hands it to the
 			 * parent's receive path with the shared address) */
-			RULE(m, b, name, "parent-ingress", "ether saddr @parent_macs jump " ND_GUARD, {
+			RULE(m, b, name, "parent-ingress", {
 				e_parent_mac(b);
 				e_verdict(b, NFT_JUMP, ND_GUARD);
 			});

@@ -11,7 +11,6 @@
 #include <linux/rtnetlink.h>
 #include <linux/netfilter/nf_tables.h>
 #include <netinet/in.h>
-#include <libnftnl/expr.h>
 
 #include "core/rs_internal.h"
 #include "core/ruleset.h"
@@ -93,19 +92,6 @@ int rs_output_sets(struct sw_model *m, const struct sw_config *cfg, const struct
 	return 0;
 }
 
-/* [ socket load cgroupv2 level L => reg 1 ] */
-static void e_socket_cgroup(struct rb *b, unsigned level)
-{
-	struct nftnl_expr *e = e_new(b, "socket");
-
-	if (!e)
-		return;
-	nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_KEY, NFT_SOCKET_CGROUPV2);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_LEVEL, level);
-	nftnl_expr_set_u32(e, NFTNL_EXPR_SOCKET_DREG, NFT_REG_1);
-	e_add(b, e);
-}
-
 /* The output path, when [guard] users or cgroups names anything:
  *   chain output { type filter hook output priority -150; policy accept; }
  *     meta skuid @guard_uids jump guard_output
@@ -140,24 +126,21 @@ int rs_output_rules(struct sw_model *m, struct rb *b, const struct sw_config *cf
 
 	if (cfg->n_users) {
 		/* meta skuid @guard_uids jump guard_output */
-		RULE(m, b, SW_CHAIN_OUTPUT, "output-users",
-		     "meta skuid @" SW_SET_UIDS " jump " SW_CHAIN_GUARD_OUTPUT, {
+		RULE(m, b, SW_CHAIN_OUTPUT, "output-users", {
 			e_meta(b, NFT_META_SKUID, NFT_REG_1);
 			e_lookup(b, NFT_REG_1, SW_SET_UIDS);
 			e_verdict(b, NFT_JUMP, SW_CHAIN_GUARD_OUTPUT);
 		});
 	}
 	for (unsigned l = 1; l <= SW_CG_MAX_LEVEL; l++) {
-		char id[SW_NAME_MAX], set[SW_NAME_MAX], text[128];
+		char id[SW_NAME_MAX], set[SW_NAME_MAX];
 
 		if (!(levels & (1u << l)))
 			continue;
 		/* socket cgroupv2 level L @guard_cg<L> jump guard_output */
 		snprintf(set, sizeof(set), SW_SET_CG "%u", l);
 		snprintf(id, sizeof(id), "output-cg%u", l);
-		snprintf(text, sizeof(text), "socket cgroupv2 level %u @%s jump " SW_CHAIN_GUARD_OUTPUT,
-			 l, set);
-		RULE(m, b, SW_CHAIN_OUTPUT, id, text, {
+		RULE(m, b, SW_CHAIN_OUTPUT, id, {
 			e_socket_cgroup(b, l);
 			e_lookup(b, NFT_REG_1, set);
 			e_verdict(b, NFT_JUMP, SW_CHAIN_GUARD_OUTPUT);
@@ -167,32 +150,16 @@ int rs_output_rules(struct sw_model *m, struct rb *b, const struct sw_config *cf
 	 * one of the host's addresses; a raw socket (CAP_NET_RAW in a
 	 * host-network container) could forge another and prime conntrack,
 	 * as a forged packet from a bridge could */
-	RULE(m, b, SW_CHAIN_GUARD_OUTPUT, "out-spoofed", "fib saddr type != local goto block_spoofed", {
-		struct nftnl_expr *e = e_new(b, "fib");
-		uint32_t local = RTN_LOCAL;
-
-		if (e) {
-			nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS, NFTA_FIB_F_SADDR);
-			nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_ADDRTYPE);
-			nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
-			e_add(b, e);
-		}
-		e_cmp(b, NFT_REG_1, NFT_CMP_NEQ, &local, sizeof(local));
+	RULE(m, b, SW_CHAIN_GUARD_OUTPUT, "out-spoofed", {
+		e_fib_local(b, true, NFT_CMP_NEQ);
 		e_verdict(b, NFT_GOTO, "block_spoofed");
 	});
 	/* ct state established ct direction reply accept: answers to
 	 * connections others opened to the guarded socket (a published port,
 	 * pasta's or slirp4netns' port forwarding) */
-	RULE(m, b, SW_CHAIN_GUARD_OUTPUT, "out-replies", "ct state established ct direction reply accept", {
-		struct nftnl_expr *e;
-
+	RULE(m, b, SW_CHAIN_GUARD_OUTPUT, "out-replies", {
 		e_ct_established(b);
-		if ((e = e_new(b, "ct"))) {
-			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_DIRECTION);
-			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
-			e_add(b, e);
-		}
-		e_cmp_u8(b, NFT_REG_1, 1 /* IP_CT_DIR_REPLY */);
+		e_ct_direction(b, 1 /* IP_CT_DIR_REPLY */);
 		e_verdict(b, NF_ACCEPT, NULL);
 	});
 	/* the fast path, as in guard (a destination outside the gate and not
@@ -204,14 +171,8 @@ int rs_output_rules(struct sw_model *m, struct rb *b, const struct sw_config *cf
 	if ((err = rs_allow_rules(m, b, SW_CHAIN_GUARD_OUTPUT, "out-allow", "allow", NF_ACCEPT, NULL)))
 		return err;
 	/* fib daddr type local meta l4proto . th dport @host_ports accept */
-	RULE(m, b, SW_CHAIN_GUARD_OUTPUT, "out-host_ports",
-	     "fib daddr type local meta l4proto . th dport @host_ports accept", {
-		e_fib_local(b);
-		e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
-		e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG32_01);
-		e_lookup(b, NFT_REG_1, "host_ports");
-		e_verdict(b, NF_ACCEPT, NULL);
-	});
+	if ((err = rs_host_ports_rule(m, b, SW_CHAIN_GUARD_OUTPUT, "out-host_ports")))
+		return err;
 	/* the same categories as guard; `host` (fib daddr type local) covers
 	 * 127.0.0.0/8 and ::1: loopback to the host's services */
 	return rs_category_rules(m, b, cfg, SW_CHAIN_GUARD_OUTPUT, true);

@@ -11,7 +11,6 @@
 #include <linux/rtnetlink.h>
 #include <linux/netfilter/nf_tables.h>
 #include <netinet/in.h>
-#include <libnftnl/expr.h>
 
 #include "core/rs_internal.h"
 #include "core/ruleset.h"
@@ -129,14 +128,13 @@ int rs_sandbox_dispatch(struct sw_model *m, struct rb *b, const struct sw_config
 {
 	for (size_t i = 0; i < cfg->n_sandboxes; i++) {
 		const struct sw_sandbox *x = &cfg->sandboxes[i];
-		char chain[SW_NAME_MAX], set[SW_NAME_MAX], id[SW_NAME_MAX], text[256];
+		char chain[SW_NAME_MAX], set[SW_NAME_MAX], id[SW_NAME_MAX];
 
 		snprintf(chain, sizeof(chain), "sbx_%s", x->name);
 		if (x->n_patterns) {
 			snprintf(set, sizeof(set), "sbx_%s_ifaces", x->name);
 			snprintf(id, sizeof(id), "sbx-%s-ifaces", x->name);
-			snprintf(text, sizeof(text), "iifname @%s jump %s", set, chain);
-			RULE(m, b, SW_CHAIN_GUARD, id, text, {
+			RULE(m, b, SW_CHAIN_GUARD, id, {
 				e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
 				e_lookup(b, NFT_REG_1, set);
 				e_verdict(b, NFT_JUMP, chain);
@@ -145,57 +143,14 @@ int rs_sandbox_dispatch(struct sw_model *m, struct rb *b, const struct sw_config
 		for (int v6 = 0; x->n_sources && v6 < 2; v6++) {
 			snprintf(set, sizeof(set), "sbx_%s_src%c", x->name, v6 ? '6' : '4');
 			snprintf(id, sizeof(id), "sbx-%s-src%c", x->name, v6 ? '6' : '4');
-			snprintf(text, sizeof(text), "%s saddr @%s jump %s", v6 ? "ip6" : "ip", set, chain);
-			RULE(m, b, SW_CHAIN_GUARD, id, text, {
-				e_nfproto(b, v6 ? AF_INET6 : AF_INET);
-				if (v6)
-					e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 8, 16, NFT_REG_1);
-				else
-					e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 12, 4, NFT_REG_1);
+			RULE(m, b, SW_CHAIN_GUARD, id, {
+				e_saddr(b, v6 ? AF_INET6 : AF_INET);
 				e_lookup(b, NFT_REG_1, set);
 				e_verdict(b, NFT_JUMP, chain);
 			});
 		}
 	}
 	return 0;
-}
-
-/* update @set { ip saddr limit rate N/unit burst N packets } (and ip6):
- * matches only when the set took the source (a new element or a refreshed
- * one) and the source's bucket still has a token. The dynset breaks the
- * rule when the update fails (set full) and the limit breaks it when the
- * bucket is empty: either way the rule does not match. */
-static void e_budget(struct rb *b, const struct sw_sandbox *x, const char *set, int v6)
-{
-	struct nftnl_expr *d, *l;
-
-	e_nfproto(b, v6 ? AF_INET6 : AF_INET);
-	if (v6)
-		e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 8, 16, NFT_REG_1);
-	else
-		e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 12, 4, NFT_REG_1);
-	l = nftnl_expr_alloc("limit");
-	d = e_new(b, "dynset");
-	if (!l || !d) {
-		b->err = -ENOMEM;
-		if (d)
-			nftnl_expr_free(d);
-		if (l)
-			nftnl_expr_free(l);
-		return;
-	}
-	nftnl_expr_set_u64(l, NFTNL_EXPR_LIMIT_RATE, x->budget);
-	nftnl_expr_set_u64(l, NFTNL_EXPR_LIMIT_UNIT, x->budget_unit);
-	nftnl_expr_set_u32(l, NFTNL_EXPR_LIMIT_BURST, x->budget);
-	nftnl_expr_set_u32(l, NFTNL_EXPR_LIMIT_TYPE, NFT_LIMIT_PKTS);
-	nftnl_expr_set_u32(l, NFTNL_EXPR_LIMIT_FLAGS, 0);
-	nftnl_expr_set_u32(d, NFTNL_EXPR_DYNSET_OP, NFT_DYNSET_OP_UPDATE);
-	nftnl_expr_set_u32(d, NFTNL_EXPR_DYNSET_SREG_KEY, NFT_REG_1);
-	nftnl_expr_set_str(d, NFTNL_EXPR_DYNSET_SET_NAME, set);
-	/* the set's own timeout; sent as 0 because the kernel echoes it */
-	nftnl_expr_set_u64(d, NFTNL_EXPR_DYNSET_TIMEOUT, 0);
-	nftnl_expr_set(d, NFTNL_EXPR_DYNSET_EXPR, l, 0);        /* the dynset owns it */
-	e_add(b, d);
 }
 
 /* In chain sbx_<name>, first:
@@ -212,17 +167,13 @@ static void e_budget(struct rb *b, const struct sw_sandbox *x, const char *set, 
  * every dynamic set is in docs/ruleset.md). */
 static int budget_rules(struct sw_model *m, struct rb *b, const struct sw_sandbox *x)
 {
-	static const char *const unit[] = { [1] = "second" };
-	const char *u = x->budget_unit == 1 ? unit[1] : x->budget_unit == 60 ? "minute" : "hour";
 	char chain[SW_NAME_MAX], sub[SW_NAME_MAX], block[SW_NAME_MAX], id[SW_NAME_MAX];
-	char text[256];
 
 	snprintf(chain, sizeof(chain), "sbx_%s", x->name);
 	snprintf(sub, sizeof(sub), "sbx_%s_budget", x->name);
 	snprintf(block, sizeof(block), "block_budget_%s", x->name);
 	snprintf(id, sizeof(id), "sbx-%s-budget", x->name);
-	snprintf(text, sizeof(text), "ct state new jump %s", sub);
-	RULE(m, b, chain, id, text, {
+	RULE(m, b, chain, id, {
 		e_ct_new(b);
 		e_verdict(b, NFT_JUMP, sub);
 	});
@@ -234,17 +185,17 @@ static int budget_rules(struct sw_model *m, struct rb *b, const struct sw_sandbo
 
 		snprintf(set, sizeof(set), "sbx_%s_budget%c", x->name, v6 ? '6' : '4');
 		snprintf(id, sizeof(id), "sbx-%s-budget%c", x->name, v6 ? '6' : '4');
-		snprintf(text, sizeof(text), "update @%s { %s saddr limit rate %u/%s burst %u "
-			 "packets } return", set, v6 ? "ip6" : "ip", x->budget, u, x->budget);
-		RULE(m, b, sub, id, text, {
-			e_budget(b, x, set, v6);
+		/* update @set { ip saddr limit rate N/unit burst N packets }:
+		 * the source took a token of its bucket (e_update_limit) */
+		RULE(m, b, sub, id, {
+			e_saddr(b, v6 ? AF_INET6 : AF_INET);
+			e_update_limit(b, set, x->budget, x->budget_unit, x->budget);
 			e_verdict(b, NFT_RETURN, NULL);
 		});
 	}
 	/* goto block_budget_<name>: over budget, set full or update failed */
 	snprintf(id, sizeof(id), "sbx-%s-budget-drop", x->name);
-	snprintf(text, sizeof(text), "goto %s", block);
-	RULE(m, b, sub, id, text, e_verdict(b, NFT_GOTO, block));
+	RULE(m, b, sub, id, e_verdict(b, NFT_GOTO, block));
 	return 0;
 }
 
@@ -281,16 +232,11 @@ int rs_sandbox_chains(struct sw_model *m, struct rb *b, const struct sw_config *
 		 * router solicitation, MLD) never leaves the link; the global
 		 * rules judge it */
 		snprintf(id, sizeof(id), "sbx-%s-link6", x->name);
-		{
-			char text[SW_NAME_MAX + 48];
-
-			snprintf(text, sizeof(text), "ip6 daddr @nd6 return");
-			RULE(m, b, chain, id, text, {
-				e_daddr(b, AF_INET6);
-				e_lookup(b, NFT_REG_1, "nd6");
-				e_verdict(b, NFT_RETURN, NULL);
-			});
-		}
+		RULE(m, b, chain, id, {
+			e_daddr(b, AF_INET6);
+			e_lookup(b, NFT_REG_1, "nd6");
+			e_verdict(b, NFT_RETURN, NULL);
+		});
 		if (x->dns == SW_DNS_AUTO) {
 			snprintf(id, sizeof(id), "sbx-%s-dns", x->name);
 			if ((err = rs_concat_rules(m, b, chain, id, "resolvers", NFT_RETURN, NULL)))
@@ -311,12 +257,7 @@ int rs_sandbox_chains(struct sw_model *m, struct rb *b, const struct sw_config *
 		}
 		/* goto block_egress_<name> */
 		snprintf(id, sizeof(id), "sbx-%s-egress", x->name);
-		{
-			char text[SW_NAME_MAX + 8];
-
-			snprintf(text, sizeof(text), "goto %s", block);
-			RULE(m, b, chain, id, text, e_verdict(b, NFT_GOTO, block));
-		}
+		RULE(m, b, chain, id, e_verdict(b, NFT_GOTO, block));
 	}
 	return 0;
 }

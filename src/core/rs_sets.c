@@ -192,7 +192,7 @@ static int name_elem(struct sw_set *s, const char *name)
  *     the output interfaces of default routes, a bridge that holds the
  *     uplink);
  *     a veth whose peer is still here is NOT one of them
- *   set sw_guard_kinds { type ifname; elements = { "bridge", "veth", ... } } */
+ *   set guard_kinds { type ifname; elements = { "bridge", "veth", ... } } */
 static int kind_sets(struct sw_model *m, const struct sw_config *cfg, const struct sw_host *host)
 {
 	struct sw_set *s = rs_new_set(m, SW_SET_GUARD_EXCEPT, SW_TYPE_IFNAME, SW_IFNAMSIZ, 0, "ifname");

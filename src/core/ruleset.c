@@ -3,7 +3,7 @@
  *
  *   chain prerouting   filter hook prerouting priority -150, policy accept
  *                      iifname @guard_links / @guard_ifaces goto guard; with
- *                      auto, meta iifkind @sw_guard_kinds (not @guard_except)
+ *                      auto, meta iifkind @guard_kinds (not @guard_except)
  *   chain guard        anti-spoofing, the fast path (a destination outside
  *                      blocked4/6 and not local returns), replies, ND
  *                      (chain guard_nd), sandboxes, allow lists, then one

@@ -30,8 +30,8 @@ MUTANTS = [
         "name": "no-antispoof",
         "what": "no anti-spoofing rule (guard's fib saddr . iif oif missing goto block_spoofed left out)",
         "edits": [("src/core/rs_chains.c",
-                   '''	RULE(m, b, SW_CHAIN_GUARD, "spoofed", "fib saddr . iif oif missing goto block_spoofed", {
-		e_fib_spoofed(b);
+                   '''	RULE(m, b, SW_CHAIN_GUARD, "spoofed", {
+		e_fib_oif_missing(b, true);
 		e_verdict(b, NFT_GOTO, "block_spoofed");
 	});
 ''', "")],
@@ -44,16 +44,12 @@ MUTANTS = [
         "edits": [("src/core/rs_chains.c",
                    '''			e_nd(b, nd[i].type);
 			if (nd[i].local) {
-				e_fib_local(b);
+				e_fib_local(b, false, NFT_CMP_EQ);
 			} else {
-				e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 24, 16, NFT_REG_1);
+				e_payload(b, NX_IP6_DADDR, NFT_REG_1);
 				e_lookup(b, NFT_REG_1, "nd6");
 			}
-''', '''			e_nfproto(b, AF_INET6);
-			e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
-			e_cmp_u8(b, NFT_REG_1, IPPROTO_ICMPV6);
-			e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1, NFT_REG_1);
-			e_cmp_u8(b, NFT_REG_1, nd[i].type);
+''', '''			e_icmpv6_type(b, nd[i].type);
 ''')],
         "unit": ["test_ruleset_props"],
         "integration": ["attacks_03_nd_tunnel"],
@@ -62,10 +58,8 @@ MUTANTS = [
         "name": "no-bcast-drop",
         "what": "broadcast/multicast towards the host not dropped (guard_input's last rule returns)",
         "edits": [("src/core/rs_chains.c",
-                   '''	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-host", "goto block_host",
-	     e_verdict(b, NFT_GOTO, "block_host"));''',
-                   '''	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-host", "goto block_host",
-	     e_verdict(b, NFT_RETURN, NULL));''')],
+                   '''	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-host", e_verdict(b, NFT_GOTO, "block_host"));''',
+                   '''	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-host", e_verdict(b, NFT_RETURN, NULL));''')],
         "unit": ["test_ruleset_props"],
         "integration": ["attacks_04_bcast_host"],
     },
@@ -141,13 +135,7 @@ MUTANTS = [
         "what": "the replies rule accepts ct state established without ct direction reply",
         "edits": [("src/core/rs_chains.c",
                    '''		e_ct_established(b);
-		struct nftnl_expr *e = e_new(b, "ct");
-		if (e) {
-			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_DIRECTION);
-			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
-			e_add(b, e);
-		}
-		e_cmp_u8(b, NFT_REG_1, 1 /* IP_CT_DIR_REPLY */);
+		e_ct_direction(b, 1 /* IP_CT_DIR_REPLY */);
 		e_verdict(b, NF_ACCEPT, NULL);
 	});
 	/* meta l4proto ipv6-icmp jump guard_nd''',
@@ -163,15 +151,9 @@ MUTANTS = [
         "what": "the output path's replies rule ([guard] users, cgroups) accepts ct state established without ct direction reply",
         "edits": [("src/core/rs_output.c",
                    '''		e_ct_established(b);
-		if ((e = e_new(b, "ct"))) {
-			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_DIRECTION);
-			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
-			e_add(b, e);
-		}
-		e_cmp_u8(b, NFT_REG_1, 1 /* IP_CT_DIR_REPLY */);
+		e_ct_direction(b, 1 /* IP_CT_DIR_REPLY */);
 		e_verdict(b, NF_ACCEPT, NULL);''',
-                   '''		(void)e;
-		e_ct_established(b);
+                   '''		e_ct_established(b);
 		e_verdict(b, NF_ACCEPT, NULL);''')],
         "unit": ["test_ruleset_props"],
         "integration": ["flows_05_output_users"],
@@ -180,10 +162,8 @@ MUTANTS = [
         "name": "no-out-antispoof",
         "what": "no anti-spoofing rule on the output path (guard_output's fib saddr type != local goto block_spoofed left out)",
         "edits": [("src/core/rs_output.c",
-                   '''	RULE(m, b, SW_CHAIN_GUARD_OUTPUT, "out-spoofed", "fib saddr type != local goto block_spoofed", {
-		struct nftnl_expr *e = e_new(b, "fib");''',
-                   '''	if (0) RULE(m, b, SW_CHAIN_GUARD_OUTPUT, "out-spoofed", "fib saddr type != local goto block_spoofed", {
-		struct nftnl_expr *e = e_new(b, "fib");''')],
+                   '''	RULE(m, b, SW_CHAIN_GUARD_OUTPUT, "out-spoofed", {''',
+                   '''	if (0) RULE(m, b, SW_CHAIN_GUARD_OUTPUT, "out-spoofed", {''')],
         "unit": ["test_ruleset_props"],
         "integration": ["runtimes_16_cgroups"],
     },
