@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 
 #include "core/endpoints.h"
+#include "core/nets.h"
 #include "core/rs_internal.h"
 #include "core/ruleset.h"
 
@@ -41,10 +42,6 @@ static int guarded_index(struct work *w, const struct sw_config *cfg, const stru
 	return 0;
 }
 
-static const char *const rfc_private[] = {
-	"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7",
-};
-static const char *const link_local[] = { "169.254.0.0/16", "fe80::/10" };
 
 /* A category's sets <name>4/<name>6, noted for the gate */
 static int cat_sets(struct sw_model *m, struct work *w, enum sw_category cat,
@@ -78,8 +75,7 @@ static int fill_metadata(const struct sw_config *cfg, const struct sw_host *host
 static int fill_link_local(const struct sw_config *cfg, const struct sw_host *host,
 			   struct work *w, const struct sw_prefix **out, size_t *n)
 {
-	for (size_t i = 0; i < 2; i++)
-		sw_prefix_parse(link_local[i], &w->p[(*n)++], NULL);
+	*n += sw_nets_parse(sw_nets_link_local, sw_nets_n_link_local, w->p + *n);
 	return 0;
 }
 
@@ -105,17 +101,9 @@ static int fill_destinations(const struct sw_config *cfg, const struct sw_host *
 static int fill_lan(const struct sw_config *cfg, const struct sw_host *host,
 		    struct work *w, const struct sw_prefix **out, size_t *n)
 {
-	for (size_t i = 0; host && i < host->n_addrs; i++) {
-		const struct sw_link *l = sw_host_link(host, host->addrs[i].ifindex);
-		struct sw_prefix q = host->addrs[i].local;
-
-		if (!l || sw_ruleset_guarded(cfg, l) || sw_prefix_is_loopback(&q) || sw_prefix_is_v6_linklocal(&q))
-			continue;
-		if (q.len == sw_family_addrlen(q.family) * 8)
-			continue;       /* a host address is no subnet */
-		sw_prefix_mask(&q);
-		w->p[(*n)++] = q;
-	}
+	for (size_t i = 0; host && i < host->n_addrs; i++)
+		if (sw_nets_lan_subnet(cfg, host, i, NULL, &w->p[*n]))
+			(*n)++;
 	return 0;
 }
 
@@ -123,8 +111,7 @@ static int fill_lan(const struct sw_config *cfg, const struct sw_host *host,
 static int fill_private(const struct sw_config *cfg, const struct sw_host *host,
 			struct work *w, const struct sw_prefix **out, size_t *n)
 {
-	for (size_t i = 0; i < sizeof(rfc_private) / sizeof(*rfc_private); i++)
-		sw_prefix_parse(rfc_private[i], &w->p[(*n)++], NULL);
+	*n += sw_nets_parse(sw_nets_private, sw_nets_n_private, w->p + *n);
 	return 0;
 }
 

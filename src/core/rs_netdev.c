@@ -44,7 +44,7 @@ static const char *const nd_copied[] = {
 
 static bool is_parent(const struct sw_config *cfg, const struct sw_link *l)
 {
-	if (l->ifindex == 1 || l->loopback || !l->has_mac)
+	if (sw_link_is_loopback(l) || !l->has_mac)
 		return false;
 	if (cfg->parents_auto && l->uplink)
 		return true;
@@ -62,7 +62,7 @@ bool sw_ruleset_macvlan_parent(const struct sw_config *cfg, const struct sw_link
 /* [guard] users: the uplinks and lo carry the packet-socket guard */
 static bool is_packet_dev(const struct sw_config *cfg, const struct sw_link *l)
 {
-	return cfg->n_users && (l->uplink || l->loopback || l->ifindex == 1);
+	return cfg->n_users && (l->uplink || sw_link_is_loopback(l));
 }
 
 bool sw_ruleset_parents_on(const struct sw_config *cfg)
