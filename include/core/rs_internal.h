@@ -11,7 +11,9 @@
  *   rs_output.c   the output path of [guard] users and cgroups
  *   rs_netdev.c   table netdev: the macvlan/ipvlan parents, packet sockets
  *   nftexpr.c     the rule builders (include/core/nftexpr.h)
- *   ivals.c       intervals (include/core/ivals.h) */
+ *   ivals.c       intervals (include/core/ivals.h)
+ * Which links are guarded is core/guard.h's; the fixed networks and the
+ * lan subnets are core/nets.h's (the hole checks use them too). */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
