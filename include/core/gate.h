@@ -4,7 +4,7 @@
 /* gate: the fast path's two buffers, and which one the packet path reads.
  *
  * One interval set per family holds every address some category blocks
- * (the gate, built in ruleset.c). A packet whose destination is outside
+ * (the gate, built in rs_sets.c). A packet whose destination is outside
  * it, and not the host's own, leaves the guard chain at once: one lookup
  * and one fib whatever the number of entries and categories.
  *

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include "core/config.h"
 #include "core/host.h"
+#include "core/nets.h"
 
 #define SW_MAX_HOLES 8
 
@@ -19,8 +20,6 @@ struct sw_hole {
 	struct sw_prefix blocked;       /* the blocked prefix it overlaps (the first) */
 };
 
-/* Do two prefixes share an address? */
-bool sw_prefix_overlap(const struct sw_prefix *a, const struct sw_prefix *b);
 /* The enabled block categories that [allow] entry a overlaps, one hole
  * per category, at most max. host NULL: only metadata, link_local,
  * private and destinations (no host state needed). Returns the count. */

@@ -2,9 +2,14 @@
 #ifndef SANDWALL_RULESET_H
 #define SANDWALL_RULESET_H
 /* ruleset: desired = f(config, host state). Pure: builds the model of our
- * table (fixed chains and rules, variable sets) with no kernel I/O. */
+ * table (fixed chains and rules, variable sets) with no kernel I/O. Which
+ * links are guarded is core/guard.h's (included here). The parts:
+ * src/core/ruleset.c (the entry), rs_sets.c, rs_fills.c, rs_chains.c,
+ * rs_sandbox.c, rs_output.c, rs_netdev.c, with nftexpr.c (the rule
+ * builders) and ivals.c (intervals); include/core/rs_internal.h. */
 #include <stddef.h>
 #include "core/config.h"
+#include "core/guard.h"
 #include "core/host.h"
 #include "core/model.h"
 
@@ -31,38 +36,13 @@
 int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,
 		     struct sw_model *m, char *err, size_t errlen);
 
-/* Why a link is guarded, or why `auto` leaves it out. Values from
- * SW_GUARD_PATTERN on mean guarded; the first reason that applies wins,
- * in this order. */
-enum sw_guard_why {
-	SW_GUARD_NO,            /* not guarded */
-	SW_GUARD_EX_LOOPBACK,   /* auto would guard it, but it is the loopback */
-	SW_GUARD_EX_UPLINK,     /* auto would guard it, but it carries a default route */
-	SW_GUARD_EX_CONFIG,     /* auto would guard it, but [guard] except names it */
-	SW_GUARD_PATTERN,       /* a [guard] interfaces pattern names it */
-	SW_GUARD_ALL_BRIDGES,   /* a bridge, with all_bridges = yes */
-	SW_GUARD_BRIDGE,        /* auto: a bridge */
-	SW_GUARD_ROUTED_VETH,   /* auto: a veth whose peer is in another namespace, on no bridge */
-	SW_GUARD_TAP,           /* auto: a tap device (micro-VM) */
-	SW_GUARD_RUNTIME_NAME,  /* auto: a known container or VM runtime's interface name */
-	SW_GUARD_KIND,          /* auto: a container-facing kind (a veth whose peer is here,
-				 * a host-side macvlan/ipvlan): guarded by kind in the kernel */
-	SW_GUARD_WHY_COUNT
-};
-
-enum sw_guard_why sw_ruleset_guard_why(const struct sw_config *cfg, const struct sw_link *l);
-/* "pattern", "bridge", "routed veth", "tap", "runtime name", "default route", ... */
-const char *sw_guard_why_name(enum sw_guard_why why);
-/* Is the link guarded (sw_ruleset_guard_why >= SW_GUARD_PATTERN)? */
-bool sw_ruleset_guarded(const struct sw_config *cfg, const struct sw_link *l);
 /* Bit L set for every level (component count) a [guard] cgroups pattern has. */
 unsigned sw_ruleset_cg_levels(const struct sw_config *cfg);
 /* Fill the empty set s (guard_cg<level>) with the ids of the cgroups of
  * that level in cg[0..n), sorted. 0 or -errno. */
 int sw_ruleset_cg_fill(struct sw_set *s, const struct sw_cgroup *cg, size_t n, unsigned level);
-/* The names auto adds as patterns: docker0, br-*, cni-podman*, ... */
-/* table netdev <name>: the macvlan/ipvlan parents' table (ruleset.c, the
- * end). Its category sets are copies of inet's (the model sw_ruleset_build
+/* table netdev <name>: the macvlan/ipvlan parents' table (rs_netdev.c).
+ * Its category sets are copies of inet's (the model sw_ruleset_build
  * made for the same config and host); one egress and one ingress chain per
  * link that [guard] macvlan_parents names. Returns 0 or -errno, err filled. */
 int sw_ruleset_build_netdev(const struct sw_config *cfg, const struct sw_host *host,
@@ -81,7 +61,5 @@ bool sw_ruleset_netdev_wanted(const struct sw_config *cfg);
 bool sw_ruleset_netdev_device(const struct sw_config *cfg, const struct sw_link *l);
 /* How many links of the host are such parents. */
 size_t sw_ruleset_n_parents(const struct sw_config *cfg, const struct sw_host *host);
-extern const char *const sw_runtime_names[];
-extern const size_t sw_n_runtime_names;
 
 #endif

@@ -13,7 +13,7 @@
  * once per failure streak (then at most every SW_RESOLVER_LOG_MS).
  *
  * The addresses go into the sandboxes' sets sbx_<name>_hosts4/6 (key
- * address . protocol . port, flags dynamic,timeout: ruleset.c) as
+ * address . protocol . port, flags dynamic,timeout: core/rs_sandbox.c) as
  * elements whose kernel timeout is the address's remaining lifetime, so
  * the kernel drops an address on its own when it expires, daemon or not.
  *

@@ -2,7 +2,6 @@
 /* holes: [allow] entries against the block categories they would reopen,
  * and the interfaces that must never be guarded (see include/core/holes.h). */
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 #include <netinet/in.h>
@@ -10,24 +9,10 @@
 
 #include "core/endpoints.h"
 #include "core/holes.h"
+#include "core/guard.h"
 #include "core/portbind.h"
-#include "core/ruleset.h"
 
-#define LOOPBACK_IFINDEX 1      /* the kernel gives lo index 1 in every namespace */
 #define MAX_META 256
-
-/* The fixed prefixes of link_local and private (as in ruleset.c). */
-static const char *const link_local[] = { "169.254.0.0/16", "fe80::/10" };
-static const char *const rfc_private[] = {
-	"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7",
-};
-
-bool sw_prefix_overlap(const struct sw_prefix *a, const struct sw_prefix *b)
-{
-	/* the shorter one contains the longer one (of equal lengths, either
-	 * contains the other or neither does): one compare, not two */
-	return a->len <= b->len ? sw_prefix_contains(a, b) : sw_prefix_contains(b, a);
-}
 
 void sw_allow_format(const struct sw_allow *a, char *buf, size_t len)
 {
@@ -134,20 +119,18 @@ static bool first_bytes_miss(const struct first_bytes *fb, const struct sw_prefi
 
 /* The compiled-in lists of metadata, link_local and private, parsed once
  * (the hole checks run for every [allow] entry), with their first bytes. */
-#define N_PRIVATE (sizeof(rfc_private) / sizeof(*rfc_private))
 static struct {
 	bool done;
-	struct sw_prefix meta[MAX_META], ll[2], priv[N_PRIVATE];
+	struct sw_prefix meta[MAX_META], ll[SW_NETS_FIXED_MAX], priv[SW_NETS_FIXED_MAX];
 	size_t n_meta, n_ll, n_priv;
 	struct first_bytes reach;
 } fixed;
 
 static void parse_list(const char *const *v, size_t n, struct sw_prefix *out, size_t *n_out)
 {
-	*n_out = 0;
-	for (size_t i = 0; i < n; i++)
-		if (sw_prefix_parse(v[i], &out[*n_out], NULL) == 0)
-			first_bytes_add(&fixed.reach, &out[(*n_out)++]);
+	*n_out = sw_nets_parse(v, n, out);
+	for (size_t i = 0; i < *n_out; i++)
+		first_bytes_add(&fixed.reach, &out[i]);
 }
 
 static void fixed_lists(void)
@@ -159,8 +142,8 @@ static void fixed_lists(void)
 		fixed.n_meta = 0;
 	for (size_t i = 0; i < fixed.n_meta; i++)
 		first_bytes_add(&fixed.reach, &fixed.meta[i]);
-	parse_list(link_local, 2, fixed.ll, &fixed.n_ll);
-	parse_list(rfc_private, N_PRIVATE, fixed.priv, &fixed.n_priv);
+	parse_list(sw_nets_link_local, sw_nets_n_link_local, fixed.ll, &fixed.n_ll);
+	parse_list(sw_nets_private, sw_nets_n_private, fixed.priv, &fixed.n_priv);
 }
 
 static void consider_list(struct acc *c, enum sw_category cat, const struct sw_prefix *v,
@@ -197,17 +180,11 @@ static size_t holes_in(const struct sw_config *cfg, const struct sw_host *host,
 		consider(&c, SW_CAT_GATEWAYS, &host->gateways[i].addr);
 	/* lan: subnets connected to the interfaces that are not guarded */
 	for (size_t i = 0; host && block[SW_CAT_LAN] && i < host->n_addrs; i++) {
-		struct sw_prefix q = host->addrs[i].local;
-		const struct sw_link *l;
+		struct sw_prefix q;
 
-		if (sw_prefix_is_loopback(&q) || sw_prefix_is_v6_linklocal(&q) || q.len == sw_family_addrlen(q.family) * 8)
-			continue;
-		sw_prefix_mask(&q);
 		/* the link lookup is a scan: only for a subnet that overlaps */
-		if (!sw_prefix_overlap(&a->dst, &q) ||
-		    !(l = sw_host_link(host, host->addrs[i].ifindex)) || sw_ruleset_guarded(cfg, l))
-			continue;
-		consider(&c, SW_CAT_LAN, &q);
+		if (sw_nets_lan_subnet(cfg, host, i, &a->dst, &q))
+			consider(&c, SW_CAT_LAN, &q);
 	}
 	if (block[SW_CAT_PRIVATE])
 		consider_list(&c, SW_CAT_PRIVATE, fixed.priv, fixed.n_priv);
@@ -231,11 +208,11 @@ size_t sw_allow_holes(const struct sw_config *cfg, const struct sw_host *host,
 	return holes_in(cfg, host, a, out, max, ALL_CATS);
 }
 
-/* Does one of the [guard] interfaces patterns name it (as ruleset.c matches)? */
+/* Does one of the [guard] interfaces patterns name it? */
 static bool pattern_match(const struct sw_config *cfg, const char *name)
 {
 	for (size_t i = 0; i < cfg->n_patterns; i++)
-		if (!fnmatch(cfg->patterns[i], name, 0))
+		if (sw_name_match(cfg->patterns[i], name))
 			return true;
 	return false;
 }
@@ -281,7 +258,7 @@ int sw_config_check_host(const struct sw_config *cfg, const struct sw_host *host
 	}
 	for (size_t i = 0; i < host->n_links; i++) {
 		const struct sw_link *l = &host->links[i];
-		bool lo = l->ifindex == LOOPBACK_IFINDEX || l->loopback, by_pattern;
+		bool lo = sw_link_is_loopback(l), by_pattern;
 		unsigned line;
 
 		/* l->uplink: the output interface of any default route, with or

@@ -269,7 +269,7 @@ int64_t sw_resolver_deadline(const struct sw_resolver *r)
 }
 
 /* address . protocol . port, each field padded to 32 bits (the kernel's
- * register layout, as ruleset.c builds its concatenations) */
+ * register layout, as core/rs_sets.c builds its concatenations) */
 static void host_key(struct sw_elem *e, const struct sw_resolver_addr *a, const struct sw_port *p)
 {
 	size_t alen = a->family == AF_INET ? 4 : 16;

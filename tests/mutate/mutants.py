@@ -29,9 +29,9 @@ MUTANTS = [
     {
         "name": "no-antispoof",
         "what": "no anti-spoofing rule (guard's fib saddr . iif oif missing goto block_spoofed left out)",
-        "edits": [("src/core/ruleset.c",
-                   '''	RULE(m, b, SW_CHAIN_GUARD, "spoofed", "fib saddr . iif oif missing goto block_spoofed", {
-		e_fib_spoofed(b);
+        "edits": [("src/core/rs_chains.c",
+                   '''	RULE(m, b, SW_CHAIN_GUARD, "spoofed", {
+		e_fib_oif_missing(b, true);
 		e_verdict(b, NFT_GOTO, "block_spoofed");
 	});
 ''', "")],
@@ -41,19 +41,15 @@ MUTANTS = [
     {
         "name": "nd-type-only",
         "what": "neighbour discovery accepted by ICMPv6 type only (no hop limit 255, no nd6/local destination)",
-        "edits": [("src/core/ruleset.c",
+        "edits": [("src/core/rs_chains.c",
                    '''			e_nd(b, nd[i].type);
 			if (nd[i].local) {
-				e_fib_local(b);
+				e_fib_local(b, false, NFT_CMP_EQ);
 			} else {
-				e_payload(b, NFT_PAYLOAD_NETWORK_HEADER, 24, 16, NFT_REG_1);
+				e_payload(b, NX_IP6_DADDR, NFT_REG_1);
 				e_lookup(b, NFT_REG_1, "nd6");
 			}
-''', '''			e_nfproto(b, AF_INET6);
-			e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
-			e_cmp_u8(b, NFT_REG_1, IPPROTO_ICMPV6);
-			e_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1, NFT_REG_1);
-			e_cmp_u8(b, NFT_REG_1, nd[i].type);
+''', '''			e_icmpv6_type(b, nd[i].type);
 ''')],
         "unit": ["test_ruleset_props"],
         "integration": ["attacks_03_nd_tunnel"],
@@ -61,18 +57,16 @@ MUTANTS = [
     {
         "name": "no-bcast-drop",
         "what": "broadcast/multicast towards the host not dropped (guard_input's last rule returns)",
-        "edits": [("src/core/ruleset.c",
-                   '''	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-host", "goto block_host",
-	     e_verdict(b, NFT_GOTO, "block_host"));''',
-                   '''	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-host", "goto block_host",
-	     e_verdict(b, NFT_RETURN, NULL));''')],
+        "edits": [("src/core/rs_chains.c",
+                   '''	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-host", e_verdict(b, NFT_GOTO, "block_host"));''',
+                   '''	RULE(m, b, SW_CHAIN_GUARD_INPUT, "input-host", e_verdict(b, NFT_RETURN, NULL));''')],
         "unit": ["test_ruleset_props"],
         "integration": ["attacks_04_bcast_host"],
     },
     {
         "name": "host-skipped",
         "what": "the host category skipped (no fib daddr type local goto block_host in guard)",
-        "edits": [("src/core/ruleset.c",
+        "edits": [("src/core/rs_chains.c",
                    '''		case SW_CAT_MATCH_LOCAL:
 			if (!cfg->block[next])
 				break;''',
@@ -85,12 +79,12 @@ MUTANTS = [
     {
         "name": "taps-unguarded",
         "what": "taps left out of guard_ifaces and guard_links (while status still calls them guarded)",
-        "edits": [("src/core/ruleset.c",
+        "edits": [("src/core/rs_sets.c",
                    '''		if (sw_ruleset_guarded(cfg, &host->links[i]) &&
-		    (err = ifname_add(iv, host->links[i].name)))''',
+		    (err = ivals_add_ifname(iv, host->links[i].name)))''',
                    '''		if (sw_ruleset_guarded(cfg, &host->links[i]) && host->links[i].kind != SW_LINK_TAP &&
-		    (err = ifname_add(iv, host->links[i].name)))'''),
-                  ("src/core/ruleset.c",
+		    (err = ivals_add_ifname(iv, host->links[i].name)))'''),
+                  ("src/core/rs_sets.c",
                    '''		if (!l || !sw_ruleset_guarded(cfg, &host->links[i]))
 			continue;''',
                    '''		if (!l || !sw_ruleset_guarded(cfg, &host->links[i]) || host->links[i].kind == SW_LINK_TAP)
@@ -101,7 +95,7 @@ MUTANTS = [
     {
         "name": "tap-kind-unguarded",
         "what": "auto's tap rule (meta iifkind \"tun\" meta iiftype ether) matches no tap: a tap no name pattern covers is open from its first packet",
-        "edits": [("src/core/ruleset.c",
+        "edits": [("src/core/rs_chains.c",
                    '''		char tun[SW_IFNAMSIZ] = "tun";''',
                    '''		char tun[SW_IFNAMSIZ] = "tux";''')],
         "unit": [],
@@ -130,7 +124,7 @@ MUTANTS = [
     {
         "name": "gate-continue",
         "what": "the gate's fallback drop turned into continue",
-        "edits": [("src/core/ruleset.c",
+        "edits": [("src/core/rs_chains.c",
                    "e_verdict(b, fallback ? NF_DROP : NFT_RETURN, NULL);",
                    "e_verdict(b, fallback ? NFT_CONTINUE : NFT_RETURN, NULL);")],
         "unit": ["test_ruleset_props", "test_gate"],
@@ -139,15 +133,9 @@ MUTANTS = [
     {
         "name": "replies-both-directions",
         "what": "the replies rule accepts ct state established without ct direction reply",
-        "edits": [("src/core/ruleset.c",
+        "edits": [("src/core/rs_chains.c",
                    '''		e_ct_established(b);
-		struct nftnl_expr *e = expr(b, "ct");
-		if (e) {
-			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_DIRECTION);
-			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
-			add_expr(b, e);
-		}
-		e_cmp_u8(b, NFT_REG_1, 1 /* IP_CT_DIR_REPLY */);
+		e_ct_direction(b, 1 /* IP_CT_DIR_REPLY */);
 		e_verdict(b, NF_ACCEPT, NULL);
 	});
 	/* meta l4proto ipv6-icmp jump guard_nd''',
@@ -161,17 +149,11 @@ MUTANTS = [
     {
         "name": "out-replies-both-directions",
         "what": "the output path's replies rule ([guard] users, cgroups) accepts ct state established without ct direction reply",
-        "edits": [("src/core/ruleset.c",
+        "edits": [("src/core/rs_output.c",
                    '''		e_ct_established(b);
-		if ((e = expr(b, "ct"))) {
-			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_DIRECTION);
-			nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
-			add_expr(b, e);
-		}
-		e_cmp_u8(b, NFT_REG_1, 1 /* IP_CT_DIR_REPLY */);
+		e_ct_direction(b, 1 /* IP_CT_DIR_REPLY */);
 		e_verdict(b, NF_ACCEPT, NULL);''',
-                   '''		(void)e;
-		e_ct_established(b);
+                   '''		e_ct_established(b);
 		e_verdict(b, NF_ACCEPT, NULL);''')],
         "unit": ["test_ruleset_props"],
         "integration": ["flows_05_output_users"],
@@ -179,18 +161,16 @@ MUTANTS = [
     {
         "name": "no-out-antispoof",
         "what": "no anti-spoofing rule on the output path (guard_output's fib saddr type != local goto block_spoofed left out)",
-        "edits": [("src/core/ruleset.c",
-                   '''	RULE(m, b, SW_CHAIN_GUARD_OUTPUT, "out-spoofed", "fib saddr type != local goto block_spoofed", {
-		struct nftnl_expr *e = expr(b, "fib");''',
-                   '''	if (0) RULE(m, b, SW_CHAIN_GUARD_OUTPUT, "out-spoofed", "fib saddr type != local goto block_spoofed", {
-		struct nftnl_expr *e = expr(b, "fib");''')],
+        "edits": [("src/core/rs_output.c",
+                   '''	RULE(m, b, SW_CHAIN_GUARD_OUTPUT, "out-spoofed", {''',
+                   '''	if (0) RULE(m, b, SW_CHAIN_GUARD_OUTPUT, "out-spoofed", {''')],
         "unit": ["test_ruleset_props"],
         "integration": ["runtimes_16_cgroups"],
     },
     {
         "name": "fast-path-host",
         "what": "the gate's fast path returns without fib daddr type != local (the host's addresses take it)",
-        "edits": [("src/core/ruleset.c",
+        "edits": [("src/core/rs_chains.c",
                    "bool fib = !fallback && cfg->block[SW_CAT_HOST];",
                    "bool fib = false && cfg->block[SW_CAT_HOST];")],
         "unit": ["test_ruleset_props"],

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* rs_sandbox: each [sandbox NAME]'s sets, its dispatch from guard and its
+ * policy chains (include/core/rs_internal.h). */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <linux/netfilter.h>
+#include <linux/rtnetlink.h>
+#include <linux/netfilter/nf_tables.h>
+#include <netinet/in.h>
+
+#include "core/rs_internal.h"
+#include "core/ruleset.h"
+
+/* set sbx_<name>_ifaces { type ifname; flags interval; } from patterns */
+static int pattern_set(struct sw_model *m, struct work *w, const char *name,
+		       const char (*patterns)[SW_IFNAMSIZ], size_t n)
+{
+	struct ivals *iv = &w->a;
+	struct sw_set *s = rs_new_set(m, name, SW_TYPE_IFNAME, SW_IFNAMSIZ, NFT_SET_INTERVAL, "ifname");
+	int err;
+
+	if (!s)
+		return -ENOSPC;
+	iv->n = 0;
+	iv->klen = SW_IFNAMSIZ;
+	for (size_t i = 0; i < n; i++)
+		if ((err = ivals_add_ifname(iv, patterns[i])))
+			return err;
+	return rs_ifname_fill(s, iv);
+}
+
+/* set sbx_<name>_hosts4 { type ipv4_addr . inet_proto . inet_service;
+ *   size 65535; flags dynamic,timeout; } (and hosts6): the addresses
+ * sandwalld resolved for the sandbox's hostname entries, each element
+ * timing out with its (clamped) DNS TTL. Filled by the resolver
+ * (resolver.h), never by the ruleset: dynamic, so the compare leaves
+ * its elements alone. */
+static int host_sets(struct sw_model *m, const char *sbx)
+{
+	static const uint8_t f4[] = { 4, 1, 2 }, f6[] = { 16, 1, 2 };
+
+	for (int v6 = 0; v6 < 2; v6++) {
+		char name[SW_NAME_MAX];
+		struct sw_set *s;
+
+		snprintf(name, sizeof(name), "sbx_%s_hosts%c", sbx, v6 ? '6' : '4');
+		s = rs_new_concat_set(m, name,
+				   (((uint32_t)(v6 ? SW_TYPE_IP6ADDR : SW_TYPE_IPADDR) << SW_TYPE_BITS |
+				     SW_TYPE_INET_PROTO) << SW_TYPE_BITS) | SW_TYPE_INET_SERVICE,
+				   v6 ? 24 : 12, NFT_SET_EVAL | NFT_SET_TIMEOUT,
+				   v6 ? "ipv6_addr . inet_proto . inet_service" :
+				   "ipv4_addr . inet_proto . inet_service", v6 ? f6 : f4, 3);
+		if (!s)
+			return -ENOSPC;
+		s->size = SW_HOST_ELEMS;
+	}
+	return 0;
+}
+
+/* Per sandbox: sbx_<name>_ifaces, sbx_<name>_src4/6 (when it names
+ * them), sbx_<name>_allow4/6 (allowlist); and resolvers4/6 (udp and tcp 53
+ * of the host's resolvers) for the policies' DNS rules. */
+int rs_sandbox_sets(struct sw_model *m, struct work *w, const struct sw_config *cfg,
+			const struct sw_host *host)
+{
+	struct sw_allow res[2 * SW_MAX_RESOLVERS];
+	char name[SW_NAME_MAX];
+	int err;
+
+	if (!cfg->n_sandboxes)
+		return 0;
+	if ((err = rs_concat_sets(m, "resolvers", res, rs_add_resolvers(res, 0, host), false)))
+		return err;
+	for (size_t i = 0; i < cfg->n_sandboxes; i++) {
+		const struct sw_sandbox *x = &cfg->sandboxes[i];
+
+		if (x->n_patterns) {
+			snprintf(name, sizeof(name), "sbx_%s_ifaces", x->name);
+			if ((err = pattern_set(m, w, name, x->patterns, x->n_patterns)))
+				return err;
+		}
+		if (x->n_sources) {
+			snprintf(name, sizeof(name), "sbx_%s_src", x->name);
+			if ((err = rs_addr_sets(m, w, name, x->sources, x->n_sources)))
+				return err;
+		}
+		for (int v6 = 0; x->budget && v6 < 2; v6++) {
+			/* set sbx_<name>_budget4 { type ipv4_addr; size 65535 (budget_sources);
+			 *   flags dynamic,timeout; timeout <window>; } (and 6) */
+			struct sw_set *bs;
+
+			snprintf(name, sizeof(name), "sbx_%s_budget%c", x->name, v6 ? '6' : '4');
+			bs = rs_new_set(m, name, v6 ? SW_TYPE_IP6ADDR : SW_TYPE_IPADDR, v6 ? 16 : 4,
+				     NFT_SET_EVAL | NFT_SET_TIMEOUT, v6 ? "ipv6_addr" : "ipv4_addr");
+			if (!bs)
+				return -ENOSPC;
+			bs->size = x->budget_sources ? x->budget_sources : SW_BUDGET_SOURCES;
+			bs->timeout_ms = (uint64_t)x->budget_unit * 1000;
+		}
+		if (x->egress == SW_EGRESS_ALLOWLIST) {
+			struct sw_allow *a = malloc(sizeof(*a) * (x->n_allows ? x->n_allows : 1));
+
+			if (!a)
+				return -ENOMEM;
+			memcpy(a, x->allows, sizeof(*a) * x->n_allows);
+			snprintf(name, sizeof(name), "sbx_%s_allow", x->name);
+			err = rs_concat_sets(m, name, a, x->n_allows, true);
+			free(a);
+			if (err)
+				return err;
+		}
+		if (x->egress == SW_EGRESS_ALLOWLIST && x->n_names &&
+		    (err = host_sets(m, x->name)))
+			return err;
+	}
+	return 0;
+}
+
+/* Per sandbox, in guard after neighbour discovery and before every accept:
+ *   iifname @sbx_<name>_ifaces jump sbx_<name>
+ *   ip saddr @sbx_<name>_src4 jump sbx_<name>   (ip6 likewise)
+ * A packet of several sandboxes meets every one of their policies. */
+int rs_sandbox_dispatch(struct sw_model *m, struct rb *b, const struct sw_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_sandboxes; i++) {
+		const struct sw_sandbox *x = &cfg->sandboxes[i];
+		char chain[SW_NAME_MAX], set[SW_NAME_MAX], id[SW_NAME_MAX];
+
+		snprintf(chain, sizeof(chain), "sbx_%s", x->name);
+		if (x->n_patterns) {
+			snprintf(set, sizeof(set), "sbx_%s_ifaces", x->name);
+			snprintf(id, sizeof(id), "sbx-%s-ifaces", x->name);
+			RULE(m, b, SW_CHAIN_GUARD, id, {
+				e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
+				e_lookup(b, NFT_REG_1, set);
+				e_verdict(b, NFT_JUMP, chain);
+			});
+		}
+		for (int v6 = 0; x->n_sources && v6 < 2; v6++) {
+			snprintf(set, sizeof(set), "sbx_%s_src%c", x->name, v6 ? '6' : '4');
+			snprintf(id, sizeof(id), "sbx-%s-src%c", x->name, v6 ? '6' : '4');
+			RULE(m, b, SW_CHAIN_GUARD, id, {
+				e_saddr(b, v6 ? AF_INET6 : AF_INET);
+				e_lookup(b, NFT_REG_1, set);
+				e_verdict(b, NFT_JUMP, chain);
+			});
+		}
+	}
+	return 0;
+}
+
+/* In chain sbx_<name>, first:
+ *   ct state new jump sbx_<name>_budget
+ * chain sbx_<name>_budget:
+ *   update @sbx_<name>_budget4 { ip saddr limit rate N/<unit> burst N packets } return
+ *   update @sbx_<name>_budget6 { ip6 saddr limit rate N/<unit> burst N packets } return
+ *   goto block_budget_<name>
+ * A token bucket per source address: N new connections at once, N more per
+ * window; the element lives while the source keeps trying (update
+ * refreshes its timeout) and goes after a quiet window. Only an update
+ * that succeeded inside the budget returns: over budget, a full set or a
+ * failed update all fall through to the drop (fail closed; the audit of
+ * every dynamic set is in docs/ruleset.md). */
+static int budget_rules(struct sw_model *m, struct rb *b, const struct sw_sandbox *x)
+{
+	char chain[SW_NAME_MAX], sub[SW_NAME_MAX], block[SW_NAME_MAX], id[SW_NAME_MAX];
+
+	snprintf(chain, sizeof(chain), "sbx_%s", x->name);
+	snprintf(sub, sizeof(sub), "sbx_%s_budget", x->name);
+	snprintf(block, sizeof(block), "block_budget_%s", x->name);
+	snprintf(id, sizeof(id), "sbx-%s-budget", x->name);
+	RULE(m, b, chain, id, {
+		e_ct_new(b);
+		e_verdict(b, NFT_JUMP, sub);
+	});
+	/* chain sbx_<name>_budget { } */
+	if (!sw_model_add_chain(m, sub))
+		return -ENOSPC;
+	for (int v6 = 0; v6 < 2; v6++) {
+		char set[SW_NAME_MAX];
+
+		snprintf(set, sizeof(set), "sbx_%s_budget%c", x->name, v6 ? '6' : '4');
+		snprintf(id, sizeof(id), "sbx-%s-budget%c", x->name, v6 ? '6' : '4');
+		/* update @set { ip saddr limit rate N/unit burst N packets }:
+		 * the source took a token of its bucket (e_update_limit) */
+		RULE(m, b, sub, id, {
+			e_saddr(b, v6 ? AF_INET6 : AF_INET);
+			e_update_limit(b, set, x->budget, x->budget_unit, x->budget);
+			e_verdict(b, NFT_RETURN, NULL);
+		});
+	}
+	/* goto block_budget_<name>: over budget, set full or update failed */
+	snprintf(id, sizeof(id), "sbx-%s-budget-drop", x->name);
+	RULE(m, b, sub, id, e_verdict(b, NFT_GOTO, block));
+	return 0;
+}
+
+/* chain sbx_<name>: the policy, which only drops or returns:
+ *   dns none:   ip daddr . ip protocol . th dport @resolvers4 goto block_egress_<name>
+ *   not open:   ip6 daddr @nd6 return
+ *               [dns auto]  ip daddr . ip protocol . th dport @resolvers4 return
+ *               [allowlist] ip daddr . ip protocol . th dport @sbx_<name>_allow4 return
+ *               [hostnames] ip daddr . ip protocol . th dport @sbx_<name>_hosts4 return
+ *               goto block_egress_<name>
+ * (and ip6). A returned packet goes on through every global block. */
+int rs_sandbox_chains(struct sw_model *m, struct rb *b, const struct sw_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_sandboxes; i++) {
+		const struct sw_sandbox *x = &cfg->sandboxes[i];
+		char chain[SW_NAME_MAX], block[SW_NAME_MAX], set[SW_NAME_MAX], id[SW_NAME_MAX];
+		int err;
+
+		snprintf(chain, sizeof(chain), "sbx_%s", x->name);
+		snprintf(block, sizeof(block), "block_egress_%s", x->name);
+		/* chain sbx_<name> { } */
+		if (!sw_model_add_chain(m, chain))
+			return -ENOSPC;
+		if (x->budget && (err = budget_rules(m, b, x)))
+			return err;
+		if (x->dns == SW_DNS_NONE) {
+			snprintf(id, sizeof(id), "sbx-%s-nodns", x->name);
+			if ((err = rs_concat_rules(m, b, chain, id, "resolvers", NFT_GOTO, block)))
+				return err;
+		}
+		if (x->egress == SW_EGRESS_OPEN)
+			continue;
+		/* ip6 daddr @nd6 return: link-scope IPv6 (neighbour discovery,
+		 * router solicitation, MLD) never leaves the link; the global
+		 * rules judge it */
+		snprintf(id, sizeof(id), "sbx-%s-link6", x->name);
+		RULE(m, b, chain, id, {
+			e_daddr(b, AF_INET6);
+			e_lookup(b, NFT_REG_1, "nd6");
+			e_verdict(b, NFT_RETURN, NULL);
+		});
+		if (x->dns == SW_DNS_AUTO) {
+			snprintf(id, sizeof(id), "sbx-%s-dns", x->name);
+			if ((err = rs_concat_rules(m, b, chain, id, "resolvers", NFT_RETURN, NULL)))
+				return err;
+		}
+		if (x->egress == SW_EGRESS_ALLOWLIST) {
+			snprintf(id, sizeof(id), "sbx-%s-allow", x->name);
+			snprintf(set, sizeof(set), "sbx_%s_allow", x->name);
+			if ((err = rs_allow_rules(m, b, chain, id, set, NFT_RETURN, NULL)))
+				return err;
+		}
+		if (x->egress == SW_EGRESS_ALLOWLIST && x->n_names) {
+			/* ip daddr . ip protocol . th dport @sbx_<name>_hosts4 return (and ip6) */
+			snprintf(id, sizeof(id), "sbx-%s-hosts", x->name);
+			snprintf(set, sizeof(set), "sbx_%s_hosts", x->name);
+			if ((err = rs_concat_rules(m, b, chain, id, set, NFT_RETURN, NULL)))
+				return err;
+		}
+		/* goto block_egress_<name> */
+		snprintf(id, sizeof(id), "sbx-%s-egress", x->name);
+		RULE(m, b, chain, id, e_verdict(b, NFT_GOTO, block));
+	}
+	return 0;
+}
