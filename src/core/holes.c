@@ -121,14 +121,14 @@ static bool first_bytes_miss(const struct first_bytes *fb, const struct sw_prefi
  * (the hole checks run for every [allow] entry), with their first bytes. */
 static struct {
 	bool done;
-	struct sw_prefix meta[MAX_META], ll[SW_NETS_FIXED_MAX], priv[SW_NETS_FIXED_MAX];
+	struct sw_prefix meta[MAX_META], ll[SW_CAT_MAX_FIXED], priv[SW_CAT_MAX_FIXED];
 	size_t n_meta, n_ll, n_priv;
 	struct first_bytes reach;
 } fixed;
 
-static void parse_list(const char *const *v, size_t n, struct sw_prefix *out, size_t *n_out)
+static void parse_list(enum sw_category c, struct sw_prefix *out, size_t *n_out)
 {
-	*n_out = sw_nets_parse(v, n, out);
+	*n_out = sw_category_fixed(c, out, SW_CAT_MAX_FIXED);
 	for (size_t i = 0; i < *n_out; i++)
 		first_bytes_add(&fixed.reach, &out[i]);
 }
@@ -142,8 +142,8 @@ static void fixed_lists(void)
 		fixed.n_meta = 0;
 	for (size_t i = 0; i < fixed.n_meta; i++)
 		first_bytes_add(&fixed.reach, &fixed.meta[i]);
-	parse_list(sw_nets_link_local, sw_nets_n_link_local, fixed.ll, &fixed.n_ll);
-	parse_list(sw_nets_private, sw_nets_n_private, fixed.priv, &fixed.n_priv);
+	parse_list(SW_CAT_LINK_LOCAL, fixed.ll, &fixed.n_ll);
+	parse_list(SW_CAT_PRIVATE, fixed.priv, &fixed.n_priv);
 }
 
 static void consider_list(struct acc *c, enum sw_category cat, const struct sw_prefix *v,

@@ -71,11 +71,11 @@ static int fill_metadata(const struct sw_config *cfg, const struct sw_host *host
 	return sw_endpoints_metadata(w->p, FIXED_ENTRIES, n);
 }
 
-/* link_local: 169.254.0.0/16, fe80::/10 */
+/* link_local: its fixed list (category.c) */
 static int fill_link_local(const struct sw_config *cfg, const struct sw_host *host,
 			   struct work *w, const struct sw_prefix **out, size_t *n)
 {
-	*n += sw_nets_parse(sw_nets_link_local, sw_nets_n_link_local, w->p + *n);
+	*n += sw_category_fixed(SW_CAT_LINK_LOCAL, w->p + *n, FIXED_ENTRIES - *n);
 	return 0;
 }
 
@@ -107,11 +107,11 @@ static int fill_lan(const struct sw_config *cfg, const struct sw_host *host,
 	return 0;
 }
 
-/* private: RFC 1918, CGNAT, ULA */
+/* private: its fixed list (category.c) */
 static int fill_private(const struct sw_config *cfg, const struct sw_host *host,
 			struct work *w, const struct sw_prefix **out, size_t *n)
 {
-	*n += sw_nets_parse(sw_nets_private, sw_nets_n_private, w->p + *n);
+	*n += sw_category_fixed(SW_CAT_PRIVATE, w->p + *n, FIXED_ENTRIES - *n);
 	return 0;
 }
 
