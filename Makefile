@@ -36,7 +36,7 @@ BINS      := $(B)/sandwall $(B)/sandwalld
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps run check unit integration asan clean install uninstall bench fuzz fuzz-bins fuzz-smoke check-kernels mutate mutate-fast check-layers
+.PHONY: all deps run check unit integration asan clean install uninstall bench fuzz fuzz-bins fuzz-smoke check-kernels mutate mutate-fast check-layers export-compare
 all: $(BINS)
 
 $(B):
@@ -96,6 +96,20 @@ unit: $(UNIT_BIN)
 
 integration: $(BINS)
 	tests/integration/run.sh
+
+# `sandwall export` of every config in the tree, before and after a change
+# (docs/testing.md): the baseline is built from EXPORT_BASE (a git rev) in a
+# scratch worktree, removed after, and compared with $(B)/sandwall. Root.
+EXPORT_BASE ?= main
+export-compare: $(B)/sandwall
+	@tmp=$$(mktemp -d /tmp/sandwall-base.XXXXXX) || exit 2; \
+	trap 'git worktree remove --force "$$tmp/tree" 2>/dev/null; rm -rf "$$tmp"' EXIT; \
+	git worktree add --detach "$$tmp/tree" $(EXPORT_BASE) >/dev/null 2>&1 || \
+	  { echo "export-compare: no worktree of $(EXPORT_BASE)"; exit 2; }; \
+	echo "export-compare: building $(EXPORT_BASE) ($$(git -C "$$tmp/tree" rev-parse --short HEAD))"; \
+	$(MAKE) -C "$$tmp/tree" B=build build/sandwall >"$$tmp/build.log" 2>&1 || \
+	  { tail -20 "$$tmp/build.log"; echo "export-compare: the baseline does not build"; exit 2; }; \
+	tests/export_compare.sh $(EXPORT_ARGS) "$$tmp/tree/build/sandwall" $(B)/sandwall
 
 # Deliberate breaks of the rule-building and repair code, one at a time in a
 # scratch copy, each of which a behaviour test must kill (docs/testing.md).
