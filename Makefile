@@ -61,7 +61,7 @@ FRAME_MAX := -Wframe-larger-than=262144
 $(B)/%.o: src/%.c | $(B)
 	$(CC) $(CFLAGS) $(FRAME_MAX) -MMD -MP -c -o $@ $<
 
--include $(ALL_OBJ:.o=.d) $(UNIT_BIN:=.d)
+-include $(ALL_OBJ:.o=.d) $(UNIT_BIN:=.d) $(SUP_OBJ:.o=.d)
 
 $(B)/libsandwall.a: $(LIB_OBJ)
 	$(AR) rcs $@ $^
@@ -79,8 +79,23 @@ $(B)/sandwalld: $(B)/daemon/sandwalld.o $(B)/libsandwall-daemon.a $(B)/libsandwa
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 TEST_LIBS := $(B)/libsandwall-cli.a $(B)/libsandwall-daemon.a $(B)/libsandwall.a
-$(B)/tests/%: tests/unit/%.c $(TEST_LIBS) | $(B)
-	$(CC) $(CFLAGS) -Wno-missing-prototypes -Itests/unit -MMD -MP -MF $@.d -o $@ $< $(TEST_LIBS) $(LDLIBS) -lcmocka
+
+# The test support library: the fake kernels (tests/support/*.c, declared in
+# their headers there) compiled once and linked into every unit test.
+SUP_SRC   := $(wildcard tests/support/*.c)
+SUP_OBJ   := $(patsubst tests/support/%.c,$(B)/tests/support/%.o,$(SUP_SRC))
+TEST_INC  := -Itests/unit -Itests/support
+
+$(B)/tests/support/%.o: tests/support/%.c | $(B)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(TEST_INC) -MMD -MP -c -o $@ $<
+
+$(B)/libswtest.a: $(SUP_OBJ)
+	$(AR) rcs $@ $^
+
+$(B)/tests/%: tests/unit/%.c $(B)/libswtest.a $(TEST_LIBS) | $(B)
+	$(CC) $(CFLAGS) -Wno-missing-prototypes $(TEST_INC) -MMD -MP -MF $@.d -o $@ $< \
+	  $(B)/libswtest.a $(TEST_LIBS) $(LDLIBS) -lcmocka
 
 # Who may include whom (docs/internals.md): fails on a header of a higher
 # layer, on daemon/ or cli/ included from outside, and on an include cycle.
