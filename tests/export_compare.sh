@@ -58,7 +58,7 @@ fi
 
 SWT_PREFIX="swx$$-"
 SWT_ROOT=$root
-# shellcheck source=integration/lib.sh
+# shellcheck source-path=SCRIPTDIR source=integration/lib.sh
 . "$root/tests/integration/lib.sh"
 SWT_TMP=$(mktemp -d /tmp/sandwall-xc.XXXXXX)
 work=$SWT_TMP

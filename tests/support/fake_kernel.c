@@ -286,9 +286,9 @@ static ssize_t fk_recv(void *ctx, void *buf, size_t len, int timeout_ms)
 	return (ssize_t)n;
 }
 
+const struct sw_nl_ops fk_ops = { .send = fk_send, .recv = fk_recv };
+
 size_t fk_pending(const struct fk *k)
 {
 	return k->qtail - k->qhead;
 }
-
-const struct sw_nl_ops fk_ops = { .send = fk_send, .recv = fk_recv };

@@ -1154,6 +1154,8 @@ static ssize_t fn_recv(void *ctx, void *buf, size_t len, int timeout_ms)
 	return (ssize_t)n;
 }
 
+const struct sw_nl_ops fn_ops = { .send = fn_send, .recv = fn_recv };
+
 /* ---- the last batch ------------------------------------------------------------ */
 
 /* Messages of this type in the last batch (naming `name`, NULL: any). */
@@ -1372,5 +1374,3 @@ void fn_close_portid(struct fn *k, uint32_t portid)
 		k->genid++;
 	}
 }
-
-const struct sw_nl_ops fn_ops = { .send = fn_send, .recv = fn_recv };
