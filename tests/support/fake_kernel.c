@@ -187,7 +187,7 @@ void fk_put_newgen(struct fk *k, size_t d, uint32_t seq, uint32_t genid)
 	fk_done(k, d, nlh);
 }
 
-static int fk_fail_slot(const struct fk *k, int index)
+int fk_fail_slot(const struct fk *k, int index)
 {
 	for (int i = 0; i < 4; i++)
 		if (k->fail_index[i] == index)
@@ -197,7 +197,7 @@ static int fk_fail_slot(const struct fk *k, int index)
 
 /* Answer a batch the way the kernel does: one NLMSG_ERROR per inner
  * message that asked for an ACK, or one error on the BEGIN seq. */
-static void fk_answer_batch(struct fk *k, const uint8_t *buf, size_t len)
+void fk_answer_batch(struct fk *k, const uint8_t *buf, size_t len)
 {
 	const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
 	const struct nlmsghdr *msgs[4096];
@@ -240,7 +240,7 @@ static void fk_answer_batch(struct fk *k, const uint8_t *buf, size_t len)
 	}
 }
 
-static ssize_t fk_send(void *ctx, const void *buf, size_t len)
+ssize_t fk_send(void *ctx, const void *buf, size_t len)
 {
 	struct fk *k = ctx;
 	const struct nlmsghdr *nlh = buf;
@@ -269,7 +269,7 @@ static ssize_t fk_send(void *ctx, const void *buf, size_t len)
 	return (ssize_t)len;
 }
 
-static ssize_t fk_recv(void *ctx, void *buf, size_t len, int timeout_ms)
+ssize_t fk_recv(void *ctx, void *buf, size_t len, int timeout_ms)
 {
 	struct fk *k = ctx;
 	size_t n;

@@ -99,7 +99,16 @@ void fk_put_err(struct fk *k, size_t d, uint32_t seq, int error,
 /* NFT_MSG_NEWGEN with NFTA_GEN_ID for seq. */
 void fk_put_newgen(struct fk *k, size_t d, uint32_t seq, uint32_t genid);
 
-/* the transport (sw_nl_open_ops) */
+int fk_fail_slot(const struct fk *k, int index);
+
+/* Answer a batch the way the kernel does: one NLMSG_ERROR per inner
+ * message that asked for an ACK, or one error on the BEGIN seq. */
+void fk_answer_batch(struct fk *k, const uint8_t *buf, size_t len);
+
+ssize_t fk_send(void *ctx, const void *buf, size_t len);
+
+ssize_t fk_recv(void *ctx, void *buf, size_t len, int timeout_ms);
+
 extern const struct sw_nl_ops fk_ops;
 
 size_t fk_pending(const struct fk *k);

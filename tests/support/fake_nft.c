@@ -121,7 +121,7 @@ size_t fn_n_elems(struct fn_state *s, const struct fn_set *set)
 	return n;
 }
 
-static void fn_flush_rules(struct fn_state *s, const char *t, const char *chain)
+void fn_flush_rules(struct fn_state *s, const char *t, const char *chain)
 {
 	for (size_t i = s->n_rules; i-- > 0;)
 		if (!strcmp(s->rules[i].table, t) && (!chain || !strcmp(s->rules[i].chain, chain)))
@@ -135,19 +135,19 @@ void fn_flush_elems(struct fn_state *s, uint32_t sid)
 			FN_DEL(s->elems, s->n_elems, i);
 }
 
-static void fn_drop_chain(struct fn_state *s, struct fn_chain *c)
+void fn_drop_chain(struct fn_state *s, struct fn_chain *c)
 {
 	fn_flush_rules(s, c->table, c->name);
 	FN_DEL(s->chains, s->n_chains, (size_t)(c - s->chains));
 }
 
-static void fn_drop_set(struct fn_state *s, struct fn_set *set)
+void fn_drop_set(struct fn_state *s, struct fn_set *set)
 {
 	fn_flush_elems(s, set->sid);
 	FN_DEL(s->sets, s->n_sets, (size_t)(set - s->sets));
 }
 
-static void fn_drop_table(struct fn_state *s, struct fn_table *t)
+void fn_drop_table(struct fn_state *s, struct fn_table *t)
 {
 	char name[FN_NAME];
 
@@ -213,7 +213,7 @@ const char *fn_attr_str(const struct nlmsghdr *nlh, uint16_t type)
 
 /* ---- answers ---------------------------------------------------------------- */
 
-static size_t fn_dgram(struct fn *k)
+size_t fn_dgram(struct fn *k)
 {
 	if (k->qtail == k->qcap) {
 		size_t cap = k->qcap ? k->qcap * 2 : 64;
@@ -231,7 +231,7 @@ static size_t fn_dgram(struct fn *k)
 }
 
 /* Room for one message at the end of the current answer datagram. */
-static void *fn_room(struct fn *k, bool fresh)
+void *fn_room(struct fn *k, bool fresh)
 {
 	size_t d;
 
@@ -242,14 +242,14 @@ static void *fn_room(struct fn *k, bool fresh)
 	return k->q[d] + k->qlen[d];
 }
 
-static void fn_sent(struct fn *k, struct nlmsghdr *nlh)
+void fn_sent(struct fn *k, struct nlmsghdr *nlh)
 {
 	assert_true(nlh->nlmsg_len <= FN_MSG_MAX);
 	k->qlen[k->qtail - 1] += NLMSG_ALIGN(nlh->nlmsg_len);
 }
 
 /* NLMSG_ERROR (capped: the request header echoed) for the request */
-static void fn_err(struct fn *k, const struct nlmsghdr *req, uint32_t seq, int error)
+void fn_err(struct fn *k, const struct nlmsghdr *req, uint32_t seq, int error)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(fn_room(k, false));
 	struct nlmsgerr *e = mnl_nlmsg_put_extra_header(nlh, sizeof(*e));
@@ -263,7 +263,7 @@ static void fn_err(struct fn *k, const struct nlmsghdr *req, uint32_t seq, int e
 	fn_sent(k, nlh);
 }
 
-static void fn_done(struct fn *k, uint32_t seq)
+void fn_done(struct fn *k, uint32_t seq)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(fn_room(k, false));
 
@@ -274,7 +274,7 @@ static void fn_done(struct fn *k, uint32_t seq)
 	fn_sent(k, nlh);
 }
 
-static struct nlmsghdr *fn_reply_hdr(struct fn *k, uint16_t type, uint32_t seq, bool multi)
+struct nlmsghdr *fn_reply_hdr(struct fn *k, uint16_t type, uint32_t seq, bool multi)
 {
 	struct nlmsghdr *nlh = nftnl_nlmsg_build_hdr(fn_room(k, false), type, NFPROTO_INET, 0, seq);
 
@@ -282,7 +282,7 @@ static struct nlmsghdr *fn_reply_hdr(struct fn *k, uint16_t type, uint32_t seq, 
 	return nlh;
 }
 
-static void fn_reply_table(struct fn *k, const struct fn_table *t, uint32_t seq, bool multi)
+void fn_reply_table(struct fn *k, const struct fn_table *t, uint32_t seq, bool multi)
 {
 	struct nftnl_table *nt = nftnl_table_alloc();
 	struct nlmsghdr *nlh;
@@ -303,7 +303,7 @@ static void fn_reply_table(struct fn *k, const struct fn_table *t, uint32_t seq,
 	fn_sent(k, nlh);
 }
 
-static void fn_reply_chain(struct fn *k, const struct fn_chain *c, uint32_t seq)
+void fn_reply_chain(struct fn *k, const struct fn_chain *c, uint32_t seq)
 {
 	struct nftnl_chain *nc = nftnl_chain_alloc();
 	struct nlmsghdr *nlh;
@@ -325,7 +325,7 @@ static void fn_reply_chain(struct fn *k, const struct fn_chain *c, uint32_t seq)
 	fn_sent(k, nlh);
 }
 
-static struct nftnl_set *fn_nset(const struct fn_set *s)
+struct nftnl_set *fn_nset(const struct fn_set *s)
 {
 	struct nftnl_set *ns = nftnl_set_alloc();
 
@@ -336,7 +336,7 @@ static struct nftnl_set *fn_nset(const struct fn_set *s)
 	return ns;
 }
 
-static void fn_reply_set(struct fn *k, const struct fn_set *s, uint32_t seq)
+void fn_reply_set(struct fn *k, const struct fn_set *s, uint32_t seq)
 {
 	struct nftnl_set *ns = fn_nset(s);
 	struct nlmsghdr *nlh;
@@ -353,7 +353,7 @@ static void fn_reply_set(struct fn *k, const struct fn_set *s, uint32_t seq)
 }
 
 /* the set's elements, 64 a message */
-static void fn_reply_elems(struct fn *k, const struct fn_set *s, uint32_t seq)
+void fn_reply_elems(struct fn *k, const struct fn_set *s, uint32_t seq)
 {
 	size_t i = 0;
 
@@ -388,7 +388,7 @@ static void fn_reply_elems(struct fn *k, const struct fn_set *s, uint32_t seq)
 	}
 }
 
-static void fn_reply_obj(struct fn *k, const struct fn_obj *o, uint32_t seq)
+void fn_reply_obj(struct fn *k, const struct fn_obj *o, uint32_t seq)
 {
 	struct nftnl_obj *no = nftnl_obj_alloc();
 	struct nlmsghdr *nlh;
@@ -407,7 +407,7 @@ static void fn_reply_obj(struct fn *k, const struct fn_obj *o, uint32_t seq)
 }
 
 /* the rule as it was stored (canonical), with its handle, as NEWRULE */
-static void fn_reply_rule(struct fn *k, const struct fn_rule *r, uint32_t seq)
+void fn_reply_rule(struct fn *k, const struct fn_rule *r, uint32_t seq)
 {
 	const struct nlmsghdr *in = (const struct nlmsghdr *)r->msg;
 	struct nlmsghdr *nlh = fn_reply_hdr(k, NFT_MSG_NEWRULE, seq, true);
@@ -428,7 +428,7 @@ static void fn_reply_rule(struct fn *k, const struct fn_rule *r, uint32_t seq)
 	fn_sent(k, nlh);
 }
 
-static void fn_answer_get(struct fn *k, const struct nlmsghdr *req)
+void fn_answer_get(struct fn *k, const struct nlmsghdr *req)
 {
 	uint16_t type = req->nlmsg_type & 0xff;
 	const char *t = fn_attr_str(req, 1);     /* NFTA_*_TABLE / NFTA_TABLE_NAME */
@@ -492,7 +492,7 @@ static void fn_answer_get(struct fn *k, const struct nlmsghdr *req)
 	fn_done(k, seq);
 }
 
-static void fn_answer_gen(struct fn *k, const struct nlmsghdr *req)
+void fn_answer_gen(struct fn *k, const struct nlmsghdr *req)
 {
 	struct nlmsghdr *nlh = nftnl_nlmsg_build_hdr(fn_room(k, false), NFT_MSG_NEWGEN,
 						     AF_UNSPEC, 0, req->nlmsg_seq);
@@ -505,8 +505,8 @@ static void fn_answer_gen(struct fn *k, const struct nlmsghdr *req)
 
 /* ---- ctnetlink ------------------------------------------------------------------- */
 
-static void fn_ct_tuple(struct nlmsghdr *nlh, uint16_t type, uint8_t family,
-			const uint8_t *src, const uint8_t *dst)
+void fn_ct_tuple(struct nlmsghdr *nlh, uint16_t type, uint8_t family,
+		 const uint8_t *src, const uint8_t *dst)
 {
 	struct nlattr *t = mnl_attr_nest_start(nlh, type), *ip = mnl_attr_nest_start(nlh, CTA_TUPLE_IP);
 	size_t len = family == AF_INET ? 4 : 16;
@@ -518,7 +518,7 @@ static void fn_ct_tuple(struct nlmsghdr *nlh, uint16_t type, uint8_t family,
 }
 
 /* conntrack -L: every entry as IPCTNL_MSG_CT_NEW */
-static void fn_ct_dump(struct fn *k, const struct nlmsghdr *req)
+void fn_ct_dump(struct fn *k, const struct nlmsghdr *req)
 {
 	k->n_ct_dumps++;
 	for (size_t i = 0; i < k->n_ct; i++) {
@@ -538,7 +538,7 @@ static void fn_ct_dump(struct fn *k, const struct nlmsghdr *req)
 }
 
 /* conntrack -D by the original tuple: 0 or ENOENT */
-static int fn_ct_delete(struct fn *k, const struct nlmsghdr *req)
+int fn_ct_delete(struct fn *k, const struct nlmsghdr *req)
 {
 	const struct nlattr *orig = fn_attr(req, CTA_TUPLE_ORIG), *ip = NULL, *a;
 	const uint8_t *src = NULL, *dst = NULL;
@@ -591,12 +591,12 @@ void fn_ct_add(struct fn *k, const char *osrc, const char *odst,
 /* ---- batches ----------------------------------------------------------------- */
 
 /* May portid change table t? */
-static int fn_may(const struct fn *k, const struct fn_table *t)
+int fn_may(const struct fn *k, const struct fn_table *t)
 {
 	return (t->flags & NFT_TABLE_F_OWNER) && t->owner != k->portid ? -EPERM : 0;
 }
 
-static int fn_newtable(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh)
+int fn_newtable(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh)
 {
 	struct nftnl_table *nt = nftnl_table_alloc();
 	struct fn_table *t;
@@ -661,14 +661,14 @@ out:
 }
 
 /* the table a message names (attribute 1), checked for ownership */
-static int fn_table_of(struct fn *k, struct fn_state *s, const char *name,
-		       struct fn_table **t)
+int fn_table_of(struct fn *k, struct fn_state *s, const char *name,
+		struct fn_table **t)
 {
 	*t = fn_table(s, name);
 	return *t ? fn_may(k, *t) : -ENOENT;
 }
 
-static int fn_newchain(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh)
+int fn_newchain(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh)
 {
 	struct nftnl_chain *nc = nftnl_chain_alloc();
 	struct fn_table *t;
@@ -719,7 +719,7 @@ out:
 	return err;
 }
 
-static int fn_newset(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh)
+int fn_newset(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh)
 {
 	struct nftnl_set *ns = nftnl_set_alloc();
 	struct fn_table *t;
@@ -765,14 +765,14 @@ out:
 	return err;
 }
 
-static bool fn_elem_eq(const struct fn_elem *a, const struct fn_elem *b)
+bool fn_elem_eq(const struct fn_elem *a, const struct fn_elem *b)
 {
 	return a->sid == b->sid && a->klen == b->klen && !memcmp(a->key, b->key, a->klen) &&
 	       (a->flags & NFT_SET_ELEM_INTERVAL_END) == (b->flags & NFT_SET_ELEM_INTERVAL_END);
 }
 
 /* NEWSETELEM (add) or DELSETELEM (delete; none listed: flush) */
-static int fn_setelem(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh, bool add)
+int fn_setelem(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh, bool add)
 {
 	struct nftnl_set *ns = nftnl_set_alloc();
 	struct nftnl_set_elems_iter *it = NULL;
@@ -843,7 +843,7 @@ out:
 	return err;
 }
 
-static int fn_newobj(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh)
+int fn_newobj(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh)
 {
 	struct nftnl_obj *no = nftnl_obj_alloc();
 	struct fn_table *t;
@@ -880,8 +880,8 @@ out:
 }
 
 /* Append (NLM_F_APPEND) or insert at the front a rule stored as the message itself. */
-static int fn_put_rule(struct fn_state *s, const char *table, const char *chain,
-		       const struct nlmsghdr *nlh, bool append)
+int fn_put_rule(struct fn_state *s, const char *table, const char *chain,
+		const struct nlmsghdr *nlh, bool append)
 {
 	size_t at = s->n_rules;
 	struct fn_rule *r;
@@ -905,7 +905,7 @@ static int fn_put_rule(struct fn_state *s, const char *table, const char *chain,
 	return 0;
 }
 
-static int fn_newrule(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh)
+int fn_newrule(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh)
 {
 	struct nftnl_rule *nr = nftnl_rule_alloc();
 	struct fn_table *t;
@@ -929,7 +929,7 @@ out:
 	return err;
 }
 
-static int fn_del(struct fn *k, struct fn_state *s, uint16_t type, const struct nlmsghdr *nlh)
+int fn_del(struct fn *k, struct fn_state *s, uint16_t type, const struct nlmsghdr *nlh)
 {
 	struct fn_table *t;
 	int err;
@@ -987,7 +987,7 @@ static int fn_del(struct fn *k, struct fn_state *s, uint16_t type, const struct 
 }
 
 /* What the message names, for the log. */
-static void fn_note(struct fn *k, const struct nlmsghdr *nlh, uint16_t type)
+void fn_note(struct fn *k, const struct nlmsghdr *nlh, uint16_t type)
 {
 	struct fn_logged *l;
 	const char *name = NULL;
@@ -1011,7 +1011,7 @@ static void fn_note(struct fn *k, const struct nlmsghdr *nlh, uint16_t type)
 	snprintf(l->name, sizeof(l->name), "%s", name ? name : "");
 }
 
-static int fn_apply(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh, uint16_t type)
+int fn_apply(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh, uint16_t type)
 {
 	switch (type) {
 	case NFT_MSG_NEWTABLE: return fn_newtable(k, s, nlh);
@@ -1030,7 +1030,7 @@ static int fn_apply(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh
 
 /* The gap check: a commit must leave untouched at least one of the
  * tables that held blocks before it. */
-static void fn_check_gap(struct fn *k, struct fn_state *before, struct fn_state *after)
+void fn_check_gap(struct fn *k, struct fn_state *before, struct fn_state *after)
 {
 	bool any = false;
 
@@ -1051,7 +1051,7 @@ static void fn_check_gap(struct fn *k, struct fn_state *before, struct fn_state 
 		k->gaps++;
 }
 
-static void fn_batch(struct fn *k, const uint8_t *buf, size_t len)
+void fn_batch(struct fn *k, const uint8_t *buf, size_t len)
 {
 	const struct nlmsghdr *nlh = (const void *)buf, *begin = nlh;
 	const struct nlattr *gen = fn_attr(begin, NFNL_BATCH_GENID);
@@ -1104,7 +1104,7 @@ static void fn_batch(struct fn *k, const uint8_t *buf, size_t len)
 	}
 }
 
-static ssize_t fn_send(void *ctx, const void *buf, size_t len)
+ssize_t fn_send(void *ctx, const void *buf, size_t len)
 {
 	struct fn *k = ctx;
 	const struct nlmsghdr *nlh = buf;
@@ -1135,7 +1135,7 @@ static ssize_t fn_send(void *ctx, const void *buf, size_t len)
 	return (ssize_t)len;
 }
 
-static ssize_t fn_recv(void *ctx, void *buf, size_t len, int timeout_ms)
+ssize_t fn_recv(void *ctx, void *buf, size_t len, int timeout_ms)
 {
 	struct fn *k = ctx;
 	size_t n;
@@ -1170,7 +1170,7 @@ size_t fn_count(const struct fn *k, uint16_t type, const char *name)
 
 /* ---- another process (each bumps the generation, like a commit) -------------- */
 
-static struct fn_table *fn_t_table(struct fn *k, const char *name)
+struct fn_table *fn_t_table(struct fn *k, const char *name)
 {
 	struct fn_table *t = fn_tab(k->s, name);
 

@@ -215,7 +215,15 @@ size_t fn_n_rules(struct fn_state *s, const char *t, const char *chain);
 
 size_t fn_n_elems(struct fn_state *s, const struct fn_set *set);
 
+void fn_flush_rules(struct fn_state *s, const char *t, const char *chain);
+
 void fn_flush_elems(struct fn_state *s, uint32_t sid);
+
+void fn_drop_chain(struct fn_state *s, struct fn_chain *c);
+
+void fn_drop_set(struct fn_state *s, struct fn_set *set);
+
+void fn_drop_table(struct fn_state *s, struct fn_table *t);
 
 /* chains + sets + objects: the kernel's NFTA_TABLE_USE */
 uint32_t fn_table_use(struct fn_state *s, const char *t);
@@ -229,13 +237,101 @@ const struct nlattr *fn_attr(const struct nlmsghdr *nlh, uint16_t type);
 
 const char *fn_attr_str(const struct nlmsghdr *nlh, uint16_t type);
 
+/* ---- answers ---------------------------------------------------------------- */
+
+size_t fn_dgram(struct fn *k);
+
+/* Room for one message at the end of the current answer datagram. */
+void *fn_room(struct fn *k, bool fresh);
+
+void fn_sent(struct fn *k, struct nlmsghdr *nlh);
+
+/* NLMSG_ERROR (capped: the request header echoed) for the request */
+void fn_err(struct fn *k, const struct nlmsghdr *req, uint32_t seq, int error);
+
+void fn_done(struct fn *k, uint32_t seq);
+
+struct nlmsghdr *fn_reply_hdr(struct fn *k, uint16_t type, uint32_t seq, bool multi);
+
+void fn_reply_table(struct fn *k, const struct fn_table *t, uint32_t seq, bool multi);
+
+void fn_reply_chain(struct fn *k, const struct fn_chain *c, uint32_t seq);
+
+struct nftnl_set *fn_nset(const struct fn_set *s);
+
+void fn_reply_set(struct fn *k, const struct fn_set *s, uint32_t seq);
+
+/* the set's elements, 64 a message */
+void fn_reply_elems(struct fn *k, const struct fn_set *s, uint32_t seq);
+
+void fn_reply_obj(struct fn *k, const struct fn_obj *o, uint32_t seq);
+
+/* the rule as it was stored (canonical), with its handle, as NEWRULE */
+void fn_reply_rule(struct fn *k, const struct fn_rule *r, uint32_t seq);
+
+void fn_answer_get(struct fn *k, const struct nlmsghdr *req);
+
+void fn_answer_gen(struct fn *k, const struct nlmsghdr *req);
+
 /* ---- ctnetlink ------------------------------------------------------------------- */
+
+void fn_ct_tuple(struct nlmsghdr *nlh, uint16_t type, uint8_t family,
+		 const uint8_t *src, const uint8_t *dst);
+
+/* conntrack -L: every entry as IPCTNL_MSG_CT_NEW */
+void fn_ct_dump(struct fn *k, const struct nlmsghdr *req);
+
+/* conntrack -D by the original tuple: 0 or ENOENT */
+int fn_ct_delete(struct fn *k, const struct nlmsghdr *req);
 
 /* A flow from osrc to odst (replies from rsrc to rdst), addresses as text. */
 void fn_ct_add(struct fn *k, const char *osrc, const char *odst,
 	       const char *rsrc, const char *rdst);
 
-/* ---- the transport (sw_nl_open_ops) ------------------------------------------- */
+/* ---- batches ----------------------------------------------------------------- */
+
+/* May portid change table t? */
+int fn_may(const struct fn *k, const struct fn_table *t);
+
+int fn_newtable(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh);
+
+/* the table a message names (attribute 1), checked for ownership */
+int fn_table_of(struct fn *k, struct fn_state *s, const char *name,
+		struct fn_table **t);
+
+int fn_newchain(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh);
+
+int fn_newset(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh);
+
+bool fn_elem_eq(const struct fn_elem *a, const struct fn_elem *b);
+
+/* NEWSETELEM (add) or DELSETELEM (delete; none listed: flush) */
+int fn_setelem(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh, bool add);
+
+int fn_newobj(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh);
+
+/* Append (NLM_F_APPEND) or insert at the front a rule stored as the message itself. */
+int fn_put_rule(struct fn_state *s, const char *table, const char *chain,
+		const struct nlmsghdr *nlh, bool append);
+
+int fn_newrule(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh);
+
+int fn_del(struct fn *k, struct fn_state *s, uint16_t type, const struct nlmsghdr *nlh);
+
+/* What the message names, for the log. */
+void fn_note(struct fn *k, const struct nlmsghdr *nlh, uint16_t type);
+
+int fn_apply(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh, uint16_t type);
+
+/* The gap check: a commit must leave untouched at least one of the
+ * tables that held blocks before it. */
+void fn_check_gap(struct fn *k, struct fn_state *before, struct fn_state *after);
+
+void fn_batch(struct fn *k, const uint8_t *buf, size_t len);
+
+ssize_t fn_send(void *ctx, const void *buf, size_t len);
+
+ssize_t fn_recv(void *ctx, void *buf, size_t len, int timeout_ms);
 
 extern const struct sw_nl_ops fn_ops;
 
@@ -245,6 +341,8 @@ extern const struct sw_nl_ops fn_ops;
 size_t fn_count(const struct fn *k, uint16_t type, const char *name);
 
 /* ---- another process (each bumps the generation, like a commit) -------------- */
+
+struct fn_table *fn_t_table(struct fn *k, const char *name);
 
 void fn_t_del_table(struct fn *k, const char *t);
 

@@ -21,7 +21,7 @@ void fr_free(struct fr *k)
 
 /* ---- messages ------------------------------------------------------------ */
 
-static struct nlmsghdr *fr_hdr(uint8_t *at, uint16_t type, uint16_t flags, uint32_t seq)
+struct nlmsghdr *fr_hdr(uint8_t *at, uint16_t type, uint16_t flags, uint32_t seq)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(at);
 
@@ -96,7 +96,7 @@ size_t fr_put_route(uint8_t *at, uint16_t type, uint16_t flags, uint32_t seq,
 
 /* ---- state helpers ---------------------------------------------------------- */
 
-static void fr_parse(const char *text, int *family, uint8_t *addr)
+void fr_parse(const char *text, int *family, uint8_t *addr)
 {
 	*family = strchr(text, ':') ? AF_INET6 : AF_INET;
 	memset(addr, 0, 16);
@@ -142,7 +142,7 @@ struct fr_route fr_mkroute(const char *dst, uint8_t dst_len, int oif, const char
 }
 
 /* one event datagram holding one message */
-static void fr_queue(struct fr *k, const uint8_t *msg, size_t len)
+void fr_queue(struct fr *k, const uint8_t *msg, size_t len)
 {
 	assert_true(k->ev_tail < FR_EVQ);
 	k->ev[k->ev_tail] = malloc(len ? len : 1);
@@ -238,7 +238,7 @@ void fr_add_route(struct fr *k, struct fr_route r, bool ev)
 
 /* ---- the transports ---------------------------------------------------------- */
 
-static ssize_t fr_dump_send(void *ctx, const void *buf, size_t len)
+ssize_t fr_dump_send(void *ctx, const void *buf, size_t len)
 {
 	struct fr *k = ctx;
 	const struct nlmsghdr *req = buf;
@@ -307,7 +307,7 @@ static ssize_t fr_dump_send(void *ctx, const void *buf, size_t len)
 	return (ssize_t)len;
 }
 
-static ssize_t fr_dump_recv(void *ctx, void *buf, size_t len, int timeout_ms)
+ssize_t fr_dump_recv(void *ctx, void *buf, size_t len, int timeout_ms)
 {
 	struct fr *k = ctx;
 	size_t n;
@@ -323,7 +323,7 @@ static ssize_t fr_dump_recv(void *ctx, void *buf, size_t len, int timeout_ms)
 	return (ssize_t)n;
 }
 
-static ssize_t fr_ev_send(void *ctx, const void *buf, size_t len)
+ssize_t fr_ev_send(void *ctx, const void *buf, size_t len)
 {
 	(void)ctx;
 	(void)buf;
@@ -332,7 +332,7 @@ static ssize_t fr_ev_send(void *ctx, const void *buf, size_t len)
 	return -EINVAL;
 }
 
-static ssize_t fr_ev_recv(void *ctx, void *buf, size_t len, int timeout_ms)
+ssize_t fr_ev_recv(void *ctx, void *buf, size_t len, int timeout_ms)
 {
 	struct fr *k = ctx;
 	size_t n;

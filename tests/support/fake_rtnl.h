@@ -66,6 +66,8 @@ void fr_free(struct fr *k);
 
 /* ---- messages ------------------------------------------------------------ */
 
+struct nlmsghdr *fr_hdr(uint8_t *at, uint16_t type, uint16_t flags, uint32_t seq);
+
 size_t fr_put_link(uint8_t *at, uint16_t type, uint16_t flags, uint32_t seq,
 		   const struct fr_link *l);
 
@@ -77,6 +79,8 @@ size_t fr_put_route(uint8_t *at, uint16_t type, uint16_t flags, uint32_t seq,
 
 /* ---- state helpers ---------------------------------------------------------- */
 
+void fr_parse(const char *text, int *family, uint8_t *addr);
+
 struct fr_link fr_mklink(int ifindex, const char *name, const char *kind, bool up,
 			 int master);
 
@@ -84,6 +88,9 @@ struct fr_addr fr_mkaddr(int ifindex, const char *text, uint8_t plen);
 
 /* dst NULL: a default route */
 struct fr_route fr_mkroute(const char *dst, uint8_t dst_len, int oif, const char *gw);
+
+/* one event datagram holding one message */
+void fr_queue(struct fr *k, const uint8_t *msg, size_t len);
 
 /* the kernel's queue overran: the subscriber gets ENOBUFS */
 void fr_lost(struct fr *k);
@@ -104,6 +111,14 @@ void fr_add_addr(struct fr *k, struct fr_addr a, bool ev);
 void fr_add_route(struct fr *k, struct fr_route r, bool ev);
 
 /* ---- the transports ---------------------------------------------------------- */
+
+ssize_t fr_dump_send(void *ctx, const void *buf, size_t len);
+
+ssize_t fr_dump_recv(void *ctx, void *buf, size_t len, int timeout_ms);
+
+ssize_t fr_ev_send(void *ctx, const void *buf, size_t len);
+
+ssize_t fr_ev_recv(void *ctx, void *buf, size_t len, int timeout_ms);
 
 extern const struct sw_nl_ops fr_dump_ops;
 extern const struct sw_nl_ops fr_ev_ops;
