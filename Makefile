@@ -36,7 +36,7 @@ BINS      := $(B)/sandwall $(B)/sandwalld
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
-.PHONY: all deps run check unit integration asan clean install uninstall bench fuzz fuzz-bins fuzz-smoke check-kernels mutate mutate-fast check-layers
+.PHONY: all deps run check unit integration asan clean install uninstall bench fuzz fuzz-bins fuzz-smoke check-kernels mutate mutate-fast check-layers export-compare
 all: $(BINS)
 
 $(B):
@@ -61,7 +61,7 @@ FRAME_MAX := -Wframe-larger-than=262144
 $(B)/%.o: src/%.c | $(B)
 	$(CC) $(CFLAGS) $(FRAME_MAX) -MMD -MP -c -o $@ $<
 
--include $(ALL_OBJ:.o=.d) $(UNIT_BIN:=.d)
+-include $(ALL_OBJ:.o=.d) $(UNIT_BIN:=.d) $(SUP_OBJ:.o=.d)
 
 $(B)/libsandwall.a: $(LIB_OBJ)
 	rm -f $@; $(AR) rcs $@ $^
@@ -79,8 +79,23 @@ $(B)/sandwalld: $(B)/daemon/sandwalld.o $(B)/libsandwall-daemon.a $(B)/libsandwa
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 TEST_LIBS := $(B)/libsandwall-cli.a $(B)/libsandwall-daemon.a $(B)/libsandwall.a
-$(B)/tests/%: tests/unit/%.c $(TEST_LIBS) | $(B)
-	$(CC) $(CFLAGS) -Wno-missing-prototypes -Itests/unit -MMD -MP -MF $@.d -o $@ $< $(TEST_LIBS) $(LDLIBS) -lcmocka
+
+# The test support library: the fake kernels (tests/support/*.c, declared in
+# their headers there) compiled once and linked into every unit test.
+SUP_SRC   := $(wildcard tests/support/*.c)
+SUP_OBJ   := $(patsubst tests/support/%.c,$(B)/tests/support/%.o,$(SUP_SRC))
+TEST_INC  := -Itests/unit -Itests/support
+
+$(B)/tests/support/%.o: tests/support/%.c | $(B)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(TEST_INC) -MMD -MP -c -o $@ $<
+
+$(B)/libswtest.a: $(SUP_OBJ)
+	$(AR) rcs $@ $^
+
+$(B)/tests/%: tests/unit/%.c $(B)/libswtest.a $(TEST_LIBS) | $(B)
+	$(CC) $(CFLAGS) -Wno-missing-prototypes $(TEST_INC) -MMD -MP -MF $@.d -o $@ $< \
+	  $(B)/libswtest.a $(TEST_LIBS) $(LDLIBS) -lcmocka
 
 # Who may include whom (docs/internals.md): fails on a header of a higher
 # layer, on daemon/ or cli/ included from outside, and on an include cycle.
@@ -96,6 +111,20 @@ unit: $(UNIT_BIN)
 
 integration: $(BINS)
 	tests/integration/run.sh
+
+# `sandwall export` of every config in the tree, before and after a change
+# (docs/testing.md): the baseline is built from EXPORT_BASE (a git rev) in a
+# scratch worktree, removed after, and compared with $(B)/sandwall. Root.
+EXPORT_BASE ?= main
+export-compare: $(B)/sandwall
+	@tmp=$$(mktemp -d /tmp/sandwall-base.XXXXXX) || exit 2; \
+	trap 'git worktree remove --force "$$tmp/tree" 2>/dev/null; rm -rf "$$tmp"' EXIT; \
+	git worktree add --detach "$$tmp/tree" $(EXPORT_BASE) >/dev/null 2>&1 || \
+	  { echo "export-compare: no worktree of $(EXPORT_BASE)"; exit 2; }; \
+	echo "export-compare: building $(EXPORT_BASE) ($$(git -C "$$tmp/tree" rev-parse --short HEAD))"; \
+	$(MAKE) -C "$$tmp/tree" B=build build/sandwall >"$$tmp/build.log" 2>&1 || \
+	  { tail -20 "$$tmp/build.log"; echo "export-compare: the baseline does not build"; exit 2; }; \
+	tests/export_compare.sh $(EXPORT_ARGS) "$$tmp/tree/build/sandwall" $(B)/sandwall
 
 # Deliberate breaks of the rule-building and repair code, one at a time in a
 # scratch copy, each of which a behaviour test must kill (docs/testing.md).

@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#ifndef SANDWALL_NFT_CANON_H
-#define SANDWALL_NFT_CANON_H
-/* nft_canon: a batch message as the kernel would dump it back (the fake
- * kernels of test_encode.c and fake_nft.h both need it). */
+/* nft_canon: what nft_canon.h declares, compiled once into build/libswtest.a. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
 #include <stdint.h>
-#include <string.h>
-#include <libmnl/libmnl.h>
-#include <linux/netfilter/nfnetlink.h>
-#include <linux/netfilter/nf_tables.h>
+#include <cmocka.h>
+
+#include "nft_canon.h"
 
 /* ---- the kernel's canonical form ----------------------------------------------- */
 
@@ -16,12 +15,12 @@
  * nested with types 1, 2, 3... (kernel: NFTA_LIST_ELEM), likewise rule
  * expressions, and the objref name without its NUL. The fake keeps and
  * dumps what the kernel would. */
-static inline void fn_copy_attr(struct nlmsghdr *out, const struct nlattr *a)
+void fn_copy_attr(struct nlmsghdr *out, const struct nlattr *a)
 {
 	mnl_attr_put(out, a->nla_type, mnl_attr_get_payload_len(a), mnl_attr_get_payload(a));
 }
 
-static inline void fn_fix_elems(struct nlmsghdr *nlh)
+void fn_fix_elems(struct nlmsghdr *nlh)
 {
 	struct nlattr *a, *el;
 
@@ -33,7 +32,7 @@ static inline void fn_fix_elems(struct nlmsghdr *nlh)
 }
 
 /* The canonical copy of in, into out (at least 2 * len + 256 bytes). */
-static inline void fn_canon(const struct nlmsghdr *in, struct nlmsghdr *out)
+void fn_canon(const struct nlmsghdr *in, struct nlmsghdr *out)
 {
 	uint16_t type = in->nlmsg_type & 0xff;
 	const struct nlattr *a, *el, *x, *d;
@@ -93,5 +92,3 @@ static inline void fn_canon(const struct nlmsghdr *in, struct nlmsghdr *out)
 		mnl_attr_nest_end(out, n1);
 	}
 }
-
-#endif

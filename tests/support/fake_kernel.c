@@ -1,33 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#ifndef SANDWALL_FAKE_KERNEL_H
-#define SANDWALL_FAKE_KERNEL_H
-/* fake_kernel: helpers shared by the model/encode/diff/nl unit tests.
- *   - tk_host(): the hand-made host every test builds against;
- *   - tk_build(): config text + that host -> desired model;
- *   - struct fk: a scripted nf_tables "kernel" behind struct sw_nl_ops
- *     that records what was sent and queues answers for recv().
- * Include after <cmocka.h>. No kernel is touched. */
-#include <arpa/inet.h>
-#include <errno.h>
-#include <stdbool.h>
+/* fake_kernel: what fake_kernel.h declares, compiled once into build/libswtest.a. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <linux/netlink.h>
-#include <linux/netfilter/nfnetlink.h>
-#include <linux/netfilter/nf_tables.h>
-#include <libmnl/libmnl.h>
+#include <cmocka.h>
 
-#include "core/config_check.h"
-#include "host/hoststate.h"
-#include "core/model.h"
-#include "kernel/nl.h"
-#include "core/ruleset.h"
+#include "fake_kernel.h"
 
 /* ---- the host ------------------------------------------------------------ */
 
-static inline void tk_link(struct sw_host *h, int idx, const char *name, bool bridge)
+void tk_link(struct sw_host *h, int idx, const char *name, bool bridge)
 {
 	struct sw_link *l = &h->links[h->n_links++];
 
@@ -38,7 +21,7 @@ static inline void tk_link(struct sw_host *h, int idx, const char *name, bool br
 	l->up = true;
 }
 
-static inline void tk_addr(struct sw_host *h, int idx, const char *text)
+void tk_addr(struct sw_host *h, int idx, const char *text)
 {
 	struct sw_addr *a = &h->addrs[h->n_addrs++];
 	char buf[64];
@@ -56,7 +39,7 @@ static inline void tk_addr(struct sw_host *h, int idx, const char *text)
 	a->ifindex = idx;
 }
 
-static inline void tk_gateway(struct sw_host *h, const char *text, int oif)
+void tk_gateway(struct sw_host *h, const char *text, int oif)
 {
 	struct sw_gateway *g = &h->gateways[h->n_gateways++];
 
@@ -66,7 +49,7 @@ static inline void tk_gateway(struct sw_host *h, const char *text, int oif)
 
 /* lo 1, eth0 2, docker0 3 (bridge), br-0a1b2c3d4e5f 4 (bridge); gateways
  * 10.0.0.1 and fd00:10::1; resolver 169.254.169.253. */
-static inline void tk_host(struct sw_host *h)
+void tk_host(struct sw_host *h)
 {
 	memset(h, 0, sizeof(*h));
 	tk_link(h, 1, "lo", false);
@@ -85,12 +68,8 @@ static inline void tk_host(struct sw_host *h)
 	sw_host_classify(h);
 }
 
-/* The guard list of sandwall 0.1.0's default config, for the tests that
- * are about something else than the guard selection. */
-#define TK_LEGACY_GUARD "[guard]\ninterfaces = docker0 br-*\n"
-
 /* Build the desired model from config text and host h (tk_host() if NULL). */
-static inline void tk_build_host(const char *conf, const struct sw_host *h, struct sw_model *m)
+void tk_build_host(const char *conf, const struct sw_host *h, struct sw_model *m)
 {
 	static struct sw_config cfg;
 	static struct sw_host def;
@@ -109,49 +88,21 @@ static inline void tk_build_host(const char *conf, const struct sw_host *h, stru
 		fail_msg("build: %s", err);
 }
 
-static inline void tk_build(const char *conf, struct sw_model *m)
+void tk_build(const char *conf, struct sw_model *m)
 {
 	tk_build_host(conf, NULL, m);
 }
 
 /* ---- the fake kernel ------------------------------------------------------ */
 
-#define FK_QMAX     256
-#define FK_DGRAM    (64 * 1024)
-
-struct fk {
-	/* what was sent */
-	size_t n_sends, n_batches, n_getgens, n_recvs;
-	uint8_t *last;                  /* copy of the last batch sent */
-	size_t last_len;
-	/* answers waiting for recv() */
-	uint8_t *q[FK_QMAX];
-	size_t qlen[FK_QMAX];
-	size_t qhead, qtail;
-	/* script for batches */
-	uint32_t genid;                 /* answered to GETGEN */
-	int begin_err;                  /* error on the BATCH_BEGIN seq (0: none) */
-	int restarts;                   /* first N batches get -ERESTART (<0: forever) */
-	int fail_index[4];              /* inner messages that fail (index), -1 unused */
-	int fail_err[4];
-	const char *fail_msg[4];        /* extack text, NULL for none */
-	bool uncapped;                  /* extack after the echoed original message */
-	size_t acks_per_dgram;          /* 0: all answers in one datagram */
-	bool stale_first;               /* a foreign-seq answer (with extack) comes first */
-	bool no_answer;                 /* swallow batches and GETGEN without any answer */
-	size_t skip_ack;                /* answer every message but this one (1-based, 0: off) */
-	int send_err;                   /* send() fails with this */
-	int recv_err;                   /* recv() fails with this once the queue is empty */
-};
-
-static inline void fk_init(struct fk *k)
+void fk_init(struct fk *k)
 {
 	memset(k, 0, sizeof(*k));
 	for (int i = 0; i < 4; i++)
 		k->fail_index[i] = -1;
 }
 
-static inline void fk_free(struct fk *k)
+void fk_free(struct fk *k)
 {
 	for (size_t i = k->qhead; i < k->qtail; i++)
 		free(k->q[i]);
@@ -160,7 +111,7 @@ static inline void fk_free(struct fk *k)
 }
 
 /* A new empty datagram at the tail of the queue; returns its index. */
-static inline size_t fk_dgram(struct fk *k)
+size_t fk_dgram(struct fk *k)
 {
 	assert_true(k->qtail < FK_QMAX);
 	k->q[k->qtail] = calloc(1, FK_DGRAM);
@@ -170,8 +121,8 @@ static inline size_t fk_dgram(struct fk *k)
 }
 
 /* Append one message to datagram d: header + payload (may be NULL/0). */
-static inline struct nlmsghdr *fk_put(struct fk *k, size_t d, uint16_t type, uint16_t flags,
-				      uint32_t seq, uint32_t pid)
+struct nlmsghdr *fk_put(struct fk *k, size_t d, uint16_t type, uint16_t flags,
+			uint32_t seq, uint32_t pid)
 {
 	struct nlmsghdr *nlh;
 
@@ -184,7 +135,7 @@ static inline struct nlmsghdr *fk_put(struct fk *k, size_t d, uint16_t type, uin
 	return nlh;
 }
 
-static inline void fk_done(struct fk *k, size_t d, struct nlmsghdr *nlh)
+void fk_done(struct fk *k, size_t d, struct nlmsghdr *nlh)
 {
 	k->qlen[d] += NLMSG_ALIGN(nlh->nlmsg_len);
 }
@@ -192,8 +143,8 @@ static inline void fk_done(struct fk *k, size_t d, struct nlmsghdr *nlh)
 /* NLMSG_ERROR for seq: error 0 is an ACK; msg adds NLMSGERR_ATTR_MSG
  * (capped: no echo of the request; uncapped: the request header echoed,
  * orig may be NULL then an empty header is echoed). */
-static inline void fk_put_err(struct fk *k, size_t d, uint32_t seq, int error,
-			      const char *msg, bool capped, const struct nlmsghdr *orig)
+void fk_put_err(struct fk *k, size_t d, uint32_t seq, int error,
+		const char *msg, bool capped, const struct nlmsghdr *orig)
 {
 	struct nlmsghdr *nlh = fk_put(k, d, NLMSG_ERROR, 0, seq, 0);
 	struct nlmsgerr *e = mnl_nlmsg_put_extra_header(nlh, sizeof(*e));
@@ -221,7 +172,7 @@ static inline void fk_put_err(struct fk *k, size_t d, uint32_t seq, int error,
 }
 
 /* NFT_MSG_NEWGEN with NFTA_GEN_ID for seq. */
-static inline void fk_put_newgen(struct fk *k, size_t d, uint32_t seq, uint32_t genid)
+void fk_put_newgen(struct fk *k, size_t d, uint32_t seq, uint32_t genid)
 {
 	struct nlmsghdr *nlh = fk_put(k, d, (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWGEN, 0,
 				      seq, 0);
@@ -236,7 +187,7 @@ static inline void fk_put_newgen(struct fk *k, size_t d, uint32_t seq, uint32_t 
 	fk_done(k, d, nlh);
 }
 
-static inline int fk_fail_slot(const struct fk *k, int index)
+int fk_fail_slot(const struct fk *k, int index)
 {
 	for (int i = 0; i < 4; i++)
 		if (k->fail_index[i] == index)
@@ -246,7 +197,7 @@ static inline int fk_fail_slot(const struct fk *k, int index)
 
 /* Answer a batch the way the kernel does: one NLMSG_ERROR per inner
  * message that asked for an ACK, or one error on the BEGIN seq. */
-static inline void fk_answer_batch(struct fk *k, const uint8_t *buf, size_t len)
+void fk_answer_batch(struct fk *k, const uint8_t *buf, size_t len)
 {
 	const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
 	const struct nlmsghdr *msgs[4096];
@@ -289,7 +240,7 @@ static inline void fk_answer_batch(struct fk *k, const uint8_t *buf, size_t len)
 	}
 }
 
-static inline ssize_t fk_send(void *ctx, const void *buf, size_t len)
+ssize_t fk_send(void *ctx, const void *buf, size_t len)
 {
 	struct fk *k = ctx;
 	const struct nlmsghdr *nlh = buf;
@@ -318,7 +269,7 @@ static inline ssize_t fk_send(void *ctx, const void *buf, size_t len)
 	return (ssize_t)len;
 }
 
-static inline ssize_t fk_recv(void *ctx, void *buf, size_t len, int timeout_ms)
+ssize_t fk_recv(void *ctx, void *buf, size_t len, int timeout_ms)
 {
 	struct fk *k = ctx;
 	size_t n;
@@ -335,11 +286,9 @@ static inline ssize_t fk_recv(void *ctx, void *buf, size_t len, int timeout_ms)
 	return (ssize_t)n;
 }
 
-static const struct sw_nl_ops fk_ops = { .send = fk_send, .recv = fk_recv };
+const struct sw_nl_ops fk_ops = { .send = fk_send, .recv = fk_recv };
 
-static inline size_t fk_pending(const struct fk *k)
+size_t fk_pending(const struct fk *k)
 {
 	return k->qtail - k->qhead;
 }
-
-#endif

@@ -1,71 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#ifndef SANDWALL_FAKE_RTNL_H
-#define SANDWALL_FAKE_RTNL_H
-/* fake_rtnl: an rtnetlink "kernel" behind struct sw_nl_ops, for the host
- * tracker (hoststate.c). It keeps links, addresses and routes; answers
- * RTM_GETLINK, RTM_GETADDR and RTM_GETROUTE (per family) dumps from them
- * (one datagram of NLM_F_MULTI replies and NLMSG_DONE, with the request's
- * sequence number); and hands a queue of event datagrams (or an ENOBUFS)
- * to a second transport, the subscriber, which reads with timeout 0. A
- * test changes the state and queues the matching event (fr_*), or changes
- * the state only (an event the "kernel" dropped).
- * Include after <cmocka.h>. */
-#include <arpa/inet.h>
-#include <errno.h>
-#include <stdbool.h>
+/* fake_rtnl: what fake_rtnl.h declares, compiled once into build/libswtest.a. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <net/if.h>
-#include <linux/if_link.h>
-#include <linux/netlink.h>
-#include <linux/rtnetlink.h>
-#include <libmnl/libmnl.h>
+#include <cmocka.h>
 
-#include "kernel/nl.h"
+#include "fake_rtnl.h"
 
-#define FR_N      64
-#define FR_DGRAM  (32 * 1024)
-#define FR_EVQ    32
-#define FR_PORTID 4242          /* sw_nl_open_ops' portid */
-
-/* peer_nsid > 0: a veth whose peer is ifindex peer_ifindex in namespace
- * id peer_nsid - 1 (IFLA_LINK_NETNSID, IFLA_LINK) */
-struct fr_link { int ifindex; char name[16]; const char *kind; bool up; int master;
-		 int peer_nsid; int peer_ifindex; };
-/* nsid > 0: the address lives in namespace id nsid - 1 (answered only to a
- * dump with IFA_TARGET_NETNSID, portbind.h); 0: this namespace */
-struct fr_addr { int ifindex; int family; uint8_t addr[16]; uint8_t plen; int nsid; };
-struct fr_route { int family; uint8_t dst[16]; uint8_t dst_len; int oif; uint8_t gw[16]; bool has_gw; };
-
-struct fr {
-	struct fr_link links[FR_N];
-	size_t n_links;
-	struct fr_addr addrs[FR_N];
-	size_t n_addrs;
-	struct fr_route routes[FR_N];
-	size_t n_routes;
-	/* dump answers: up to two datagrams (an interrupted dump is split:
-	 * its first message flagged NLM_F_DUMP_INTR, the rest and DONE after) */
-	uint8_t answer[FR_DGRAM];
-	size_t answer_len, answer_off, split;
-	bool answer_ready;
-	size_t n_dumps;
-	size_t n_target_dumps;          /* of them, RTM_GETADDR with IFA_TARGET_NETNSID */
-	unsigned intr_dumps;            /* the next N dumps are interrupted */
-	/* event datagrams for the subscriber; len 0 = ENOBUFS */
-	uint8_t *ev[FR_EVQ];
-	size_t ev_len[FR_EVQ];
-	size_t ev_head, ev_tail;
-};
-
-static inline void fr_init(struct fr *k)
+void fr_init(struct fr *k)
 {
 	memset(k, 0, sizeof(*k));
 }
 
-static inline void fr_free(struct fr *k)
+void fr_free(struct fr *k)
 {
 	for (size_t i = k->ev_head; i < k->ev_tail; i++)
 		free(k->ev[i]);
@@ -73,7 +21,7 @@ static inline void fr_free(struct fr *k)
 
 /* ---- messages ------------------------------------------------------------ */
 
-static inline struct nlmsghdr *fr_hdr(uint8_t *at, uint16_t type, uint16_t flags, uint32_t seq)
+struct nlmsghdr *fr_hdr(uint8_t *at, uint16_t type, uint16_t flags, uint32_t seq)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(at);
 
@@ -84,8 +32,8 @@ static inline struct nlmsghdr *fr_hdr(uint8_t *at, uint16_t type, uint16_t flags
 	return nlh;
 }
 
-static inline size_t fr_put_link(uint8_t *at, uint16_t type, uint16_t flags, uint32_t seq,
-				 const struct fr_link *l)
+size_t fr_put_link(uint8_t *at, uint16_t type, uint16_t flags, uint32_t seq,
+		   const struct fr_link *l)
 {
 	struct nlmsghdr *nlh = fr_hdr(at, type, flags, seq);
 	struct ifinfomsg *ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
@@ -109,8 +57,8 @@ static inline size_t fr_put_link(uint8_t *at, uint16_t type, uint16_t flags, uin
 	return nlh->nlmsg_len;
 }
 
-static inline size_t fr_put_addr(uint8_t *at, uint16_t type, uint16_t flags, uint32_t seq,
-				 const struct fr_addr *a)
+size_t fr_put_addr(uint8_t *at, uint16_t type, uint16_t flags, uint32_t seq,
+		   const struct fr_addr *a)
 {
 	struct nlmsghdr *nlh = fr_hdr(at, type, flags, seq);
 	struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
@@ -124,8 +72,8 @@ static inline size_t fr_put_addr(uint8_t *at, uint16_t type, uint16_t flags, uin
 	return nlh->nlmsg_len;
 }
 
-static inline size_t fr_put_route(uint8_t *at, uint16_t type, uint16_t flags, uint32_t seq,
-				  const struct fr_route *r)
+size_t fr_put_route(uint8_t *at, uint16_t type, uint16_t flags, uint32_t seq,
+		    const struct fr_route *r)
 {
 	struct nlmsghdr *nlh = fr_hdr(at, type, flags, seq);
 	struct rtmsg *rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
@@ -148,15 +96,15 @@ static inline size_t fr_put_route(uint8_t *at, uint16_t type, uint16_t flags, ui
 
 /* ---- state helpers ---------------------------------------------------------- */
 
-static inline void fr_parse(const char *text, int *family, uint8_t *addr)
+void fr_parse(const char *text, int *family, uint8_t *addr)
 {
 	*family = strchr(text, ':') ? AF_INET6 : AF_INET;
 	memset(addr, 0, 16);
 	assert_int_equal(inet_pton(*family, text, addr), 1);
 }
 
-static inline struct fr_link fr_mklink(int ifindex, const char *name, const char *kind, bool up,
-				       int master)
+struct fr_link fr_mklink(int ifindex, const char *name, const char *kind, bool up,
+			 int master)
 {
 	struct fr_link l = { .ifindex = ifindex, .kind = kind, .up = up, .master = master };
 
@@ -164,7 +112,7 @@ static inline struct fr_link fr_mklink(int ifindex, const char *name, const char
 	return l;
 }
 
-static inline struct fr_addr fr_mkaddr(int ifindex, const char *text, uint8_t plen)
+struct fr_addr fr_mkaddr(int ifindex, const char *text, uint8_t plen)
 {
 	struct fr_addr a = { .ifindex = ifindex, .plen = plen };
 
@@ -173,7 +121,7 @@ static inline struct fr_addr fr_mkaddr(int ifindex, const char *text, uint8_t pl
 }
 
 /* dst NULL: a default route */
-static inline struct fr_route fr_mkroute(const char *dst, uint8_t dst_len, int oif, const char *gw)
+struct fr_route fr_mkroute(const char *dst, uint8_t dst_len, int oif, const char *gw)
 {
 	struct fr_route r = { .dst_len = dst_len, .oif = oif };
 	uint8_t tmp[16];
@@ -194,7 +142,7 @@ static inline struct fr_route fr_mkroute(const char *dst, uint8_t dst_len, int o
 }
 
 /* one event datagram holding one message */
-static inline void fr_queue(struct fr *k, const uint8_t *msg, size_t len)
+void fr_queue(struct fr *k, const uint8_t *msg, size_t len)
 {
 	assert_true(k->ev_tail < FR_EVQ);
 	k->ev[k->ev_tail] = malloc(len ? len : 1);
@@ -205,26 +153,26 @@ static inline void fr_queue(struct fr *k, const uint8_t *msg, size_t len)
 }
 
 /* the kernel's queue overran: the subscriber gets ENOBUFS */
-static inline void fr_lost(struct fr *k)
+void fr_lost(struct fr *k)
 {
 	fr_queue(k, NULL, 0);
 }
 
-static inline void fr_link_ev(struct fr *k, uint16_t type, const struct fr_link *l)
+void fr_link_ev(struct fr *k, uint16_t type, const struct fr_link *l)
 {
 	uint8_t buf[1024] = { 0 };
 
 	fr_queue(k, buf, fr_put_link(buf, type, 0, 0, l));
 }
 
-static inline void fr_addr_ev(struct fr *k, uint16_t type, const struct fr_addr *a)
+void fr_addr_ev(struct fr *k, uint16_t type, const struct fr_addr *a)
 {
 	uint8_t buf[512] = { 0 };
 
 	fr_queue(k, buf, fr_put_addr(buf, type, 0, 0, a));
 }
 
-static inline void fr_route_ev(struct fr *k, uint16_t type, const struct fr_route *r)
+void fr_route_ev(struct fr *k, uint16_t type, const struct fr_route *r)
 {
 	uint8_t buf[512] = { 0 };
 
@@ -232,7 +180,7 @@ static inline void fr_route_ev(struct fr *k, uint16_t type, const struct fr_rout
 }
 
 /* state changes, with (ev) or without (a lost event) the event */
-static inline void fr_add_link(struct fr *k, struct fr_link l, bool ev)
+void fr_add_link(struct fr *k, struct fr_link l, bool ev)
 {
 	for (size_t i = 0; i < k->n_links; i++)
 		if (k->links[i].ifindex == l.ifindex) {
@@ -246,7 +194,7 @@ out:
 		fr_link_ev(k, RTM_NEWLINK, &l);
 }
 
-static inline void fr_del_link(struct fr *k, int ifindex, bool ev)
+void fr_del_link(struct fr *k, int ifindex, bool ev)
 {
 	size_t j = 0;
 
@@ -272,7 +220,7 @@ static inline void fr_del_link(struct fr *k, int ifindex, bool ev)
 	k->n_routes = j;
 }
 
-static inline void fr_add_addr(struct fr *k, struct fr_addr a, bool ev)
+void fr_add_addr(struct fr *k, struct fr_addr a, bool ev)
 {
 	assert_true(k->n_addrs < FR_N);
 	k->addrs[k->n_addrs++] = a;
@@ -280,7 +228,7 @@ static inline void fr_add_addr(struct fr *k, struct fr_addr a, bool ev)
 		fr_addr_ev(k, RTM_NEWADDR, &a);
 }
 
-static inline void fr_add_route(struct fr *k, struct fr_route r, bool ev)
+void fr_add_route(struct fr *k, struct fr_route r, bool ev)
 {
 	assert_true(k->n_routes < FR_N);
 	k->routes[k->n_routes++] = r;
@@ -290,7 +238,7 @@ static inline void fr_add_route(struct fr *k, struct fr_route r, bool ev)
 
 /* ---- the transports ---------------------------------------------------------- */
 
-static inline ssize_t fr_dump_send(void *ctx, const void *buf, size_t len)
+ssize_t fr_dump_send(void *ctx, const void *buf, size_t len)
 {
 	struct fr *k = ctx;
 	const struct nlmsghdr *req = buf;
@@ -359,7 +307,7 @@ static inline ssize_t fr_dump_send(void *ctx, const void *buf, size_t len)
 	return (ssize_t)len;
 }
 
-static inline ssize_t fr_dump_recv(void *ctx, void *buf, size_t len, int timeout_ms)
+ssize_t fr_dump_recv(void *ctx, void *buf, size_t len, int timeout_ms)
 {
 	struct fr *k = ctx;
 	size_t n;
@@ -375,7 +323,7 @@ static inline ssize_t fr_dump_recv(void *ctx, void *buf, size_t len, int timeout
 	return (ssize_t)n;
 }
 
-static inline ssize_t fr_ev_send(void *ctx, const void *buf, size_t len)
+ssize_t fr_ev_send(void *ctx, const void *buf, size_t len)
 {
 	(void)ctx;
 	(void)buf;
@@ -384,7 +332,7 @@ static inline ssize_t fr_ev_send(void *ctx, const void *buf, size_t len)
 	return -EINVAL;
 }
 
-static inline ssize_t fr_ev_recv(void *ctx, void *buf, size_t len, int timeout_ms)
+ssize_t fr_ev_recv(void *ctx, void *buf, size_t len, int timeout_ms)
 {
 	struct fr *k = ctx;
 	size_t n;
@@ -400,7 +348,5 @@ static inline ssize_t fr_ev_recv(void *ctx, void *buf, size_t len, int timeout_m
 	return n ? (ssize_t)n : -ENOBUFS;
 }
 
-static const struct sw_nl_ops fr_dump_ops = { .send = fr_dump_send, .recv = fr_dump_recv };
-static const struct sw_nl_ops fr_ev_ops = { .send = fr_ev_send, .recv = fr_ev_recv };
-
-#endif
+const struct sw_nl_ops fr_dump_ops = { .send = fr_dump_send, .recv = fr_dump_recv };
+const struct sw_nl_ops fr_ev_ops = { .send = fr_ev_send, .recv = fr_ev_recv };

@@ -1,190 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#ifndef SANDWALL_FAKE_NFT_H
-#define SANDWALL_FAKE_NFT_H
-/* fake_nft: a stateful nf_tables "kernel" behind struct sw_nl_ops.
- *
- * It keeps tables (name, flags, owner portid, user data), counters (with
- * counts a test can bump), sets and their elements, chains (hook,
- * priority, policy) and rules (ordered per chain, with handles, stored as
- * the NEWRULE message that was sent so that libnftnl rebuilds the same
- * expressions and user data for the dump). A batch is applied to a copy
- * of the state and committed only if every message succeeded (all or
- * nothing); every message is answered with an NLMSG_ERROR (0 or -errno:
- * ENOENT, EEXIST with NLM_F_EXCL, EPERM for a table owned by another
- * portid, EOPNOTSUPP for flag changes the kernel refuses); a BATCH_BEGIN
- * with a stale generation gets ERESTART. Each commit bumps the
- * generation. Dumps (GETGEN, GETTABLE, GETOBJ, GETSET, GETSETELEM,
- * GETCHAIN, GETRULE, filtered by table and set) are answered from the
- * state, built with libnftnl; ctnetlink dumps and deletes work on a list
- * of conntrack entries (fn_ct_add).
- *
- * Faults: fail message N of the next batch, drop the answers to the Nth
- * request, ENOBUFS on the Nth recv, and a hook called before each request
- * and after each commit (where a test plays "another process" with the
- * fn_t_* helpers, each of which bumps the generation like a commit).
- *
- * A commit that removes every table holding blocks (a non-dormant table
- * with a base chain and a rule) that was there before it -- deleted, even
- * if re-added in the same batch -- counts as a gap (k->gaps): the
- * takeover through <table>_handover must never have one.
- *
- * Include after <cmocka.h> (and fake_kernel.h for tk_build). */
-#include <arpa/inet.h>
-#include <endian.h>
-#include <errno.h>
-#include <stdbool.h>
+/* fake_nft: what fake_nft.h declares, compiled once into build/libswtest.a. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <linux/netfilter.h>
-#include <linux/netlink.h>
-#include <linux/netfilter/nfnetlink.h>
-#include <linux/netfilter/nfnetlink_conntrack.h>
-#include <linux/netfilter/nf_tables.h>
-#include <libmnl/libmnl.h>
-#include <libnftnl/common.h>
-#include <libnftnl/table.h>
-#include <libnftnl/chain.h>
-#include <libnftnl/set.h>
-#include <libnftnl/object.h>
-#include <libnftnl/rule.h>
-#include <libnftnl/expr.h>
+#include <cmocka.h>
 
-#include "core/model.h"
-#include "kernel/nl.h"
-
-#ifndef NFT_TABLE_F_OWNER
-#define NFT_TABLE_F_OWNER 0x2
-#endif
-
-#define FN_NAME     64
-#define FN_TABLES   8
-#define FN_CHAINS   96
-#define FN_SETS     160
-#define FN_OBJS     96
-#define FN_ELEMS    4096
-#define FN_RULES    640
-#define FN_RULE_MAX 1536        /* one NEWRULE message as sent */
-#define FN_UD       256
-#define FN_DGRAM    (48 * 1024)
-#define FN_MSG_MAX  (16 * 1024)
-#define FN_LOG      1024        /* messages of the last batch recorded */
-#define FN_PORTID   4242        /* sw_nl_open_ops' portid */
-
-struct fn_table {
-	char name[FN_NAME];
-	uint32_t flags;
-	uint32_t owner;                 /* portid when NFT_TABLE_F_OWNER */
-	uint8_t ud[FN_UD];
-	uint32_t udlen;
-	bool has_ud;
-	uint64_t handle;
-};
-
-struct fn_chain {
-	char table[FN_NAME], name[FN_NAME];
-	bool base;
-	uint32_t hook, policy;
-	int32_t prio;
-	char type[16];
-	uint64_t handle;
-};
-
-struct fn_set {
-	char table[FN_NAME], name[FN_NAME];
-	uint32_t key_type, key_len, flags;
-	uint8_t concat[8];
-	uint32_t n_concat;
-	uint32_t sid;                   /* unique: the elements refer to it */
-};
-
-struct fn_elem {
-	uint32_t sid;
-	uint8_t key[SW_KEY_MAX], key_end[SW_KEY_MAX];
-	uint32_t klen;
-	bool has_end;
-	uint32_t flags;
-};
-
-struct fn_obj {
-	char table[FN_NAME], name[FN_NAME];
-	uint64_t pkts, bytes;
-};
-
-struct fn_rule {
-	char table[FN_NAME], chain[FN_NAME];
-	uint64_t handle;
-	uint32_t len;
-	uint8_t msg[FN_RULE_MAX];
-};
-
-struct fn_state {
-	struct fn_table tables[FN_TABLES];
-	size_t n_tables;
-	struct fn_chain chains[FN_CHAINS];
-	size_t n_chains;
-	struct fn_set sets[FN_SETS];
-	size_t n_sets;
-	struct fn_elem elems[FN_ELEMS];
-	size_t n_elems;
-	struct fn_obj objs[FN_OBJS];
-	size_t n_objs;
-	struct fn_rule rules[FN_RULES];  /* in order; a chain's rules in this order */
-	size_t n_rules;
-	uint64_t next_handle;
-	uint32_t next_sid;
-};
-
-/* One message of the last batch: its type and the object it names. */
-struct fn_logged {
-	uint16_t type;                  /* NFT_MSG_* */
-	uint16_t flags;
-	char table[FN_NAME];
-	char name[FN_NAME];             /* chain, set (also for elements and rule's chain), object */
-};
-
-enum fn_when { FN_BEFORE, FN_COMMIT };
-
-/* A conntrack entry (ctnetlink): addresses of both directions. */
-#define FN_CT 16
-struct fn_ct {
-	uint8_t family;                 /* AF_INET, AF_INET6 */
-	uint8_t osrc[16], odst[16];     /* CTA_TUPLE_ORIG */
-	uint8_t rsrc[16], rdst[16];     /* CTA_TUPLE_REPLY */
-};
-
-struct fn {
-	struct fn_state *s;
-	uint32_t genid;
-	uint32_t portid;                /* who is sending (FN_PORTID) */
-	/* answers waiting for recv() */
-	uint8_t **q;
-	size_t *qlen;
-	size_t qhead, qtail, qcap;
-	/* what was seen */
-	size_t n_sends, n_recvs, n_batches, n_commits, n_getgens, n_ct_dumps;
-	size_t n_gets[NFT_MSG_MAX];
-	size_t gaps;
-	struct fn_logged log[FN_LOG];   /* the last batch (committed or not) */
-	size_t n_log;
-	int last_batch_err;             /* first error of the last batch, 0 */
-	/* conntrack */
-	struct fn_ct ct[FN_CT];
-	size_t n_ct, n_ct_deleted;
-	/* faults */
-	int fail_index;                 /* next batch: this inner message fails (-1 off) */
-	int fail_err;
-	size_t drop_send;               /* no answer at all to send number N (1-based, 0 off) */
-	size_t enobufs_recv;            /* recv number N returns -ENOBUFS (0 off) */
-	uint32_t no_table_flags;        /* a new table with any of these: -EOPNOTSUPP (an older kernel) */
-	void (*hook)(struct fn *k, enum fn_when when, uint16_t type, void *arg);
-	void *hook_arg;
-};
+#include "fake_nft.h"
 
 /* ---- setup ----------------------------------------------------------------- */
 
-static inline void fn_init(struct fn *k)
+void fn_init(struct fn *k)
 {
 	memset(k, 0, sizeof(*k));
 	k->s = calloc(1, sizeof(*k->s));
@@ -196,7 +22,7 @@ static inline void fn_init(struct fn *k)
 	k->fail_index = -1;
 }
 
-static inline void fn_free(struct fn *k)
+void fn_free(struct fn *k)
 {
 	for (size_t i = k->qhead; i < k->qtail; i++)
 		free(k->q[i]);
@@ -208,7 +34,7 @@ static inline void fn_free(struct fn *k)
 
 /* ---- lookups --------------------------------------------------------------- */
 
-static inline struct fn_table *fn_table(struct fn_state *s, const char *name)
+struct fn_table *fn_table(struct fn_state *s, const char *name)
 {
 	for (size_t i = 0; name && i < s->n_tables; i++)
 		if (!strcmp(s->tables[i].name, name))
@@ -216,7 +42,7 @@ static inline struct fn_table *fn_table(struct fn_state *s, const char *name)
 	return NULL;
 }
 
-static inline struct fn_chain *fn_chain(struct fn_state *s, const char *t, const char *name)
+struct fn_chain *fn_chain(struct fn_state *s, const char *t, const char *name)
 {
 	for (size_t i = 0; t && name && i < s->n_chains; i++)
 		if (!strcmp(s->chains[i].table, t) && !strcmp(s->chains[i].name, name))
@@ -224,7 +50,7 @@ static inline struct fn_chain *fn_chain(struct fn_state *s, const char *t, const
 	return NULL;
 }
 
-static inline struct fn_set *fn_set(struct fn_state *s, const char *t, const char *name)
+struct fn_set *fn_set(struct fn_state *s, const char *t, const char *name)
 {
 	for (size_t i = 0; t && name && i < s->n_sets; i++)
 		if (!strcmp(s->sets[i].table, t) && !strcmp(s->sets[i].name, name))
@@ -232,7 +58,7 @@ static inline struct fn_set *fn_set(struct fn_state *s, const char *t, const cha
 	return NULL;
 }
 
-static inline struct fn_obj *fn_obj(struct fn_state *s, const char *t, const char *name)
+struct fn_obj *fn_obj(struct fn_state *s, const char *t, const char *name)
 {
 	for (size_t i = 0; t && name && i < s->n_objs; i++)
 		if (!strcmp(s->objs[i].table, t) && !strcmp(s->objs[i].name, name))
@@ -241,7 +67,7 @@ static inline struct fn_obj *fn_obj(struct fn_state *s, const char *t, const cha
 }
 
 /* The same, for objects that must be there: a missing one fails the test. */
-static inline struct fn_table *fn_tab(struct fn_state *s, const char *name)
+struct fn_table *fn_tab(struct fn_state *s, const char *name)
 {
 	static struct fn_table none;
 	struct fn_table *t = fn_table(s, name);
@@ -253,7 +79,7 @@ static inline struct fn_table *fn_tab(struct fn_state *s, const char *name)
 	return t;
 }
 
-static inline struct fn_set *fn_st(struct fn_state *s, const char *t, const char *name)
+struct fn_set *fn_st(struct fn_state *s, const char *t, const char *name)
 {
 	static struct fn_set none;
 	struct fn_set *set = fn_set(s, t, name);
@@ -265,7 +91,7 @@ static inline struct fn_set *fn_st(struct fn_state *s, const char *t, const char
 	return set;
 }
 
-static inline struct fn_obj *fn_ob(struct fn_state *s, const char *t, const char *name)
+struct fn_obj *fn_ob(struct fn_state *s, const char *t, const char *name)
 {
 	static struct fn_obj none;
 	struct fn_obj *o = fn_obj(s, t, name);
@@ -277,11 +103,7 @@ static inline struct fn_obj *fn_ob(struct fn_state *s, const char *t, const char
 	return o;
 }
 
-/* Remove element i of an array of n (keeps the order). */
-#define FN_DEL(arr, n, i) \
-	do { memmove(&(arr)[i], &(arr)[(i) + 1], ((n) - (i) - 1) * sizeof((arr)[0])); (n)--; } while (0)
-
-static inline size_t fn_n_rules(struct fn_state *s, const char *t, const char *chain)
+size_t fn_n_rules(struct fn_state *s, const char *t, const char *chain)
 {
 	size_t n = 0;
 
@@ -290,7 +112,7 @@ static inline size_t fn_n_rules(struct fn_state *s, const char *t, const char *c
 	return n;
 }
 
-static inline size_t fn_n_elems(struct fn_state *s, const struct fn_set *set)
+size_t fn_n_elems(struct fn_state *s, const struct fn_set *set)
 {
 	size_t n = 0;
 
@@ -299,33 +121,33 @@ static inline size_t fn_n_elems(struct fn_state *s, const struct fn_set *set)
 	return n;
 }
 
-static inline void fn_flush_rules(struct fn_state *s, const char *t, const char *chain)
+void fn_flush_rules(struct fn_state *s, const char *t, const char *chain)
 {
 	for (size_t i = s->n_rules; i-- > 0;)
 		if (!strcmp(s->rules[i].table, t) && (!chain || !strcmp(s->rules[i].chain, chain)))
 			FN_DEL(s->rules, s->n_rules, i);
 }
 
-static inline void fn_flush_elems(struct fn_state *s, uint32_t sid)
+void fn_flush_elems(struct fn_state *s, uint32_t sid)
 {
 	for (size_t i = s->n_elems; i-- > 0;)
 		if (s->elems[i].sid == sid)
 			FN_DEL(s->elems, s->n_elems, i);
 }
 
-static inline void fn_drop_chain(struct fn_state *s, struct fn_chain *c)
+void fn_drop_chain(struct fn_state *s, struct fn_chain *c)
 {
 	fn_flush_rules(s, c->table, c->name);
 	FN_DEL(s->chains, s->n_chains, (size_t)(c - s->chains));
 }
 
-static inline void fn_drop_set(struct fn_state *s, struct fn_set *set)
+void fn_drop_set(struct fn_state *s, struct fn_set *set)
 {
 	fn_flush_elems(s, set->sid);
 	FN_DEL(s->sets, s->n_sets, (size_t)(set - s->sets));
 }
 
-static inline void fn_drop_table(struct fn_state *s, struct fn_table *t)
+void fn_drop_table(struct fn_state *s, struct fn_table *t)
 {
 	char name[FN_NAME];
 
@@ -344,7 +166,7 @@ static inline void fn_drop_table(struct fn_state *s, struct fn_table *t)
 }
 
 /* chains + sets + objects: the kernel's NFTA_TABLE_USE */
-static inline uint32_t fn_table_use(struct fn_state *s, const char *t)
+uint32_t fn_table_use(struct fn_state *s, const char *t)
 {
 	uint32_t n = 0;
 
@@ -358,7 +180,7 @@ static inline uint32_t fn_table_use(struct fn_state *s, const char *t)
 }
 
 /* Does table t hold blocks: awake, a base chain, a rule? */
-static inline bool fn_guarded(struct fn_state *s, const struct fn_table *t)
+bool fn_guarded(struct fn_state *s, const struct fn_table *t)
 {
 	bool base = false;
 
@@ -371,7 +193,7 @@ static inline bool fn_guarded(struct fn_state *s, const struct fn_table *t)
 
 /* ---- attributes of a message ----------------------------------------------- */
 
-static inline const struct nlattr *fn_attr(const struct nlmsghdr *nlh, uint16_t type)
+const struct nlattr *fn_attr(const struct nlmsghdr *nlh, uint16_t type)
 {
 	const struct nlattr *a;
 
@@ -382,19 +204,16 @@ static inline const struct nlattr *fn_attr(const struct nlmsghdr *nlh, uint16_t 
 	return NULL;
 }
 
-static inline const char *fn_attr_str(const struct nlmsghdr *nlh, uint16_t type)
+const char *fn_attr_str(const struct nlmsghdr *nlh, uint16_t type)
 {
 	const struct nlattr *a = fn_attr(nlh, type);
 
 	return a && mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0 ? mnl_attr_get_str(a) : NULL;
 }
 
-#include "nft_canon.h"
-
-
 /* ---- answers ---------------------------------------------------------------- */
 
-static inline size_t fn_dgram(struct fn *k)
+size_t fn_dgram(struct fn *k)
 {
 	if (k->qtail == k->qcap) {
 		size_t cap = k->qcap ? k->qcap * 2 : 64;
@@ -412,7 +231,7 @@ static inline size_t fn_dgram(struct fn *k)
 }
 
 /* Room for one message at the end of the current answer datagram. */
-static inline void *fn_room(struct fn *k, bool fresh)
+void *fn_room(struct fn *k, bool fresh)
 {
 	size_t d;
 
@@ -423,14 +242,14 @@ static inline void *fn_room(struct fn *k, bool fresh)
 	return k->q[d] + k->qlen[d];
 }
 
-static inline void fn_sent(struct fn *k, struct nlmsghdr *nlh)
+void fn_sent(struct fn *k, struct nlmsghdr *nlh)
 {
 	assert_true(nlh->nlmsg_len <= FN_MSG_MAX);
 	k->qlen[k->qtail - 1] += NLMSG_ALIGN(nlh->nlmsg_len);
 }
 
 /* NLMSG_ERROR (capped: the request header echoed) for the request */
-static inline void fn_err(struct fn *k, const struct nlmsghdr *req, uint32_t seq, int error)
+void fn_err(struct fn *k, const struct nlmsghdr *req, uint32_t seq, int error)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(fn_room(k, false));
 	struct nlmsgerr *e = mnl_nlmsg_put_extra_header(nlh, sizeof(*e));
@@ -444,7 +263,7 @@ static inline void fn_err(struct fn *k, const struct nlmsghdr *req, uint32_t seq
 	fn_sent(k, nlh);
 }
 
-static inline void fn_done(struct fn *k, uint32_t seq)
+void fn_done(struct fn *k, uint32_t seq)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(fn_room(k, false));
 
@@ -455,7 +274,7 @@ static inline void fn_done(struct fn *k, uint32_t seq)
 	fn_sent(k, nlh);
 }
 
-static inline struct nlmsghdr *fn_reply_hdr(struct fn *k, uint16_t type, uint32_t seq, bool multi)
+struct nlmsghdr *fn_reply_hdr(struct fn *k, uint16_t type, uint32_t seq, bool multi)
 {
 	struct nlmsghdr *nlh = nftnl_nlmsg_build_hdr(fn_room(k, false), type, NFPROTO_INET, 0, seq);
 
@@ -463,7 +282,7 @@ static inline struct nlmsghdr *fn_reply_hdr(struct fn *k, uint16_t type, uint32_
 	return nlh;
 }
 
-static inline void fn_reply_table(struct fn *k, const struct fn_table *t, uint32_t seq, bool multi)
+void fn_reply_table(struct fn *k, const struct fn_table *t, uint32_t seq, bool multi)
 {
 	struct nftnl_table *nt = nftnl_table_alloc();
 	struct nlmsghdr *nlh;
@@ -484,7 +303,7 @@ static inline void fn_reply_table(struct fn *k, const struct fn_table *t, uint32
 	fn_sent(k, nlh);
 }
 
-static inline void fn_reply_chain(struct fn *k, const struct fn_chain *c, uint32_t seq)
+void fn_reply_chain(struct fn *k, const struct fn_chain *c, uint32_t seq)
 {
 	struct nftnl_chain *nc = nftnl_chain_alloc();
 	struct nlmsghdr *nlh;
@@ -506,7 +325,7 @@ static inline void fn_reply_chain(struct fn *k, const struct fn_chain *c, uint32
 	fn_sent(k, nlh);
 }
 
-static inline struct nftnl_set *fn_nset(const struct fn_set *s)
+struct nftnl_set *fn_nset(const struct fn_set *s)
 {
 	struct nftnl_set *ns = nftnl_set_alloc();
 
@@ -517,7 +336,7 @@ static inline struct nftnl_set *fn_nset(const struct fn_set *s)
 	return ns;
 }
 
-static inline void fn_reply_set(struct fn *k, const struct fn_set *s, uint32_t seq)
+void fn_reply_set(struct fn *k, const struct fn_set *s, uint32_t seq)
 {
 	struct nftnl_set *ns = fn_nset(s);
 	struct nlmsghdr *nlh;
@@ -534,7 +353,7 @@ static inline void fn_reply_set(struct fn *k, const struct fn_set *s, uint32_t s
 }
 
 /* the set's elements, 64 a message */
-static inline void fn_reply_elems(struct fn *k, const struct fn_set *s, uint32_t seq)
+void fn_reply_elems(struct fn *k, const struct fn_set *s, uint32_t seq)
 {
 	size_t i = 0;
 
@@ -569,7 +388,7 @@ static inline void fn_reply_elems(struct fn *k, const struct fn_set *s, uint32_t
 	}
 }
 
-static inline void fn_reply_obj(struct fn *k, const struct fn_obj *o, uint32_t seq)
+void fn_reply_obj(struct fn *k, const struct fn_obj *o, uint32_t seq)
 {
 	struct nftnl_obj *no = nftnl_obj_alloc();
 	struct nlmsghdr *nlh;
@@ -588,7 +407,7 @@ static inline void fn_reply_obj(struct fn *k, const struct fn_obj *o, uint32_t s
 }
 
 /* the rule as it was stored (canonical), with its handle, as NEWRULE */
-static inline void fn_reply_rule(struct fn *k, const struct fn_rule *r, uint32_t seq)
+void fn_reply_rule(struct fn *k, const struct fn_rule *r, uint32_t seq)
 {
 	const struct nlmsghdr *in = (const struct nlmsghdr *)r->msg;
 	struct nlmsghdr *nlh = fn_reply_hdr(k, NFT_MSG_NEWRULE, seq, true);
@@ -609,7 +428,7 @@ static inline void fn_reply_rule(struct fn *k, const struct fn_rule *r, uint32_t
 	fn_sent(k, nlh);
 }
 
-static inline void fn_answer_get(struct fn *k, const struct nlmsghdr *req)
+void fn_answer_get(struct fn *k, const struct nlmsghdr *req)
 {
 	uint16_t type = req->nlmsg_type & 0xff;
 	const char *t = fn_attr_str(req, 1);     /* NFTA_*_TABLE / NFTA_TABLE_NAME */
@@ -673,7 +492,7 @@ static inline void fn_answer_get(struct fn *k, const struct nlmsghdr *req)
 	fn_done(k, seq);
 }
 
-static inline void fn_answer_gen(struct fn *k, const struct nlmsghdr *req)
+void fn_answer_gen(struct fn *k, const struct nlmsghdr *req)
 {
 	struct nlmsghdr *nlh = nftnl_nlmsg_build_hdr(fn_room(k, false), NFT_MSG_NEWGEN,
 						     AF_UNSPEC, 0, req->nlmsg_seq);
@@ -686,8 +505,8 @@ static inline void fn_answer_gen(struct fn *k, const struct nlmsghdr *req)
 
 /* ---- ctnetlink ------------------------------------------------------------------- */
 
-static inline void fn_ct_tuple(struct nlmsghdr *nlh, uint16_t type, uint8_t family,
-			       const uint8_t *src, const uint8_t *dst)
+void fn_ct_tuple(struct nlmsghdr *nlh, uint16_t type, uint8_t family,
+		 const uint8_t *src, const uint8_t *dst)
 {
 	struct nlattr *t = mnl_attr_nest_start(nlh, type), *ip = mnl_attr_nest_start(nlh, CTA_TUPLE_IP);
 	size_t len = family == AF_INET ? 4 : 16;
@@ -699,7 +518,7 @@ static inline void fn_ct_tuple(struct nlmsghdr *nlh, uint16_t type, uint8_t fami
 }
 
 /* conntrack -L: every entry as IPCTNL_MSG_CT_NEW */
-static inline void fn_ct_dump(struct fn *k, const struct nlmsghdr *req)
+void fn_ct_dump(struct fn *k, const struct nlmsghdr *req)
 {
 	k->n_ct_dumps++;
 	for (size_t i = 0; i < k->n_ct; i++) {
@@ -719,7 +538,7 @@ static inline void fn_ct_dump(struct fn *k, const struct nlmsghdr *req)
 }
 
 /* conntrack -D by the original tuple: 0 or ENOENT */
-static inline int fn_ct_delete(struct fn *k, const struct nlmsghdr *req)
+int fn_ct_delete(struct fn *k, const struct nlmsghdr *req)
 {
 	const struct nlattr *orig = fn_attr(req, CTA_TUPLE_ORIG), *ip = NULL, *a;
 	const uint8_t *src = NULL, *dst = NULL;
@@ -753,8 +572,8 @@ static inline int fn_ct_delete(struct fn *k, const struct nlmsghdr *req)
 }
 
 /* A flow from osrc to odst (replies from rsrc to rdst), addresses as text. */
-static inline void fn_ct_add(struct fn *k, const char *osrc, const char *odst,
-			     const char *rsrc, const char *rdst)
+void fn_ct_add(struct fn *k, const char *osrc, const char *odst,
+	       const char *rsrc, const char *rdst)
 {
 	struct fn_ct *c;
 	int family = strchr(osrc, ':') ? AF_INET6 : AF_INET;
@@ -772,12 +591,12 @@ static inline void fn_ct_add(struct fn *k, const char *osrc, const char *odst,
 /* ---- batches ----------------------------------------------------------------- */
 
 /* May portid change table t? */
-static inline int fn_may(const struct fn *k, const struct fn_table *t)
+int fn_may(const struct fn *k, const struct fn_table *t)
 {
 	return (t->flags & NFT_TABLE_F_OWNER) && t->owner != k->portid ? -EPERM : 0;
 }
 
-static inline int fn_newtable(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh)
+int fn_newtable(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh)
 {
 	struct nftnl_table *nt = nftnl_table_alloc();
 	struct fn_table *t;
@@ -842,14 +661,14 @@ out:
 }
 
 /* the table a message names (attribute 1), checked for ownership */
-static inline int fn_table_of(struct fn *k, struct fn_state *s, const char *name,
-			      struct fn_table **t)
+int fn_table_of(struct fn *k, struct fn_state *s, const char *name,
+		struct fn_table **t)
 {
 	*t = fn_table(s, name);
 	return *t ? fn_may(k, *t) : -ENOENT;
 }
 
-static inline int fn_newchain(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh)
+int fn_newchain(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh)
 {
 	struct nftnl_chain *nc = nftnl_chain_alloc();
 	struct fn_table *t;
@@ -900,7 +719,7 @@ out:
 	return err;
 }
 
-static inline int fn_newset(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh)
+int fn_newset(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh)
 {
 	struct nftnl_set *ns = nftnl_set_alloc();
 	struct fn_table *t;
@@ -946,14 +765,14 @@ out:
 	return err;
 }
 
-static inline bool fn_elem_eq(const struct fn_elem *a, const struct fn_elem *b)
+bool fn_elem_eq(const struct fn_elem *a, const struct fn_elem *b)
 {
 	return a->sid == b->sid && a->klen == b->klen && !memcmp(a->key, b->key, a->klen) &&
 	       (a->flags & NFT_SET_ELEM_INTERVAL_END) == (b->flags & NFT_SET_ELEM_INTERVAL_END);
 }
 
 /* NEWSETELEM (add) or DELSETELEM (delete; none listed: flush) */
-static inline int fn_setelem(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh, bool add)
+int fn_setelem(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh, bool add)
 {
 	struct nftnl_set *ns = nftnl_set_alloc();
 	struct nftnl_set_elems_iter *it = NULL;
@@ -1024,7 +843,7 @@ out:
 	return err;
 }
 
-static inline int fn_newobj(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh)
+int fn_newobj(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh)
 {
 	struct nftnl_obj *no = nftnl_obj_alloc();
 	struct fn_table *t;
@@ -1061,8 +880,8 @@ out:
 }
 
 /* Append (NLM_F_APPEND) or insert at the front a rule stored as the message itself. */
-static inline int fn_put_rule(struct fn_state *s, const char *table, const char *chain,
-			      const struct nlmsghdr *nlh, bool append)
+int fn_put_rule(struct fn_state *s, const char *table, const char *chain,
+		const struct nlmsghdr *nlh, bool append)
 {
 	size_t at = s->n_rules;
 	struct fn_rule *r;
@@ -1086,7 +905,7 @@ static inline int fn_put_rule(struct fn_state *s, const char *table, const char 
 	return 0;
 }
 
-static inline int fn_newrule(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh)
+int fn_newrule(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh)
 {
 	struct nftnl_rule *nr = nftnl_rule_alloc();
 	struct fn_table *t;
@@ -1110,7 +929,7 @@ out:
 	return err;
 }
 
-static inline int fn_del(struct fn *k, struct fn_state *s, uint16_t type, const struct nlmsghdr *nlh)
+int fn_del(struct fn *k, struct fn_state *s, uint16_t type, const struct nlmsghdr *nlh)
 {
 	struct fn_table *t;
 	int err;
@@ -1168,7 +987,7 @@ static inline int fn_del(struct fn *k, struct fn_state *s, uint16_t type, const 
 }
 
 /* What the message names, for the log. */
-static inline void fn_note(struct fn *k, const struct nlmsghdr *nlh, uint16_t type)
+void fn_note(struct fn *k, const struct nlmsghdr *nlh, uint16_t type)
 {
 	struct fn_logged *l;
 	const char *name = NULL;
@@ -1192,7 +1011,7 @@ static inline void fn_note(struct fn *k, const struct nlmsghdr *nlh, uint16_t ty
 	snprintf(l->name, sizeof(l->name), "%s", name ? name : "");
 }
 
-static inline int fn_apply(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh, uint16_t type)
+int fn_apply(struct fn *k, struct fn_state *s, const struct nlmsghdr *nlh, uint16_t type)
 {
 	switch (type) {
 	case NFT_MSG_NEWTABLE: return fn_newtable(k, s, nlh);
@@ -1211,7 +1030,7 @@ static inline int fn_apply(struct fn *k, struct fn_state *s, const struct nlmsgh
 
 /* The gap check: a commit must leave untouched at least one of the
  * tables that held blocks before it. */
-static inline void fn_check_gap(struct fn *k, struct fn_state *before, struct fn_state *after)
+void fn_check_gap(struct fn *k, struct fn_state *before, struct fn_state *after)
 {
 	bool any = false;
 
@@ -1232,7 +1051,7 @@ static inline void fn_check_gap(struct fn *k, struct fn_state *before, struct fn
 		k->gaps++;
 }
 
-static inline void fn_batch(struct fn *k, const uint8_t *buf, size_t len)
+void fn_batch(struct fn *k, const uint8_t *buf, size_t len)
 {
 	const struct nlmsghdr *nlh = (const void *)buf, *begin = nlh;
 	const struct nlattr *gen = fn_attr(begin, NFNL_BATCH_GENID);
@@ -1285,7 +1104,7 @@ static inline void fn_batch(struct fn *k, const uint8_t *buf, size_t len)
 	}
 }
 
-static inline ssize_t fn_send(void *ctx, const void *buf, size_t len)
+ssize_t fn_send(void *ctx, const void *buf, size_t len)
 {
 	struct fn *k = ctx;
 	const struct nlmsghdr *nlh = buf;
@@ -1316,7 +1135,7 @@ static inline ssize_t fn_send(void *ctx, const void *buf, size_t len)
 	return (ssize_t)len;
 }
 
-static inline ssize_t fn_recv(void *ctx, void *buf, size_t len, int timeout_ms)
+ssize_t fn_recv(void *ctx, void *buf, size_t len, int timeout_ms)
 {
 	struct fn *k = ctx;
 	size_t n;
@@ -1335,12 +1154,12 @@ static inline ssize_t fn_recv(void *ctx, void *buf, size_t len, int timeout_ms)
 	return (ssize_t)n;
 }
 
-static const struct sw_nl_ops fn_ops = { .send = fn_send, .recv = fn_recv };
+const struct sw_nl_ops fn_ops = { .send = fn_send, .recv = fn_recv };
 
 /* ---- the last batch ------------------------------------------------------------ */
 
 /* Messages of this type in the last batch (naming `name`, NULL: any). */
-static inline size_t fn_count(const struct fn *k, uint16_t type, const char *name)
+size_t fn_count(const struct fn *k, uint16_t type, const char *name)
 {
 	size_t n = 0;
 
@@ -1351,7 +1170,7 @@ static inline size_t fn_count(const struct fn *k, uint16_t type, const char *nam
 
 /* ---- another process (each bumps the generation, like a commit) -------------- */
 
-static inline struct fn_table *fn_t_table(struct fn *k, const char *name)
+struct fn_table *fn_t_table(struct fn *k, const char *name)
 {
 	struct fn_table *t = fn_tab(k->s, name);
 
@@ -1359,13 +1178,13 @@ static inline struct fn_table *fn_t_table(struct fn *k, const char *name)
 	return t;
 }
 
-static inline void fn_t_del_table(struct fn *k, const char *t)
+void fn_t_del_table(struct fn *k, const char *t)
 {
 	fn_drop_table(k->s, fn_t_table(k, t));
 }
 
 /* A table made by another tool: no marker (unless marked), these flags. */
-static inline void fn_t_add_table(struct fn *k, const char *name, uint32_t flags, bool marked)
+void fn_t_add_table(struct fn *k, const char *name, uint32_t flags, bool marked)
 {
 	struct fn_table *t;
 
@@ -1387,13 +1206,13 @@ static inline void fn_t_add_table(struct fn *k, const char *name, uint32_t flags
 	k->genid++;
 }
 
-static inline void fn_t_flags(struct fn *k, const char *t, uint32_t flags)
+void fn_t_flags(struct fn *k, const char *t, uint32_t flags)
 {
 	fn_t_table(k, t)->flags = flags;
 }
 
 /* Lose the marker (an older sandwall's table, or restored without it). */
-static inline void fn_t_unmark(struct fn *k, const char *t)
+void fn_t_unmark(struct fn *k, const char *t)
 {
 	struct fn_table *ft = fn_t_table(k, t);
 
@@ -1401,7 +1220,7 @@ static inline void fn_t_unmark(struct fn *k, const char *t)
 	ft->udlen = 0;
 }
 
-static inline void fn_t_flush_chain(struct fn *k, const char *t, const char *chain)
+void fn_t_flush_chain(struct fn *k, const char *t, const char *chain)
 {
 	fn_t_table(k, t);
 	assert_non_null(fn_chain(k->s, t, chain));
@@ -1409,7 +1228,7 @@ static inline void fn_t_flush_chain(struct fn *k, const char *t, const char *cha
 }
 
 /* delete rule: the idx-th rule of the chain */
-static inline void fn_t_del_rule(struct fn *k, const char *t, const char *chain, size_t idx)
+void fn_t_del_rule(struct fn *k, const char *t, const char *chain, size_t idx)
 {
 	fn_t_table(k, t);
 	for (size_t i = 0; i < k->s->n_rules; i++)
@@ -1421,7 +1240,7 @@ static inline void fn_t_del_rule(struct fn *k, const char *t, const char *chain,
 }
 
 /* add rule inet T C counter (no comment): another tool's rule */
-static inline void fn_t_add_rogue_rule(struct fn *k, const char *t, const char *chain)
+void fn_t_add_rogue_rule(struct fn *k, const char *t, const char *chain)
 {
 	struct nftnl_rule *r = nftnl_rule_alloc();
 	struct nftnl_expr *e = nftnl_expr_alloc("counter");
@@ -1445,7 +1264,7 @@ static inline void fn_t_add_rogue_rule(struct fn *k, const char *t, const char *
 }
 
 /* delete element: the idx-th element of the set */
-static inline void fn_t_del_elem(struct fn *k, const char *t, const char *set, size_t idx)
+void fn_t_del_elem(struct fn *k, const char *t, const char *set, size_t idx)
 {
 	struct fn_set *s;
 
@@ -1459,7 +1278,7 @@ static inline void fn_t_del_elem(struct fn *k, const char *t, const char *set, s
 	fail_msg("no such element in set %s", set);
 }
 
-static inline void fn_t_del_chain(struct fn *k, const char *t, const char *chain)
+void fn_t_del_chain(struct fn *k, const char *t, const char *chain)
 {
 	struct fn_chain *c;
 
@@ -1468,7 +1287,7 @@ static inline void fn_t_del_chain(struct fn *k, const char *t, const char *chain
 	fn_drop_chain(k->s, c);
 }
 
-static inline void fn_t_del_set(struct fn *k, const char *t, const char *set)
+void fn_t_del_set(struct fn *k, const char *t, const char *set)
 {
 	struct fn_set *s;
 
@@ -1477,7 +1296,7 @@ static inline void fn_t_del_set(struct fn *k, const char *t, const char *set)
 	fn_drop_set(k->s, s);
 }
 
-static inline void fn_t_del_obj(struct fn *k, const char *t, const char *name)
+void fn_t_del_obj(struct fn *k, const char *t, const char *name)
 {
 	struct fn_obj *o;
 
@@ -1487,7 +1306,7 @@ static inline void fn_t_del_obj(struct fn *k, const char *t, const char *name)
 }
 
 /* add chain inet T <name> (a regular chain) */
-static inline void fn_t_add_chain(struct fn *k, const char *t, const char *name)
+void fn_t_add_chain(struct fn *k, const char *t, const char *name)
 {
 	struct fn_chain *c;
 
@@ -1501,7 +1320,7 @@ static inline void fn_t_add_chain(struct fn *k, const char *t, const char *name)
 }
 
 /* add set inet T <name> { type ipv4_addr; } */
-static inline void fn_t_add_set(struct fn *k, const char *t, const char *name)
+void fn_t_add_set(struct fn *k, const char *t, const char *name)
 {
 	struct fn_set *s;
 
@@ -1517,7 +1336,7 @@ static inline void fn_t_add_set(struct fn *k, const char *t, const char *name)
 }
 
 /* add counter inet T <name> */
-static inline void fn_t_add_obj(struct fn *k, const char *t, const char *name)
+void fn_t_add_obj(struct fn *k, const char *t, const char *name)
 {
 	struct fn_obj *o;
 
@@ -1530,8 +1349,8 @@ static inline void fn_t_add_obj(struct fn *k, const char *t, const char *name)
 }
 
 /* Packets counted by the kernel (no generation change: not a commit). */
-static inline void fn_bump_counter(struct fn *k, const char *t, const char *name,
-				   uint64_t pkts, uint64_t bytes)
+void fn_bump_counter(struct fn *k, const char *t, const char *name,
+		     uint64_t pkts, uint64_t bytes)
 {
 	struct fn_obj *o = fn_ob(k->s, t, name);
 
@@ -1541,7 +1360,7 @@ static inline void fn_bump_counter(struct fn *k, const char *t, const char *name
 
 /* The socket of portid closed: its owned tables go, unless persistent
  * (then they lose their owner: orphans). */
-static inline void fn_close_portid(struct fn *k, uint32_t portid)
+void fn_close_portid(struct fn *k, uint32_t portid)
 {
 	for (size_t i = k->s->n_tables; i-- > 0;) {
 		struct fn_table *t = &k->s->tables[i];
@@ -1555,5 +1374,3 @@ static inline void fn_close_portid(struct fn *k, uint32_t portid)
 		k->genid++;
 	}
 }
-
-#endif
