@@ -195,23 +195,13 @@ static void span_close(struct builder *b, struct span *s, enum sw_gap_kind k, in
 
 #define MAX_UNGUARDED 64
 
-int sw_timeline_build(const char *text, size_t len, const char *table, int64_t since_us,
-		      int64_t until_us, struct sw_timeline *tl)
+/* Every line of this table (and every line that is no event), in file
+ * order, into *evs: 0 or -ENOMEM. */
+static int read_events(const char *text, size_t len, const char *table, struct sw_timeline *tl,
+		       struct ev **evs, size_t *n)
 {
-	struct builder b = { tl, 0, 0 };
-	struct span daemon = { 0 }, absent = { 0 }, repair = { 0 }, verify = { 0 };
-	struct span ung[MAX_UNGUARDED] = { { 0 } };
-	struct ev *evs = NULL;
-	size_t n = 0, cap = 0, lineno = 0;
-	int64_t max_us = INT64_MIN, last_us = INT64_MIN;
-	bool running = false, seen_daemon = false;
+	size_t cap = 0, lineno = 0;
 
-	memset(tl, 0, sizeof(*tl));
-	tl->since_us = since_us;
-	tl->until_us = until_us;
-	tl->first_us = -1;
-	tl->last_verify_us = -1;
-	/* every line, in file order */
 	for (size_t pos = 0; pos < len;) {
 		const char *l = text + pos, *nl = memchr(l, '\n', len - pos);
 		size_t ln = nl ? (size_t)(nl - l) : len - pos;
@@ -228,21 +218,26 @@ int sw_timeline_build(const char *text, size_t len, const char *table, int64_t s
 		x.bad = rc < 0;
 		if (x.bad)
 			tl->malformed++;
-		if (n == cap) {
+		if (*n == cap) {
 			size_t nc = cap ? cap * 2 : 64;
-			struct ev *ne = realloc(evs, nc * sizeof(*ne));
+			struct ev *ne = realloc(*evs, nc * sizeof(*ne));
 
-			if (!ne) {
-				free(evs);
+			if (!ne)
 				return -ENOMEM;
-			}
-			evs = ne;
+			*evs = ne;
 			cap = nc;
 		}
-		evs[n++] = x;
+		(*evs)[(*n)++] = x;
 	}
-	/* a line that is no event: a hole from the event before it to the one
-	 * after it (file order); out-of-order lines counted */
+	return 0;
+}
+
+/* A line that is no event: a hole from the event before it to the one
+ * after it (file order); out-of-order lines counted. */
+static void place_bad_lines(struct sw_timeline *tl, struct ev *evs, size_t n)
+{
+	int64_t max_us = INT64_MIN;
+
 	for (size_t i = 0; i < n; i++) {
 		if (!evs[i].bad) {
 			if (evs[i].us < max_us)
@@ -267,16 +262,159 @@ int sw_timeline_build(const char *text, size_t len, const char *table, int64_t s
 		evs[i].since_us = before;
 		evs[i].restored_us = after;     /* its end */
 	}
+}
+
+/* The walk over the events in time order: what is going on. */
+struct walk {
+	struct builder b;
+	struct span daemon, absent, repair, verify;
+	struct span ung[MAX_UNGUARDED];
+	int64_t last_us;
+	bool running, seen_daemon;
+};
+
+static void walk_unguarded(struct walk *w, const struct ev *x)
+{
+	struct span *free_slot = NULL;
+	bool known = false;
+
+	for (size_t k = 0; k < MAX_UNGUARDED && !known; k++) {
+		known = w->ung[k].on && !strcmp(w->ung[k].key, x->key);
+		if (!w->ung[k].on && !free_slot)
+			free_slot = &w->ung[k];
+	}
+	if (!known && free_slot)
+		span_open(free_slot, x, x->us, x->what[0] ? x->what : x->key);
+}
+
+static void walk_ungs_close(struct walk *w, int64_t us, const char *key, const char *by)
+{
+	for (size_t k = 0; k < MAX_UNGUARDED; k++)
+		if (w->ung[k].on && (!key || !strcmp(w->ung[k].key, key)))
+			span_close(&w->b, &w->ung[k], SW_GAP_UNGUARDED, us, by);
+}
+
+static void walk_event(struct walk *w, struct sw_timeline *tl, const struct ev *x)
+{
+	bool in = x->us >= tl->since_us && x->us <= tl->until_us;
+
+	switch (x->e) {
+	case SW_JE_START:
+		if (w->running && w->seen_daemon)
+			/* no stop since the last start: it crashed */
+			put(&w->b, SW_GAP_DAEMON, w->last_us, x->us, false,
+			    "crashed (no stop line after its last event)", "", x->who);
+		span_close(&w->b, &w->daemon, SW_GAP_DAEMON, x->us, x->who);
+		span_close(&w->b, &w->absent, SW_GAP_ABSENT, x->us, x->who);
+		walk_ungs_close(w, x->us, NULL, "daemon restart");
+		w->running = w->seen_daemon = true;
+		break;
+	case SW_JE_STOP:
+		walk_ungs_close(w, x->us, NULL, "daemon stop");
+		span_open(&w->daemon, x, x->us, "sandwalld stopped");
+		w->running = false;
+		w->seen_daemon = true;
+		break;
+	case SW_JE_REMOVED:
+	case SW_JE_ABSENT:
+		span_open(&w->absent, x, x->us, x->e == SW_JE_REMOVED ? "removed" : "seen absent");
+		break;
+	case SW_JE_APPLIED:
+	case SW_JE_PRESENT:
+		span_close(&w->b, &w->absent, SW_GAP_ABSENT, x->us, x->who);
+		break;
+	case SW_JE_DRIFT:
+		tl->drifts += in;
+		put(&w->b, SW_GAP_DRIFT, x->us - (x->restored_us > 0 ? x->restored_us : 0), x->us,
+		    false, x->what, x->who, "sandwalld repair");
+		span_close(&w->b, &w->repair, SW_GAP_REPAIR, x->us, "sandwalld repair");
+		break;
+	case SW_JE_REPAIR_FAILED:
+		span_open(&w->repair, x, x->us, x->what);
+		break;
+	case SW_JE_REPAIRED:
+		span_close(&w->b, &w->repair, SW_GAP_REPAIR, x->us, "sandwalld retry");
+		break;
+	case SW_JE_UNGUARDED:
+		walk_unguarded(w, x);
+		break;
+	case SW_JE_COVERED:
+		walk_ungs_close(w, x->us, x->key, x->who);
+		break;
+	case SW_JE_VERIFY:
+		if (in) {
+			tl->verifies++;
+			tl->verifies_passed += x->passed;
+			tl->last_verify_us = x->us;
+			tl->last_verify_passed = x->passed;
+		}
+		if (x->passed)
+			span_close(&w->b, &w->verify, SW_GAP_VERIFY, x->us, x->who);
+		else
+			span_open(&w->verify, x, x->us, "verify did not pass");
+		break;
+	case SW_JE_HOLE:
+		put(&w->b, SW_GAP_HOLE, x->since_us, x->us, false, x->what, "", "");
+		break;
+	default:
+		break;
+	}
+}
+
+/* What is still going on at the window's end, and before the record. */
+static void walk_end(struct walk *w, struct sw_timeline *tl)
+{
+	struct { struct span *s; enum sw_gap_kind k; } still[] = {
+		{ &w->daemon, SW_GAP_DAEMON }, { &w->absent, SW_GAP_ABSENT },
+		{ &w->repair, SW_GAP_REPAIR }, { &w->verify, SW_GAP_VERIFY },
+	};
+
+	for (size_t k = 0; k < sizeof(still) / sizeof(*still); k++)
+		if (still[k].s->on)
+			put(&w->b, still[k].k, still[k].s->start, 0, true, still[k].s->what,
+			    still[k].s->who, NULL);
+	for (size_t k = 0; k < MAX_UNGUARDED; k++)
+		if (w->ung[k].on)
+			put(&w->b, SW_GAP_UNGUARDED, w->ung[k].start, 0, true, w->ung[k].what,
+			    w->ung[k].who, NULL);
+	if (tl->first_us < 0 || tl->since_us < tl->first_us)
+		put(&w->b, SW_GAP_UNKNOWN, tl->since_us, tl->first_us < 0 ? tl->until_us : tl->first_us,
+		    tl->first_us < 0, tl->first_us < 0 ? "no journal events" : "", "", "");
+}
+
+int sw_timeline_build(const char *text, size_t len, const char *table, int64_t since_us,
+		      int64_t until_us, struct sw_timeline *tl)
+{
+	static const struct walk w0;
+	struct walk *w = NULL;
+	struct ev *evs = NULL;
+	size_t n = 0;
+	int rc;
+
+	memset(tl, 0, sizeof(*tl));
+	tl->since_us = since_us;
+	tl->until_us = until_us;
+	tl->first_us = -1;
+	tl->last_verify_us = -1;
+	if (!(w = malloc(sizeof(*w))) || (rc = read_events(text, len, table, tl, &evs, &n))) {
+		free(w);
+		free(evs);
+		return -ENOMEM;
+	}
+	*w = w0;
+	w->b.tl = tl;
+	w->last_us = INT64_MIN;
+	place_bad_lines(tl, evs, n);
 	if (n)
 		qsort(evs, n, sizeof(*evs), ev_cmp);
 	/* until a start (or a line only a running daemon writes) says otherwise */
-	span_open(&daemon, NULL, INT64_MIN, "sandwalld not seen running");
+	span_open(&w->daemon, NULL, INT64_MIN, "sandwalld not seen running");
 	for (size_t i = 0; i < n; i++) {
 		struct ev *x = &evs[i];
 
 		if (x->bad) {
 			if (x->us != INT64_MIN)
-				put(&b, SW_GAP_HOLE, x->since_us, x->restored_us, false,
+				put(&w->b, SW_GAP_HOLE, x->since_us, x->restored_us, false,
 				    "a line that is no event (torn or corrupt)", "", "");
 			continue;
 		}
@@ -285,113 +423,22 @@ int sw_timeline_build(const char *text, size_t len, const char *table, int64_t s
 			tl->first_us = x->us;
 		if (x->us >= since_us && x->us <= until_us)
 			tl->in_window++;
-		if (!seen_daemon && x->e != SW_JE_START && x->e != SW_JE_STOP && x->e != SW_JE_APPLIED &&
+		if (!w->seen_daemon && x->e != SW_JE_START && x->e != SW_JE_STOP && x->e != SW_JE_APPLIED &&
 		    x->e != SW_JE_REMOVED && x->e != SW_JE_VERIFY) {
 			/* the daemon wrote it: it ran since before the oldest event kept */
-			span_close(&b, &daemon, SW_GAP_DAEMON, tl->first_us, "");
-			running = seen_daemon = true;
+			span_close(&w->b, &w->daemon, SW_GAP_DAEMON, tl->first_us, "");
+			w->running = w->seen_daemon = true;
 		}
-		switch (x->e) {
-		case SW_JE_START:
-			if (running && seen_daemon)
-				/* no stop since the last start: it crashed */
-				put(&b, SW_GAP_DAEMON, last_us, x->us, false,
-				    "crashed (no stop line after its last event)", "", x->who);
-			span_close(&b, &daemon, SW_GAP_DAEMON, x->us, x->who);
-			span_close(&b, &absent, SW_GAP_ABSENT, x->us, x->who);
-			for (size_t k = 0; k < MAX_UNGUARDED; k++)
-				span_close(&b, &ung[k], SW_GAP_UNGUARDED, x->us, "daemon restart");
-			running = seen_daemon = true;
-			break;
-		case SW_JE_STOP:
-			for (size_t k = 0; k < MAX_UNGUARDED; k++)
-				span_close(&b, &ung[k], SW_GAP_UNGUARDED, x->us, "daemon stop");
-			span_open(&daemon, x, x->us, "sandwalld stopped");
-			running = false;
-			seen_daemon = true;
-			break;
-		case SW_JE_REMOVED:
-		case SW_JE_ABSENT:
-			span_open(&absent, x, x->us, x->e == SW_JE_REMOVED ? "removed" : "seen absent");
-			break;
-		case SW_JE_APPLIED:
-		case SW_JE_PRESENT:
-			span_close(&b, &absent, SW_GAP_ABSENT, x->us, x->who);
-			break;
-		case SW_JE_DRIFT:
-			tl->drifts += x->us >= since_us && x->us <= until_us;
-			put(&b, SW_GAP_DRIFT, x->us - (x->restored_us > 0 ? x->restored_us : 0), x->us,
-			    false, x->what, x->who, "sandwalld repair");
-			span_close(&b, &repair, SW_GAP_REPAIR, x->us, "sandwalld repair");
-			break;
-		case SW_JE_REPAIR_FAILED:
-			span_open(&repair, x, x->us, x->what);
-			break;
-		case SW_JE_REPAIRED:
-			span_close(&b, &repair, SW_GAP_REPAIR, x->us, "sandwalld retry");
-			break;
-		case SW_JE_UNGUARDED: {
-			struct span *free_slot = NULL;
-			bool known = false;
-
-			for (size_t k = 0; k < MAX_UNGUARDED && !known; k++) {
-				known = ung[k].on && !strcmp(ung[k].key, x->key);
-				if (!ung[k].on && !free_slot)
-					free_slot = &ung[k];
-			}
-			if (!known && free_slot)
-				span_open(free_slot, x, x->us, x->what[0] ? x->what : x->key);
-			break;
-		}
-		case SW_JE_COVERED:
-			for (size_t k = 0; k < MAX_UNGUARDED; k++)
-				if (ung[k].on && !strcmp(ung[k].key, x->key))
-					span_close(&b, &ung[k], SW_GAP_UNGUARDED, x->us, x->who);
-			break;
-		case SW_JE_VERIFY:
-			if (x->us >= since_us && x->us <= until_us) {
-				tl->verifies++;
-				tl->verifies_passed += x->passed;
-				tl->last_verify_us = x->us;
-				tl->last_verify_passed = x->passed;
-			}
-			if (x->passed)
-				span_close(&b, &verify, SW_GAP_VERIFY, x->us, x->who);
-			else
-				span_open(&verify, x, x->us, "verify did not pass");
-			break;
-		case SW_JE_HOLE:
-			put(&b, SW_GAP_HOLE, x->since_us, x->us, false, x->what, "", "");
-			break;
-		default:
-			break;
-		}
-		last_us = x->us;
+		walk_event(w, tl, x);
+		w->last_us = x->us;
 	}
-	/* what is still going on at the window's end */
-	{
-		struct { struct span *s; enum sw_gap_kind k; } still[] = {
-			{ &daemon, SW_GAP_DAEMON }, { &absent, SW_GAP_ABSENT },
-			{ &repair, SW_GAP_REPAIR }, { &verify, SW_GAP_VERIFY },
-		};
-
-		for (size_t k = 0; k < sizeof(still) / sizeof(*still); k++)
-			if (still[k].s->on)
-				put(&b, still[k].k, still[k].s->start, 0, true, still[k].s->what,
-				    still[k].s->who, NULL);
-		for (size_t k = 0; k < MAX_UNGUARDED; k++)
-			if (ung[k].on)
-				put(&b, SW_GAP_UNGUARDED, ung[k].start, 0, true, ung[k].what,
-				    ung[k].who, NULL);
-	}
-	/* before the record */
-	if (tl->first_us < 0 || since_us < tl->first_us)
-		put(&b, SW_GAP_UNKNOWN, since_us, tl->first_us < 0 ? until_us : tl->first_us,
-		    tl->first_us < 0, tl->first_us < 0 ? "no journal events" : "", "", "");
+	walk_end(w, tl);
 	free(evs);
-	if (b.err) {
+	rc = w->b.err;
+	free(w);
+	if (rc) {
 		sw_timeline_free(tl);
-		return b.err;
+		return rc;
 	}
 	if (tl->n_gaps)
 		qsort(tl->gaps, tl->n_gaps, sizeof(*tl->gaps), gap_cmp);
