@@ -33,8 +33,13 @@ DMN_OBJ   := $(patsubst src/%.c,$(B)/%.o,$(filter-out src/daemon/sandwalld.c,$(w
 CLI_OBJ   := $(patsubst src/%.c,$(B)/%.o,$(filter-out src/cli/sandwall.c,$(wildcard src/cli/*.c)))
 ALL_OBJ   := $(LIB_OBJ) $(DMN_OBJ) $(CLI_OBJ) $(B)/cli/sandwall.o $(B)/daemon/sandwalld.o
 BINS      := $(B)/sandwall $(B)/sandwalld
-UNIT_SRC  := $(wildcard tests/unit/test_*.c)
-UNIT_BIN  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+# Unit tests by layer, tests/unit/LAYER/test_NAME.c, and those of several
+# layers together in tests/unit/scenario/; the binaries stay flat,
+# $(B)/tests/test_NAME (tests/mutate names them so).
+UNIT_DIRS := $(addprefix tests/unit/,$(LAYERS) daemon cli scenario)
+UNIT_SRC  := $(foreach d,$(UNIT_DIRS),$(wildcard $(d)/test_*.c))
+UNIT_BIN  := $(sort $(patsubst %.c,$(B)/tests/%,$(notdir $(UNIT_SRC))))
+vpath test_%.c $(UNIT_DIRS)
 
 .PHONY: all deps run check unit integration asan clean install uninstall bench fuzz fuzz-bins fuzz-smoke check-kernels mutate mutate-fast check-layers export-compare
 all: $(BINS)
@@ -93,9 +98,13 @@ $(B)/tests/support/%.o: tests/support/%.c | $(B)
 $(B)/libswtest.a: $(SUP_OBJ)
 	$(AR) rcs $@ $^
 
-$(B)/tests/%: tests/unit/%.c $(B)/libswtest.a $(TEST_LIBS) | $(B)
+$(B)/tests/test_%: test_%.c $(B)/libswtest.a $(TEST_LIBS) | $(B)
 	$(CC) $(CFLAGS) -Wno-missing-prototypes $(TEST_INC) -MMD -MP -MF $@.d -o $@ $< \
 	  $(B)/libswtest.a $(TEST_LIBS) $(LDLIBS) -lcmocka
+
+# A build directory from before the unit tests moved into folders names
+# tests/unit/test_NAME.c in its dependency files: that test is rebuilt once.
+tests/unit/test_%.c: ;
 
 # Who may include whom (docs/internals.md): fails on a header of a higher
 # layer, on daemon/ or cli/ included from outside, and on an include cycle.

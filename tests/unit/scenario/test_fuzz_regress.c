@@ -22,28 +22,28 @@
 
 /* the harnesses, each entry point renamed */
 #define LLVMFuzzerTestOneInput fuzz_addr_one
-#include "../fuzz/fuzz_addr.c"
+#include "../../fuzz/fuzz_addr.c"
 #undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_config_one
-#include "../fuzz/fuzz_config.c"
+#include "../../fuzz/fuzz_config.c"
 #undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_control_one
-#include "../fuzz/fuzz_control.c"
+#include "../../fuzz/fuzz_control.c"
 #undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_dns_one
-#include "../fuzz/fuzz_dns.c"
+#include "../../fuzz/fuzz_dns.c"
 #undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_endpoints_one
-#include "../fuzz/fuzz_endpoints.c"
+#include "../../fuzz/fuzz_endpoints.c"
 #undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_nflog_one
-#include "../fuzz/fuzz_nflog.c"
+#include "../../fuzz/fuzz_nflog.c"
 #undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_nft_one
-#include "../fuzz/fuzz_nft.c"
+#include "../../fuzz/fuzz_nft.c"
 #undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_rtnl_one
-#include "../fuzz/fuzz_rtnl.c"
+#include "../../fuzz/fuzz_rtnl.c"
 #undef LLVMFuzzerTestOneInput
 
 #ifndef FUZZ_DIR
