@@ -48,7 +48,7 @@ enum sw_cat_match {
 /* One entry per category. Its name is the [block] key, the named counter,
  * the chain block_<name> and the log prefix "sandwall:<name> ". Adding a
  * category is one entry here (and, for SW_CAT_MATCH_SET, its fill function
- * in ruleset.c's cat_fill[], which says what it blocks): the [block] key,
+ * in rs_fills.c's cat_fill[], which says what it blocks): the [block] key,
  * the default, the sets, the guard rule in rank order, the union for the
  * fast path, the counter and the block chain follow. */
 struct sw_category_info {

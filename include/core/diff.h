@@ -34,8 +34,5 @@ void sw_diff_json(const struct sw_diff *d, struct sw_jw *w, const char *key);
  * ("missing table inet sandwall"), else "N missing, N extra, N changed;
  * first: ...". */
 void sw_diff_summary(const struct sw_diff *d, char *buf, size_t len);
-/* Old JSON string escaper, kept only until verify.c prints through the
- * writer (json.h); do not use in new code. */
-void sw_json_str(FILE *f, const char *s);
 
 #endif

@@ -38,7 +38,7 @@ bool sw_ruleset_guarded(const struct sw_config *cfg, const struct sw_link *l);
 
 /* Is it the loopback (ifindex 1 in every namespace, or IFF_LOOPBACK)? */
 bool sw_link_is_loopback(const struct sw_link *l);
-/* A pattern is a name, or a prefix and a final '*' (config.c refuses any
+/* A pattern is a name, or a prefix and a final '*' (config_keys.c refuses any
  * other '*' and every other wildcard): the kernel's interval match. */
 bool sw_name_match(const char *pattern, const char *name);
 /* Does [guard] except name it (exactly)? */

@@ -4,7 +4,7 @@
 /* holes: the checks that keep a config from opening the boundary it is
  * meant to close. An [allow] destinations entry comes before the block
  * rules, so it reopens whatever enabled block category it overlaps; that
- * is refused unless the entry ends with `reopen` (config.c at parse time
+ * is refused unless the entry ends with `reopen` (config_check.c at parse time
  * for the categories that do not depend on the host, sw_config_check_host
  * once the host is known), and `verify` lists the entries that do. */
 #include <stdbool.h>

@@ -3,7 +3,7 @@
 #define SANDWALL_DAEMON_TRACK_H
 /* track: what the events say moved, and the daemon following it: the
  * table (nf_tables events: drift, repaired), the host (rtnetlink deltas:
- * the desired sets follow by element deltas, a fast path for new links,
+ * the desired sets follow by element deltas, the new-link path (hostfast.h),
  * bursts coalesced) and the cgroups ([guard] cgroups, inotify). A full
  * read of the host and compare is the fallback of each. */
 #include <stdbool.h>
@@ -66,9 +66,9 @@ void sw_track_rt(struct sw_daemon *d);
  * the burst's first event, and never sooner than already due. */
 int64_t sw_track_settle_due(const struct sw_daemon *d, int64_t now);
 
-/* The model of a host with only lo, for the fast path (per config). */
+/* The model of a host with only lo, for the new-link path (per config). */
 void sw_track_fast_base(struct sw_daemon *d);
-/* May these new links be guarded by the fast path (their own elements
+/* May these new links be guarded by the new-link path (their own elements
  * added to the desired sets, no rebuild)? Only new links, few, no route
  * moved, and the kernel known to hold d->want. */
 bool sw_track_fast_ok(const struct sw_daemon *d, const struct sw_host_delta *dl);

@@ -47,6 +47,10 @@ void sw_jw_value(struct sw_jw *w, const char *key, const struct sw_jv *v);
 const char *sw_jw_text(const struct sw_jw *w);
 /* Write the document and a newline to f: 0 or -errno. */
 int sw_jw_print(const struct sw_jw *w, FILE *f);
+/* The older escaper, outside the writer: s quoted, every control
+ * character as \u00XX. Nothing in the tree prints through it any more
+ * (its test is in tests/unit/core/test_diff.c); new code uses the writer. */
+void sw_json_str(FILE *f, const char *s);
 
 /* ---- reader ------------------------------------------------------------ */
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SANDWALL_HOSTFAST_H
 #define SANDWALL_HOSTFAST_H
-/* hostfast: a new link guarded without rebuilding the whole desired model.
+/* hostfast: the new-link path, a new link guarded without rebuilding the
+ * whole desired model (not the packet path's gate, core/gate.h).
  *
  * Rebuilding the desired model costs time in the number of links (5 ms at
  * 4,096 bridges); a new bridge must be guarded at once. What one link adds

@@ -392,7 +392,7 @@ int sw_verify_pick_name(const struct sw_config *cfg, const struct sw_host *h, en
 		 * the kernel's set; a name that exists is taken */
 		for (size_t j = 0; j < h->n_links && !clash; j++)
 			clash = !strcmp(h->links[j].name, out) ||
-				(plen && (h->links[j].uplink || h->links[j].loopback || h->links[j].ifindex == 1) &&
+				(plen && (h->links[j].uplink || sw_link_is_loopback(&h->links[j])) &&
 				 !strncmp(h->links[j].name, prefix, plen));
 		if (!clash)
 			return 0;

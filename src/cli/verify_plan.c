@@ -166,7 +166,7 @@ int sw_verify_plan(const struct sw_config *cfg, const struct sw_host *host,
 		struct sw_prefix q = host->addrs[i].local, first;
 		size_t alen = sw_family_addrlen(q.family);
 
-		if (!l || sw_ruleset_guarded(cfg, l) || l->loopback || l->ifindex == 1 || v6_linklocal(&q) ||
+		if (!l || sw_ruleset_guarded(cfg, l) || sw_link_is_loopback(l) || v6_linklocal(&q) ||
 		    q.len >= alen * 8 - 1)
 			continue;
 		sw_prefix_mask(&q);
@@ -189,7 +189,7 @@ int sw_verify_plan(const struct sw_config *cfg, const struct sw_host *host,
 		const struct sw_link *l = sw_host_link(host, host->addrs[i].ifindex);
 
 		a.len = (uint8_t)(sw_family_addrlen(a.family) * 8);
-		if ((l && (l->loopback || l->ifindex == 1)) || v6_linklocal(&a) ||
+		if ((l && sw_link_is_loopback(l)) || v6_linklocal(&a) ||
 		    (a.family == AF_INET && a.addr[0] == 127))
 			continue;
 		for (size_t p = 0; p <= n_ports; p++) {
@@ -510,7 +510,7 @@ static bool lan_peer_ok(const struct neigh_walk *nw, const struct sw_prefix *a, 
 	const struct sw_link *l = sw_host_link(nw->host, ifindex);
 	bool connected = false;
 
-	if (!l || l->loopback || l->ifindex == 1 || sw_ruleset_guarded(nw->cfg, l) ||
+	if (!l || sw_link_is_loopback(l) || sw_ruleset_guarded(nw->cfg, l) ||
 	    v6_linklocal(a) || sw_prefix_is_loopback(a))
 		return false;
 	for (size_t i = 0; i < nw->host->n_gateways; i++)

@@ -4,7 +4,6 @@
  * parses one key line into the config, 1 or 0 after sw_cfg_fail. */
 #include <ctype.h>
 #include <errno.h>
-#include <fnmatch.h>
 #include <netinet/in.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "core/config_parse.h"
+#include "core/guard.h"
 
 /* Strict unsigned decimal in [min, max]: digits only, no sign, no spaces. */
 int sw_cfg_uint(const char *s, unsigned long min, unsigned long max, unsigned long *out)
@@ -108,7 +108,7 @@ static int set_patterns(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *
 		}
 		if ((why = sw_cfg_pattern_error(t)))
 			return sw_cfg_fail(c, "bad interface pattern '%s' in [%s] %s: %s", t, k->section, k->name, why);
-		if (!fnmatch(t, "lo", 0))
+		if (sw_name_match(t, "lo"))
 			return sw_cfg_fail(c, "interface pattern '%s' in [%s] %s matches the loopback interface lo: "
 					   "guarding it would cut the host off from itself", t, k->section, k->name);
 		for (i = 0; i < cfg->n_patterns && strcmp(cfg->patterns[i], t); i++)
@@ -256,7 +256,7 @@ static int set_parents(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *v
 		}
 		if ((why = sw_cfg_pattern_error(t)))
 			return sw_cfg_fail(c, "bad interface pattern '%s' in [%s] %s: %s", t, k->section, k->name, why);
-		if (!fnmatch(t, "lo", 0))
+		if (sw_name_match(t, "lo"))
 			return sw_cfg_fail(c, "interface pattern '%s' in [%s] %s matches the loopback interface lo, "
 					   "which has no macvlan or ipvlan children", t, k->section, k->name);
 		for (i = 0; i < cfg->n_parents && strcmp(cfg->parents[i], t); i++)

@@ -10,7 +10,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <ini.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,6 +19,7 @@
 #include <sys/utsname.h>
 
 #include "core/config_parse.h"
+#include "core/guard.h"
 #include "lib/sort.h"
 
 #define MAX_FILE  SW_CONFIG_MAX
@@ -333,7 +333,7 @@ static int check_whole(struct sw_cfg_ctx *c, sw_config_check_fn check)
 		return sw_cfg_fail(c, "%s", strerror(ENOMEM));
 	for (size_t i = 0; i < cfg->n_except; i++)
 		for (size_t j = 0; j < cfg->n_patterns; j++)
-			if (!fnmatch(cfg->patterns[j], cfg->except[i], 0))
+			if (sw_name_match(cfg->patterns[j], cfg->except[i]))
 				return sw_cfg_fail(c, "[guard] except names %s, which [guard] interfaces "
 						   "pattern '%s' guards: say one or the other",
 						   cfg->except[i], cfg->patterns[j]);

@@ -17,7 +17,7 @@ static bool bridge_has_ports(const struct sw_host *h, const struct sw_link *br)
 /* facing, with the bridges' ports already known (ports: NULL = look) */
 static const char *facing(const struct sw_host *h, const struct sw_link *l, const bool *ports)
 {
-	if (!l->up || l->ifindex == 1 || l->loopback || l->uplink)
+	if (!l->up || sw_link_is_loopback(l) || l->uplink)
 		return NULL;
 	if (l->is_bridge)
 		return (ports ? ports[l - h->links] : bridge_has_ports(h, l)) ? "bridge with ports" : NULL;

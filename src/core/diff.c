@@ -248,22 +248,6 @@ void sw_diff_free(struct sw_diff *d)
 	memset(d, 0, sizeof(*d));
 }
 
-void sw_json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 void sw_diff_print(const struct sw_diff *d, FILE *f)
 {
 	for (size_t i = 0; i < d->n; i++)

@@ -18,7 +18,7 @@
 #include "sync/reconcile.h"
 
 #define SETTLE_MS        20     /* after removals only, or a new link guarded by the
-				 * fast path: the whole model is rebuilt this much later
+				 * new-link path: the whole model is rebuilt this much later
 				 * (or after 4 times its last cost), once for a burst */
 #define SETTLE_MAX_MS    100    /* but never later than this after the first event
 				 * (a steady stream of removals must not starve it) */

@@ -234,6 +234,22 @@ int sw_jw_print(const struct sw_jw *w, FILE *f)
 	return fprintf(f, "%s\n", t) < 0 ? -EIO : 0;
 }
 
+void sw_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
 /* ---- reader ------------------------------------------------------------ */
 
 struct rd {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* hostfast: a new link guarded without rebuilding the whole desired model
- * (see include/sync/hostfast.h). */
+/* hostfast: the new-link path, a new link guarded without rebuilding the
+ * whole desired model (see include/sync/hostfast.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
