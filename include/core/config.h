@@ -15,7 +15,7 @@
 
 #define SW_DEFAULT_CONFIG   "/etc/sandwall/sandwall.conf"
 #define SW_IFNAMSIZ         16
-#define SW_GUARD_AUTO       "auto"  /* [guard] interfaces keyword: detect (ruleset.c) */
+#define SW_GUARD_AUTO       "auto"  /* [guard] interfaces keyword: detect (guard.c) */
 #define SW_MAX_PATTERNS     64
 #define SW_MAX_PARENTS      16      /* [guard] macvlan_parents */
 #define SW_MAX_EXCEPT       64      /* [guard] except */

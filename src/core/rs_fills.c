@@ -118,7 +118,7 @@ static int fill_private(const struct sw_config *cfg, const struct sw_host *host,
 static int fill_sandboxes(const struct sw_config *cfg, const struct sw_host *host,
 			  struct work *w, const struct sw_prefix **out, size_t *n);
 
-/* per SW_CAT_MATCH_SET and SW_CAT_MATCH_ROUTED category (config.h's table says which) */
+/* per SW_CAT_MATCH_SET and SW_CAT_MATCH_ROUTED category (category.c's table says which) */
 static const cat_fill_fn cat_fill[SW_CAT_COUNT] = {
 	[SW_CAT_METADATA] = fill_metadata,
 	[SW_CAT_LINK_LOCAL] = fill_link_local,
