@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef SANDWALL_DAEMON_H
 #define SANDWALL_DAEMON_H
-/* daemon: sandwalld's epoll loop. nf_tables events (repair drift, name the
- * process), rtnetlink events (update the sets), signalfd (HUP reload,
- * TERM/INT exit leaving the rules), timerfd (resync backstop, watchdog),
- * and the control socket. The state and the parts are private to the
- * daemon (state.h). */
+/* daemon: sandwalld's entry; its epoll loop (loop.h) serves nf_tables
+ * events (repair drift, name the process), rtnetlink events (update the
+ * sets), signalfd (HUP reload, TERM/INT exit leaving the rules), timerfd
+ * (resync backstop, watchdog), and the control socket. The state and the
+ * parts are private to the daemon (state.h). */
 #include <stdbool.h>
 
 /* What the command line asks for. */
