@@ -15,7 +15,6 @@
 #include "kernel/commit.h"
 #include "kernel/encode.h"
 #include "core/gate.h"
-#include "core/holes.h"
 #include "kernel/observe.h"
 #include "sync/cgwatch.h"
 #include "sync/gatefill.h"
