@@ -45,12 +45,21 @@ enum sw_cat_match {
 #define SW_CAT_V4 1u
 #define SW_CAT_V6 2u
 
+struct sw_config;
+struct sw_host;
+struct work;            /* the ruleset's scratch (core/rs_internal.h) */
+/* What a set category blocks: into w's prefix buffer (room for
+ * FIXED_ENTRIES, from (*n) on), or *out pointed elsewhere (the config's
+ * own list) with *n its length. 0 or -errno. */
+typedef int (*sw_cat_fill_fn)(const struct sw_config *cfg, const struct sw_host *host,
+			      struct work *w, const struct sw_prefix **out, size_t *n);
+
 /* One entry per category. Its name is the [block] key, the named counter,
  * the chain block_<name> and the log prefix "sandwall:<name> ". Adding a
- * category is one entry here (and, for SW_CAT_MATCH_SET, its fill function
- * in rs_fills.c's cat_fill[], which says what it blocks): the [block] key,
- * the default, the sets, the guard rule in rank order, the union for the
- * fast path, the counter and the block chain follow. */
+ * category is one entry here (and, for SW_CAT_MATCH_SET, its fill
+ * function, which says what it blocks): the [block] key, the default, the
+ * sets, the guard rule in rank order, the union for the fast path, the
+ * counter and the block chain follow. */
 struct sw_category_info {
 	const char *name;
 	enum sw_cat_key key;
@@ -65,8 +74,25 @@ struct sw_category_info {
 	 * (link_local, private), as text; NULL: none of its own */
 	const char *const *fixed;
 	size_t n_fixed;
+	/* SW_CAT_MATCH_SET and SW_CAT_MATCH_ROUTED: what it blocks (below) */
+	sw_cat_fill_fn fill;
 };
 #define SW_CAT_RANK_OWN 100
+/* the fill functions of the table's entries (core/rs_fills.c) */
+int sw_cat_fill_metadata(const struct sw_config *cfg, const struct sw_host *host,
+			 struct work *w, const struct sw_prefix **out, size_t *n);
+int sw_cat_fill_link_local(const struct sw_config *cfg, const struct sw_host *host,
+			   struct work *w, const struct sw_prefix **out, size_t *n);
+int sw_cat_fill_gateways(const struct sw_config *cfg, const struct sw_host *host,
+			 struct work *w, const struct sw_prefix **out, size_t *n);
+int sw_cat_fill_lan(const struct sw_config *cfg, const struct sw_host *host,
+		    struct work *w, const struct sw_prefix **out, size_t *n);
+int sw_cat_fill_private(const struct sw_config *cfg, const struct sw_host *host,
+			struct work *w, const struct sw_prefix **out, size_t *n);
+int sw_cat_fill_destinations(const struct sw_config *cfg, const struct sw_host *host,
+			     struct work *w, const struct sw_prefix **out, size_t *n);
+int sw_cat_fill_sandboxes(const struct sw_config *cfg, const struct sw_host *host,
+			  struct work *w, const struct sw_prefix **out, size_t *n);
 extern const struct sw_category_info sw_categories[SW_CAT_COUNT];
 /* The entry of c (NULL when out of range). */
 const struct sw_category_info *sw_category_info(enum sw_category c);

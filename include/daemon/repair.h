@@ -26,6 +26,10 @@ void sw_repair_resync_soon(struct sw_daemon *d);
  * host model the rtnetlink events keep (only when no event was lost),
  * else from a fresh read of the host. 0 or -errno (logged). */
 int sw_repair_build_want(struct sw_daemon *d, struct sw_model *m, bool tracked);
+/* The same from the host as the daemon holds it (nothing read):
+ * core/desired.h with our ownership flags and the resolver's addresses.
+ * 0 or -errno with err filled. */
+int sw_repair_desired(struct sw_daemon *d, struct sw_model *m, char *err, size_t errlen);
 /* The macvlan/ipvlan parents as the netdev table hooks them (name, index,
  * MAC): a different value means one came, went or changed its address. */
 uint64_t sw_repair_parents_sig(const struct sw_config *cfg, const struct sw_host *h);

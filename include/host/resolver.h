@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/config.h"
+#include "core/desired.h"
 #include "lib/dns.h"
 #include "host/hoststate.h"
 #include "core/model.h"
@@ -117,6 +118,10 @@ int64_t sw_resolver_deadline(const struct sw_resolver *r);
  * element with its remaining lifetime as its timeout (replacing what the
  * sets held): a table re-created or repaired gets them in the same batch. */
 int sw_resolver_fill(const struct sw_resolver *r, struct sw_model *m, int64_t now_ms);
+/* The same addresses as data, for a model still to be built
+ * (core/desired.h): *out (free it) holds *n_out of them, sorted by set. */
+int sw_resolver_elems(const struct sw_resolver *r, int64_t now_ms,
+		      struct sw_desired_elem **out, size_t *n_out);
 
 /* ---- I/O ---------------------------------------------------------------- */
 

@@ -31,20 +31,12 @@ enum sw_table_owner {
 };
 enum sw_table_owner sw_table_owner(const struct sw_model *have);
 
-/* Read the host (rtnetlink, resolvers) and build the desired model. */
-int sw_desired(const struct sw_config *cfg, struct sw_host *host, struct sw_model *m,
-	       char *err, size_t errlen);
-
-/* The same from the links, addresses and routes of a host already read
- * (the daemon's, tracked by rtnetlink events): the cgroups are read again,
- * as the config says which. */
-int sw_desired_tracked(const struct sw_config *cfg, struct sw_host *host, struct sw_model *m,
-		       char *err, size_t errlen);
-
-/* The desired model from a host already read (the daemon tracks it by
- * rtnetlink deltas): the host-dependent refusals, then the ruleset. */
-int sw_desired_host(const struct sw_config *cfg, const struct sw_host *host, struct sw_model *m,
-		    char *err, size_t errlen);
+/* Read what the desired tables depend on (core/desired.h builds them):
+ * with links, the host's links, addresses and routes (rtnetlink; without,
+ * the daemon's, tracked by rtnetlink events), then the cgroups the config
+ * names, read again each time. 0 or -errno with err filled. */
+int sw_host_gather(const struct sw_config *cfg, struct sw_host *host, bool links,
+		   char *err, size_t errlen);
 
 /* The host moved: the kernel held old at generation *genid (the daemon's
  * last verified state). Send what differs from old to want as set element

@@ -32,6 +32,7 @@
 #include "lib/log.h"
 #include "sync/bindtable.h"
 #include "sync/netdev.h"
+#include "core/desired.h"
 #include "sync/reconcile.h"
 
 /* ---- the commands: one table entry each ---------------------------------- */
@@ -122,7 +123,10 @@ static int load(const struct sw_cli_opts *o, struct sw_config *cfg, struct sw_ho
 		sw_err("%s", err);
 		return rc;
 	}
-	rc = sw_desired(cfg, host, want, err, sizeof(err));
+	rc = sw_host_gather(cfg, host, true, err, sizeof(err));
+	if (!rc)
+		rc = sw_desired_build(&(struct sw_desired_in){ .cfg = cfg, .host = host }, want,
+				      err, sizeof(err));
 	if (rc)
 		sw_err("%s", err);
 	return rc;

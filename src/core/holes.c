@@ -117,12 +117,13 @@ static bool first_bytes_miss(const struct first_bytes *fb, const struct sw_prefi
 	return p->len >= 8 && !(bits[p->addr[0] / 64] & (1ull << (p->addr[0] % 64)));
 }
 
-/* The compiled-in lists of metadata, link_local and private, parsed once
- * (the hole checks run for every [allow] entry), with their first bytes. */
+/* The compiled-in lists, metadata's and every fixed list of the category
+ * table (link_local, private), parsed once (the hole checks run for every
+ * [allow] entry), with their first bytes. */
 static struct {
 	bool done;
-	struct sw_prefix meta[MAX_META], ll[SW_CAT_MAX_FIXED], priv[SW_CAT_MAX_FIXED];
-	size_t n_meta, n_ll, n_priv;
+	struct sw_prefix meta[MAX_META], list[SW_CAT_COUNT][SW_CAT_MAX_FIXED];
+	size_t n_meta, n[SW_CAT_COUNT];
 	struct first_bytes reach;
 } fixed;
 
@@ -142,8 +143,8 @@ static void fixed_lists(void)
 		fixed.n_meta = 0;
 	for (size_t i = 0; i < fixed.n_meta; i++)
 		first_bytes_add(&fixed.reach, &fixed.meta[i]);
-	parse_list(SW_CAT_LINK_LOCAL, fixed.ll, &fixed.n_ll);
-	parse_list(SW_CAT_PRIVATE, fixed.priv, &fixed.n_priv);
+	for (int c = 0; c < SW_CAT_COUNT; c++)
+		parse_list((enum sw_category)c, fixed.list[c], &fixed.n[c]);
 }
 
 static void consider_list(struct acc *c, enum sw_category cat, const struct sw_prefix *v,
@@ -158,36 +159,39 @@ static size_t holes_in(const struct sw_config *cfg, const struct sw_host *host,
 		       const struct sw_allow *a, struct sw_hole *out, size_t max, unsigned cats)
 {
 	struct acc c = { out, 0, max, a };
-	bool block[SW_CAT_COUNT];
+	bool block[SW_CAT_COUNT], skip_fixed;
 
 	fixed_lists();
 	for (int i = 0; i < SW_CAT_COUNT; i++)
 		block[i] = cfg->block[i] && (cats & CAT(i));
-	if (first_bytes_miss(&fixed.reach, &a->dst))
-		block[SW_CAT_METADATA] = block[SW_CAT_LINK_LOCAL] = block[SW_CAT_PRIVATE] = false;
-	if (block[SW_CAT_METADATA])
-		consider_list(&c, SW_CAT_METADATA, fixed.meta, fixed.n_meta);
-	if (block[SW_CAT_LINK_LOCAL])
-		consider_list(&c, SW_CAT_LINK_LOCAL, fixed.ll, fixed.n_ll);
-	for (size_t i = 0; host && block[SW_CAT_HOST] && i < host->n_addrs; i++) {
-		struct sw_prefix q = host->addrs[i].local;
+	/* the compiled-in lists: none reaches the entry's first byte */
+	skip_fixed = first_bytes_miss(&fixed.reach, &a->dst);
+	/* in the table's order: what each category blocks */
+	for (int k = 0; k < SW_CAT_COUNT; k++) {
+		if (!block[k])
+			continue;
+		if (fixed.n[k] && !skip_fixed)
+			consider_list(&c, k, fixed.list[k], fixed.n[k]);
+		if (k == SW_CAT_METADATA && !skip_fixed)
+			consider_list(&c, k, fixed.meta, fixed.n_meta);
+		for (size_t i = 0; host && k == SW_CAT_HOST && i < host->n_addrs; i++) {
+			struct sw_prefix q = host->addrs[i].local;
 
-		q.len = (uint8_t)(sw_family_addrlen(q.family) * 8);
-		if (!sw_prefix_is_loopback(&q))
-			consider(&c, SW_CAT_HOST, &q);
-	}
-	for (size_t i = 0; host && block[SW_CAT_GATEWAYS] && i < host->n_gateways; i++)
-		consider(&c, SW_CAT_GATEWAYS, &host->gateways[i].addr);
-	/* lan: subnets connected to the interfaces that are not guarded */
-	for (size_t i = 0; host && block[SW_CAT_LAN] && i < host->n_addrs; i++) {
-		struct sw_prefix q;
+			q.len = (uint8_t)(sw_family_addrlen(q.family) * 8);
+			if (!sw_prefix_is_loopback(&q))
+				consider(&c, k, &q);
+		}
+		for (size_t i = 0; host && k == SW_CAT_GATEWAYS && i < host->n_gateways; i++)
+			consider(&c, k, &host->gateways[i].addr);
+		/* lan: subnets connected to the interfaces that are not guarded */
+		for (size_t i = 0; host && k == SW_CAT_LAN && i < host->n_addrs; i++) {
+			struct sw_prefix q;
 
-		/* the link lookup is a scan: only for a subnet that overlaps */
-		if (sw_nets_lan_subnet(cfg, host, i, &a->dst, &q))
-			consider(&c, SW_CAT_LAN, &q);
+			/* the link lookup is a scan: only for a subnet that overlaps */
+			if (sw_nets_lan_subnet(cfg, host, i, &a->dst, &q))
+				consider(&c, k, &q);
+		}
 	}
-	if (block[SW_CAT_PRIVATE])
-		consider_list(&c, SW_CAT_PRIVATE, fixed.priv, fixed.n_priv);
 	if (!(cats & CAT(SW_CAT_DESTINATIONS))) {
 		/* not asked for */
 	} else if (cfg->destinations_sorted) {

@@ -58,21 +58,18 @@ static int cat_sets(struct sw_model *m, struct work *w, enum sw_category cat,
 
 /* ---- what each set category blocks -------------------------------------- */
 
-/* Fill p (room for w->cap_p) with what a category blocks; *out may point
- * elsewhere instead (the config's own list). Called only when the category
- * is on. */
-typedef int (*cat_fill_fn)(const struct sw_config *cfg, const struct sw_host *host,
-			   struct work *w, const struct sw_prefix **out, size_t *n);
+/* The fill functions of the category table (core/category.h, sw_cat_fill_fn),
+ * each called only when its category is on. */
 
 /* metadata: the compiled-in list */
-static int fill_metadata(const struct sw_config *cfg, const struct sw_host *host,
+int sw_cat_fill_metadata(const struct sw_config *cfg, const struct sw_host *host,
 			 struct work *w, const struct sw_prefix **out, size_t *n)
 {
 	return sw_endpoints_metadata(w->p, FIXED_ENTRIES, n);
 }
 
 /* link_local: its fixed list (category.c) */
-static int fill_link_local(const struct sw_config *cfg, const struct sw_host *host,
+int sw_cat_fill_link_local(const struct sw_config *cfg, const struct sw_host *host,
 			   struct work *w, const struct sw_prefix **out, size_t *n)
 {
 	*n += sw_category_fixed(SW_CAT_LINK_LOCAL, w->p + *n, FIXED_ENTRIES - *n);
@@ -80,7 +77,7 @@ static int fill_link_local(const struct sw_config *cfg, const struct sw_host *ho
 }
 
 /* gateways: default-route next hops */
-static int fill_gateways(const struct sw_config *cfg, const struct sw_host *host,
+int sw_cat_fill_gateways(const struct sw_config *cfg, const struct sw_host *host,
 			 struct work *w, const struct sw_prefix **out, size_t *n)
 {
 	for (size_t i = 0; host && i < host->n_gateways; i++)
@@ -89,7 +86,7 @@ static int fill_gateways(const struct sw_config *cfg, const struct sw_host *host
 }
 
 /* destinations: from the config */
-static int fill_destinations(const struct sw_config *cfg, const struct sw_host *host,
+int sw_cat_fill_destinations(const struct sw_config *cfg, const struct sw_host *host,
 			     struct work *w, const struct sw_prefix **out, size_t *n)
 {
 	*out = cfg->destinations;
@@ -98,7 +95,7 @@ static int fill_destinations(const struct sw_config *cfg, const struct sw_host *
 }
 
 /* lan: subnets connected to the other interfaces */
-static int fill_lan(const struct sw_config *cfg, const struct sw_host *host,
+int sw_cat_fill_lan(const struct sw_config *cfg, const struct sw_host *host,
 		    struct work *w, const struct sw_prefix **out, size_t *n)
 {
 	for (size_t i = 0; host && i < host->n_addrs; i++)
@@ -108,26 +105,12 @@ static int fill_lan(const struct sw_config *cfg, const struct sw_host *host,
 }
 
 /* private: its fixed list (category.c) */
-static int fill_private(const struct sw_config *cfg, const struct sw_host *host,
+int sw_cat_fill_private(const struct sw_config *cfg, const struct sw_host *host,
 			struct work *w, const struct sw_prefix **out, size_t *n)
 {
 	*n += sw_category_fixed(SW_CAT_PRIVATE, w->p + *n, FIXED_ENTRIES - *n);
 	return 0;
 }
-
-static int fill_sandboxes(const struct sw_config *cfg, const struct sw_host *host,
-			  struct work *w, const struct sw_prefix **out, size_t *n);
-
-/* per SW_CAT_MATCH_SET and SW_CAT_MATCH_ROUTED category (category.c's table says which) */
-static const cat_fill_fn cat_fill[SW_CAT_COUNT] = {
-	[SW_CAT_METADATA] = fill_metadata,
-	[SW_CAT_LINK_LOCAL] = fill_link_local,
-	[SW_CAT_GATEWAYS] = fill_gateways,
-	[SW_CAT_DESTINATIONS] = fill_destinations,
-	[SW_CAT_LAN] = fill_lan,
-	[SW_CAT_PRIVATE] = fill_private,
-	[SW_CAT_SANDBOXES] = fill_sandboxes,
-};
 
 /* own: subnets of guarded interfaces (container-to-container stays) and
  * what is routed to a guarded interface without a gateway (a routed veth
@@ -163,7 +146,7 @@ static int guarded_subnets(const struct sw_config *cfg, const struct sw_host *ho
 
 /* sandboxes: the guarded interfaces' subnets (own without [allow]
  * networks), judged in the forward hook */
-static int fill_sandboxes(const struct sw_config *cfg, const struct sw_host *host,
+int sw_cat_fill_sandboxes(const struct sw_config *cfg, const struct sw_host *host,
 			  struct work *w, const struct sw_prefix **out, size_t *n)
 {
 	return guarded_subnets(cfg, host, w, w->p, n);
@@ -212,10 +195,10 @@ int rs_category_sets(struct sw_model *m, struct work *w, const struct sw_config 
 		if (next < 0)
 			break;
 		done[next] = true;
-		if (!cat_fill[next])
+		if (!sw_categories[next].fill)
 			return -EINVAL;         /* a set category needs its fill */
 		out = w->p;
-		if (cfg->block[next] && (rc = cat_fill[next](cfg, host, w, &out, &n)))
+		if (cfg->block[next] && (rc = sw_categories[next].fill(cfg, host, w, &out, &n)))
 			return rc;
 		if ((rc = cat_sets(m, w, next, out, n)))
 			return rc;

@@ -10,6 +10,7 @@
  * in NEWGEN (report.c). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/netfilter/nf_tables.h>
 
@@ -23,6 +24,7 @@
 #include "lib/log.h"
 #include "sync/bindtable.h"
 #include "sync/netdev.h"
+#include "core/desired.h"
 #include "sync/reconcile.h"
 
 #define RETRY_MS         100
@@ -51,17 +53,30 @@ void sw_repair_resync_soon(struct sw_daemon *d)
 int sw_repair_build_want(struct sw_daemon *d, struct sw_model *m, bool tracked)
 {
 	char err[SW_ERRLEN];
-	int rc = tracked && !d->resync_soon && !d->retry ?
-			 sw_desired_tracked(&d->cfg, &d->host, m, err, sizeof(err)) :
-			 sw_desired(&d->cfg, &d->host, m, err, sizeof(err));
+	int rc = sw_host_gather(&d->cfg, &d->host, !tracked || d->resync_soon || d->retry,
+				err, sizeof(err));
 
+	if (!rc)
+		rc = sw_repair_desired(d, m, err, sizeof(err));
 	if (rc)
 		sw_err("%s", err);
-	else
-		m->table_flags = d->own_flags;
+	return rc;
+}
+
+int sw_repair_desired(struct sw_daemon *d, struct sw_model *m, char *err, size_t errlen)
+{
+	struct sw_desired_in in = { .cfg = &d->cfg, .host = &d->host, .table_flags = d->own_flags };
+	struct sw_desired_elem *v;
+	int rc;
+
 	/* the hostnames' addresses: a table made from it has them at once */
-	if (!rc && (rc = sw_resolver_fill(&d->resolver, m, sw_resolver_now_ms())))
-		sw_model_free(m);
+	if ((rc = sw_resolver_elems(&d->resolver, sw_resolver_now_ms(), &v, &in.n_elems))) {
+		snprintf(err, errlen, "cannot fill the host sets: %s", strerror(-rc));
+		return rc;
+	}
+	in.elems = v;
+	rc = sw_desired_build(&in, m, err, errlen);
+	free(v);
 	return rc;
 }
 

@@ -127,17 +127,10 @@ void sw_track_host_delta(struct sw_daemon *d)
 	int rc;
 
 	d->host_dirty = false;
-	if (sw_desired_host(&d->cfg, &d->host, &m, err, sizeof(err))) {
+	/* with the hostnames' addresses, as sw_repair_build_want: without
+	 * them the deltas would take them out of the kernel */
+	if (sw_repair_desired(d, &m, err, sizeof(err))) {
 		sw_err("%s", err);
-		d->retry = true;
-		sw_repair_arm_resync(d);
-		return;
-	}
-	m.table_flags = d->own_flags;
-	/* the hostnames' addresses, as sw_repair_build_want puts them in:
-	 * without them the deltas would take them out of the kernel */
-	if (sw_resolver_fill(&d->resolver, &m, sw_resolver_now_ms())) {
-		sw_model_free(&m);
 		d->retry = true;
 		sw_repair_arm_resync(d);
 		return;

@@ -361,6 +361,34 @@ static struct sw_set *host_set(struct sw_model *m, const char *base, int family)
 	return sw_model_find_set(m, name);
 }
 
+int sw_resolver_elems(const struct sw_resolver *r, int64_t now_ms,
+		      struct sw_desired_elem **out, size_t *n_out)
+{
+	struct sw_desired_elem *o = NULL;
+	struct hel *v;
+	size_t n;
+	int err;
+
+	*out = NULL;
+	*n_out = 0;
+	if ((err = collect(r, now_ms, &v, &n)))
+		return err;
+	if (n && !(o = calloc(n, sizeof(*o)))) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		snprintf(o[i].set, sizeof(o[i].set), "%s%c", v[i].set,
+			 v[i].family == AF_INET ? '4' : '6');
+		o[i].e = v[i].e;
+		o[i].e.timeout_ms = (uint64_t)(v[i].expires_ms - now_ms);
+	}
+	free(v);
+	*out = o;
+	*n_out = n;
+	return 0;
+}
+
 int sw_resolver_fill(const struct sw_resolver *r, struct sw_model *m, int64_t now_ms)
 {
 	struct hel *v;

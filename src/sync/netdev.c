@@ -5,6 +5,7 @@
 #include <string.h>
 #include <linux/netfilter.h>
 
+#include "core/desired.h"
 #include "sync/netdev.h"
 #include "sync/reconcile.h"
 #include "core/ruleset.h"
@@ -12,7 +13,8 @@
 static int build(const struct sw_config *cfg, const struct sw_host *host,
 		 const struct sw_model *inet, struct sw_model *m, char *err, size_t errlen)
 {
-	return sw_ruleset_build_netdev(cfg, host, inet, m, err, errlen);
+	return sw_desired_netdev(&(struct sw_desired_in){ .cfg = cfg, .host = host }, inet, m,
+				 err, errlen);
 }
 
 int sw_netdev_check(struct sw_nl *nl, const struct sw_config *cfg, const struct sw_host *host,

@@ -15,7 +15,6 @@
 #include "kernel/commit.h"
 #include "kernel/encode.h"
 #include "core/gate.h"
-#include "core/holes.h"
 #include "kernel/observe.h"
 #include "sync/cgwatch.h"
 #include "sync/gatefill.h"
@@ -23,44 +22,27 @@
 #include "sync/twin.h"
 #include "core/ruleset.h"
 
-int sw_desired(const struct sw_config *cfg, struct sw_host *host, struct sw_model *m,
-	       char *err, size_t errlen)
+int sw_host_gather(const struct sw_config *cfg, struct sw_host *host, bool links,
+		   char *err, size_t errlen)
 {
 	int rc;
 
-	memset(host, 0, sizeof(*host));
-	rc = sw_host_read(host);
-	if (rc) {
-		snprintf(err, errlen, "cannot read the host's links, addresses and routes: %s",
-			 strerror(-rc));
-		return rc;
+	if (links) {
+		memset(host, 0, sizeof(*host));
+		rc = sw_host_read(host);
+		if (rc) {
+			snprintf(err, errlen, "cannot read the host's links, addresses and routes: %s",
+				 strerror(-rc));
+			return rc;
+		}
 	}
-	return sw_desired_tracked(cfg, host, m, err, errlen);
-}
-
-int sw_desired_tracked(const struct sw_config *cfg, struct sw_host *host, struct sw_model *m,
-		       char *err, size_t errlen)
-{
-	int rc;
-
 	/* [guard] cgroups: the matching cgroups' ids (cgwatch.c) */
 	if ((rc = sw_cg_scan_host(cfg, host))) {
 		snprintf(err, errlen, "cannot read the cgroup tree for [guard] cgroups: %s",
 			 strerror(-rc));
 		return rc;
 	}
-	return sw_desired_host(cfg, host, m, err, errlen);
-}
-
-int sw_desired_host(const struct sw_config *cfg, const struct sw_host *host, struct sw_model *m,
-		    char *err, size_t errlen)
-{
-	int rc;
-
-	/* refusals that depend on the host: nothing is built, nothing sent */
-	if ((rc = sw_config_check_host(cfg, host, err, errlen)))
-		return rc;
-	return sw_ruleset_build(cfg, host, m, err, errlen);
+	return 0;
 }
 
 enum sw_table_owner sw_table_owner(const struct sw_model *h)

@@ -16,6 +16,7 @@
 #include "fake_nft.h"
 #include "fake_rtnl.h"
 #include "core/config_check.h"
+#include "core/desired.h"
 #include "core/diff.h"
 #include "sync/hostfast.h"
 #include "host/hoststate.h"
@@ -374,7 +375,7 @@ static struct sw_config cfg;
 static void desired(const struct sw_host *h, struct sw_model *m)
 {
 	char err[SW_ERRLEN] = "";
-	int rc = sw_desired_host(&cfg, h, m, err, sizeof(err));
+	int rc = sw_desired_build(&(struct sw_desired_in){ .cfg = &cfg, .host = h }, m, err, sizeof(err));
 
 	if (rc)
 		fail_msg("desired: %s", err);
