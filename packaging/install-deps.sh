@@ -18,7 +18,7 @@ BUILD="build-essential pkg-config libnftnl-dev libmnl-dev libinih-dev libcmocka-
 # --no-install-recommends would skip)
 FUZZ="clang libclang-rt-dev"
 TEST="nftables iproute2 curl python3 procps kmod"
-PACKAGING="debhelper dpkg-dev fakeroot lintian mandoc python3-yaml rpm bash-completion"
+PACKAGING="debhelper dpkg-dev fakeroot lintian mandoc bsdextrautils python3-yaml rpm bash-completion"
 DOCKER="busybox-static iptables"
 # other runtimes for tests/integration/test_runtimes.sh: rootful Podman with
 # its CNI bridge (Debian 12's podman 4.3 uses CNI); no service is started

@@ -15,7 +15,7 @@ register_test pkg_01_deb_build     "dpkg-buildpackage -us -uc -b builds sandwall
 register_test pkg_02_deb_contents  "the .deb holds binaries, unit, conffile, man pages, completion; sane maintainer scripts"
 register_test pkg_03_lintian       "lintian: no E: tags (W: and I: reported)"
 register_test pkg_04_deb_install   "dpkg -i: files, unit enabled, nothing started, unit verify + security <= 2.0; purge removes all"
-register_test pkg_05_man_lint      "mandoc -Tlint: man pages have no warning or worse"
+register_test pkg_05_man_lint      "mandoc -Tlint: man pages have no warning or worse, and render no nested quotes"
 register_test pkg_06_completion    "bash completion offers both programs' commands and options"
 register_test pkg_07_make_install  "make install (PREFIX=/usr DESTDIR=...) and make uninstall"
 register_test pkg_08_yaml          "every YAML file parses; daemonset and alert rules say what docs/fleet.md says"
@@ -298,6 +298,10 @@ pkg_05_man_lint() {
 		if mandoc -Tlint -W warning "$m" >"$out" 2>&1 && [ ! -s "$out" ]; then
 			ok "mandoc -Tlint -W warning $(basename "$m"): clean"
 		else bad "mandoc -Tlint $(basename "$m"):"; show "$out"; fi
+		# a quote macro swallowing the next one renders ‘a‘b’’: none
+		mandoc -Tutf8 "$m" 2>/dev/null | col -b | grep -n "’’\|‘[^’]*‘" >"$out"
+		[ ! -s "$out" ] && ok "$(basename "$m"): no nested quotes when rendered" ||
+			{ bad "$(basename "$m"): nested quotes when rendered"; show "$out"; }
 	done
 	[ $n -ge 3 ] && ok "$n man pages linted" || bad "expected sandwall.8, sandwalld.8, sandwall.conf.5; found $n"
 	for m in sandwall.8 sandwalld.8 sandwall.conf.5; do
