@@ -209,5 +209,6 @@ int main(int argc, char **argv)
 		free(v[k]);
 	}
 	sw_model_free(&want);
+	sw_host_free(&host);
 	return 0;
 }

@@ -19,7 +19,7 @@
 
 int sw_daemon_run(const struct sw_daemon_args *a)
 {
-	/* 8.9 MB (a config and a host, each twice): never on the stack */
+	/* 3.7 MB (a config twice, the cgroup watcher's scratch): never on the stack */
 	static struct sw_daemon d;
 	char err[SW_ERRLEN];
 	int rc;
