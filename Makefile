@@ -53,8 +53,9 @@ $(B)/endpoints_gen.o: $(B)/endpoints_gen.c
 	$(CC) $(CFLAGS) -Wno-missing-prototypes -c -o $@ $<
 
 # No stack frame above 256 KiB in the tools and the daemon: a struct
-# sw_config (1.4 MiB) as a local stays resident in the daemon's stack for
-# its whole life (docs/BENCHMARKS.md, "Daemon memory").
+# sw_config (0.5 MiB: its [sandbox] sections inline) as a local stays
+# resident in the daemon's stack for its whole life (docs/BENCHMARKS.md,
+# "Daemon memory").
 FRAME_MAX := -Wframe-larger-than=262144
 
 # -MMD -MP: each object depends on the headers it includes, no more

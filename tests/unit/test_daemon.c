@@ -470,7 +470,7 @@ static void test_reload_allowed(void **state)
 
 	(void)state;
 	config("[daemon]\nresync_interval = 30\n");
-	old = d.cfg;
+	assert_int_equal(sw_config_copy(&old, &d.cfg), 0);
 	/* the same file: allowed, no new lock */
 	assert_int_equal(sw_reload_allowed(&d, &old, false, &newlock, err, sizeof(err)), 0);
 	assert_int_equal(newlock, -1);
