@@ -210,5 +210,6 @@ int main(int argc, char **argv)
 	}
 	sw_model_free(&want);
 	sw_host_free(&host);
+	sw_config_free(&cfg);
 	return 0;
 }

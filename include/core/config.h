@@ -191,8 +191,8 @@ struct sw_config {
 	char canaries[SW_MAX_CANARIES][SW_CANARY_LEN];
 	size_t n_canaries;
 	/* [sandbox NAME] sections, in file order */
-	struct sw_sandbox sandboxes[SW_MAX_SANDBOXES];
-	size_t n_sandboxes;
+	struct sw_sandbox *sandboxes;            /* grows, up to SW_MAX_SANDBOXES */
+	size_t n_sandboxes, cap_sandboxes;
 	/* what the file itself gave (sw_config_loss): a reload must not
 	 * fall back to defaults without being told */
 	uint64_t given_keys;                     /* bit per key (config_keys.c sw_cfg_keys[]) */
@@ -203,8 +203,8 @@ struct sw_config {
 };
 
 /* Fill every field with the documented default. cfg is zeroed or a
- * config filled before: its destination and allow arrays are kept for
- * the next parse (sw_config_free frees them). */
+ * config filled before: its destination, allow and sandbox arrays are
+ * kept for the next parse (sw_config_free frees them). */
 void sw_config_defaults(struct sw_config *cfg);
 /* Free the arrays; cfg is zeroed after. */
 void sw_config_free(struct sw_config *cfg);

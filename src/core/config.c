@@ -15,7 +15,8 @@ static void keep_arrays(struct sw_config *cfg, const struct sw_config *src)
 {
 	struct sw_prefix *d = cfg->destinations;
 	struct sw_allow *a = cfg->allows;
-	size_t cd = cfg->cap_destinations, ca = cfg->cap_allows;
+	struct sw_sandbox *b = cfg->sandboxes;
+	size_t cd = cfg->cap_destinations, ca = cfg->cap_allows, cb = cfg->cap_sandboxes;
 
 	if (cfg != src)
 		memcpy(cfg, src, sizeof(*cfg));
@@ -23,12 +24,15 @@ static void keep_arrays(struct sw_config *cfg, const struct sw_config *src)
 	cfg->cap_destinations = cd;
 	cfg->allows = a;
 	cfg->cap_allows = ca;
+	cfg->sandboxes = b;
+	cfg->cap_sandboxes = cb;
 }
 
 void sw_config_free(struct sw_config *cfg)
 {
 	free(cfg->destinations);
 	free(cfg->allows);
+	free(cfg->sandboxes);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -38,7 +42,8 @@ int sw_config_copy(struct sw_config *dst, const struct sw_config *src)
 		return 0;
 	keep_arrays(dst, src);
 	if (SW_GROW_TO(dst->destinations, dst->cap_destinations, src->n_destinations) ||
-	    SW_GROW_TO(dst->allows, dst->cap_allows, src->n_allows)) {
+	    SW_GROW_TO(dst->allows, dst->cap_allows, src->n_allows) ||
+	    SW_GROW_TO(dst->sandboxes, dst->cap_sandboxes, src->n_sandboxes)) {
 		sw_config_free(dst);
 		return -ENOMEM;
 	}
@@ -47,6 +52,8 @@ int sw_config_copy(struct sw_config *dst, const struct sw_config *src)
 		       src->n_destinations * sizeof(*src->destinations));
 	if (src->n_allows)
 		memcpy(dst->allows, src->allows, src->n_allows * sizeof(*src->allows));
+	if (src->n_sandboxes)
+		memcpy(dst->sandboxes, src->sandboxes, src->n_sandboxes * sizeof(*src->sandboxes));
 	return 0;
 }
 

@@ -80,7 +80,7 @@ static void reload_paths(struct sw_daemon *d, const struct sw_config *old)
 }
 
 /* cfg and cfg_prev trade places, each with its own arrays (a byte swap:
- * no copy that would share them, no 0.5 MB temporary on the stack) */
+ * no copy that would share them, no temporary) */
 static void swap_cfg(struct sw_daemon *d)
 {
 	unsigned char *a = (unsigned char *)&d->cfg, *b = (unsigned char *)&d->cfg_prev, t;

@@ -68,7 +68,8 @@ static void poison(void)
 	memset(&cfg, 0x5a, sizeof(cfg));
 	cfg.destinations = NULL;
 	cfg.allows = NULL;
-	cfg.cap_destinations = cfg.cap_allows = 0;
+	cfg.sandboxes = NULL;
+	cfg.cap_destinations = cfg.cap_allows = cfg.cap_sandboxes = 0;
 }
 
 static int parse(const char *text)
