@@ -57,9 +57,10 @@ $(B)/endpoints_gen.c: rules/metadata.list | $(B)
 $(B)/endpoints_gen.o: $(B)/endpoints_gen.c
 	$(CC) $(CFLAGS) -Wno-missing-prototypes -c -o $@ $<
 
-# No stack frame above 256 KiB in the tools and the daemon: a struct sw_host
-# (2.6 MiB) or sw_config (1.4 MiB) as a local stays resident in the
-# daemon's stack for its whole life (docs/BENCHMARKS.md, "Daemon memory").
+# No stack frame above 256 KiB in the tools and the daemon: a large local
+# stays resident in the daemon's stack for its whole life
+# (docs/BENCHMARKS.md, "Daemon memory"). The host and the config grow on
+# the heap (lib/grow.h); this keeps it so.
 FRAME_MAX := -Wframe-larger-than=262144
 
 # -MMD -MP: each object depends on the headers it includes, no more

@@ -209,5 +209,7 @@ int main(int argc, char **argv)
 		free(v[k]);
 	}
 	sw_model_free(&want);
+	sw_host_free(&host);
+	sw_config_free(&cfg);
 	return 0;
 }

@@ -152,15 +152,15 @@ struct sw_config {
 	/* [block]: block[c] for every category; SW_CAT_DESTINATIONS is on
 	 * exactly when the destinations list is non-empty. */
 	bool block[SW_CAT_COUNT];
-	struct sw_prefix destinations[SW_MAX_DESTS];
-	size_t n_destinations;
+	struct sw_prefix *destinations;          /* grows, up to SW_MAX_DESTS (lib/grow.h) */
+	size_t n_destinations, cap_destinations;
 	bool destinations_sorted;                /* by family, address, length: the parser sorts */
 	/* [allow] */
 	enum sw_dns_mode dns;
 	struct sw_port host_ports[SW_MAX_HOST_PORTS];
 	size_t n_host_ports;
-	struct sw_allow allows[SW_MAX_ALLOWS];
-	size_t n_allows;
+	struct sw_allow *allows;                 /* grows, up to SW_MAX_ALLOWS */
+	size_t n_allows, cap_allows;
 	/* [allow] networks = CIDR ...: left open by lan and private, like the
 	 * guarded subnets (a Kubernetes node's pod and service CIDRs); every
 	 * other category still blocks inside them */
@@ -191,8 +191,8 @@ struct sw_config {
 	char canaries[SW_MAX_CANARIES][SW_CANARY_LEN];
 	size_t n_canaries;
 	/* [sandbox NAME] sections, in file order */
-	struct sw_sandbox sandboxes[SW_MAX_SANDBOXES];
-	size_t n_sandboxes;
+	struct sw_sandbox *sandboxes;            /* grows, up to SW_MAX_SANDBOXES */
+	size_t n_sandboxes, cap_sandboxes;
 	/* what the file itself gave (sw_config_loss): a reload must not
 	 * fall back to defaults without being told */
 	uint64_t given_keys;                     /* bit per key (config_keys.c sw_cfg_keys[]) */
@@ -202,8 +202,15 @@ struct sw_config {
 	bool ends_in_newline;                    /* the last line is complete (or the file is empty) */
 };
 
-/* Fill every field with the documented default. */
+/* Fill every field with the documented default. cfg is zeroed or a
+ * config filled before: its destination, allow and sandbox arrays are
+ * kept for the next parse (sw_config_free frees them). */
 void sw_config_defaults(struct sw_config *cfg);
+/* Free the arrays; cfg is zeroed after. */
+void sw_config_free(struct sw_config *cfg);
+/* dst (zeroed or filled before) becomes a copy of src with arrays of its
+ * own: 0 or -ENOMEM (dst is then zeroed). Never copy one by assignment. */
+int sw_config_copy(struct sw_config *dst, const struct sw_config *src);
 /* A whole-file check from above the parser (config_check.c: the [allow]
  * entries that reopen a block category), run after the [guard] checks and
  * before the [sandbox] ones: 0, or nonzero with the line it is about in

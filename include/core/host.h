@@ -76,11 +76,15 @@ struct sw_cgroup {
 	char path[SW_CG_PATH_MAX]; /* relative to the cgroup2 root ("" if too long) */
 };
 
+/* links, addrs, routes and cgroups grow with the host (lib/grow.h, up to
+ * their SW_MAX_*): a zeroed struct is an empty host; sw_host_free frees
+ * it, sw_host_copy copies one (never by assignment: the arrays would be
+ * shared). */
 struct sw_host {
-	struct sw_link links[SW_MAX_LINKS];
-	size_t n_links;
-	struct sw_addr addrs[SW_MAX_ADDRS];
-	size_t n_addrs;
+	struct sw_link *links;
+	size_t n_links, cap_links;
+	struct sw_addr *addrs;
+	size_t n_addrs, cap_addrs;
 	struct sw_gateway gateways[SW_MAX_GATEWAYS];  /* gateways of default routes, v4 and v6 */
 	size_t n_gateways;
 	struct sw_prefix resolvers[SW_MAX_RESOLVERS]; /* DNS servers, loopback ones excluded */
@@ -92,14 +96,31 @@ struct sw_host {
 	 * interface that has no address of its own. Beyond SW_MAX_ROUTES
 	 * they are dropped: they only widen `own`, which opens nothing that
 	 * a block category closes before it. */
-	struct sw_route routes[SW_MAX_ROUTES];
-	size_t n_routes;
+	struct sw_route *routes;
+	size_t n_routes, cap_routes;
 	/* [guard] cgroups: the matching cgroups (sw_cg_scan), sorted by level
 	 * and id; beyond SW_MAX_CGROUPS the scan fails (fail closed: nothing
 	 * is applied) */
-	struct sw_cgroup cgroups[SW_MAX_CGROUPS];
-	size_t n_cgroups;
+	struct sw_cgroup *cgroups;
+	size_t n_cgroups, cap_cgroups;
 };
+
+/* An empty host (all zero). */
+void sw_host_init(struct sw_host *h);
+/* Free its arrays; it is empty again after. */
+void sw_host_free(struct sw_host *h);
+/* Empty again, its arrays kept for the next read. */
+void sw_host_clear(struct sw_host *h);
+/* dst (an initialised host) becomes a copy of src: 0 or -ENOMEM (dst
+ * then is empty). */
+int sw_host_copy(struct sw_host *dst, const struct sw_host *src);
+/* Room for one more link, address or route: 0, -ENOSPC at its SW_MAX_*
+ * (the limit, as with the fixed arrays before), or -ENOMEM. */
+int sw_host_room_links(struct sw_host *h);
+int sw_host_room_addrs(struct sw_host *h);
+int sw_host_room_routes(struct sw_host *h);
+/* Room for n cgroups in all (a scan fills up to SW_MAX_CGROUPS at once). */
+int sw_host_room_cgroups(struct sw_host *h, size_t n);
 
 /* Fill the fields that need the whole dump: master_bridge (from the
  * masters' kinds) and uplink (from uplinks[] and the gateways' oifs).

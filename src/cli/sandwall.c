@@ -406,8 +406,8 @@ int main(int argc, char **argv)
 {
 	struct sw_cli_opts o = { .config = SW_DEFAULT_CONFIG, .control = SW_CONTROL_PATH,
 			  .verify = { .timeout_ms = 1000 }, .since = -1, .until = -1 };
-	static struct sw_config cfg;
-	static struct sw_host host;
+	struct sw_config cfg = { 0 };
+	struct sw_host host = { 0 };
 	struct sw_model want;
 	struct sw_nl nl;
 	struct sw_cli_run x = { &o, &cfg, &host, &want, &nl };
@@ -461,23 +461,28 @@ int main(int argc, char **argv)
 		if (!rc && v->run == sw_cli_apply && !sw_config_load(o.config, &cfg, err, sizeof(err)) &&
 		    !sw_host_read(&host))
 			sw_cli_coverage_warn(&cfg, &host);
+		sw_host_free(&host);
+		sw_config_free(&cfg);
 		return rc;
 	}
 	/* Everything is validated before the kernel is touched. */
 	if (v->need == NEED_CONFIG && sw_config_load(o.config, &cfg, err, sizeof(err))) {
 		sw_err("%s", err);
-		return EXIT_ERR;
-	}
-	if (v->need == NEED_MODEL && load(&o, &cfg, &host, &want))
-		return EXIT_ERR;
-	if (v->kernel && open_nl(&nl)) {
+		rc = EXIT_ERR;
+	} else if (v->need == NEED_MODEL && load(&o, &cfg, &host, &want)) {
 		rc = EXIT_ERR;
 	} else {
-		rc = v->run(&x);
-		if (v->kernel)
-			sw_nl_close(&nl);
+		if (v->kernel && open_nl(&nl)) {
+			rc = EXIT_ERR;
+		} else {
+			rc = v->run(&x);
+			if (v->kernel)
+				sw_nl_close(&nl);
+		}
+		if (v->need == NEED_MODEL)
+			sw_model_free(&want);
 	}
-	if (v->need == NEED_MODEL)
-		sw_model_free(&want);
+	sw_host_free(&host);
+	sw_config_free(&cfg);
 	return rc;
 }

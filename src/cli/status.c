@@ -492,11 +492,15 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 	daemon = d_rc == 0;
 	host_err = host ? sw_host_read_links_addrs_routes(host) : -ENOMEM;
 	if (host_err) {
+		if (host)
+			sw_host_free(host);
 		free(host);
 		host = NULL;
 	}
 	if ((rc = sw_observe_counters(nl, cfg->table, &have))) {
 		sw_err("cannot read the ruleset: %s", strerror(-rc));
+		if (host)
+			sw_host_free(host);
 		free(host);
 		return EXIT_ERR;
 	}
@@ -566,6 +570,8 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 	}
 	netdev_status_free(nd);
 	sw_model_free(&have);
+	if (host)
+		sw_host_free(host);
 	free(host);
 	return rc;
 }

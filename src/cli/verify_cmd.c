@@ -325,6 +325,7 @@ static void verify_cleanup(struct vcmd *c)
 {
 	sw_verify_sink_close(&c->sink);
 	free(c->lr);
+	sw_host_free(&c->host);
 	sw_jw_free(&c->st.w);
 	if (c->homefd >= 0)
 		close(c->homefd);
@@ -346,8 +347,10 @@ int sw_verify_cmd(const struct sw_config *cfg, const struct sw_verify_opts *o)
 	c.attacks = !o->no_attacks && c.throwaway;
 	c.sink.nsfd = -1;
 	c.homefd = -1;
-	if (verify_prepare(&c))
+	if (verify_prepare(&c)) {
+		sw_host_free(&c.host);
 		return 2;
+	}
 	code = 2;
 	if (!verify_setup(&c)) {
 		verify_head(&c);

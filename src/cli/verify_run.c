@@ -200,6 +200,7 @@ static void probe_bind(const struct run_in *in)
 		sw_diff_free(&d);
 		sw_nl_close(&nl);
 	}
+	sw_host_free(h);
 	free(h);
 }
 

@@ -15,6 +15,7 @@
 
 #include "core/config_parse.h"
 #include "core/guard.h"
+#include "lib/grow.h"
 
 /* Strict unsigned decimal in [min, max]: digits only, no sign, no spaces. */
 int sw_cfg_uint(const char *s, unsigned long min, unsigned long max, unsigned long *out)
@@ -297,6 +298,9 @@ static int set_dests(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *v)
 		/* duplicates go after the parse (dedup_lists): one sort, not n^2 */
 		if (cfg->n_destinations == SW_MAX_DESTS)
 			return TOO_MANY(c, k, SW_MAX_DESTS);
+		if (SW_GROW(cfg->destinations, cfg->cap_destinations, cfg->n_destinations,
+			    SW_MAX_DESTS))
+			return sw_cfg_fail(c, "%s", strerror(ENOMEM));
 		cfg->destinations[cfg->n_destinations++] = p;
 	}
 	return 1;
@@ -422,6 +426,8 @@ static int set_allows(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *v)
 		/* duplicates go after the parse (dedup_lists): one sort, not n^2 */
 		if (cfg->n_allows == SW_MAX_ALLOWS)
 			return TOO_MANY(c, k, SW_MAX_ALLOWS);
+		if (SW_GROW(cfg->allows, cfg->cap_allows, cfg->n_allows, SW_MAX_ALLOWS))
+			return sw_cfg_fail(c, "%s", strerror(ENOMEM));
 		cfg->allows[cfg->n_allows++] = al;
 	}
 	return 1;

@@ -360,8 +360,8 @@ int sw_config_parse(const char *text, const char *name, sw_config_check_fn check
 		name = "(string)";
 	if (err && errlen)
 		err[0] = '\0';
-	/* parsed in place: a 10,000-entry config is 1.4 MB, which a copy
-	 * would write twice (and fault in fresh in the daemon) */
+	/* parsed in place: the destination and allow arrays of the last
+	 * parse are kept and grown, not allocated again */
 	sw_config_defaults(cfg);
 	c = calloc(1, sizeof(*c));
 	if (!c)

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "core/config_parse.h"
+#include "lib/grow.h"
 
 #define SBX_WORD "sandbox"
 
@@ -48,6 +49,10 @@ void sw_cfg_sandbox_open(struct sw_cfg_ctx *c, const char *s, size_t n)
 		}
 	if (cfg->n_sandboxes == SW_MAX_SANDBOXES) {
 		sw_cfg_fail(c, "too many [sandbox] sections (max %d)", SW_MAX_SANDBOXES);
+		return;
+	}
+	if (SW_GROW(cfg->sandboxes, cfg->cap_sandboxes, cfg->n_sandboxes, SW_MAX_SANDBOXES)) {
+		sw_cfg_fail(c, "%s", strerror(ENOMEM));
 		return;
 	}
 	b = &cfg->sandboxes[cfg->n_sandboxes++];

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* host: what follows from the whole host model (include/core/host.h). */
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/host.h"
+#include "lib/grow.h"
 
 static const char *const link_kind_names[SW_LINK_KIND_COUNT] = {
 	[SW_LINK_OTHER] = "other", [SW_LINK_BRIDGE] = "bridge", [SW_LINK_VETH] = "veth",
@@ -83,3 +86,89 @@ void sw_host_classify(struct sw_host *h)
 	}
 }
 
+
+void sw_host_init(struct sw_host *h)
+{
+	memset(h, 0, sizeof(*h));
+}
+
+void sw_host_free(struct sw_host *h)
+{
+	free(h->links);
+	free(h->addrs);
+	free(h->routes);
+	free(h->cgroups);
+	sw_host_init(h);
+}
+
+int sw_host_room_links(struct sw_host *h)
+{
+	return SW_GROW(h->links, h->cap_links, h->n_links, SW_MAX_LINKS);
+}
+
+int sw_host_room_addrs(struct sw_host *h)
+{
+	return SW_GROW(h->addrs, h->cap_addrs, h->n_addrs, SW_MAX_ADDRS);
+}
+
+int sw_host_room_routes(struct sw_host *h)
+{
+	return SW_GROW(h->routes, h->cap_routes, h->n_routes, SW_MAX_ROUTES);
+}
+
+int sw_host_room_cgroups(struct sw_host *h, size_t n)
+{
+	return n > SW_MAX_CGROUPS ? -ENOSPC : SW_GROW_TO(h->cgroups, h->cap_cgroups, n);
+}
+
+/* *dstp (an array with room for *cap) gets src's n elements, grown to fit */
+static int copy_array(void *dstp, size_t *cap, const void *src, size_t n, size_t size)
+{
+	void *d;
+
+	if (sw_grow_to(dstp, cap, n, size))
+		return -ENOMEM;
+	memcpy(&d, dstp, sizeof(d));
+	if (n)
+		memcpy(d, src, n * size);
+	return 0;
+}
+
+#define COPY_ARRAY(dst, src, arr) \
+	copy_array(&(dst)->arr, &(dst)->cap_##arr, (src)->arr, (src)->n_##arr, sizeof(*(src)->arr))
+
+/* h's fields from src, its own arrays (and their capacities) kept */
+static void keep_arrays(struct sw_host *h, const struct sw_host *src)
+{
+	struct sw_host keep = *h;
+
+	*h = *src;
+	h->links = keep.links;
+	h->cap_links = keep.cap_links;
+	h->addrs = keep.addrs;
+	h->cap_addrs = keep.cap_addrs;
+	h->routes = keep.routes;
+	h->cap_routes = keep.cap_routes;
+	h->cgroups = keep.cgroups;
+	h->cap_cgroups = keep.cap_cgroups;
+}
+
+void sw_host_clear(struct sw_host *h)
+{
+	static const struct sw_host empty;
+
+	keep_arrays(h, &empty);
+}
+
+int sw_host_copy(struct sw_host *dst, const struct sw_host *src)
+{
+	if (dst == src)
+		return 0;
+	keep_arrays(dst, src);
+	if (COPY_ARRAY(dst, src, links) || COPY_ARRAY(dst, src, addrs) ||
+	    COPY_ARRAY(dst, src, routes) || COPY_ARRAY(dst, src, cgroups)) {
+		sw_host_free(dst);
+		return -ENOMEM;
+	}
+	return 0;
+}

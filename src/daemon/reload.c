@@ -79,6 +79,19 @@ static void reload_paths(struct sw_daemon *d, const struct sw_config *old)
 		sw_warn("cannot read the journal %s: %s", d->cfg.journal_path, strerror(-rc));
 }
 
+/* cfg and cfg_prev trade places, each with its own arrays (a byte swap:
+ * no copy that would share them, no temporary) */
+static void swap_cfg(struct sw_daemon *d)
+{
+	unsigned char *a = (unsigned char *)&d->cfg, *b = (unsigned char *)&d->cfg_prev, t;
+
+	for (size_t i = 0; i < sizeof(d->cfg); i++) {
+		t = a[i];
+		a[i] = b[i];
+		b[i] = t;
+	}
+}
+
 int sw_reload(struct sw_daemon *d, bool accept_loss, char *msg, size_t len)
 {
 	struct sw_config *old = &d->cfg_prev;
@@ -87,13 +100,13 @@ int sw_reload(struct sw_daemon *d, bool accept_loss, char *msg, size_t len)
 	int64_t t0 = sw_daemon_now_us(), t1, t2, t3;
 	int rc, newlock = -1;
 
-	*old = d->cfg;
+	swap_cfg(d);            /* the running config moves to cfg_prev, arrays and all */
 	rc = sw_config_load(d->config_path, &d->cfg, err, sizeof(err));
 	if (!rc)
 		rc = sw_reload_allowed(d, old, accept_loss, &newlock, err, sizeof(err));
 	t1 = sw_daemon_now_us();
 	if (rc) {
-		d->cfg = *old;
+		swap_cfg(d);
 		sw_alert(&d->alert, LOG_ERR, "event=reload-failed error=\"%s\" action=kept-rules", err);
 		snprintf(msg, len, "%s", err);
 		return rc;
@@ -110,7 +123,7 @@ int sw_reload(struct sw_daemon *d, bool accept_loss, char *msg, size_t len)
 	if ((rc = sw_repair_build_want(d, &m, true))) {
 		struct sw_resolver prev = d->resolver;
 
-		d->cfg = *old;
+		swap_cfg(d);
 		sw_hostnames_setup(d, &prev);
 		if (newlock >= 0)
 			close(newlock);

@@ -269,6 +269,10 @@ void sw_teardown(struct sw_daemon *d)
 	if (d->bind_nl.rbuf)
 		sw_nl_close(&d->bind_nl);
 	sw_binds_free(&d->binds);
+	sw_host_free(&d->host);
+	sw_host_free(&d->host_prev);
+	sw_config_free(&d->cfg);
+	sw_config_free(&d->cfg_prev);
 	sw_model_free(&d->want);
 	if (d->fast_base_ok)
 		sw_model_free(&d->fast_base);

@@ -61,10 +61,18 @@ void sw_track_host_update(struct sw_daemon *d, enum sw_cause cause, bool only_if
 	struct sw_model m;
 	int64_t t0 = sw_daemon_now_us();
 
+	struct sw_host swap;
+
+	/* the host before moves to host_prev (its arrays with it), and
+	 * d->host is read again into host_prev's old arrays: no copy */
+	swap = *old;
 	*old = d->host;
+	d->host = swap;
 	d->host_dirty = false;
 	if (sw_repair_build_want(d, &m, false)) {
+		swap = d->host;
 		d->host = *old;
+		*old = swap;
 		d->retry = true;
 		sw_repair_arm_resync(d);
 		return;

@@ -40,8 +40,10 @@ static int parse_link(struct sw_host *h, const struct nlmsghdr *nlh)
 	if (nlh->nlmsg_type != RTM_NEWLINK ||
 	    mnl_nlmsg_get_payload_len(nlh) < sizeof(struct ifinfomsg))
 		return 0;
-	if (h->n_links >= SW_MAX_LINKS)
-		return -ENOSPC;
+	int err = sw_host_room_links(h);
+
+	if (err)
+		return err;
 	if (sw_rtnl_link(&h->links[h->n_links], nlh))
 		return -EPROTO;
 	h->n_links++;
@@ -75,8 +77,8 @@ static int addr_cb(const struct nlmsghdr *nlh, void *data)
 		return MNL_CB_OK;
 	if ((r = sw_rtnl_addr(&a, nlh)) <= 0)
 		return r ? fail(c, r) : MNL_CB_OK;
-	if (c->h->n_addrs >= SW_MAX_ADDRS)
-		return fail(c, -ENOSPC);
+	if ((r = sw_host_room_addrs(c->h)))
+		return fail(c, r);
 	c->h->addrs[c->h->n_addrs++] = a;
 	return MNL_CB_OK;
 }
@@ -114,13 +116,19 @@ static int add_uplink(struct sw_host *h, int oif)
 	return 0;
 }
 
-static void add_route(struct sw_host *h, const struct nlattr *const *tb,
-		      const struct rtmsg *rtm, int oif)
+/* Beyond SW_MAX_ROUTES a route is dropped (host.h); 0 or -ENOMEM. */
+static int add_route(struct sw_host *h, const struct nlattr *const *tb,
+		     const struct rtmsg *rtm, int oif)
 {
 	struct sw_route r;
+	int err;
 
-	if (h->n_routes < SW_MAX_ROUTES && sw_rtnl_route(tb, rtm, oif, &r))
-		h->routes[h->n_routes++] = r;
+	if (!sw_rtnl_route(tb, rtm, oif, &r))
+		return 0;
+	if ((err = sw_host_room_routes(h)))
+		return err == -ENOSPC ? 0 : err;
+	h->routes[h->n_routes++] = r;
+	return 0;
 }
 
 static int route_cb(const struct nlmsghdr *nlh, void *data)
@@ -147,8 +155,8 @@ static int route_cb(const struct nlmsghdr *nlh, void *data)
 	if (tb[RTA_OIF] && mnl_attr_validate(tb[RTA_OIF], MNL_TYPE_U32) == 0)
 		oif = (int)mnl_attr_get_u32(tb[RTA_OIF]);
 	if (rtm->rtm_dst_len) {
-		add_route(c->h, tb, rtm, oif);
-		return MNL_CB_OK;
+		err = add_route(c->h, tb, rtm, oif);
+		return err ? fail(c, err) : MNL_CB_OK;
 	}
 
 	err = add_gateway(c, tb[RTA_GATEWAY], rtm->rtm_family, oif);

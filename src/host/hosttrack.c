@@ -59,6 +59,7 @@ static int ev_newlink(struct sw_host *h, const struct nlmsghdr *nlh, struct sw_h
 {
 	struct sw_link nl, *l;
 	size_t p;
+	int err;
 
 	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(struct ifinfomsg))
 		return 0;
@@ -89,8 +90,8 @@ static int ev_newlink(struct sw_host *h, const struct nlmsghdr *nlh, struct sw_h
 		dl->changes++;
 		return 0;
 	}
-	if (h->n_links >= SW_MAX_LINKS)
-		return -ENOSPC;
+	if ((err = sw_host_room_links(h)))
+		return err;
 	p = sw_host_link_pos(h, nl.ifindex);
 	memmove(&h->links[p + 1], &h->links[p], (h->n_links - p) * sizeof(*h->links));
 	h->links[p] = nl;
@@ -149,8 +150,8 @@ static int ev_addr(struct sw_host *h, const struct nlmsghdr *nlh, struct sw_host
 	if (nlh->nlmsg_type == RTM_NEWADDR) {
 		if (have)
 			return 0;
-		if (h->n_addrs >= SW_MAX_ADDRS)
-			return -ENOSPC;
+		if ((r = sw_host_room_addrs(h)))
+			return r;
 		h->addrs[h->n_addrs++] = a;
 	} else {
 		if (!have)
@@ -171,7 +172,7 @@ static int ev_route(struct sw_host *h, const struct nlmsghdr *nlh, struct sw_hos
 	struct sw_route one;
 	uint32_t table;
 	size_t i;
-	int oif = 0;
+	int oif = 0, err;
 
 	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*rtm) ||
 	    (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6) ||
@@ -194,16 +195,17 @@ static int ev_route(struct sw_host *h, const struct nlmsghdr *nlh, struct sw_hos
 	if (tb[RTA_OIF] && mnl_attr_validate(tb[RTA_OIF], MNL_TYPE_U32) == 0)
 		oif = (int)mnl_attr_get_u32(tb[RTA_OIF]);
 	/* the same filter as the dump: one route, or none (a struct
-	 * sw_route, not a whole struct sw_host of 2.6 MiB on the stack,
-	 * zeroed per event and resident for the daemon's life after) */
+	 * sw_route, not a whole host dumped per event) */
 	if (!sw_rtnl_route(tb, rtm, oif, &one))
 		return 0;
 	for (i = 0; i < h->n_routes; i++)
 		if (h->routes[i].oif == one.oif && sw_rtnl_same_addr(&h->routes[i].dst, &one.dst))
 			break;
 	if (nlh->nlmsg_type == RTM_NEWROUTE) {
-		if (i < h->n_routes || h->n_routes >= SW_MAX_ROUTES)
-			return 0;       /* beyond the cap: dropped, as in the dump */
+		if (i < h->n_routes)
+			return 0;
+		if ((err = sw_host_room_routes(h)))
+			return err == -ENOSPC ? 0 : err;  /* beyond the cap: dropped, as in the dump */
 		h->routes[h->n_routes++] = one;
 	} else {
 		if (i == h->n_routes)

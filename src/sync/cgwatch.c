@@ -229,6 +229,8 @@ int sw_cg_scan_host(const struct sw_config *cfg, struct sw_host *host)
 		return 0;       /* no cgroup2 mounted: no runtime uses it */
 	if (rc)
 		return rc;
+	if ((rc = sw_host_room_cgroups(host, SW_MAX_CGROUPS)))
+		return rc;
 	return sw_cg_scan(cfg, root, host->cgroups, SW_MAX_CGROUPS, &host->n_cgroups);
 }
 
@@ -317,6 +319,8 @@ int sw_cgwatch_update(struct sw_cgwatch *w, const struct sw_config *cfg, struct 
 		return rc;
 	if (same_cgroups(w->scratch, n, host->cgroups, host->n_cgroups))
 		return 0;
+	if ((rc = sw_host_room_cgroups(host, n)))       /* before anything is sent */
+		return rc;
 	/* stamped when the generation is known: the daemon's last verified */
 	if ((rc = sw_batch_init(&b, nl, SW_GEN_IF_KNOWN, *genid))) {
 		sw_batch_free(&b);

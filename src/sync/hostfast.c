@@ -14,20 +14,29 @@
 #include "sync/hostfast.h"
 #include "core/ruleset.h"
 
+static void tiny_free(struct sw_host *t)
+{
+	if (t)
+		sw_host_free(t);
+	free(t);
+}
+
 /* A host with lo and, if given, these links (classified as given). */
 static struct sw_host *tiny_host(const struct sw_host *host, const int *idx, size_t n)
 {
 	struct sw_host *t = calloc(1, sizeof(*t));
 
-	if (!t)
+	if (!t || sw_host_room_links(t)) {
+		tiny_free(t);
 		return NULL;
+	}
 	t->links[0] = (struct sw_link){ .ifindex = 1, .name = "lo", .up = true, .loopback = true };
 	t->n_links = 1;
 	for (size_t i = 0; i < n; i++) {
 		const struct sw_link *l = sw_host_link(host, idx[i]);
 
-		if (!l || l->ifindex == 1) {
-			free(t);
+		if (!l || l->ifindex == 1 || sw_host_room_links(t)) {
+			tiny_free(t);
 			return NULL;
 		}
 		t->links[t->n_links++] = *l;
@@ -45,7 +54,7 @@ int sw_fast_base(const struct sw_config *cfg, struct sw_model *base, char *err, 
 		return -ENOMEM;
 	}
 	rc = sw_ruleset_build(cfg, t, base, err, errlen);
-	free(t);
+	tiny_free(t);
 	return rc;
 }
 
@@ -286,7 +295,7 @@ int sw_fast_plan(const struct sw_config *cfg, const struct sw_host *host, const 
 	if (!(t = tiny_host(host, idx, n_idx)))
 		return -ESTALE;
 	rc = sw_ruleset_build(cfg, t, &one, err, sizeof(err));
-	free(t);
+	tiny_free(t);
 	if (rc)
 		return -ESTALE;
 	if ((rc = sw_diff(&one, base, &d)))

@@ -28,7 +28,7 @@ int sw_host_gather(const struct sw_config *cfg, struct sw_host *host, bool links
 	int rc;
 
 	if (links) {
-		memset(host, 0, sizeof(*host));
+		sw_host_clear(host);
 		rc = sw_host_read(host);
 		if (rc) {
 			snprintf(err, errlen, "cannot read the host's links, addresses and routes: %s",

@@ -25,7 +25,9 @@ int sw_twin_build(const struct sw_config *cfg, const struct sw_host *host, uint3
 		snprintf(err, errlen, "cannot build the twin table: %s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	*tc = *cfg;
+	/* a view of cfg with two fields changed: its arrays are cfg's,
+	 * read only and never freed through tc */
+	memcpy(tc, cfg, sizeof(*tc));
 	tc->log_blocked = false;        /* the main table logs; no duplicates */
 	rc = sw_twin_name(cfg->table, tc->table, sizeof(tc->table));
 	if (rc)

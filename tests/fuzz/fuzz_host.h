@@ -10,7 +10,12 @@
 
 static void fh_link(struct sw_host *h, int idx, const char *name, bool bridge)
 {
-	struct sw_link *l = &h->links[h->n_links++];
+	struct sw_link *l;
+
+	if (sw_host_room_links(h))
+		__builtin_trap();
+	l = &h->links[h->n_links++];
+	memset(l, 0, sizeof(*l));
 
 	l->ifindex = idx;
 	snprintf(l->name, sizeof(l->name), "%s", name);
@@ -20,7 +25,12 @@ static void fh_link(struct sw_host *h, int idx, const char *name, bool bridge)
 
 static void fh_addr(struct sw_host *h, int idx, const char *addr, uint8_t len)
 {
-	struct sw_addr *a = &h->addrs[h->n_addrs++];
+	struct sw_addr *a;
+
+	if (sw_host_room_addrs(h))
+		__builtin_trap();
+	a = &h->addrs[h->n_addrs++];
+	memset(a, 0, sizeof(*a));
 
 	if (sw_prefix_parse(addr, &a->local, NULL))
 		__builtin_trap();
@@ -39,7 +49,7 @@ static void fh_gateway(struct sw_host *h, const char *addr, int oif)
 
 static void fh_host(struct sw_host *h)
 {
-	memset(h, 0, sizeof(*h));
+	sw_host_clear(h);
 	fh_link(h, 1, "lo", false);
 	fh_link(h, 2, "eth0", false);
 	fh_link(h, 3, "docker0", true);

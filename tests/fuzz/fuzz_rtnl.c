@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!buf)
 		return 0;
 	memcpy(buf, data, size);
-	memset(&h, 0, sizeof(h));
+	sw_host_clear(&h);
 	sw_host_parse_rtnl(&h, buf, size);
 	if (h.n_links > SW_MAX_LINKS || h.n_addrs > SW_MAX_ADDRS ||
 	    h.n_gateways > SW_MAX_GATEWAYS)

@@ -10,9 +10,30 @@
 
 /* ---- the host ------------------------------------------------------------ */
 
+struct sw_link *tk_new_link(struct sw_host *h)
+{
+	assert_int_equal(sw_host_room_links(h), 0);
+	memset(&h->links[h->n_links], 0, sizeof(*h->links));
+	return &h->links[h->n_links++];
+}
+
+struct sw_addr *tk_new_addr(struct sw_host *h)
+{
+	assert_int_equal(sw_host_room_addrs(h), 0);
+	memset(&h->addrs[h->n_addrs], 0, sizeof(*h->addrs));
+	return &h->addrs[h->n_addrs++];
+}
+
+struct sw_route *tk_new_route(struct sw_host *h)
+{
+	assert_int_equal(sw_host_room_routes(h), 0);
+	memset(&h->routes[h->n_routes], 0, sizeof(*h->routes));
+	return &h->routes[h->n_routes++];
+}
+
 void tk_link(struct sw_host *h, int idx, const char *name, bool bridge)
 {
-	struct sw_link *l = &h->links[h->n_links++];
+	struct sw_link *l = tk_new_link(h);
 
 	l->ifindex = idx;
 	snprintf(l->name, sizeof(l->name), "%s", name);
@@ -23,7 +44,7 @@ void tk_link(struct sw_host *h, int idx, const char *name, bool bridge)
 
 void tk_addr(struct sw_host *h, int idx, const char *text)
 {
-	struct sw_addr *a = &h->addrs[h->n_addrs++];
+	struct sw_addr *a = tk_new_addr(h);
 	char buf[64];
 	char *slash;
 	uint8_t len;
@@ -51,7 +72,7 @@ void tk_gateway(struct sw_host *h, const char *text, int oif)
  * 10.0.0.1 and fd00:10::1; resolver 169.254.169.253. */
 void tk_host(struct sw_host *h)
 {
-	memset(h, 0, sizeof(*h));
+	sw_host_clear(h);
 	tk_link(h, 1, "lo", false);
 	tk_link(h, 2, "eth0", false);
 	tk_link(h, 3, "docker0", true);

@@ -28,6 +28,11 @@
 
 /* ---- the host ------------------------------------------------------------ */
 
+/* A zeroed new link, address or route at the end of h's (grown). */
+struct sw_link *tk_new_link(struct sw_host *h);
+struct sw_addr *tk_new_addr(struct sw_host *h);
+struct sw_route *tk_new_route(struct sw_host *h);
+
 void tk_link(struct sw_host *h, int idx, const char *name, bool bridge);
 
 void tk_addr(struct sw_host *h, int idx, const char *text);
@@ -35,7 +40,8 @@ void tk_addr(struct sw_host *h, int idx, const char *text);
 void tk_gateway(struct sw_host *h, const char *text, int oif);
 
 /* lo 1, eth0 2, docker0 3 (bridge), br-0a1b2c3d4e5f 4 (bridge); gateways
- * 10.0.0.1 and fd00:10::1; resolver 169.254.169.253. */
+ * 10.0.0.1 and fd00:10::1; resolver 169.254.169.253. h: zeroed or a host
+ * built before (its arrays are reused); sw_host_free frees it. */
 void tk_host(struct sw_host *h);
 
 /* The guard list of sandwall 0.1.0's default config, for the tests that

@@ -174,6 +174,7 @@ static void test_plan_default_exact_order(void **state)
 	tk_host(&h);
 	plan_ok("", &h, ports, 2, NULL, 0, &V);
 	assert_plan(&V, w, sizeof(w) / sizeof(w[0]));
+	sw_host_free(&h);
 }
 
 /* No listening port: one closed port per host address (a RST proves reach). */
@@ -194,6 +195,7 @@ static void test_plan_no_ports_probes_port_1(void **state)
 	tk_host(&h);
 	plan_ok("", &h, NULL, 0, NULL, 0, &V);
 	assert_plan(&V, w, sizeof(w) / sizeof(w[0]));
+	sw_host_free(&h);
 }
 
 /* LAN: the first address of each connected subnet of a non-guarded, non-lo
@@ -235,6 +237,7 @@ static void test_plan_lan_and_linklocal(void **state)
 	tk_gateway(&h, "10.0.0.1", 2);
 	plan_ok("", &h, ports, 1, NULL, 0, &V);
 	assert_plan(&V, w, sizeof(w) / sizeof(w[0]));
+	sw_host_free(&h);
 }
 
 /* fe80::a9fe:a9fe (OpenStack v6 metadata) is on the host's link, not the
@@ -257,6 +260,7 @@ static void test_plan_skips_linklocal_metadata(void **state)
 	}
 	assert_absent(&V, "fe80::a9fe:a9fe", 80);
 	assert_present(&V, "metadata", "fd00:ec2::254", 80);
+	sw_host_free(&h);
 }
 
 /* [allow] host_ports (tcp only, host addresses only) and [allow]
@@ -293,6 +297,7 @@ static void test_plan_allowed_are_excluded(void **state)
 	tk_host(&h);
 	plan_ok(conf, &h, ports, 2, NULL, 0, &V);
 	assert_plan(&V, w, sizeof(w) / sizeof(w[0]));
+	sw_host_free(&h);
 }
 
 /* Each address:port once, under its first category: gateway == first LAN
@@ -343,6 +348,7 @@ static void test_plan_dedupe(void **state)
 	h.n_gateways = 1;
 	plan_ok("", &h, ports, 3, NULL, 0, &V);
 	assert_plan(&V, w, sizeof(w) / sizeof(w[0]));
+	sw_host_free(&h);
 }
 
 /* A full plan is capped at SW_VERIFY_MAX targets (host targets cut, with a
@@ -360,6 +366,7 @@ static void test_plan_capped(void **state)
 	assert_int_equal(V.n, SW_VERIFY_MAX);
 	assert_present(&V, "metadata", "169.254.169.254", 80);
 	assert_present(&V, "gateways", "fd00:10::1", 80);
+	sw_host_free(&h);
 }
 
 /* ---- bugs found while writing these tests (each fails until fixed) -------- */
@@ -381,6 +388,7 @@ static void test_plan_skips_linklocal_v6_gateway(void **state)
 	plan_ok("", &h, ports, 1, NULL, 0, &V);
 	assert_present(&V, "gateways", "10.0.0.1", 80);
 	assert_absent(&V, "fe80::1", 80);
+	sw_host_free(&h);
 }
 
 /* The LAN target is the first address of the subnet "unless that is the
@@ -410,6 +418,7 @@ static void test_plan_lan_target_is_not_the_host_itself(void **state)
 		fail_msg("the host's own address 10.0.0.1 is planned as a '%s' target on port 80",
 			 sw_vcat_name(V.t[i].cat));
 	}
+	sw_host_free(&h);
 }
 
 /* [allow] dns = auto accepts udp/tcp 53 to the resolvers before any block
@@ -431,6 +440,7 @@ static void test_plan_dns_auto_resolver_excluded(void **state)
 	plan_ok("[allow]\ndns = auto\n", &h, ports, 1, NULL, 0, &V);
 	assert_present(&V, "host", "10.0.0.2", 53);
 	assert_absent(&V, "172.17.0.1", 53);
+	sw_host_free(&h);
 }
 
 /* ---- --expect-open -------------------------------------------------------- */
@@ -474,6 +484,7 @@ static void test_expect_open_parsed_and_last(void **state)
 	assert_int_equal(sw_verify_plan(&(struct sw_config){ 0 }, &h, ports, 1, conflict, 1, &V,
 					err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "--expect-open '10.0.0.1:80' is a gateways target that must be blocked");
+	sw_host_free(&h);
 }
 
 static void expect_bad(const char *arg, const char *hint)
@@ -492,6 +503,7 @@ static void expect_bad(const char *arg, const char *hint)
 	snprintf(want, sizeof(want), "bad --expect-open '%s' (%s)", arg, hint);
 	if (strcmp(err, want))
 		fail_msg("--expect-open '%s': message '%s', expected '%s'", arg, err, want);
+	sw_host_free(&h);
 }
 
 static void test_expect_open_bad(void **state)
@@ -718,6 +730,7 @@ static void test_sandbox_rows(void **state)
 	assert_int_equal(sw_verify_add_sandboxes(&cfg, &h, &V, "docker0", &self, NULL, NULL, 0), 0);
 	assert_int_equal(V.n, n0);
 	assert_int_equal(V.sandboxes, 1u << 0);
+	sw_host_free(&h);
 }
 
 /* What a policy lets through: DNS to the resolvers (dns = auto), its TCP
@@ -742,6 +755,7 @@ static void test_sandbox_allows(void **state)
 	assert_false(sw_verify_sandbox_allows(&cfg.sandboxes[1], &h, &a, 80));
 	assert_false(sw_verify_sandbox_allows(&cfg.sandboxes[0], &h, &a, 443));   /* none */
 	assert_true(sw_verify_sandbox_allows(&cfg.sandboxes[3], &h, &a, 1));      /* open */
+	sw_host_free(&h);
 }
 
 /* --expect-open ADDRESS:tcp/PORT is ADDRESS:PORT; udp cannot be proven open. */
@@ -761,6 +775,7 @@ static void test_expect_open_tcp_form(void **state)
 	assert_int_equal(V.t[V.n - 1].probe.addr.family, AF_INET6);
 	expect_bad("203.0.113.10:udp/53", "use an address and a port");
 	expect_bad("203.0.113.10:tcp/", "use an address and a port");
+	sw_host_free(&h);
 }
 
 /* The options table: each option one entry, checked values. */

@@ -60,9 +60,21 @@ static void assert_cfg_equal(const struct sw_config *a, const struct sw_config *
 	assert_string_equal(a->table, b->table);
 }
 
+/* Every field but the arrays, which the parser keeps and grows, set to
+ * garbage: what the parser leaves unwritten shows. */
+static void poison(void)
+{
+	sw_config_free(&cfg);
+	memset(&cfg, 0x5a, sizeof(cfg));
+	cfg.destinations = NULL;
+	cfg.allows = NULL;
+	cfg.sandboxes = NULL;
+	cfg.cap_destinations = cfg.cap_allows = cfg.cap_sandboxes = 0;
+}
+
 static int parse(const char *text)
 {
-	memset(&cfg, 0x5a, sizeof(cfg));        /* must be fully rewritten */
+	poison();        /* must be fully rewritten */
 	memset(err, 'x', sizeof(err));
 	err[sizeof(err) - 1] = '\0';
 	return sw_config_parse_string(text, "t.conf", &cfg, err, sizeof(err));
@@ -168,7 +180,7 @@ static void test_shipped(void **state)
 	char path[4096];
 
 	tu_path(path, "%s/../../../rules/sandwall.conf", tu_corpus_dir());
-	memset(&cfg, 0x5a, sizeof(cfg));
+	poison();
 	assert_int_equal(sw_config_load(path, &cfg, err, sizeof(err)), 0);
 	assert_cfg_equal(&cfg, &def);
 	assert_string_equal(cfg.path, path);
@@ -464,7 +476,7 @@ static void test_missing_file(void **state)
 {
 	char path[4096];
 
-	memset(&cfg, 0x5a, sizeof(cfg));
+	poison();
 	assert_int_equal(sw_config_load("/nonexistent/sandwall.conf", &cfg, err, sizeof(err)), -ENOENT);
 	assert_string_equal(err, "/nonexistent/sandwall.conf: No such file or directory");
 	assert_cfg_equal(&cfg, &def);
@@ -595,7 +607,7 @@ static void test_corpus(void **state)
 		if (strncmp(first, "# expect: ", 10))
 			fail_msg("%s: first line must be '# expect: LINE: message'", path);
 		tu_path(want, "%s:%s", path, first + 10);
-		memset(&cfg, 0x5a, sizeof(cfg));
+		poison();
 		assert_int_equal(sw_config_load(path, &cfg, err, sizeof(err)), -EINVAL);
 		if (strcmp(err, want))
 			fail_msg("\n got: %s\nwant: %s", err, want);

@@ -18,6 +18,7 @@
 #include "core/endpoints.h"
 #include "fake_kernel.h"
 #include "core/holes.h"
+#include "lib/grow.h"
 #include "cli/receipt.h"
 #include "lib/json.h"
 #include "cli/verify.h"
@@ -308,7 +309,11 @@ static void test_dest_search(void **state)
 	(void)state;
 	sw_config_defaults(&sorted);
 	for (int i = 0; i < 2000; i++) {
-		struct sw_prefix *p = &sorted.destinations[sorted.n_destinations++];
+		struct sw_prefix *p;
+
+		assert_int_equal(SW_GROW(sorted.destinations, sorted.cap_destinations,
+					 sorted.n_destinations, SW_MAX_DESTS), 0);
+		p = &sorted.destinations[sorted.n_destinations++];
 
 		seed = seed * 1103515245 + 12345;
 		memset(p, 0, sizeof(*p));
@@ -319,7 +324,7 @@ static void test_dest_search(void **state)
 		p->len = (uint8_t)(8 + (seed >> 11) % (p->family == AF_INET ? 25 : 121));
 		sw_prefix_mask(p);
 	}
-	scan = sorted;
+	assert_int_equal(sw_config_copy(&scan, &sorted), 0);
 	/* the parser sorts; the scan path takes them as they are */
 	assert_int_equal(sw_config_parse_string("", "t.conf", &cfg, err2, sizeof(err2)), 0);
 	qsort(sorted.destinations, sorted.n_destinations, sizeof(sorted.destinations[0]),
@@ -347,6 +352,8 @@ static void test_dest_search(void **state)
 	}
 	assert_int_equal(agree, 20000);
 	assert_true(found > 1000 && found < 19000);     /* both outcomes were tried */
+	sw_config_free(&sorted);
+	sw_config_free(&scan);
 }
 
 /* The first-byte shortcut (holes.c: an entry whose first byte no fixed

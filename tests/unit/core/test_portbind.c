@@ -263,7 +263,11 @@ static void test_build(void **state)
 
 static void hlink(struct sw_host *h, int idx, const char *name, enum sw_link_kind kind, int master)
 {
-	struct sw_link *l = &h->links[h->n_links++];
+	struct sw_link *l;
+
+	assert_int_equal(sw_host_room_links(h), 0);
+	l = &h->links[h->n_links++];
+	memset(l, 0, sizeof(*l));
 
 	l->ifindex = idx;
 	snprintf(l->name, sizeof(l->name), "%s", name);
@@ -277,7 +281,11 @@ static void hlink(struct sw_host *h, int idx, const char *name, enum sw_link_kin
 
 static void haddr(struct sw_host *h, int idx, const char *text, uint8_t len)
 {
-	struct sw_addr *a = &h->addrs[h->n_addrs++];
+	struct sw_addr *a;
+
+	assert_int_equal(sw_host_room_addrs(h), 0);
+	a = &h->addrs[h->n_addrs++];
+	memset(a, 0, sizeof(*a));
 
 	assert_int_equal(sw_prefix_parse(text, &a->local, NULL), 0);
 	a->local.len = len;
@@ -286,7 +294,11 @@ static void haddr(struct sw_host *h, int idx, const char *text, uint8_t len)
 
 static void hroute(struct sw_host *h, int oif, const char *text)
 {
-	struct sw_route *r = &h->routes[h->n_routes++];
+	struct sw_route *r;
+
+	assert_int_equal(sw_host_room_routes(h), 0);
+	r = &h->routes[h->n_routes++];
+	memset(r, 0, sizeof(*r));
 
 	assert_int_equal(sw_prefix_parse(text, &r->dst, NULL), 0);
 	r->oif = oif;
@@ -334,6 +346,7 @@ static void test_refuse_sources(void **state)
 	/* and through the host check that apply, check and the daemon run */
 	assert_int_equal(sw_config_check_host(&cfg, &h, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "t.conf:2:"));
+	sw_host_free(&h);
 }
 
 /* the bridge's own port messages (AF_BRIDGE) change no link: a veth port

@@ -537,6 +537,7 @@ static void test_all_bridges(void **state)
 	snprintf(l.name, sizeof(l.name), "br-xyz");
 	l.is_bridge = false;
 	assert_true(sw_ruleset_guarded(&cfg, &l));
+	sw_host_free(&h);
 }
 
 /* Two patterns whose ranges touch ("a*" ends right before "b*" starts)
@@ -684,6 +685,7 @@ static void test_output_path(void **state)
 	sw_model_free(&m);
 
 	tk_host(&h);
+	assert_int_equal(sw_host_room_cgroups(&h, 3), 0);
 	h.cgroups[0] = (struct sw_cgroup){ .id = 4400, .level = 2, .path = "system.slice/docker-b.scope" };
 	h.cgroups[1] = (struct sw_cgroup){ .id = 77, .level = 2, .path = "system.slice/docker-a.scope" };
 	h.cgroups[2] = (struct sw_cgroup){ .id = 9, .level = 1, .path = "other" };
@@ -743,6 +745,7 @@ static void test_output_path(void **state)
 			assert_string_equal(tags[i], gtags[g + 1 + i - 11]);
 	}
 	sw_model_free(&m);
+	sw_host_free(&h);
 }
 
 static void test_guard_order(void **state)
@@ -1111,7 +1114,7 @@ static struct sw_link *kl(struct sw_host *h, int idx, const char *name, enum sw_
 /* A host with one of each: what auto guards, and what it leaves out. */
 static void auto_host(struct sw_host *h)
 {
-	memset(h, 0, sizeof(*h));
+	sw_host_clear(h);
 	kl(h, 1, "lo", SW_LINK_OTHER)->loopback = true;
 	kl(h, 2, "eth0", SW_LINK_VETH)->peer_netns = true;      /* uplink, a veth to the VM's host */
 	kl(h, 3, "docker0", SW_LINK_BRIDGE);
@@ -1137,13 +1140,12 @@ static void auto_host(struct sw_host *h)
 	h->uplinks[h->n_uplinks++] = 9;
 	/* 172.29.0.5 dev cali123 (a routed container), 192.168.50.0/24 dev ens5,
 	 * fe80::/64 dev cali123 */
-	assert_int_equal(sw_prefix_parse("172.29.0.5/32", &h->routes[0].dst, NULL), 0);
+	assert_int_equal(sw_prefix_parse("172.29.0.5/32", &tk_new_route(h)->dst, NULL), 0);
 	h->routes[0].oif = 6;
-	assert_int_equal(sw_prefix_parse("192.168.50.0/24", &h->routes[1].dst, NULL), 0);
+	assert_int_equal(sw_prefix_parse("192.168.50.0/24", &tk_new_route(h)->dst, NULL), 0);
 	h->routes[1].oif = 14;
-	assert_int_equal(sw_prefix_parse("fe80::/64", &h->routes[2].dst, NULL), 0);
+	assert_int_equal(sw_prefix_parse("fe80::/64", &tk_new_route(h)->dst, NULL), 0);
 	h->routes[2].oif = 6;
-	h->n_routes = 3;
 	sw_host_classify(h);
 }
 
@@ -1242,6 +1244,7 @@ static void test_auto_selection(void **state)
 	assert_string_equal(sw_guard_why_name(SW_GUARD_ROUTED_VETH), "routed veth");
 	assert_string_equal(sw_guard_why_name(SW_GUARD_EX_UPLINK), "default route");
 	assert_string_equal(sw_guard_why_name(SW_GUARD_WHY_COUNT), "unknown");
+	sw_host_free(&h);
 }
 
 /* br-* hits an uplink bridge named br-lan: the other br-* bridges go in by
@@ -1273,6 +1276,7 @@ static void test_auto_uplink_bridge(void **state)
 	assert_text(&m, "own4", own4, N(own4));
 	assert_text(&m, "lan4", lan4, N(lan4));
 	sw_model_free(&m);
+	sw_host_free(&h);
 }
 
 /* The entry texts of the allow sets come from their elements (export asks

@@ -291,7 +291,7 @@ static void test_every_guarded_link_in_guard_sets(void **state)
 		{ 10, "podman3", SW_LINK_OTHER, false },
 	};
 	static const char *const confs[] = { "", "[guard]\ninterfaces = auto docker0\n" };
-	struct sw_config cfg;
+	static struct sw_config cfg;
 	char err[SW_ERRLEN];
 	size_t taps = 0;
 
@@ -338,6 +338,7 @@ static void test_every_guarded_link_in_guard_sets(void **state)
 	}
 	assert_int_equal(taps, 6);      /* the three taps, in both configs */
 	assert_false(sw_ruleset_guarded(&cfg, &h.links[1]));   /* eth0: the uplink */
+	sw_host_free(&h);
 }
 
 /* The gate's fallback: every rule that looks up a gate buffer set

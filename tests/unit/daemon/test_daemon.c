@@ -93,8 +93,10 @@ static void config(const char *text)
 static struct sw_link *add_link(struct sw_host *h, int ifindex, const char *name,
 				enum sw_link_kind kind)
 {
-	struct sw_link *l = &h->links[h->n_links++];
+	struct sw_link *l;
 
+	assert_int_equal(sw_host_room_links(h), 0);
+	l = &h->links[h->n_links++];
 	memset(l, 0, sizeof(*l));
 	l->ifindex = ifindex;
 	snprintf(l->name, sizeof(l->name), "%s", name);
@@ -272,6 +274,7 @@ static void test_parents_sig(void **state)
 	assert_true(sw_repair_parents_sig(&d.cfg, &h) == s0);
 	eth->has_mac = false;           /* no MAC: no parent the table hooks */
 	assert_true(sw_repair_parents_sig(&d.cfg, &h) == none);
+	sw_host_free(&h);
 }
 
 /* One read's transactions: ours skipped, the first of another process
@@ -467,7 +470,7 @@ static void test_reload_allowed(void **state)
 
 	(void)state;
 	config("[daemon]\nresync_interval = 30\n");
-	old = d.cfg;
+	assert_int_equal(sw_config_copy(&old, &d.cfg), 0);
 	/* the same file: allowed, no new lock */
 	assert_int_equal(sw_reload_allowed(&d, &old, false, &newlock, err, sizeof(err)), 0);
 	assert_int_equal(newlock, -1);
@@ -583,6 +586,8 @@ static void test_gateway_lines(void **state)
 			    "test_daemon: event=gateway action=change addr=10.0.0.1 old=10.0.0.254\n"
 			    "test_daemon: event=gateway action=del addr=192.0.2.1\n");
 	free(log);
+	sw_host_free(&old);
+	sw_host_free(&new);
 }
 
 static void test_link_lines(void **state)
@@ -613,6 +618,8 @@ static void test_link_lines(void **state)
 			    "test_daemon: event=guarded-link action=del ifname=tap-vm1 kind=tap "
 			    "why=\"pattern\"\n");
 	free(log);
+	sw_host_free(&old);
+	sw_host_free(&new);
 }
 
 static void test_blocked_lines(void **state)

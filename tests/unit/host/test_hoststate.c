@@ -21,6 +21,7 @@
 #include <libmnl/libmnl.h>
 
 #include "host/hoststate.h"
+#include "lib/grow.h"
 
 /* Assert that p is exactly the full-length address text. */
 static void assert_addr(const struct sw_prefix *p, const char *text)
@@ -218,12 +219,22 @@ static void test_empty_and_invalid(void **state)
 	assert_int_equal(sw_resolv_parse("", r, 2, NULL, NULL), -EINVAL);
 }
 
+/* An empty host with room for 8 zeroed links (the tests below write
+ * links[i] by hand). */
 static struct sw_host *new_host(void)
 {
 	struct sw_host *h = calloc(1, sizeof(*h));
 
 	assert_non_null(h);
+	assert_int_equal(sw_grow_to(&h->links, &h->cap_links, 8, sizeof(*h->links)), 0);
+	memset(h->links, 0, 8 * sizeof(*h->links));
 	return h;
+}
+
+static void host_free(struct sw_host *h)
+{
+	sw_host_free(h);
+	free(h);
 }
 
 static void test_read_resolvers_file(void **state)
@@ -251,7 +262,7 @@ static void test_read_resolvers_file(void **state)
 	assert_int_equal(sw_host_read_resolvers(h), 0);
 	assert_int_equal(h->n_resolvers, 0);
 	unsetenv("SANDWALL_RESOLV_CONF");
-	free(h);
+	host_free(h);
 }
 
 static void test_link_lookup(void **state)
@@ -274,7 +285,7 @@ static void test_link_lookup(void **state)
 	assert_ptr_equal(sw_host_link(h, 1), &h->links[0]);
 	assert_null(sw_host_link(h, 3));      /* beyond n_links */
 	assert_null(sw_host_link(h, 0));
-	free(h);
+	host_free(h);
 }
 
 /* ---- RTM_NEWLINK parsing (crafted messages) --------------------------------- */
@@ -385,7 +396,7 @@ static void test_link_msgs(void **state)
 	}
 	assert_string_equal(sw_link_kind_name(SW_LINK_TAP), "tap");
 	assert_string_equal(sw_link_kind_name(SW_LINK_KIND_COUNT), "other");
-	free(h);
+	host_free(h);
 }
 
 /* Lengths from outside are never trusted. */
@@ -446,7 +457,37 @@ static void test_link_msgs_malformed(void **state)
 	h->n_links = SW_MAX_LINKS;
 	lmsg_start(&m, 10, "f", 0);
 	assert_int_equal(sw_host_add_link_msg(h, m.nlh, m.nlh->nlmsg_len), -ENOSPC);
-	free(h);
+	host_free(h);
+}
+
+/* sw_host_copy: the copy has arrays of its own; sw_host_clear keeps them. */
+static void test_copy(void **state)
+{
+	struct sw_host a = { 0 }, b = { 0 };
+
+	(void)state;
+	for (int i = 1; i <= 40; i++) {         /* past the first allocation */
+		assert_int_equal(sw_host_room_links(&a), 0);
+		a.links[a.n_links++] = (struct sw_link){ .ifindex = i };
+	}
+	assert_int_equal(sw_host_room_addrs(&a), 0);
+	a.addrs[a.n_addrs++] = (struct sw_addr){ .ifindex = 2 };
+	a.n_gateways = 1;
+	assert_int_equal(sw_host_copy(&b, &a), 0);
+	assert_ptr_not_equal(a.links, b.links);
+	assert_int_equal(b.n_links, 40);
+	assert_int_equal(b.links[39].ifindex, 40);
+	assert_int_equal(b.n_addrs, 1);
+	assert_int_equal(b.n_gateways, 1);
+	a.links[0].ifindex = 99;
+	assert_int_equal(b.links[0].ifindex, 1);
+	sw_host_clear(&b);
+	assert_int_equal(b.n_links, 0);
+	assert_int_equal(b.n_gateways, 0);
+	assert_true(b.cap_links >= 40);
+	sw_host_free(&a);
+	sw_host_free(&b);
+	assert_null(a.links);
 }
 
 /* master_bridge and uplink need the whole dump. */
@@ -476,7 +517,7 @@ static void test_classify(void **state)
 	assert_true(h->links[4].uplink);
 	assert_false(h->links[0].uplink);
 	assert_false(h->links[1].uplink);
-	free(h);
+	host_free(h);
 }
 
 int main(void)
@@ -495,6 +536,7 @@ int main(void)
 		cmocka_unit_test(test_link_msgs),
 		cmocka_unit_test(test_link_msgs_malformed),
 		cmocka_unit_test(test_classify),
+		cmocka_unit_test(test_copy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

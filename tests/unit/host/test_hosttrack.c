@@ -80,6 +80,8 @@ static int teardown(void **state)
 	sw_nl_close(&t->dump);
 	sw_nl_close(&t->ev);
 	fr_free(&t->k);
+	sw_host_free(t->h);
+	sw_host_free(t->fresh);
 	free(t->h);
 	free(t->fresh);
 	free(t);
@@ -109,7 +111,7 @@ static void assert_tracked(struct ht *t)
 	struct sw_host *a = t->h, *b = t->fresh;
 	size_t dumps = t->k.n_dumps;
 
-	memset(b, 0, sizeof(*b));
+	sw_host_clear(b);
 	assert_int_equal(sw_host_dump(&t->dump, b), 0);
 	t->k.n_dumps = dumps;           /* this check's own dumps do not count */
 	assert_int_equal(a->n_links, b->n_links);

@@ -23,7 +23,7 @@ static bool side(const struct sw_model *m, const char *text)
 static void test_sandbox_side(void **state)
 {
 	struct sw_model m;
-	struct sw_host h;
+	struct sw_host h = { 0 };
 
 	(void)state;
 	tk_host(&h);
@@ -48,12 +48,13 @@ static void test_sandbox_side(void **state)
 	assert_false(side(&m, "::"));
 	assert_false(sw_ct_sandbox_side(&m, AF_PACKET, (const uint8_t *)"xxxx"));
 	sw_model_free(&m);
+	sw_host_free(&h);
 }
 
 static void test_no_own_sets(void **state)
 {
 	struct sw_model m;
-	struct sw_host h;
+	struct sw_host h = { 0 };
 
 	(void)state;
 	/* no address on any guarded interface: nothing on the IPv4 sandbox side */
@@ -64,6 +65,7 @@ static void test_no_own_sets(void **state)
 	assert_false(side(&m, "172.17.0.2"));
 	assert_false(side(&m, "10.0.0.2"));
 	sw_model_free(&m);
+	sw_host_free(&h);
 }
 
 int main(void)

@@ -427,12 +427,13 @@ static void test_parsers_oversized_len(void **state)
 		assert_int_equal(sw_nflog_parse(buf, n, b, 4), 0);
 
 		n = put_evil(evil_len[i], RTM_NEWADDR);
-		memset(&h, 0, sizeof(h));
+		sw_host_clear(&h);
 		assert_int_equal(sw_host_parse_rtnl(&h, buf, n), -EBADMSG);
 
 		n = put_evil(evil_len[i], RTM_NEWLINK);
 		assert_true(sw_events_parse_rt(buf, n));        /* the good one */
 	}
+	sw_host_free(&h);
 }
 
 /* sw_nl_dump over a fake transport that answers with the evil datagram */

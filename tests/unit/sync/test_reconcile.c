@@ -857,6 +857,7 @@ static int teardown_daemon(void **state)
 	struct dmn *x = *state;
 
 	sw_model_free(&x->d.want);
+	sw_host_free(&x->d.host);
 	sw_nl_close(&x->d.nl);
 	fn_free(&x->k);
 	free(x);
