@@ -65,6 +65,7 @@ FRAME_MAX := -Wframe-larger-than=262144
 
 # -MMD -MP: each object depends on the headers it includes, no more
 $(B)/%.o: src/%.c | $(B)
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(FRAME_MAX) -MMD -MP -c -o $@ $<
 
 -include $(ALL_OBJ:.o=.d) $(UNIT_BIN:=.d) $(SUP_OBJ:.o=.d)

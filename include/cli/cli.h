@@ -22,6 +22,7 @@ struct sw_cli_opts {
 					 * gave, or an empty file (sw_config_loss) */
 	struct sw_verify_opts verify;   /* verify's options (sw_verify_optdefs) */
 	const char *config;
+	bool config_given;              /* -c: not the default path */
 	const char *control;
 	bool json;
 	bool verbose;
@@ -41,6 +42,9 @@ struct sw_cli_run {
 /* An error of apply, check or remove. -EEXIST: the table is another
  * tool's (reconcile.c); the message then points at the config key. */
 void sw_cli_table_err(const struct sw_config *cfg, int rc, const char *err, const char *tail);
+/* What to add to an error rc of the kernel: " (sandwall needs root ...)"
+ * when it is -EPERM and the CLI does not run as root, else "". */
+const char *sw_cli_perm_hint(int rc);
 /* The CLI's own change of the boundary (apply, remove) or a verify
  * (verify_code: its exit code), in the journal with its own uid and pid. */
 void sw_cli_journal(const struct sw_config *cfg, enum sw_jevent e, const char *by,

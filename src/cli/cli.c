@@ -10,6 +10,12 @@
 #include "lib/json.h"
 #include "lib/log.h"
 
+const char *sw_cli_perm_hint(int rc)
+{
+	return rc == -EPERM && geteuid() != 0 ?
+	       " (sandwall needs root, or CAP_NET_ADMIN: run it with sudo)" : "";
+}
+
 /* An error of apply, check or remove. -EEXIST: the table is another
  * tool's (reconcile.c); the message then points at the config key. */
 void sw_cli_table_err(const struct sw_config *cfg, int rc, const char *err, const char *tail)
@@ -17,7 +23,7 @@ void sw_cli_table_err(const struct sw_config *cfg, int rc, const char *err, cons
 	char line[16] = "";
 
 	if (rc != -EEXIST) {
-		sw_err("%s%s", err, tail);
+		sw_err("%s%s%s", err, sw_cli_perm_hint(rc), tail);
 		return;
 	}
 	if (cfg->table_line)

@@ -388,12 +388,12 @@ static int receipt_kernel(struct receipt *r)
 	int rc;
 
 	if ((rc = sw_check(r->in->nl, r->in->want, &r->d, err, sizeof(err)))) {
-		sw_err("%s", err);
+		sw_err("%s%s", err, sw_cli_perm_hint(rc));
 		return rc;
 	}
 	if ((rc = sw_observe_counters(r->in->nl, r->in->cfg->table, &r->have))) {
 		sw_diff_free(&r->d);
-		sw_err("cannot read the ruleset: %s", strerror(-rc));
+		sw_err("cannot read the ruleset: %s%s", strerror(-rc), sw_cli_perm_hint(rc));
 		return rc;
 	}
 	r->daemon = sw_control_call(r->in->control, "status", r->reply, sizeof(r->reply)) == 0 &&

@@ -112,17 +112,31 @@ static void usage(FILE *f)
 		"see sandwall(8) and sandwall.conf(5)\n");
 }
 
+/* Read the config; on error say why, and where there is none at the
+ * default path, how to point at one. */
+static int load_config(const struct sw_cli_opts *o, struct sw_config *cfg)
+{
+	char err[SW_ERRLEN];
+	int rc = sw_config_load(o->config, cfg, err, sizeof(err));
+
+	if (!rc)
+		return 0;
+	sw_err("%s", err);
+	if (rc == -ENOENT && !o->config_given)
+		sw_err("no config at the default path: point at one with -c FILE "
+		       "(from a checkout: sandwall -c rules/sandwall.conf ...), or install "
+		       "sandwall (make install, or its package), which puts one there");
+	return rc;
+}
+
 static int load(const struct sw_cli_opts *o, struct sw_config *cfg, struct sw_host *host,
 		struct sw_model *want)
 {
 	char err[SW_ERRLEN];
 	int rc;
 
-	rc = sw_config_load(o->config, cfg, err, sizeof(err));
-	if (rc) {
-		sw_err("%s", err);
+	if ((rc = load_config(o, cfg)))
 		return rc;
-	}
 	rc = sw_host_gather(cfg, host, true, err, sizeof(err));
 	if (!rc)
 		rc = sw_desired_build(&(struct sw_desired_in){ .cfg = cfg, .host = host }, want,
@@ -138,7 +152,7 @@ static int open_nl(struct sw_nl *nl)
 
 	if (rc)
 		sw_err("cannot open the netfilter netlink socket: %s%s", strerror(-rc),
-		       rc == -EPERM ? " (run as root / CAP_NET_ADMIN)" : "");
+		       sw_cli_perm_hint(rc));
 	return rc;
 }
 
@@ -186,7 +200,7 @@ static int cmd_remove(struct sw_nl *nl, const struct sw_config *cfg)
 {
 	const char *table = cfg->table;
 	char err[SW_ERRLEN];
-	bool absent;
+	bool absent = false;
 	int rc;
 
 	if ((rc = sw_remove(nl, table, &absent, err, sizeof(err)))) {
@@ -284,7 +298,7 @@ static int parse_opts(int argc, char **argv, const char *optstring, struct sw_cl
 			continue;
 		}
 		switch (c) {
-		case 'c': o->config = optarg; break;
+		case 'c': o->config = optarg; o->config_given = true; break;
 		case 'j': o->json = true; break;
 		case 'v': o->verbose = true; break;
 		case 'h': usage(stdout); return 0;
@@ -466,8 +480,7 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	/* Everything is validated before the kernel is touched. */
-	if (v->need == NEED_CONFIG && sw_config_load(o.config, &cfg, err, sizeof(err))) {
-		sw_err("%s", err);
+	if (v->need == NEED_CONFIG && load_config(&o, &cfg)) {
 		rc = EXIT_ERR;
 	} else if (v->need == NEED_MODEL && load(&o, &cfg, &host, &want)) {
 		rc = EXIT_ERR;

@@ -498,7 +498,7 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 		host = NULL;
 	}
 	if ((rc = sw_observe_counters(nl, cfg->table, &have))) {
-		sw_err("cannot read the ruleset: %s", strerror(-rc));
+		sw_err("cannot read the ruleset: %s%s", strerror(-rc), sw_cli_perm_hint(rc));
 		if (host)
 			sw_host_free(host);
 		free(host);

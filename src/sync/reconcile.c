@@ -230,6 +230,7 @@ static int send_if_ours_family(struct sw_nl *nl, uint32_t family, const char *ta
 {
 	int rc = -ERESTART;
 
+	*absent = false;        /* a table that could not be read is not absent */
 	for (int i = 0; i < SW_APPLY_TRIES && rc == -ERESTART; i++) {
 		struct sw_model have;
 

@@ -12,7 +12,7 @@
 
 register_test proof_01_typo_unguarded  "[guard] interfaces = dokcer0 with a container on docker0: apply warns, check/status/verify exit 1 naming docker0, sandwalld logs event=unguarded and covered after the fix"
 register_test proof_02_receipt_gaps    "receipt over a window with remove + re-apply: NOT HELD with the gap's start, end and who; --since after it: HELD; a daemon stop, and a kill -9, inside the window: NOT HELD naming it; verify's probes apart from c1's attempts"
-register_test proof_03_verify_root     "verify: a LAN peer probed (FAIL with lan = no); no canary -> not HELD; table removed -> the first line names it; not root -> nothing claimed; one verdict line with the UTC time"
+register_test proof_03_verify_root     "verify: a LAN peer probed (FAIL with lan = no); no canary -> not HELD; table removed -> the first line names it; not root -> nothing claimed, and every kernel command says root is needed; no default config -> how to point at one; one verdict line with the UTC time"
 register_test proof_04_apply_other     "apply with another config than the running daemon's: exit 2; apply --force through the daemon: refused (exit 2)"
 register_test proof_05_full_journal    "a full journal filesystem (tmpfs in a private mount namespace): one WARNING, a metric, a status field, the receipt says the record has a hole"
 
@@ -192,10 +192,38 @@ _proof_03() {
 	timeout "$SW_TIMEOUT" ip netns exec "$H" setpriv --reuid=65534 --regid=65534 --clear-groups \
 		"$SANDWALL" -c "$conf0" verify >"$SW_OUT.nr" 2>"$SW_ERR.nr"
 	SW_RC=$?
-	rm -f "$conf0"
 	mv "$SW_OUT.nr" "$SW_OUT"; mv "$SW_ERR.nr" "$SW_ERR"
 	[ "$SW_RC" -eq 2 ] && head -n1 "$SW_OUT" | grep -q '^NOT HELD: not run as root' && ! grep -qE 'probing from|probed \(run|: HELD' "$SW_OUT" &&
 		ok "non-root: exit 2, '$(head -n1 "$SW_OUT")'" || { bad "non-root verify -> $SW_RC"; show "$SW_OUT"; show "$SW_ERR"; }
+	# the other kernel commands as non-root, with the table in place: exit
+	# 2, they say root is needed, and the table stays
+	apply_ok "$V_CONF" || return 1
+	for verb in apply check status remove receipt; do
+		timeout "$SW_TIMEOUT" ip netns exec "$H" setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$SANDWALL" -c "$conf0" "$verb" >"$SW_OUT.nr" 2>"$SW_ERR.nr"
+		SW_RC=$?
+		mv "$SW_OUT.nr" "$SW_OUT"; mv "$SW_ERR.nr" "$SW_ERR"
+		[ "$SW_RC" -eq 2 ] && grep -q 'sandwall needs root, or CAP_NET_ADMIN: run it with sudo' "$SW_ERR" &&
+			ok "non-root $verb: exit 2, $(head -n1 "$SW_ERR")" || { bad "non-root $verb -> $SW_RC"; show "$SW_OUT"; show "$SW_ERR"; }
+	done
+	rm -f "$conf0"
+	nsx "$H" nft list table inet sandwall >/dev/null 2>&1 && ok "the table is still there" ||
+		bad "a non-root command removed the table"
+	# no config at the default path: the error says how to point at one
+	# (a private mount namespace hides a real /etc/sandwall)
+	if [ -e /etc/sandwall ]; then
+		unshare -m sh -c 'mount -t tmpfs swtetc /etc/sandwall && exec "$0" status' "$SANDWALL" >"$SW_OUT" 2>"$SW_ERR"
+	else
+		"$SANDWALL" status >"$SW_OUT" 2>"$SW_ERR"
+	fi
+	SW_RC=$?
+	[ "$SW_RC" -eq 2 ] && grep -q 'sandwall.conf: No such file or directory' "$SW_ERR" &&
+		grep -q 'no config at the default path: point at one with -c FILE' "$SW_ERR" &&
+		ok "no default config: exit 2, $(tail -n1 "$SW_ERR" | cut -c1-90)..." || { bad "no default config -> $SW_RC"; show "$SW_ERR"; }
+	"$SANDWALL" -c "$SWT_TMP/none.conf" status >"$SW_OUT" 2>"$SW_ERR"
+	SW_RC=$?
+	[ "$SW_RC" -eq 2 ] && grep -q 'none.conf: No such file or directory' "$SW_ERR" && ! grep -q 'default path' "$SW_ERR" &&
+		ok "-c FILE missing: exit 2, no hint about the default path" || { bad "-c missing -> $SW_RC"; show "$SW_ERR"; }
 	return 0
 }
 

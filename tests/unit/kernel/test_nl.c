@@ -254,6 +254,23 @@ static void test_remove_absent(void **state)
 	assert_int_equal(t->k.n_batches, 0);
 }
 
+/* A table that cannot be read (EPERM as non-root; here: no answer) is
+ * not "absent": remove fails and says so, whatever *absent held before
+ * (the CLI once reported "was not there" and exit 0 as non-root while the
+ * table stayed). */
+static void test_remove_unreadable(void **state)
+{
+	struct t *t = *state;
+	char err[512] = "";
+	bool absent = true;
+
+	t->k.no_answer = true;          /* the ruleset cannot be read */
+	assert_int_equal(sw_remove(&t->nl, "sandwall", &absent, err, sizeof(err)), -ETIMEDOUT);
+	assert_false(absent);
+	assert_int_equal(t->k.n_batches, 0);
+	assert_non_null(strstr(err, "cannot read the ruleset"));
+}
+
 /* (f) ENOBUFS from recv is returned, not swallowed */
 static void test_enobufs(void **state)
 {
@@ -530,6 +547,7 @@ int main(void)
 		T(test_apply_restart_forever),
 		T(test_apply_error_text),
 		T(test_remove_absent),
+		T(test_remove_unreadable),
 		T(test_enobufs),
 		T(test_send_error),
 		T(test_stale_ignored),
