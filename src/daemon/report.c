@@ -188,6 +188,14 @@ bool sw_report_crashed(char *text, size_t len, const char *table, int64_t *last)
 		while (start > 0 && text[start - 1] != '\n')
 			start--;
 		text[end] = '\0';
+		/* once the last sign of life is known, only a start or a stop
+		 * line can decide: the others (most of a busy journal) are not
+		 * parsed (the journal writes compact JSON, journal.c) */
+		if (*last && !memmem(text + start, end - start, "\"event\":\"start\"", 15) &&
+		    !memmem(text + start, end - start, "\"event\":\"stop\"", 14)) {
+			end = start ? start - 1 : 0;
+			continue;
+		}
 		if (end > start && sw_jv_parse(text + start, end - start, &v, NULL) == 0) {
 			if (sw_jv_get_str(&v, "event", &ev) == 0 && sw_jv_get_str(&v, "table", &t) == 0 &&
 			    !strcmp(t, want)) {
