@@ -111,6 +111,7 @@ tests/unit/test_%.c: ;
 # Who may include whom (docs/internals.md): fails on a header of a higher
 # layer, on daemon/ or cli/ included from outside, and on an include cycle.
 check-layers:
+	tests/layers.py --selftest
 	tests/layers.py
 
 # Install what building and testing need (Debian/Ubuntu); starts no service.

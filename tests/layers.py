@@ -131,5 +131,52 @@ def main():
     return 1 if bad else 0
 
 
+def selftest():
+    """A tree that breaks each rule once: every break must be reported."""
+    import tempfile
+    global ROOT
+    saved = ROOT
+    with tempfile.TemporaryDirectory() as t:
+        files = {
+            "src/core/a.c": '#include "core/a.h"\n#include "host/h.h"\n',   # core -> host
+            "include/core/a.h": "",
+            "include/host/h.h": "",
+            "src/lib/b.c": '#include "lib/c.h"\n',                            # b <-> c cycle
+            "include/lib/b.h": "",
+            "src/lib/c.c": '#include "lib/b.h"\n',
+            "include/lib/c.h": "",
+            "src/cli/d.c": "",
+            "include/cli/d.h": "",
+            "src/sync/e.c": '#include "cli/d.h"\n',                          # cli included
+            "src/lib/long.c": "x\n" * (MAX_FILE + 1),                        # too long
+            "src/lib/f.c": "int f(void)\n{\n" + "\t;\n" * (MAX_FUNC + 1) + "}\n",
+            "src/flat.c": "",                                                  # no layer
+        }
+        for name, text in files.items():
+            os.makedirs(os.path.dirname(os.path.join(t, name)), exist_ok=True)
+            with open(os.path.join(t, name), "w", encoding="utf-8") as f:
+                f.write(text)
+        ROOT = t
+        import io
+        import contextlib
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = main()
+        ROOT = saved
+    text = out.getvalue()
+    want = ["core may not include host", "include cycle: lib/b -> lib/c -> lib/b",
+            "sync may not include cli", "src/lib/long.c:801: 801 lines",
+            "function f is 151 lines", "src/flat.c:1: not in a layer folder"]
+    missing = [w for w in want if w not in text]
+    if rc != 1 or missing:
+        print(text)
+        print("check-layers self-test: not reported: %s (exit %d)" % (missing, rc))
+        return 1
+    print("check-layers self-test: each of %d breaks reported" % len(want))
+    return 0
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--selftest"]:
+        sys.exit(selftest())
     sys.exit(main())
