@@ -112,6 +112,15 @@ const char *sw_attack_result_name(enum sw_attack_result r);
 bool sw_attack_held(const struct sw_attack *a);
 /* The MAC address of ifname in the current network namespace. */
 int sw_attack_ifmac(const char *ifname, uint8_t mac[6]);
+/* The first of n primed ports: a run outside [lo, hi], the ephemeral
+ * range the probe's plain connections take their source ports from, so
+ * that a primed conntrack entry (TARGET:80 -> probe:PORT, left when the
+ * boundary is broken) can never be met by a later plain probe from the
+ * same port and turn it into a reply (it would FAIL for the wrong
+ * reason). Ports below 1024 are not used. r is a random number. Returns
+ * 0 when there is no room outside the range (the caller then takes any
+ * run above 1024). */
+uint16_t sw_attack_prime_base(unsigned lo, unsigned hi, size_t n, uint32_t r);
 /* Run every attack from the current network namespace (the probe's).
  * Returns 0 or -errno (setup failures only; per-attack failures are in
  * their result). */

@@ -236,6 +236,36 @@ static uint32_t rnd32(void)
 	return (uint32_t)t.tv_nsec ^ (uint32_t)getpid() << 16;
 }
 
+uint16_t sw_attack_prime_base(unsigned lo, unsigned hi, size_t n, uint32_t r)
+{
+	unsigned below, above;
+
+	if (n >= 65536 || lo > hi || hi > 65535)
+		return 0;
+	below = lo > 1024 + n ? lo - 1024 - (unsigned)n : 0;   /* bases in [1024, lo - n) */
+	above = hi + n < 65535 ? 65535 - hi - (unsigned)n : 0; /* bases in (hi, 65536 - n) */
+	if (!below && !above)
+		return 0;
+	r %= below + above;
+	return (uint16_t)(r < below ? 1024 + r : hi + 1 + (r - below));
+}
+
+/* The current namespace's ephemeral port range (32768..60999 if unread). */
+static void ephemeral_range(unsigned *lo, unsigned *hi)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+
+	*lo = 32768;
+	*hi = 60999;
+	if (!f)
+		return;
+	if (fscanf(f, "%u %u", lo, hi) != 2 || *lo > *hi || *hi > 65535) {
+		*lo = 32768;
+		*hi = 60999;
+	}
+	fclose(f);
+}
+
 static socklen_t sockaddr_of(const struct sw_prefix *a, uint16_t port, unsigned scope,
 			     struct sockaddr_storage *ss)
 {
@@ -738,6 +768,7 @@ int sw_attack_run(const struct sw_attack_env *env, struct sw_attack *a, size_t n
 	struct slot *s = calloc(n ? n : 1, sizeof(*s));
 	uint8_t smac[6];
 	uint16_t base = 0;
+	unsigned lo, hi;
 	int pfd = -1, ifindex, rc = 0;
 
 	if (!s)
@@ -754,8 +785,11 @@ int sw_attack_run(const struct sw_attack_env *env, struct sw_attack *a, size_t n
 		rc = -errno;
 		goto out;
 	}
-	/* the primed ports: a random run of ports above 20000 */
-	base = (uint16_t)(20000 + rnd32() % 30000);
+	/* the primed ports: a random run outside the ephemeral range */
+	ephemeral_range(&lo, &hi);
+	base = sw_attack_prime_base(lo, hi, n, rnd32());
+	if (!base)
+		base = (uint16_t)(1024 + rnd32() % (65536 - 1024 - (n < 60000 ? n : 60000)));
 	for (size_t i = 0; i < n; i++) {
 		a[i].result = SW_ATK_PENDING;
 		a[i].counted = 0;

@@ -517,6 +517,40 @@ static void test_attack_names(void **state)
 	assert_string_equal(sw_attack_result_name((enum sw_attack_result)77), "?");
 }
 
+/* The primed ports never meet the ephemeral range, whatever the random
+ * number: a plain probe's source port cannot match a primed entry. */
+static void test_prime_base_outside_ephemeral(void **state)
+{
+	static const unsigned ranges[][2] = {
+		{ 32768, 60999 }, { 1025, 65000 }, { 20000, 20000 }, { 1024, 65535 },
+		{ 2000, 65535 }, { 1024, 64000 },
+	};
+	static const uint32_t rs[] = { 0, 1, 7, 31999, 32000, 4000000000u, 0xffffffffu };
+	const size_t n = 48;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++) {
+		unsigned lo = ranges[i][0], hi = ranges[i][1];
+
+		for (size_t j = 0; j < sizeof(rs) / sizeof(rs[0]); j++) {
+			uint16_t b = sw_attack_prime_base(lo, hi, n, rs[j]);
+
+			if (lo == 1024 && hi == 65535) {
+				assert_int_equal(b, 0);         /* no room: the caller's fallback */
+				continue;
+			}
+			assert_true(b >= 1024);
+			assert_true((unsigned)b + n - 1 <= 65535);
+			/* the whole run lies below lo or above hi */
+			assert_true((unsigned)b + n - 1 < lo || b > hi);
+		}
+	}
+	/* both sides used: r picks below first, then above */
+	assert_int_equal(sw_attack_prime_base(32768, 60999, n, 0), 1024);
+	assert_int_equal(sw_attack_prime_base(32768, 60999, n, 32768 - n - 1024), 61000);
+	assert_int_equal(sw_attack_prime_base(60000, 50000, n, 0), 0);  /* lo > hi */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -532,6 +566,7 @@ int main(void)
 		cmocka_unit_test(test_add_attacks_full),
 		cmocka_unit_test(test_attack_truth_table),
 		cmocka_unit_test(test_attack_names),
+		cmocka_unit_test(test_prime_base_outside_ephemeral),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
