@@ -50,6 +50,12 @@ int sw_cfg_set_err(char *err, size_t errlen, int rc, const char *fmt, ...);
 /* Cut a ';' or '#' comment that follows whitespace, then trailing space. */
 void sw_cfg_strip_comment(char *s);
 
+/* What separates the words of a list key, everywhere: spaces, tabs and
+ * commas alike ("10.0.0.0/8, 192.168.0.0/16" and "10.0.0.0/8 192.168.0.0/16"
+ * are the same list). Entries of several words ([allow] destinations,
+ * [sandbox] allow: "CIDR PROTO/PORT") are separated by commas only. */
+#define SW_CFG_LIST_SEP " \t,"
+
 /* config_keys.c: the value parsers (0 or -EINVAL) */
 int sw_cfg_uint(const char *s, unsigned long min, unsigned long max, unsigned long *out);
 int sw_cfg_bool(const char *s, bool *b);

@@ -100,7 +100,7 @@ static int set_patterns(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *
 	const char *why;
 	char *save, *t;
 
-	for (t = strtok_r(v, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+	for (t = strtok_r(v, SW_CFG_LIST_SEP, &save); t; t = strtok_r(NULL, SW_CFG_LIST_SEP, &save)) {
 		size_t i;
 
 		if (!strcmp(t, SW_GUARD_AUTO)) {
@@ -130,7 +130,7 @@ static int set_users(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *v)
 	struct sw_config *cfg = c->cfg;
 	char *save, *t;
 
-	for (t = strtok_r(v, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+	for (t = strtok_r(v, SW_CFG_LIST_SEP, &save); t; t = strtok_r(NULL, SW_CFG_LIST_SEP, &save)) {
 		struct sw_guard_user u = { 0 };
 		unsigned long n;
 		size_t i;
@@ -196,7 +196,7 @@ static int set_cgroups(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *v
 	const char *why;
 	char *save, *t;
 
-	for (t = strtok_r(v, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+	for (t = strtok_r(v, SW_CFG_LIST_SEP, &save); t; t = strtok_r(NULL, SW_CFG_LIST_SEP, &save)) {
 		size_t i;
 
 		if ((why = cgroup_pattern_error(t)))
@@ -219,7 +219,7 @@ static int set_except(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *v)
 	const char *why;
 	char *save, *t;
 
-	for (t = strtok_r(v, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+	for (t = strtok_r(v, SW_CFG_LIST_SEP, &save); t; t = strtok_r(NULL, SW_CFG_LIST_SEP, &save)) {
 		size_t i;
 
 		if ((why = sw_cfg_pattern_error(t)))
@@ -245,12 +245,12 @@ static int set_parents(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *v
 	const char *why;
 	char *save, *t;
 
-	for (t = strtok_r(v, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+	for (t = strtok_r(v, SW_CFG_LIST_SEP, &save); t; t = strtok_r(NULL, SW_CFG_LIST_SEP, &save)) {
 		size_t i;
 
 		/* auto: the uplinks (the default); none: no parent at all */
 		if (!strcmp(t, "auto") || !strcmp(t, "none")) {
-			if (t[0] == 'n' && (cfg->n_parents || cfg->parents_auto || strtok_r(NULL, " \t", &save)))
+			if (t[0] == 'n' && (cfg->n_parents || cfg->parents_auto || strtok_r(NULL, SW_CFG_LIST_SEP, &save)))
 				return sw_cfg_fail(c, "[%s] %s: 'none' stands alone", k->section, k->name);
 			cfg->parents_auto = t[0] == 'a';
 			continue;
@@ -290,7 +290,7 @@ static int set_dests(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *v)
 	const char *why;
 	char *save, *t;
 
-	for (t = strtok_r(v, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+	for (t = strtok_r(v, SW_CFG_LIST_SEP, &save); t; t = strtok_r(NULL, SW_CFG_LIST_SEP, &save)) {
 		if (sw_prefix_parse(t, &p, &why) < 0)
 			return sw_cfg_fail(c, "bad CIDR '%s' in [%s] %s: %s", t, k->section, k->name, why);
 		if (sw_cfg_v4_mapped(&p))
@@ -312,7 +312,7 @@ static int set_between(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *v
 	struct sw_config *cfg = c->cfg;
 	char *save, *t;
 
-	for (t = strtok_r(v, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+	for (t = strtok_r(v, SW_CFG_LIST_SEP, &save); t; t = strtok_r(NULL, SW_CFG_LIST_SEP, &save)) {
 		/* interface names may hold ':' themselves: the last one splits */
 		char *colon = strrchr(t, ':'), pair[2][SW_IFNAMSIZ];
 		const char *why = NULL;
@@ -350,7 +350,7 @@ static int set_networks(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *
 	const char *why;
 	char *save, *t;
 
-	for (t = strtok_r(v, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+	for (t = strtok_r(v, SW_CFG_LIST_SEP, &save); t; t = strtok_r(NULL, SW_CFG_LIST_SEP, &save)) {
 		size_t i;
 
 		if (sw_prefix_parse(t, &p, &why) < 0)
@@ -375,7 +375,7 @@ static int set_host_ports(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char
 	struct sw_port p;
 	char *save, *t;
 
-	for (t = strtok_r(v, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+	for (t = strtok_r(v, SW_CFG_LIST_SEP, &save); t; t = strtok_r(NULL, SW_CFG_LIST_SEP, &save)) {
 		size_t i;
 
 		if (sw_cfg_port(t, &p) < 0)
@@ -502,7 +502,7 @@ static int set_dns_servers(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, cha
 {
 	char *save, *t;
 
-	for (t = strtok_r(v, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
+	for (t = strtok_r(v, SW_CFG_LIST_SEP, &save); t; t = strtok_r(NULL, SW_CFG_LIST_SEP, &save)) {
 		struct sw_prefix p;
 		const char *why = NULL;
 
@@ -622,7 +622,7 @@ static int set_canaries(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *
 {
 	char *save, *t;
 
-	for (t = strtok_r(v, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
+	for (t = strtok_r(v, SW_CFG_LIST_SEP, &save); t; t = strtok_r(NULL, SW_CFG_LIST_SEP, &save)) {
 		struct sw_prefix a;
 		uint16_t port;
 

@@ -226,11 +226,11 @@ int sw_cfg_sandbox_key(struct sw_cfg_ctx *c, const char *name, const char *value
 	sw_cfg_strip_comment(v);
 	switch (k) {
 	case SBX_INTERFACES:
-		for (t = strtok_r(v, " \t", &save); t && rc == 1; t = strtok_r(NULL, " \t", &save))
+		for (t = strtok_r(v, SW_CFG_LIST_SEP, &save); t && rc == 1; t = strtok_r(NULL, SW_CFG_LIST_SEP, &save))
 			rc = sbx_pattern(c, b, t);
 		return rc;
 	case SBX_SOURCES:
-		for (t = strtok_r(v, " \t,", &save); t && rc == 1; t = strtok_r(NULL, " \t,", &save))
+		for (t = strtok_r(v, SW_CFG_LIST_SEP, &save); t && rc == 1; t = strtok_r(NULL, SW_CFG_LIST_SEP, &save))
 			rc = sbx_source(c, b, t);
 		return rc;
 	case SBX_ALLOW:

@@ -10,6 +10,8 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include <syslog.h>
 
 #include "core/config_check.h"
+#include "core/config_parse.h"
 #include "testutil.h"
 
 static struct sw_config cfg, def;       /* big: keep off the stack */
@@ -184,6 +187,132 @@ static void test_shipped(void **state)
 	assert_int_equal(sw_config_load(path, &cfg, err, sizeof(err)), 0);
 	assert_cfg_equal(&cfg, &def);
 	assert_string_equal(cfg.path, path);
+}
+
+/* Is "KEY =" (or "#   KEY =" for a commented sandbox key) a line of the
+ * [SECTION] of text (section NULL: anywhere)? */
+static bool has_key_line(const char *text, const char *section, const char *key, bool commented)
+{
+	char cur[64] = "";
+	size_t kl = strlen(key);
+
+	for (const char *l = text; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+		const char *p = l;
+
+		if (*l == '[') {
+			size_t n = strcspn(l + 1, "]\n");
+
+			snprintf(cur, sizeof(cur), "%.*s", (int)n, l + 1);
+			continue;
+		}
+		if (commented) {
+			if (*p != '#')
+				continue;
+			p++;
+			p += strspn(p, " ");
+		}
+		if (strncmp(p, key, kl) || (p[kl] != ' ' && p[kl] != '='))
+			continue;
+		p += kl + strspn(p + kl, " ");
+		if (*p == '=' && (!section || !strcmp(cur, section)))
+			return true;
+	}
+	return false;
+}
+
+static char *slurp(const char *rel)
+{
+	char path[4096];
+	FILE *f;
+	char *buf;
+	long n;
+
+	tu_path(path, "%s/../../../%s", tu_corpus_dir(), rel);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n > 0);
+	rewind(f);
+	buf = calloc(1, (size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return buf;
+}
+
+/* The shipped file says "every key is listed": each key of the key tables
+ * (global keys in their section, the [block] category switches, the
+ * sandbox keys in the commented example) is there, and each has its entry
+ * in sandwall.conf(5). A key added to a table without both fails here. */
+static void test_shipped_lists_every_key(void **state)
+{
+	char *conf = slurp("rules/sandwall.conf"), *man = slurp("man/sandwall.conf.5");
+	char want[96];
+
+	for (size_t i = 0; i < sw_cfg_n_keys; i++) {
+		const struct sw_cfg_key *k = &sw_cfg_keys[i];
+
+		if (!has_key_line(conf, k->section, k->name, false))
+			fail_msg("rules/sandwall.conf: no line [%s] %s =", k->section, k->name);
+		snprintf(want, sizeof(want), "\n.It Cm %s ", k->name);
+		if (!strstr(man, want))
+			fail_msg("man/sandwall.conf.5: no entry for [%s] %s", k->section, k->name);
+	}
+	for (size_t i = 0; i < SW_CAT_COUNT; i++) {
+		if (sw_categories[i].key != SW_CAT_KEY_BOOL)
+			continue;
+		if (!has_key_line(conf, "block", sw_categories[i].name, false))
+			fail_msg("rules/sandwall.conf: no line [block] %s =", sw_categories[i].name);
+		snprintf(want, sizeof(want), "\n.It Cm %s ", sw_categories[i].name);
+		if (!strstr(man, want))
+			fail_msg("man/sandwall.conf.5: no entry for [block] %s", sw_categories[i].name);
+	}
+	for (size_t i = 0; i < SBX_KEYS; i++) {
+		if (!has_key_line(conf, NULL, sw_cfg_sbx_keys[i].name, true))
+			fail_msg("rules/sandwall.conf: no commented line '#   %s =' for [sandbox NAME]",
+				 sw_cfg_sbx_keys[i].name);
+		snprintf(want, sizeof(want), "\n.It Cm %s ", sw_cfg_sbx_keys[i].name);
+		if (!strstr(man, want))
+			fail_msg("man/sandwall.conf.5: no entry for [sandbox NAME] %s", sw_cfg_sbx_keys[i].name);
+	}
+	free(conf);
+	free(man);
+}
+
+/* One list syntax: commas and spaces separate the words of every list key
+ * alike (a comma in [block] destinations was "bad CIDR '10.0.0.0/8,'"). */
+static void test_list_commas(void **state)
+{
+	static const char *const keys[][2] = {
+		{ "[block]\ndestinations = ", "10.0.0.0/8, 192.168.0.0/16,fd00::/8" },
+		{ "[allow]\nnetworks = ", "10.244.0.0/16,10.96.0.0/12" },
+		{ "[allow]\nhost_ports = ", "udp/53, tcp/53" },
+		{ "[guard]\ninterfaces = ", "docker0, br-*" },
+		{ "[guard]\nexcept = ", "br-lan,eth1" },
+		{ "[daemon]\nresolvers = ", "10.0.0.2, 10.0.0.3" },
+		{ "[sandbox a]\ninterfaces = ", "br-a*, br-b*" },
+	};
+	static struct sw_config spaced;
+	char buf[256], spc[128];
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		size_t j = 0;
+
+		for (const char *p = keys[i][1]; *p && j + 1 < sizeof(spc); p++)
+			if (*p != ',')
+				spc[j++] = *p;
+			else if (p[1] != ' ')
+				spc[j++] = ' ';
+		spc[j] = '\0';
+		snprintf(buf, sizeof(buf), "%s%s\n", keys[i][0], spc);
+		assert_int_equal(sw_config_parse_string(buf, "t.conf", &spaced, err, sizeof(err)), 0);
+		snprintf(buf, sizeof(buf), "%s%s\n", keys[i][0], keys[i][1]);
+		if (sw_config_parse_string(buf, "t.conf", &cfg, err, sizeof(err)))
+			fail_msg("%s: %s", buf, err);
+		assert_cfg_equal(&cfg, &spaced);
+	}
+	assert_int_equal(cfg.n_sandboxes, 1);
 }
 
 static void test_empty(void **state)
@@ -736,6 +865,8 @@ int main(void)
 		cmocka_unit_test(test_category_names),
 		cmocka_unit_test(test_category_table),
 		cmocka_unit_test(test_shipped),
+		cmocka_unit_test(test_shipped_lists_every_key),
+		cmocka_unit_test(test_list_commas),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_booleans),
 		cmocka_unit_test(test_enums_numbers),
