@@ -41,7 +41,7 @@ UNIT_SRC  := $(foreach d,$(UNIT_DIRS),$(wildcard $(d)/test_*.c))
 UNIT_BIN  := $(sort $(patsubst %.c,$(B)/tests/%,$(notdir $(UNIT_SRC))))
 vpath test_%.c $(UNIT_DIRS)
 
-.PHONY: all deps run check unit integration asan clean install uninstall bench fuzz fuzz-bins fuzz-smoke check-kernels mutate mutate-fast check-layers export-compare
+.PHONY: all deps deps-run check-deps-split run check unit integration asan clean install uninstall bench fuzz fuzz-bins fuzz-smoke check-kernels mutate mutate-fast check-layers export-compare
 all: $(BINS)
 
 $(B):
@@ -118,6 +118,13 @@ check-layers:
 deps:
 	sh packaging/install-deps.sh
 
+# only what building and running need (make run): no test lab
+deps-run:
+	sh packaging/install-deps.sh run
+
+check-deps-split:
+	tests/deps_split.sh
+
 unit: $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 
@@ -159,6 +166,7 @@ check-kernels: $(BINS)
 # then the subset on Debian 12's cloud kernels.
 check: deps
 	$(MAKE) check-layers
+	$(MAKE) check-deps-split
 	$(MAKE) all
 	$(MAKE) unit
 	$(MAKE) mutate-fast
@@ -169,7 +177,7 @@ check: deps
 # The README's main command: dependencies, build, apply the shipped config,
 # show status, then run the daemon in the foreground (Ctrl-C leaves the rules;
 # `sudo build/sandwall -c rules/sandwall.conf remove` takes them away).
-run: deps
+run: deps-run
 	$(MAKE) all
 	./$(B)/sandwall -c rules/sandwall.conf apply
 	./$(B)/sandwall -c rules/sandwall.conf status
@@ -231,7 +239,12 @@ install: $(BINS)
 	install -m 0644 packaging/bash-completion/sandwall $(DESTDIR)$(COMPLETIONDIR)/sandwall
 	ln -sf sandwall $(DESTDIR)$(COMPLETIONDIR)/sandwalld
 
+# Without DESTDIR (this machine's installation): the table goes with the
+# binary that made it, or make says why it stays and how to remove it.
 uninstall:
+	@if [ -z "$(DESTDIR)" ] && [ -x $(SBINDIR)/sandwall ]; then \
+	  $(SBINDIR)/sandwall remove || echo "make uninstall: the table stays in the kernel;" \
+	    "remove it with: nft delete table inet sandwall (and table netdev sandwall)" >&2; fi
 	rm -f $(DESTDIR)$(SBINDIR)/sandwall $(DESTDIR)$(SBINDIR)/sandwalld
 	rm -f $(DESTDIR)$(UNITDIR)/sandwalld.service
 	rm -f $(DESTDIR)$(COMPLETIONDIR)/sandwall $(DESTDIR)$(COMPLETIONDIR)/sandwalld

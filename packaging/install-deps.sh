@@ -6,14 +6,29 @@
 # (policy-rc.d answers 101 while apt runs), and Docker is only installed
 # from Debian when no other Docker engine package is installed (docker-ce,
 # moby-engine and containerd.io would conflict with docker.io).
+#
+#   install-deps.sh [--list] [run|check]
+#     run    what building and running sandwall need (`make run`, `make
+#            install`): the compiler, pkg-config and the libraries' -dev
+#            packages; nothing else is installed on the user's machine
+#     check  (default) also the test lab of `make check`: clang, nftables,
+#            QEMU and Debian's cloud kernels' tools, Docker, Podman, LXC,
+#            the packaging tools
+#     --list print the packages, one per line, and install nothing
 set -eu
 
-if [ "$(id -u)" != 0 ]; then
-	echo "make deps: run as root (sudo make ...)" >&2
-	exit 2
-fi
+list=0
+what=check
+for a in "$@"; do
+	case $a in
+	--list) list=1 ;;
+	run|check) what=$a ;;
+	*) echo "usage: install-deps.sh [--list] [run|check]" >&2; exit 2 ;;
+	esac
+done
 
-BUILD="build-essential pkg-config libnftnl-dev libmnl-dev libinih-dev libcmocka-dev"
+BUILD="build-essential pkg-config libnftnl-dev libmnl-dev libinih-dev"
+UNIT="libcmocka-dev"
 # make fuzz: clang, and the libFuzzer runtime (a Recommends of clang that
 # --no-install-recommends would skip)
 FUZZ="clang libclang-rt-dev"
@@ -33,6 +48,25 @@ installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install o
 if ! installed docker-ce && ! installed moby-engine && ! installed containerd.io; then
 	DOCKER="$DOCKER docker.io"
 fi
+if [ "$what" = run ]; then
+	UNIT="" FUZZ="" TEST="" PACKAGING="" DOCKER="" KERNELS="" RUNTIMES=""
+fi
+
+if [ "$list" = 1 ]; then
+	# shellcheck disable=SC2086
+	printf '%s\n' $BUILD $UNIT $FUZZ $TEST $PACKAGING $DOCKER $KERNELS $RUNTIMES
+	exit 0
+fi
+if [ "$(id -u)" != 0 ]; then
+	echo "make deps: run as root (sudo make ...)" >&2
+	exit 2
+fi
+if [ "$what" = check ]; then
+	echo "make deps: installing the test lab of make check (clang, nftables, QEMU," \
+	     "Docker, Podman, LXC, packaging tools); make check then runs unit tests," \
+	     "integration tests in network namespaces (about 17 minutes) and boots" \
+	     "Debian's cloud kernels under QEMU (about 14 minutes)"
+fi
 
 policy=/usr/sbin/policy-rc.d
 ours=""
@@ -47,4 +81,4 @@ trap cleanup EXIT INT TERM
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
 # shellcheck disable=SC2086
-apt-get install -y --no-install-recommends $BUILD $FUZZ $TEST $PACKAGING $DOCKER $KERNELS $RUNTIMES
+apt-get install -y --no-install-recommends $BUILD $UNIT $FUZZ $TEST $PACKAGING $DOCKER $KERNELS $RUNTIMES

@@ -105,7 +105,7 @@ pkg_02_deb_contents() {
 		/etc/sandwall/sandwall.conf /usr/share/man/man8/sandwall.8.gz \
 		/usr/share/man/man8/sandwalld.8.gz /usr/share/man/man5/sandwall.conf.5.gz \
 		/usr/share/bash-completion/completions/sandwall /usr/share/bash-completion/completions/sandwalld \
-		/usr/share/doc/sandwall/copyright; do
+		/usr/share/doc/sandwall/copyright /usr/share/doc/sandwall/json.md.gz /usr/share/doc/sandwall/threat-model.md.gz; do
 		grep -qxF "$f" "$list" && ok "contains $f" || bad "missing $f"
 	done
 	dpkg-deb -c "$PKG_DEB" | grep -q ' ./usr/share/bash-completion/completions/sandwalld -> sandwall$' &&
@@ -121,6 +121,13 @@ pkg_02_deb_contents() {
 		grep -qx 'ExecStart=/usr/sbin/sandwalld -c /etc/sandwall/sandwall.conf' &&
 		ok "unit ExecStart=/usr/sbin/sandwalld -c /etc/sandwall/sandwall.conf" ||
 		bad "the packaged unit's ExecStart is not /usr/sbin/sandwalld -c /etc/sandwall/sandwall.conf"
+	# the metrics directories [daemon] metrics accepts are writable by the unit as shipped
+	local rw d
+	rw=$(dpkg-deb --fsys-tarfile "$PKG_DEB" | tar -xOf - ./lib/systemd/system/sandwalld.service | sed -n 's/^ReadWritePaths=//p')
+	for d in /var/lib/prometheus/node-exporter /var/lib/node_exporter /var/lib/node-exporter /var/log/sandwall; do
+		[[ " $rw " == *" -$d "* || " $rw " == *" $d "* ]] && ok "the unit may write $d" ||
+			bad "the unit cannot write $d (ReadWritePaths=$rw)"
+	done
 	dpkg-deb -f "$PKG_DEB" Depends | grep -q 'libnftnl' && ok "Depends: $(dpkg-deb -f "$PKG_DEB" Depends)" ||
 		bad "Depends lacks libnftnl: $(dpkg-deb -f "$PKG_DEB" Depends)"
 	for f in postinst prerm postrm; do
@@ -267,9 +274,23 @@ pkg_04_deb_install() {
 		info "skip: systemd-analyze not installed (unit verify and security score not checked)"
 	fi
 
+	# purge takes the table away: the package's sandwall applies the shipped
+	# config in a namespace of ours, and dpkg --purge runs there (its prerm
+	# acts on that namespace's tables, never the root namespace's)
+	local pns="${SWT_PREFIX}pkg"
+	_mk_ns "$pns" || bad "could not create namespace $pns"
+	if nsx "$pns" /usr/sbin/sandwall apply >"$(pkg_tmp)/pkg-apply.log" 2>&1 && table_exists sandwall "$pns"; then
+		ok "the package's sandwall applied /etc/sandwall/sandwall.conf in $pns"
+	else bad "apply in $pns failed"; show "$(pkg_tmp)/pkg-apply.log"; fi
 	log="$(pkg_tmp)/dpkg-purge.log"
-	if timeout 120 dpkg --purge sandwall >"$log" 2>&1; then ok "dpkg --purge sandwall"; PKG_INSTALLED=0
+	if timeout 120 ip netns exec "$pns" dpkg --purge sandwall >"$log" 2>&1; then ok "dpkg --purge sandwall"; PKG_INSTALLED=0
 	else bad "dpkg --purge sandwall failed"; show "$log"; fi
+	if table_exists sandwall "$pns" || nsx "$pns" nft list table netdev sandwall >/dev/null 2>&1; then
+		bad "a sandwall table is still in the kernel after purge"; show "$log"
+	else ok "purge removed the table"; fi
+	grep -q 'removed its tables' "$log" && ok "purge says the boundary is gone with the package" ||
+		{ bad "purge did not say it removed the table"; show "$log"; }
+	ip netns del "$pns" 2>/dev/null
 	for f in /usr/sbin/sandwall /usr/sbin/sandwalld $unit /etc/sandwall \
 		/usr/share/bash-completion/completions/sandwall /usr/share/bash-completion/completions/sandwalld \
 		/usr/share/man/man8/sandwall.8.gz /usr/share/man/man5/sandwall.conf.5.gz /usr/share/doc/sandwall \
