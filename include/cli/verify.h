@@ -122,12 +122,14 @@ enum sw_vverdict {
 enum sw_vverdict sw_verify_verdict_of(const struct sw_verify_target *t);
 /* Its name: "blocked", "open", "skipped", "unreachable", "FAIL" */
 const char *sw_verify_verdict(const struct sw_verify_target *t);
+/* Runs are numbered from 1 in the text and the JSON alike ("run N" lines,
+ * runs[].run, guarded[].run, sandboxes[].first_run); run 0: unnumbered. */
 /* One run as text (a table and a HELD/NOT HELD line). */
-void sw_verify_text(const struct sw_verify *v, FILE *f);
+void sw_verify_text(const struct sw_verify *v, size_t run, FILE *f);
 /* One run as a JSON object (an element of "runs"). */
-void sw_verify_json(const struct sw_verify *v, struct sw_jw *w);
+void sw_verify_json(const struct sw_verify *v, size_t run, struct sw_jw *w);
 /* Text, or the run's JSON object (no newline) for json. */
-void sw_verify_print(const struct sw_verify *v, size_t n_runs, FILE *f, bool json);
+void sw_verify_print(const struct sw_verify *v, size_t run, FILE *f, bool json);
 /* The [allow] entries marked `reopen` and the categories they reopen:
  * text lines, or with w the member "holes":[...] of the open object. */
 void sw_verify_print_holes(const struct sw_config *cfg, const struct sw_host *host, FILE *f);

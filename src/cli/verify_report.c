@@ -120,11 +120,13 @@ static bool bridge_site(const struct sw_verify *v)
 	return !v->site || v->site == sw_verify_site_bridge;
 }
 
-void sw_verify_json(const struct sw_verify *v, struct sw_jw *w)
+void sw_verify_json(const struct sw_verify *v, size_t run, struct sw_jw *w)
 {
 	char a[SW_ADDR_STRLEN];
 
 	sw_jw_obj(w, NULL);
+	if (run)
+		sw_jw_u64(w, "run", run);
 	sw_jw_str(w, "from", v->from);
 	if (v->link[0]) {
 		sw_jw_str(w, "link", v->link);
@@ -176,11 +178,13 @@ void sw_verify_json(const struct sw_verify *v, struct sw_jw *w)
 	sw_jw_end(w);
 }
 
-void sw_verify_text(const struct sw_verify *v, FILE *f)
+void sw_verify_text(const struct sw_verify *v, size_t run, FILE *f)
 {
 	const char *gw = bridge_site(v) ? "the bridge MAC" : "the link's MAC";
 	char a[SW_ADDR_STRLEN];
 
+	if (run)
+		fprintf(f, "run %zu\n", run);
 	fprintf(f, "probing from %s\n%-12s %-40s %-8s %-10s %-5s %s\n", v->from, "category",
 		"target", "verdict", "result", "ms", "attack");
 	for (size_t i = 0; i < v->n; i++) {
@@ -217,13 +221,12 @@ void sw_verify_print(const struct sw_verify *v, size_t run, FILE *f, bool json)
 {
 	struct sw_jw w;
 
-	(void)run;
 	if (!json) {
-		sw_verify_text(v, f);
+		sw_verify_text(v, run, f);
 		return;
 	}
 	sw_jw_init(&w);
-	sw_verify_json(v, &w);
+	sw_verify_json(v, run, &w);
 	if (sw_jw_text(&w))
 		fputs(sw_jw_text(&w), f);
 	sw_jw_free(&w);
@@ -328,7 +331,7 @@ void sw_verify_sandboxes_out(struct verify_state *st, const struct sw_config *cf
 		sw_jw_str(&st->w, "verdict", sbx_verdict_names[vd]);
 		sw_jw_u64(&st->w, "runs", r->runs);
 		if (r->runs)
-			sw_jw_u64(&st->w, "first_run", (uint64_t)r->first_run);
+			sw_jw_u64(&st->w, "first_run", (uint64_t)r->first_run + 1);
 		if (sink->addr.family)
 			sw_jw_str(&st->w, "unlisted", a);
 		sw_jw_u64(&st->w, "unlisted_blocked", r->unlisted_blocked);
@@ -380,7 +383,7 @@ void sw_verify_guarded_out(struct verify_state *st, const struct sw_config *cfg,
 		sw_jw_str(&st->w, "kind", sw_link_kind_name(l->kind));
 		sw_jw_str(&st->w, "why", sw_guard_why_name(why));
 		if (lr[i].run >= 0)
-			sw_jw_u64(&st->w, "run", (uint64_t)lr[i].run);
+			sw_jw_u64(&st->w, "run", (uint64_t)lr[i].run + 1);
 		else
 			sw_jw_null(&st->w, "run");
 		if (lr[i].run < 0 && lr[i].why_not)

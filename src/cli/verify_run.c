@@ -335,8 +335,8 @@ void sw_verify_run_done(struct verify_state *st, const struct sw_config *cfg, co
 	bool passed = sw_verify_passed(v);
 
 	if (!json)
-		sw_verify_text(v, stdout);
-	sw_verify_json(v, &st->w);
+		sw_verify_text(v, st->runs + 1, stdout);
+	sw_verify_json(v, st->runs + 1, &st->w);
 	st->all &= passed;
 	for (size_t b = 0; b < cfg->n_sandboxes && b < 32; b++) {
 		struct sbx_rec *r = &st->sbx[b];

@@ -888,6 +888,10 @@ _verify_14() {
 	n=$(v_py "$j" "sorted((g['name'], g['kind'], g['why'], g['run'] is not None) for g in d['guarded'])")
 	[ "$n" = '[["br-0a1b2c3d4e5f", "bridge", "bridge", true], ["docker0", "bridge", "bridge", true], ["mvm3", "tap", "tap", true], ["rveth0", "veth", "routed veth", true]]' ] &&
 		ok "guarded links with why, each probed: $n" || bad "guarded: $n"
+	# one numbering: runs[].run counts from 1, and guarded[].run names a run by it
+	n=$(v_py "$j" "[[r['run'] for r in d['runs']] == list(range(1, len(d['runs']) + 1)), sorted((g['name'], [r['kind'] for r in d['runs'] if r['run'] == g['run']]) for g in d['guarded'])]")
+	[ "$n" = '[true, [["br-0a1b2c3d4e5f", ["bridge"]], ["docker0", ["bridge"]], ["mvm3", ["tap"]], ["rveth0", ["routed veth"]]]]' ] &&
+		ok "runs numbered from 1; each guarded link names the run that probed it: $n" || bad "run numbers: $n"
 	n=$(v_py "$j" "[r['from'] for r in d['runs'] if r['kind'] != 'bridge']")
 	info "routed runs: $n"
 	[[ $n == *'172.29.0.'* && $n == *'172.30.0.'* ]] && ok "the throwaway probes sit next to rveth0's and mvm3's addresses" || bad "probe addresses: $n"
