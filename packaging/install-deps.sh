@@ -13,11 +13,11 @@ if [ "$(id -u)" != 0 ]; then
 	exit 2
 fi
 
-BUILD="build-essential pkg-config libnftnl-dev libmnl-dev libinih-dev libcmocka-dev"
+BUILD="build-essential pkg-config libnftnl-dev libmnl-dev libinih-dev libsodium-dev libcmocka-dev"
 # make fuzz: clang, and the libFuzzer runtime (a Recommends of clang that
 # --no-install-recommends would skip)
 FUZZ="clang libclang-rt-dev"
-TEST="nftables iproute2 curl python3 procps kmod"
+TEST="nftables iproute2 curl python3 procps kmod openssh-client"   # ssh-keygen: test_sign.sh checks the receipts' signatures
 PACKAGING="debhelper dpkg-dev fakeroot lintian mandoc bsdextrautils python3-yaml rpm bash-completion"
 DOCKER="busybox-static iptables"
 # other runtimes for tests/integration/test_runtimes.sh: rootful Podman with
