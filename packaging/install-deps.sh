@@ -27,12 +27,12 @@ for a in "$@"; do
 	esac
 done
 
-BUILD="build-essential pkg-config libnftnl-dev libmnl-dev libinih-dev"
+BUILD="build-essential pkg-config libnftnl-dev libmnl-dev libinih-dev libsodium-dev"
 UNIT="libcmocka-dev"
 # make fuzz: clang, and the libFuzzer runtime (a Recommends of clang that
 # --no-install-recommends would skip)
 FUZZ="clang libclang-rt-dev"
-TEST="nftables iproute2 curl python3 procps kmod"
+TEST="nftables iproute2 curl python3 procps kmod openssh-client"   # ssh-keygen: test_sign.sh checks the receipts' signatures
 PACKAGING="debhelper dpkg-dev fakeroot lintian mandoc bsdextrautils python3-yaml rpm bash-completion"
 DOCKER="busybox-static iptables"
 # other runtimes for tests/integration/test_runtimes.sh: rootful Podman with
