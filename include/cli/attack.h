@@ -117,9 +117,9 @@ int sw_attack_ifmac(const char *ifname, uint8_t mac[6]);
  * that a primed conntrack entry (TARGET:80 -> probe:PORT, left when the
  * boundary is broken) can never be met by a later plain probe from the
  * same port and turn it into a reply (it would FAIL for the wrong
- * reason). Ports below 1024 are not used. r is a random number. Returns
- * 0 when there is no room outside the range (the caller then takes any
- * run above 1024). */
+ * reason). Ports below 1024 are not used. r is a random number. With no
+ * room outside the range, any run above 1024. 0: bad arguments (n too
+ * large for the port space, lo > hi). */
 uint16_t sw_attack_prime_base(unsigned lo, unsigned hi, size_t n, uint32_t r);
 /* Run every attack from the current network namespace (the probe's).
  * Returns 0 or -errno (setup failures only; per-attack failures are in

@@ -96,12 +96,12 @@ uint16_t sw_attack_prime_base(unsigned lo, unsigned hi, size_t n, uint32_t r)
 {
 	unsigned below, above;
 
-	if (n >= 65536 || lo > hi || hi > 65535)
+	if (n >= 65536 - 1024 || lo > hi || hi > 65535)
 		return 0;
 	below = lo > 1024 + n ? lo - 1024 - (unsigned)n : 0;   /* bases in [1024, lo - n) */
 	above = hi + n < 65535 ? 65535 - hi - (unsigned)n : 0; /* bases in (hi, 65536 - n) */
-	if (!below && !above)
-		return 0;
+	if (!below && !above)       /* no room outside: any run above 1024 */
+		return (uint16_t)(1024 + r % (65536u - 1024 - (unsigned)n));
 	r %= below + above;
 	return (uint16_t)(r < below ? 1024 + r : hi + 1 + (r - below));
 }
@@ -644,8 +644,10 @@ int sw_attack_run(const struct sw_attack_env *env, struct sw_attack *a, size_t n
 	/* the primed ports: a random run outside the ephemeral range */
 	ephemeral_range(&lo, &hi);
 	base = sw_attack_prime_base(lo, hi, n, rnd32());
-	if (!base)
-		base = (uint16_t)(1024 + rnd32() % (65536 - 1024 - (n < 60000 ? n : 60000)));
+	if (!base) {
+		rc = -E2BIG;
+		goto out;
+	}
 	for (size_t i = 0; i < n; i++) {
 		a[i].result = SW_ATK_PENDING;
 		a[i].counted = 0;
