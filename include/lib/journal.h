@@ -49,11 +49,16 @@ enum sw_jevent {
 	SW_JE_PRESENT,          /* it is there again */
 	SW_JE_VERIFY,           /* a verify ran (passed or not) */
 	SW_JE_HOLE,             /* writes to the journal failed: events are missing */
+	SW_JE_RUN_START,        /* `sandwall run` opened a run (run id, label, who) */
+	SW_JE_RUN_STOP,         /* it closed (the command's status, the verdict) */
 	SW_JE_COUNT,
 	SW_JE_UNKNOWN = SW_JE_COUNT,
 };
 const char *sw_jevent_name(enum sw_jevent e);
 enum sw_jevent sw_jevent_parse(const char *name);
+/* Is e a kind only a running sandwalld writes, so that a line of it
+ * proves the daemon ran (not start or stop, nor a kind the CLI writes)? */
+bool sw_jevent_while_running(enum sw_jevent e);
 
 /* Start a journal line in w: {"time":..,"unix":..,"us":..,"event":..,"table":..
  * (the caller adds members, then sw_journal_add_jw closes and appends).

@@ -423,8 +423,7 @@ int sw_timeline_build(const char *text, size_t len, const char *table, int64_t s
 			tl->first_us = x->us;
 		if (x->us >= since_us && x->us <= until_us)
 			tl->in_window++;
-		if (!w->seen_daemon && x->e != SW_JE_START && x->e != SW_JE_STOP && x->e != SW_JE_APPLIED &&
-		    x->e != SW_JE_REMOVED && x->e != SW_JE_VERIFY) {
+		if (!w->seen_daemon && sw_jevent_while_running(x->e)) {
 			/* the daemon wrote it: it ran since before the oldest event kept */
 			span_close(&w->b, &w->daemon, SW_GAP_DAEMON, tl->first_us, "");
 			w->running = w->seen_daemon = true;

@@ -219,24 +219,38 @@ int sw_journal_read(const char *path, char **text, size_t *len)
 	return 0;
 }
 
-static const char *const jevent_names[SW_JE_COUNT] = {
-	[SW_JE_START] = "start", [SW_JE_STOP] = "stop", [SW_JE_REMOVED] = "removed",
-	[SW_JE_DRIFT] = "drift", [SW_JE_REPAIRED] = "repaired",
-	[SW_JE_REPAIR_FAILED] = "repair-failed", [SW_JE_APPLIED] = "applied",
-	[SW_JE_RELOAD] = "reload", [SW_JE_UNGUARDED] = "unguarded", [SW_JE_COVERED] = "covered",
-	[SW_JE_ABSENT] = "table-absent", [SW_JE_PRESENT] = "table-present",
-	[SW_JE_VERIFY] = "verify", [SW_JE_HOLE] = "hole",
+/* Each kind's name, and whether only a running sandwalld writes it (so
+ * that such a line proves the daemon ran): not start and stop (the edges
+ * themselves), nor what the CLI writes too (applied, removed, verify, the
+ * runs). */
+static const struct {
+	const char *name;
+	bool running;
+} jevents[SW_JE_COUNT] = {
+	[SW_JE_START] = { "start", false }, [SW_JE_STOP] = { "stop", false },
+	[SW_JE_REMOVED] = { "removed", false }, [SW_JE_DRIFT] = { "drift", true },
+	[SW_JE_REPAIRED] = { "repaired", true }, [SW_JE_REPAIR_FAILED] = { "repair-failed", true },
+	[SW_JE_APPLIED] = { "applied", false }, [SW_JE_RELOAD] = { "reload", true },
+	[SW_JE_UNGUARDED] = { "unguarded", true }, [SW_JE_COVERED] = { "covered", true },
+	[SW_JE_ABSENT] = { "table-absent", true }, [SW_JE_PRESENT] = { "table-present", true },
+	[SW_JE_VERIFY] = { "verify", false }, [SW_JE_HOLE] = { "hole", true },
+	[SW_JE_RUN_START] = { "run-start", false }, [SW_JE_RUN_STOP] = { "run-stop", false },
 };
 
 const char *sw_jevent_name(enum sw_jevent e)
 {
-	return (unsigned)e < SW_JE_COUNT ? jevent_names[e] : "unknown";
+	return (unsigned)e < SW_JE_COUNT ? jevents[e].name : "unknown";
+}
+
+bool sw_jevent_while_running(enum sw_jevent e)
+{
+	return (unsigned)e < SW_JE_COUNT && jevents[e].running;
 }
 
 enum sw_jevent sw_jevent_parse(const char *name)
 {
 	for (int e = 0; name && e < SW_JE_COUNT; e++)
-		if (!strcmp(jevent_names[e], name))
+		if (!strcmp(jevents[e].name, name))
 			return (enum sw_jevent)e;
 	return SW_JE_UNKNOWN;
 }

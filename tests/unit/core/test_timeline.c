@@ -240,6 +240,30 @@ static void test_unknown_before_record(void **state)
 	sw_timeline_free(&tl);
 }
 
+/* lines the CLI writes (apply, verify, a run's start and stop) prove no
+ * daemon: without a start the whole window is "sandwalld not seen running" */
+static void test_cli_lines_prove_no_daemon(void **state)
+{
+	(void)state;
+	build(L(1796200000, "\"applied\",\"table\":\"inet/sandwall\"")
+	      L(1796200001, "\"run-start\",\"table\":\"inet/sandwall\",\"run\":\"r1\"")
+	      L(1796200002, "\"verify\",\"table\":\"inet/sandwall\",\"passed\":true")
+	      L(1796200050, "\"run-stop\",\"table\":\"inet/sandwall\",\"run\":\"r1\""),
+	      T0 + 1, T0 + 50);
+	assert_int_equal(tl.n_gaps, 1);
+	assert_int_equal(must(SW_GAP_DAEMON, 0)->start_us, S(T0 + 1));
+	assert_true(must(SW_GAP_DAEMON, 0)->open);
+	assert_false(tl.held);
+	sw_timeline_free(&tl);
+	/* a line only a running daemon writes (drift) does prove it */
+	build(L(1796200000, "\"run-start\",\"table\":\"inet/sandwall\",\"run\":\"r1\"")
+	      L(1796200001, "\"covered\",\"table\":\"inet/sandwall\",\"ifname\":\"x\"")
+	      L(1796200002, "\"verify\",\"table\":\"inet/sandwall\",\"passed\":true"),
+	      T0 + 1, T0 + 50);
+	assert_int_equal(tl.n_gaps, 0);
+	sw_timeline_free(&tl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -249,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_every_other_kind),
 		cmocka_unit_test(test_torn_out_of_order_other_table),
 		cmocka_unit_test(test_unknown_before_record),
+		cmocka_unit_test(test_cli_lines_prove_no_daemon),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
