@@ -6,6 +6,7 @@
  * the errors and journal lines of the commands that change the boundary. */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "cli/verify.h"
 #include "core/config.h"
 #include "core/model.h"
@@ -37,6 +38,8 @@ struct sw_cli_run {
 	struct sw_host *host;
 	struct sw_model *want;          /* NEED_MODEL only */
 	struct sw_nl *nl;               /* kernel commands only */
+	int argc;                       /* a verb that takes words of its own (run): */
+	char **argv;                    /* those after the verb */
 };
 
 /* An error of apply, check or remove. -EEXIST: the table is another
@@ -49,5 +52,13 @@ const char *sw_cli_perm_hint(int rc);
  * (verify_code: its exit code), in the journal with its own uid and pid. */
 void sw_cli_journal(const struct sw_config *cfg, enum sw_jevent e, const char *by,
 		    int verify_code);
+
+/* verify as `sandwall verify` runs it, its result written to record (NULL:
+ * verify.json beside the journal), a verify line in the journal. The
+ * exit code: 0 held, 1 not, 2 error. */
+int sw_cli_verify(const struct sw_cli_opts *o, const struct sw_config *cfg, const char *record);
+/* The ruleset as `sandwall export` prints it (table inet, and table bridge
+ * when a sandbox keys on a source) to f. 0 or -errno (said on stderr). */
+int sw_cli_export(struct sw_cli_run *x, FILE *f);
 
 #endif

@@ -65,4 +65,7 @@ int sw_receipt_read_sbx(const char *text, size_t len, struct sw_receipt_sbx *out
  * destination is one of verify's probe addresses? */
 bool sw_receipt_by_verify(const struct sw_jv *a, const struct sw_attempts_probes *probes);
 
+/* /etc/machine-id's first line ("" when it cannot be read). */
+void sw_receipt_machine_id(char *buf, size_t len);
+
 #endif

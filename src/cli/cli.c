@@ -7,6 +7,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "core/export.h"
+#include "core/portbind.h"
+#include "sync/bindtable.h"
 #include "lib/json.h"
 #include "lib/log.h"
 
@@ -54,4 +57,50 @@ void sw_cli_journal(const struct sw_config *cfg, enum sw_jevent e, const char *b
 		sw_warn("warning: cannot write the journal %s: %s: the record has a hole",
 			cfg->journal_path, sw_jw_text(&w) ? strerror(-rc) : "out of memory");
 	sw_jw_free(&w);
+}
+
+int sw_cli_verify(const struct sw_cli_opts *o, const struct sw_config *cfg, const char *record)
+{
+	struct sw_verify_opts vo = o->verify;
+	char path[SW_PATH_MAX + 16] = "";
+	const char *slash = strrchr(cfg->journal_path, '/');
+	int code;
+
+	/* the last result sits next to the daemon's journal, for `receipt` */
+	if (record)
+		snprintf(path, sizeof(path), "%s", record);
+	else if (cfg->journal_path[0] && slash)
+		snprintf(path, sizeof(path), "%.*s/verify.json", (int)(slash - cfg->journal_path),
+			 cfg->journal_path);
+	vo.record = path;
+	vo.json = o->json;
+	vo.control = o->control;
+	if (vo.pid && vo.netns) {
+		fprintf(stderr, "sandwall: --pid and --netns exclude each other\n");
+		return EXIT_ERR;
+	}
+	code = sw_verify_cmd(cfg, &vo);
+	if (code != 2 || geteuid() == 0)
+		sw_cli_journal(cfg, SW_JE_VERIFY, record ? "sandwall run" : "sandwall verify", code);
+	return code;
+}
+
+int sw_cli_export(struct sw_cli_run *x, FILE *f)
+{
+	char err[SW_ERRLEN];
+	struct sw_model bt;
+	int rc;
+
+	if ((rc = sw_export(x->want, f)))
+		return rc;
+	/* table bridge <name> after it, when a sandbox keys on a source */
+	if (sw_portbind_wanted(x->cfg)) {
+		if ((rc = sw_bindtable_want(x->cfg, x->host, &bt, err, sizeof(err)))) {
+			sw_cli_table_err(x->cfg, rc, err, "");
+			return rc;
+		}
+		rc = sw_export(&bt, f);
+		sw_model_free(&bt);
+	}
+	return rc;
 }

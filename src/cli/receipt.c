@@ -214,19 +214,6 @@ static void iso_us(int64_t us, char *buf, size_t len)
 }
 
 /* /etc/machine-id, first line ("" when there is none) */
-static void machine_id(char *buf, size_t len)
-{
-	FILE *f = fopen("/etc/machine-id", "re");
-
-	buf[0] = '\0';
-	if (f) {
-		if (!fgets(buf, (int)len, f))
-			buf[0] = '\0';
-		buf[strcspn(buf, "\n")] = '\0';
-		fclose(f);
-	}
-}
-
 #define MAX_REASONS 64
 struct reasons {
 	char r[MAX_REASONS][384];
@@ -361,7 +348,7 @@ static int receipt_digests(struct receipt *r)
 	FILE *f;
 
 	uname(&r->u);
-	machine_id(r->mid, sizeof(r->mid));
+	sw_receipt_machine_id(r->mid, sizeof(r->mid));
 	text = sw_receipt_slurp(r->in->cfg->path, &len);
 	if (text)
 		sw_sha256_hex(text, len, r->cfg_sha);

@@ -157,3 +157,16 @@ bool sw_receipt_by_verify(const struct sw_jv *a, const struct sw_attempts_probes
 		memcpy(s16, ps.addr, sw_family_addrlen(ps.family));
 	return sw_attempts_by_verify(probes, pd.family, s16, d16);
 }
+
+void sw_receipt_machine_id(char *buf, size_t len)
+{
+	FILE *f = fopen("/etc/machine-id", "re");
+
+	buf[0] = '\0';
+	if (f) {
+		if (!fgets(buf, (int)len, f))
+			buf[0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		fclose(f);
+	}
+}

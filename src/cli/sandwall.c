@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "cli/daemonctl.h"
 #include "cli/receipt.h"
+#include "cli/run.h"
 #include "cli/status.h"
 #include "cli/verify.h"
 #include "core/config_check.h"
@@ -45,6 +46,7 @@ enum need {
 static int run_check(struct sw_cli_run *x);
 static int run_export(struct sw_cli_run *x);
 static int run_remove(struct sw_cli_run *x);
+static int run_remove(struct sw_cli_run *x);
 static int run_verify(struct sw_cli_run *x);
 static int run_receipt(struct sw_cli_run *x);
 
@@ -56,21 +58,29 @@ static const struct verb {
 	const char *help;
 	const char *daemon_req;         /* what a running sandwalld does for it
 					 * when it runs the same config file */
+	bool words;                     /* takes words of its own after it (its
+					 * own parser; sandwall's options go before) */
 } verbs[] = {
-	{ "apply", NEED_MODEL, true, sw_cli_apply,
+	{ .name = "apply", .need = NEED_MODEL, .kernel = true, .run = sw_cli_apply, .help =
 	  "install or fix the ruleset atomically (one batch), then read it back;\n"
 	  "            nothing is sent when the kernel already matches (--force rewrites it all)",
-	  "reload" },
-	{ "check", NEED_MODEL, true, run_check,
-	  "compare the kernel with the config: 0 in sync, 1 drift (printed)", NULL },
-	{ "export", NEED_MODEL, false, run_export, "print the ruleset as nft -f text", NULL },
-	{ "remove", NEED_CONFIG, true, run_remove, "delete the table", NULL },
-	{ "status", NEED_CONFIG, true, sw_cli_status,
-	  "counters per block category and sandbox, and the table's state", NULL },
-	{ "verify", NEED_CONFIG, false, run_verify,
-	  "probe and attack from the container side: 0 = every target blocked", NULL },
-	{ "receipt", NEED_MODEL, true, run_receipt,
-	  "audit document: digests, counters, drift events, verify, verdict", NULL },
+	  .daemon_req = "reload" },
+	{ .name = "check", .need = NEED_MODEL, .kernel = true, .run = run_check,
+	  .help = "compare the kernel with the config: 0 in sync, 1 drift (printed)" },
+	{ .name = "export", .need = NEED_MODEL, .run = run_export,
+	  .help = "print the ruleset as nft -f text" },
+	{ .name = "remove", .need = NEED_CONFIG, .kernel = true, .run = run_remove,
+	  .help = "delete the table" },
+	{ .name = "status", .need = NEED_CONFIG, .kernel = true, .run = sw_cli_status,
+	  .help = "counters per block category and sandbox, and the table's state" },
+	{ .name = "verify", .need = NEED_CONFIG, .run = run_verify,
+	  .help = "probe and attack from the container side: 0 = every target blocked" },
+	{ .name = "receipt", .need = NEED_MODEL, .kernel = true, .run = run_receipt,
+	  .help = "audit document: digests, counters, drift events, verify, verdict" },
+	{ .name = "run", .need = NEED_MODEL, .kernel = true, .run = sw_cli_run, .words = true,
+	  .help = "an eval run: preflight verify, the command, postflight, a signed receipt;\n"
+	  "            run [--label L] [--timeout DUR] [--receipt FILE] -- CMD [ARG...],\n"
+	  "            run start [--label L], run stop LABEL|ID (sandwall(8) RUNS)" },
 };
 
 static void usage(FILE *f)
@@ -225,32 +235,6 @@ static int cmd_remove(struct sw_nl *nl, const struct sw_config *cfg)
 	return 0;
 }
 
-static int cmd_verify(const struct sw_cli_opts *o, const struct sw_config *cfg)
-{
-	struct sw_verify_opts vo = o->verify;
-	char record[SW_PATH_MAX + 16] = "";
-	const char *slash = strrchr(cfg->journal_path, '/');
-
-	/* the last result sits next to the daemon's journal, for `receipt` */
-	if (cfg->journal_path[0] && slash)
-		snprintf(record, sizeof(record), "%.*s/verify.json",
-			 (int)(slash - cfg->journal_path), cfg->journal_path);
-	vo.record = record;
-	vo.json = o->json;
-	vo.control = o->control;
-	if (vo.pid && vo.netns) {
-		fprintf(stderr, "sandwall: --pid and --netns exclude each other\n");
-		return EXIT_ERR;
-	}
-	{
-		int code = sw_verify_cmd(cfg, &vo);
-
-		if (code != 2 || geteuid() == 0)
-			sw_cli_journal(cfg, SW_JE_VERIFY, "sandwall verify", code);
-		return code;
-	}
-}
-
 static const struct option longopts[] = {
 	{ "config", required_argument, NULL, 'c' },
 	{ "json", no_argument, NULL, 'j' },
@@ -367,24 +351,7 @@ static int run_check(struct sw_cli_run *x)
 
 static int run_export(struct sw_cli_run *x)
 {
-	char err[SW_ERRLEN];
-	struct sw_model bt;
-	int rc;
-
-	if (sw_export(x->want, stdout))
-		return EXIT_ERR;
-	/* table bridge <name> after it, when a sandbox keys on a source */
-	if (sw_portbind_wanted(x->cfg)) {
-		if ((rc = sw_bindtable_want(x->cfg, x->host, &bt, err, sizeof(err)))) {
-			sw_cli_table_err(x->cfg, rc, err, "");
-			return EXIT_ERR;
-		}
-		rc = sw_export(&bt, stdout);
-		sw_model_free(&bt);
-		if (rc)
-			return EXIT_ERR;
-	}
-	return fflush(stdout) ? EXIT_ERR : 0;
+	return sw_cli_export(x, stdout) || fflush(stdout) ? EXIT_ERR : 0;
 }
 
 static int run_remove(struct sw_cli_run *x)
@@ -405,7 +372,7 @@ static int run_remove(struct sw_cli_run *x)
 
 static int run_verify(struct sw_cli_run *x)
 {
-	return cmd_verify(x->o, x->cfg);
+	return sw_cli_verify(x->o, x->cfg, NULL);
 }
 
 static int run_receipt(struct sw_cli_run *x)
@@ -424,7 +391,7 @@ int main(int argc, char **argv)
 	struct sw_host host = { 0 };
 	struct sw_model want;
 	struct sw_nl nl;
-	struct sw_cli_run x = { &o, &cfg, &host, &want, &nl };
+	struct sw_cli_run x = { .o = &o, .cfg = &cfg, .host = &host, .want = &want, .nl = &nl };
 	const struct verb *v = NULL;
 	char err[SW_ERRLEN];
 	const char *cmd;
@@ -441,13 +408,6 @@ int main(int argc, char **argv)
 		return EXIT_ERR;
 	}
 	cmd = argv[optind++];
-	if ((rc = parse_opts(argc, argv, "c:jvhV", &o)) >= 0)
-		return rc;
-	if (optind < argc) {
-		fprintf(stderr, "sandwall: unexpected argument '%s'\n", argv[optind]);
-		return EXIT_ERR;
-	}
-	sw_log_set_verbose(o.verbose);
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(*verbs) && !v; i++)
 		if (!strcmp(verbs[i].name, cmd))
 			v = &verbs[i];
@@ -455,6 +415,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sandwall: unknown command '%s' (try --help)\n", cmd);
 		return EXIT_ERR;
 	}
+	if (v->words) {
+		x.argc = argc - optind;
+		x.argv = argv + optind;
+	} else {
+		if ((rc = parse_opts(argc, argv, "c:jvhV", &o)) >= 0)
+			return rc;
+		if (optind < argc) {
+			fprintf(stderr, "sandwall: unexpected argument '%s'\n", argv[optind]);
+			return EXIT_ERR;
+		}
+	}
+	sw_log_set_verbose(o.verbose);
 
 	/* A running sandwalld with this config does it (and checks the
 	 * config, FILE:LINE in its reply): no second parse and build here,

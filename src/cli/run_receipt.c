@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* run_receipt: the receipt of one run (include/cli/run.h): what it reads
+ * (the journal's window, its two verify records, the attempts of its
+ * sandboxes, the config and the ruleset), the verdict (core/runverdict.c),
+ * the JSON (docs/json.md) and its text rendering, each signed. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+
+#include "cli/receipt.h"
+#include "cli/run.h"
+#include "core/runverdict.h"
+#include "core/timeline.h"
+#include "host/attempts.h"
+#include "lib/atomicfile.h"
+#include "lib/journal.h"
+#include "lib/json.h"
+#include "lib/log.h"
+#include "lib/sha256.h"
+
+#define TEXT_MAX_ATTEMPTS 50    /* attempts listed in the text (all of them in the JSON) */
+#define MAX_BROKEN        8
+
+struct runrec {
+	const struct sw_run *run;
+	struct utsname u;
+	char mid[64], host[256];
+	char *cfg_text, *rules, *journal;
+	size_t cfg_len, rules_len, jlen;
+	char cfg_sha[65], rules_sha[65];
+	struct sw_timeline tl;
+	bool have_tl;
+	struct sw_jv pre, post;         /* the verify records (type 0: none) */
+	struct sw_jv att;               /* attempts.json */
+	struct sw_attempts_probes probes[2];
+	const char *att_error;
+	char broken[MAX_BROKEN][160];
+	const char *brokenp[MAX_BROKEN];
+	size_t n_broken;
+	struct sw_run_verdict v;
+};
+
+static void slurp_json(const char *path, struct sw_jv *out, char **text, size_t *len)
+{
+	*text = sw_receipt_slurp(path, len);
+	memset(out, 0, sizeof(*out));
+	if (*text && sw_jv_parse(*text, *len, out, NULL))
+		memset(out, 0, sizeof(*out));
+}
+
+/* attempts.json beside the journal */
+static void read_attempts(const struct sw_config *cfg, struct runrec *rr)
+{
+	const char *slash = strrchr(cfg->journal_path, '/');
+	char path[4200], *text;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%.*s/attempts.json", (int)(slash - cfg->journal_path),
+		 cfg->journal_path);
+	if (access(path, F_OK))
+		return;             /* no attempt recorded yet: none */
+	slurp_json(path, &rr->att, &text, &len);
+	if (!sw_jv_get(&rr->att, "attempts") || sw_jv_get(&rr->att, "attempts")->type != SW_JARR)
+		rr->att_error = "attempts.json is unreadable: the sandboxes' attempts are unknown";
+	free(text);
+}
+
+/* an attempt of the run: inside its window (seconds), not verify's own */
+static bool in_run(const struct runrec *rr, const struct sw_jv *a)
+{
+	int64_t first = 0, last = 0;
+
+	sw_jv_get_i64(a, "first", &first);
+	sw_jv_get_i64(a, "last", &last);
+	if (last < rr->run->start_us / 1000000 || first > rr->run->stop_us / 1000000)
+		return false;
+	return !sw_receipt_by_verify(a, &rr->probes[0]) && !sw_receipt_by_verify(a, &rr->probes[1]);
+}
+
+/* what a verify record says of the guarded host-side processes */
+static void assumptions_of(struct runrec *rr, const struct sw_jv *rec, const char *which)
+{
+	const struct sw_jv *ps = sw_jv_get(rec, "packet_sockets"), *list;
+	bool held = true;
+
+	if (!ps || sw_jv_get_bool(ps, "held", &held) || held || rr->n_broken == MAX_BROKEN)
+		return;
+	list = sw_jv_get(ps, "cap_net_raw");
+	snprintf(rr->broken[rr->n_broken], sizeof(rr->broken[0]),
+		 "at the %s, %zu guarded host-side process(es) held CAP_NET_RAW (packet sockets "
+		 "pass no table)", which, list && list->type == SW_JARR ? list->n : 0);
+	rr->brokenp[rr->n_broken] = rr->broken[rr->n_broken];
+	rr->n_broken++;
+}
+
+static int gather(struct sw_cli_run *x, struct runrec *rr, const char *dir)
+{
+	const struct sw_config *cfg = x->cfg;
+	const struct sw_run *r = rr->run;
+	char path[4400], *text;
+	size_t len;
+	FILE *f;
+	int rc;
+
+	uname(&rr->u);
+	if (gethostname(rr->host, sizeof(rr->host) - 1))
+		snprintf(rr->host, sizeof(rr->host), "%s", rr->u.nodename);
+	sw_receipt_machine_id(rr->mid, sizeof(rr->mid));
+	if (!(rr->cfg_text = sw_receipt_slurp(cfg->path, &rr->cfg_len))) {
+		sw_err("cannot read %s again for the receipt", cfg->path);
+		return -EIO;
+	}
+	sw_sha256_hex(rr->cfg_text, rr->cfg_len, rr->cfg_sha);
+	if (!(f = open_memstream(&rr->rules, &rr->rules_len)))
+		return -ENOMEM;
+	rc = sw_cli_export(x, f);
+	if (fclose(f) || rc) {
+		sw_err("cannot render the ruleset for the receipt");
+		return -EIO;
+	}
+	sw_sha256_hex(rr->rules, rr->rules_len, rr->rules_sha);
+	if (!sw_journal_read(cfg->journal_path, &rr->journal, &rr->jlen) &&
+	    !sw_timeline_build(rr->journal, rr->jlen, cfg->table, r->start_us, r->stop_us, &rr->tl))
+		rr->have_tl = true;
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s.%s.json", dir, r->id, i ? "post" : "pre");
+		slurp_json(path, i ? &rr->post : &rr->pre, &text, &len);
+		sw_attempts_probes_read(text, text ? len : 0, &rr->probes[i]);
+		free(text);
+		assumptions_of(rr, i ? &rr->post : &rr->pre, i ? "postflight" : "preflight");
+	}
+	read_attempts(cfg, rr);
+	sw_run_verdict(&(struct sw_run_facts){ .pre = r->pre, .post = r->post,
+		       .daemon_start = r->daemon_start, .daemon_stop = r->daemon_stop,
+		       .started = r->started || !r->wrapped, .tl = rr->have_tl ? &rr->tl : NULL,
+		       .broken = rr->brokenp, .n_broken = rr->n_broken,
+		       .record_error = rr->att_error }, &rr->v);
+	return 0;
+}
+
+static void iso_us(int64_t us, char *out, size_t len)
+{
+	char s[32];
+
+	sw_iso_utc(us / 1000000, s, sizeof(s));
+	snprintf(out, len, "%.19s.%06lldZ", s, (long long)(us % 1000000));
+}
+
+static void flight_json(struct sw_jw *w, const char *key, int code, const struct sw_jv *rec)
+{
+	sw_jw_obj(w, key);
+	sw_jw_i64(w, "exit", code);
+	sw_jw_str(w, "result", code == 0 ? "held" : code == 1 ? "not held" : code == 2 ? "error" :
+		  "not run");
+	if (rec->type == SW_JOBJ)
+		sw_jw_value(w, "verify", rec);
+	else
+		sw_jw_null(w, "verify");
+	sw_jw_end(w);
+}
+
+static void gaps_json(struct sw_jw *w, const struct runrec *rr)
+{
+	char t[40];
+
+	sw_jw_arr(w, "gaps");
+	for (size_t i = 0; rr->have_tl && i < rr->tl.n_gaps; i++) {
+		const struct sw_gap *g = &rr->tl.gaps[i];
+
+		sw_jw_obj(w, NULL);
+		sw_jw_str(w, "kind", sw_gap_kind_name(g->kind));
+		iso_us(g->start_us, t, sizeof(t));
+		sw_jw_str(w, "start", t);
+		iso_us(g->end_us, t, sizeof(t));
+		sw_jw_str(w, "end", t);
+		sw_jw_bool(w, "open", g->open);
+		sw_jw_str(w, "what", g->what);
+		sw_jw_str(w, "who", g->who);
+		sw_jw_str(w, "ended_by", g->ended_by);
+		sw_jw_end(w);
+	}
+	sw_jw_end(w);
+}
+
+/* the run's sandboxes: one entry per source address and interface, with
+ * its attempts */
+static void sandboxes_json(struct sw_jw *w, const struct runrec *rr)
+{
+	const struct sw_jv *list = sw_jv_get(&rr->att, "attempts");
+	size_t n = list && list->type == SW_JARR ? list->n : 0;
+	bool *done = calloc(n + 1, 1);
+
+	sw_jw_arr(w, "sandboxes");
+	for (size_t i = 0; done && i < n; i++) {
+		const char *src = "?", *iif = "", *s2, *i2;
+
+		if (done[i] || !in_run(rr, &list->vals[i]))
+			continue;
+		sw_jv_get_str(&list->vals[i], "src", &src);
+		sw_jv_get_str(&list->vals[i], "iif", &iif);
+		sw_jw_obj(w, NULL);
+		sw_jw_str(w, "src", src);
+		sw_jw_str(w, "iif", iif);
+		if (sw_jv_get(&list->vals[i], "identity"))
+			sw_jw_value(w, "identity", sw_jv_get(&list->vals[i], "identity"));
+		else
+			sw_jw_null(w, "identity");
+		sw_jw_arr(w, "attempts");
+		for (size_t j = i; j < n; j++) {
+			s2 = "?", i2 = "";
+			sw_jv_get_str(&list->vals[j], "src", &s2);
+			sw_jv_get_str(&list->vals[j], "iif", &i2);
+			if (done[j] || strcmp(s2, src) || strcmp(i2, iif) || !in_run(rr, &list->vals[j]))
+				continue;
+			done[j] = true;
+			sw_jw_value(w, NULL, &list->vals[j]);
+		}
+		sw_jw_end(w);
+		sw_jw_arr(w, "flows");
+		sw_jw_end(w);
+		sw_jw_end(w);
+	}
+	sw_jw_end(w);
+	free(done);
+}
+
+static int receipt_json(const struct runrec *rr, struct sw_jw *w)
+{
+	const struct sw_run *r = rr->run;
+	char t[40];
+
+	sw_jw_init(w);
+	sw_jw_obj(w, NULL);
+	sw_jw_str(w, "receipt", "sandwall-run/1");
+	sw_jw_obj(w, "run");
+	sw_run_json(r, w);
+	sw_jw_end(w);
+	sw_jw_obj(w, "host");
+	sw_jw_str(w, "hostname", rr->host);
+	sw_jw_str(w, "machine_id", rr->mid);
+	sw_jw_str(w, "kernel", rr->u.release);
+	sw_jw_str(w, "sandwall", SW_VERSION);
+	sw_jw_end(w);
+	sw_jw_obj(w, "window");
+	iso_us(r->start_us, t, sizeof(t));
+	sw_jw_str(w, "from", t);
+	iso_us(r->stop_us, t, sizeof(t));
+	sw_jw_str(w, "to", t);
+	sw_jw_i64(w, "from_us", r->start_us);
+	sw_jw_i64(w, "to_us", r->stop_us);
+	sw_jw_end(w);
+	sw_jw_obj(w, "config");
+	sw_jw_str(w, "path", "");
+	sw_jw_str(w, "sha256", rr->cfg_sha);
+	sw_jw_strn(w, "text", rr->cfg_text, rr->cfg_len);
+	sw_jw_end(w);
+	sw_jw_obj(w, "ruleset");
+	sw_jw_str(w, "sha256", rr->rules_sha);
+	sw_jw_strn(w, "text", rr->rules, rr->rules_len);
+	sw_jw_str(w, "ownership", r->mode[0] ? r->mode : "unknown");
+	sw_jw_end(w);
+	flight_json(w, "preflight", r->pre, &rr->pre);
+	flight_json(w, "postflight", r->post, &rr->post);
+	gaps_json(w, rr);
+	sandboxes_json(w, rr);
+	sw_jw_arr(w, "assumptions_broken");
+	for (size_t i = 0; i < rr->n_broken; i++)
+		sw_jw_str(w, NULL, rr->broken[i]);
+	sw_jw_end(w);
+	sw_jw_str(w, "verdict", rr->v.contained ? "contained" : "not contained");
+	sw_jw_bool(w, "contained", rr->v.contained);
+	sw_jw_arr(w, "reasons");
+	for (size_t i = 0; i < rr->v.n; i++)
+		sw_jw_str(w, NULL, rr->v.reason[i]);
+	sw_jw_end(w);
+	sw_jw_u64(w, "reasons_more", rr->v.more);
+	sw_jw_end(w);
+	return sw_jw_text(w) ? 0 : -ENOMEM;
+}
+
+static void text_flight(FILE *f, const char *name, int code)
+{
+	fprintf(f, "%-18s%s\n", name, code == 0 ? "HELD" : code == 1 ? "NOT HELD" :
+		code == 2 ? "ERROR (could not run)" : "not run");
+}
+
+static void text_attempts(FILE *f, const struct runrec *rr)
+{
+	const struct sw_jv *list = sw_jv_get(&rr->att, "attempts");
+	size_t shown = 0, total = 0;
+
+	for (size_t i = 0; list && list->type == SW_JARR && i < list->n; i++) {
+		const struct sw_jv *a = &list->vals[i];
+		const char *cat = "?", *src = "?", *iif = "", *dst = "?", *proto = "";
+		int64_t port = 0, count = 0, first = 0, last = 0;
+		char t1[32], t2[32];
+
+		if (!in_run(rr, a))
+			continue;
+		if (total++ >= TEXT_MAX_ATTEMPTS)
+			continue;
+		shown++;
+		sw_jv_get_str(a, "category", &cat);
+		sw_jv_get_str(a, "src", &src);
+		sw_jv_get_str(a, "iif", &iif);
+		sw_jv_get_str(a, "dst", &dst);
+		sw_jv_get_str(a, "proto", &proto);
+		sw_jv_get_i64(a, "dport", &port);
+		sw_jv_get_i64(a, "count", &count);
+		sw_jv_get_i64(a, "first", &first);
+		sw_jv_get_i64(a, "last", &last);
+		sw_iso_utc(first, t1, sizeof(t1));
+		sw_iso_utc(last, t2, sizeof(t2));
+		fprintf(f, "  %s%s%s -> %s", src, iif[0] ? " via " : "", iif, dst);
+		if (port)
+			fprintf(f, ":%lld", (long long)port);
+		fprintf(f, "%s%s BLOCKED (%s), %lld packet(s), %s .. %s\n", proto[0] ? "/" : "", proto,
+			cat, (long long)count, t1, t2);
+	}
+	fprintf(f, "%-18s%zu blocked attempt record(s) by the sandboxes%s\n", "attempts", total,
+		total ? " (above)" : "");
+	if (total > shown)
+		fprintf(f, "  and %zu more (in the JSON receipt)\n", total - shown);
+}
+
+static void receipt_text(const struct runrec *rr, FILE *f)
+{
+	const struct sw_run *r = rr->run;
+	char a[40], b[40];
+
+	iso_us(r->start_us, a, sizeof(a));
+	iso_us(r->stop_us, b, sizeof(b));
+	fprintf(f, "sandwall run receipt\n");
+	fprintf(f, "%-18s%s (label %s), opened by uid %u pid %d\n", "run", r->id, r->label, r->uid,
+		r->pid);
+	fprintf(f, "%-18s%s (machine-id %s, kernel %s, sandwall %s)\n", "host", rr->host,
+		rr->mid[0] ? rr->mid : "unknown", rr->u.release, SW_VERSION);
+	fprintf(f, "%-18s%s .. %s (%.1f s)\n", "window", a, b,
+		(double)(r->stop_us - r->start_us) / 1e6);
+	if (!r->wrapped)
+		fprintf(f, "%-18snone of its own (run start / run stop)\n", "command");
+	else if (!r->started)
+		fprintf(f, "%-18s%s: NOT STARTED\n", "command", r->cmd);
+	else if (r->signal)
+		fprintf(f, "%-18s%s: killed by signal %d%s\n", "command", r->cmd, r->signal,
+			r->timed_out ? " at the timeout" : "");
+	else
+		fprintf(f, "%-18s%s: exited %d%s\n", "command", r->cmd, r->status,
+			r->timed_out ? " after the timeout" : "");
+	fprintf(f, "%-18ssha256:%s (%zu bytes, embedded in the JSON receipt)\n", "config",
+		rr->cfg_sha, rr->cfg_len);
+	fprintf(f, "%-18ssha256:%s (as sandwall export prints it, embedded in the JSON receipt)\n",
+		"ruleset", rr->rules_sha);
+	fprintf(f, "%-18s%s\n", "ownership", r->mode[0] ? r->mode : "unknown");
+	text_flight(f, "preflight verify", r->pre);
+	text_flight(f, "postflight verify", r->post);
+	fprintf(f, "%-18sanswered %s, %s\n", "sandwalld", r->daemon_start ? "at the start" :
+		"NOT at the start", r->daemon_stop ? "at the end" : "NOT at the end");
+	if (!rr->have_tl)
+		fprintf(f, "%-18sUNREADABLE\n", "journal");
+	else
+		fprintf(f, "%-18s%zu gap(s) in the window%s\n", "timeline", rr->tl.n_gaps,
+			rr->tl.n_gaps ? " (reasons below)" : ": the boundary was in place and watched");
+	text_attempts(f, rr);
+	fprintf(f, "%-18s%s\n", "verdict", rr->v.contained ? "CONTAINED" : "NOT CONTAINED");
+	for (size_t i = 0; i < rr->v.n; i++)
+		fprintf(f, "  because %s\n", rr->v.reason[i]);
+	if (rr->v.more)
+		fprintf(f, "  and %zu more reason(s)\n", rr->v.more);
+}
+
+/* write data to path (0600), then its signature */
+static int put(const char *path, const char *data, size_t len)
+{
+	int rc = sw_atomic_write(path, data, len, 0600);
+
+	if (rc) {
+		sw_err("cannot write the receipt %s: %s", path, strerror(-rc));
+		return rc;
+	}
+	return sw_run_sign(path);
+}
+
+int sw_run_receipt(struct sw_cli_run *x, const struct sw_run *r, const char *dir, bool *contained)
+{
+	struct runrec *rr = calloc(1, sizeof(*rr));
+	char txtpath[4200], *text = NULL;
+	size_t tlen = 0;
+	struct sw_jw w = { 0 };
+	FILE *f;
+	int rc;
+
+	if (!rr)
+		return -ENOMEM;
+	rr->run = r;
+	if (!(rc = gather(x, rr, dir)) && !(rc = receipt_json(rr, &w)) &&
+	    !(rc = put(r->receipt, sw_jw_text(&w), strlen(sw_jw_text(&w))))) {
+		snprintf(txtpath, sizeof(txtpath), "%s.txt", r->receipt);
+		if (!(f = open_memstream(&text, &tlen))) {
+			rc = -ENOMEM;
+		} else {
+			receipt_text(rr, f);
+			rc = fclose(f) ? -EIO : put(txtpath, text, tlen);
+			if (!rc)
+				fputs(text, stderr);
+		}
+	}
+	*contained = rr->v.contained;
+	sw_jw_free(&w);
+	free(text);
+	if (rr->have_tl)
+		sw_timeline_free(&rr->tl);
+	sw_jv_free(&rr->pre);
+	sw_jv_free(&rr->post);
+	sw_jv_free(&rr->att);
+	free(rr->cfg_text);
+	free(rr->rules);
+	free(rr->journal);
+	free(rr);
+	return rc;
+}

@@ -1,0 +1,150 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash disable=SC2086
+# Eval runs (issue 26): `sandwall run` opens a run with a preflight verify,
+# runs the command, closes with a postflight verify and writes the run's
+# receipt (JSON and text) over its window. A run counts (contained) only
+# when every fact of it holds: each test below breaks one and sees the
+# verdict and the exit status follow.
+#
+# Uses the helpers of test_verify.sh (v_run, v_conf, v_start, v_stop, v_sw, v_py).
+
+register_test run_01_contained   "run --label t1 -- CMD: preflight and postflight held, CMD ran with SANDWALL_RUN, c1's metadata attempt in the receipt, verdict contained, exit 0; CMD failing gives exit 4 and its status"
+register_test run_02_preflight   "a run whose preflight does not hold (no table; no daemon) does not start CMD: exit 1, receipt not contained naming the preflight"
+register_test run_03_removed     "the table deleted during a run (owner = no): not contained (exit 3), the gap named with who; with owner+persist the delete is refused and the run stays contained; the daemon killed mid-run: not contained; a timeout kills CMD (exit 4, timed_out)"
+register_test run_04_start_stop  "run start --label h1 / run stop h1: a receipt over the window; stop again refused; a bad label, a missing command, an unknown option refused (exit 2)"
+
+# r_run ARGS...: sandwall run (verify's fast probes) in the host ns
+r_run() { v_sw --timeout "$V_TIMEOUT" -c "$V_CONF" run "$@"; }
+
+# ---------------------------------------------------------------- 1
+run_01_contained() { v_run _run_01; }
+_run_01() {
+	local rc r="$V_DIR/t1.json" id
+	V_CONF=$(v_conf run1)
+	[ -x "$V_SANDWALLD" ] || { info "skip: $V_SANDWALLD not built"; return $SKIP; }
+	# the attack works without the table: c1 reaches the metadata service
+	reach "$C1" http://169.254.169.254/
+	apply_ok "$V_CONF" || return 1
+	v_start "$V_CONF" || return 1
+	r_run --label t1 --receipt "$r" -- sh -c "echo \"\$SANDWALL_RUN\" > $V_DIR/env; ip netns exec $C1 curl -s -m 1 http://169.254.169.254/ >/dev/null; exit 0"
+	[ "$SW_RC" -eq 0 ] && ok "run -> exit 0 (contained, CMD exited 0)" || { bad "run -> exit $SW_RC, expected 0"; show "$SW_ERR" 40; }
+	[ -s "$r" ] && [ -s "$r.txt" ] && ok "receipt written: $(basename "$r") and .txt" || { bad "no receipt at $r"; return 1; }
+	id=$(v_py "$r" "d['run']['id']")
+	[ "$(cat "$V_DIR/env" 2>/dev/null)" = "$id" ] && ok "CMD saw SANDWALL_RUN=$id" || bad "CMD's SANDWALL_RUN '$(cat "$V_DIR/env" 2>/dev/null)' is not the run id '$id'"
+	[ "$(v_py "$r" "[d['verdict'], d['contained'], d['preflight']['result'], d['postflight']['result'], d['run']['label'], d['run']['status']]")" = '["contained", true, "held", "held", "t1", 0]' ] &&
+		ok "receipt: contained, preflight and postflight held, label t1, status 0" ||
+		{ bad "receipt: $(v_py "$r" "[d['verdict'], d['reasons'], d['preflight']['result'], d['postflight']['result']]")"; }
+	[ "$(v_py "$r" "sorted(set(a['category'] + ' ' + a['dst'] for s in d['sandboxes'] for a in s['attempts']))")" = '["metadata 169.254.169.254"]' ] &&
+		ok "receipt: c1's metadata attempt listed (verify's own probes apart)" ||
+		bad "receipt attempts: $(v_py "$r" "[(s['src'], [a['category'] + ' ' + a['dst'] for a in s['attempts']]) for s in d['sandboxes']]")"
+	[ "$(v_py "$r" "[len(d['config']['text']) > 0, len(d['ruleset']['text']) > 0, d['config']['sha256'] == __import__('hashlib').sha256(d['config']['text'].encode()).hexdigest(), d['ruleset']['sha256'] == __import__('hashlib').sha256(d['ruleset']['text'].encode()).hexdigest()]")" = '[true, true, true, true]' ] &&
+		ok "receipt embeds the config and the ruleset, each with its sha256" || bad "config/ruleset not embedded with matching sha256"
+	grep -q '^verdict           CONTAINED$' "$r.txt" && grep -q '^window            .*Z \.\. .*Z' "$r.txt" &&
+		ok "text: $(grep '^window' "$r.txt")" || { bad "text receipt lacks the verdict or the window"; show "$r.txt" 30; }
+	grep -q '"event":"run-start".*"run":"'"$id"'"' "$V_DIR/events.jsonl" && grep -q '"event":"run-stop".*"run":"'"$id"'"' "$V_DIR/events.jsonl" &&
+		ok "journal: run-start and run-stop of $id" || bad "no run-start/run-stop lines in the journal"
+	# CMD's own failure: still contained, exit 4, its status in the receipt
+	r_run --label t1b --receipt "$V_DIR/t1b.json" -- sh -c 'exit 7'
+	rc=$SW_RC
+	[ "$rc" -eq 4 ] && [ "$(v_py "$V_DIR/t1b.json" "[d['verdict'], d['run']['status']]")" = '["contained", 7]' ] &&
+		ok "CMD exit 7: run -> exit 4, receipt contained with status 7" ||
+		{ bad "CMD exit 7: run -> exit $rc, receipt $(v_py "$V_DIR/t1b.json" "[d['verdict'], d['run']['status']]")"; show "$SW_ERR" 10; }
+	return 0
+}
+
+# ---------------------------------------------------------------- 2
+run_02_preflight() { v_run _run_02; }
+_run_02() {
+	local r="$V_DIR/p.json"
+	V_CONF=$(v_conf run2)
+	[ -x "$V_SANDWALLD" ] || { info "skip: $V_SANDWALLD not built"; return $SKIP; }
+	# 1. no daemon: nothing would repair the table: CMD is not started
+	apply_ok "$V_CONF" || return 1
+	r_run --receipt "$r" -- touch "$V_DIR/started"
+	[ "$SW_RC" -eq 1 ] && ok "no daemon: run -> exit 1" || { bad "no daemon: run -> exit $SW_RC, expected 1"; show "$SW_ERR" 20; }
+	[ ! -e "$V_DIR/started" ] && ok "no daemon: CMD not started" || bad "no daemon: CMD was started"
+	v_py "$r" "d['reasons']" | grep -q 'sandwalld did not answer at the start' && [ "$(v_py "$r" "[d['verdict'], d['run']['started']]")" = '["not contained", false]' ] &&
+		ok "receipt: not contained, not started, the daemon named" || bad "receipt: $(v_py "$r" "[d['verdict'], d['run']['started'], d['reasons']]")"
+	# 2. the daemon runs a config with a typo: docker0 is not guarded, c1
+	#    reaches the metadata service, the preflight says so
+	V_CONF=$(v_conf run2typo "guard.interfaces=dokcer0 br-*")
+	nsx "$H" nft delete table inet sandwall
+	apply_ok "$V_CONF" >/dev/null
+	v_start "$V_CONF" || return 1
+	r_run --receipt "$r" -- touch "$V_DIR/started"
+	[ "$SW_RC" -eq 1 ] && [ ! -e "$V_DIR/started" ] && ok "docker0 unguarded: run -> exit 1, CMD not started" ||
+		{ bad "docker0 unguarded: run -> exit $SW_RC, started: $([ -e "$V_DIR/started" ] && echo yes || echo no)"; show "$SW_ERR" 20; }
+	v_py "$r" "d['reasons']" | grep -q 'preflight verify did not hold (exit 1): the command was not started' &&
+		ok "receipt names the preflight" || bad "receipt reasons: $(v_py "$r" "d['reasons']")"
+	return 0
+}
+
+# ---------------------------------------------------------------- 3
+run_03_removed() { v_run _run_03; }
+_run_03() {
+	local r="$V_DIR/rm.json" i
+	V_CONF=$(v_conf run3 daemon.owner=no)
+	[ -x "$V_SANDWALLD" ] || { info "skip: $V_SANDWALLD not built"; return $SKIP; }
+	apply_ok "$V_CONF" || return 1
+	v_start "$V_CONF" || return 1
+	# CMD deletes the table (nft, as root in the host ns); sandwalld repairs it
+	r_run --receipt "$r" -- sh -c "nft delete table inet sandwall; sleep 1"
+	[ "$SW_RC" -eq 3 ] && ok "table deleted mid-run: run -> exit 3" || { bad "table deleted mid-run: run -> exit $SW_RC, expected 3"; show "$SW_ERR" 30; }
+	[ "$(v_py "$r" "d['verdict']")" = "not contained" ] && ok "receipt: not contained" || bad "receipt verdict: $(v_py "$r" "d['verdict']")"
+	v_py "$r" "[g['kind'] + ' ' + g['what'] + ' ' + g['who'] for g in d['gaps']]" | grep -qE '(drift|table absent)' &&
+		ok "the gap named: $(v_py "$r" "[g['kind'] + ': ' + g['what'] + ' (' + g['who'] + ')' for g in d['gaps']]")" ||
+		bad "gaps: $(v_py "$r" "d['gaps']")"
+	grep -q '^  because ' "$r.txt" && ok "text: $(grep -m1 '^  because' "$r.txt")" || { bad "text names no reason"; show "$r.txt" 30; }
+	for i in $(seq 1 40); do table_exists && break; sleep 0.05; done
+	v_stop TERM
+	# owner+persist: the delete is refused, nothing changed, still contained
+	V_CONF=$(v_conf run3own)
+	apply_ok "$V_CONF" >/dev/null
+	v_start "$V_CONF" || return 1
+	r_run --receipt "$V_DIR/own.json" -- sh -c "nft delete table inet sandwall; exit 0"
+	[ "$SW_RC" -eq 0 ] && [ "$(v_py "$V_DIR/own.json" "d['verdict']")" = "contained" ] && table_exists &&
+		ok "owner+persist: the delete refused, the run contained" ||
+		{ bad "owner+persist: run -> exit $SW_RC, $(v_py "$V_DIR/own.json" "[d['verdict'], d['reasons']]")"; }
+	# the daemon killed mid-run: nothing watched: not contained, named
+	r_run --receipt "$V_DIR/kill.json" -- sh -c "kill -9 $V_DPID; sleep 0.5"
+	[ "$SW_RC" -eq 3 ] && v_py "$V_DIR/kill.json" "d['reasons']" | grep -q 'daemon not running\|did not answer at the end' &&
+		ok "daemon killed mid-run: exit 3, $(v_py "$V_DIR/kill.json" "d['reasons'][0]")" ||
+		{ bad "daemon killed mid-run: exit $SW_RC, $(v_py "$V_DIR/kill.json" "d['reasons']")"; show "$SW_ERR" 10; }
+	V_DPID=""
+	v_start "$V_CONF" || return 1
+	# the timeout: SIGTERM to CMD, exit 4, timed_out in the receipt
+	r_run --timeout 1s --receipt "$V_DIR/to.json" -- sleep 30
+	[ "$SW_RC" -eq 4 ] && [ "$(v_py "$V_DIR/to.json" "[d['run']['timed_out'], d['run']['signal'], d['verdict']]")" = '[true, 15, "contained"]' ] &&
+		ok "--timeout 1s: exit 4, killed by SIGTERM, timed_out, contained" ||
+		{ bad "--timeout 1s: exit $SW_RC, $(v_py "$V_DIR/to.json" "[d['run']['timed_out'], d['run']['signal'], d['verdict'], d['reasons']]")"; show "$SW_ERR" 10; }
+	return 0
+}
+
+# ---------------------------------------------------------------- 4
+run_04_start_stop() { v_run _run_04; }
+_run_04() {
+	local r
+	V_CONF=$(v_conf run4)
+	[ -x "$V_SANDWALLD" ] || { info "skip: $V_SANDWALLD not built"; return $SKIP; }
+	apply_ok "$V_CONF" || return 1
+	v_start "$V_CONF" || return 1
+	r_run start --label h1
+	[ "$SW_RC" -eq 0 ] && grep -q '^run .* label h1 open' "$SW_OUT" && ok "run start: $(head -n1 "$SW_OUT")" || { bad "run start -> exit $SW_RC"; show "$SW_OUT"; show "$SW_ERR" 20; return 1; }
+	nsx "$C1" curl -s -m 1 -o /dev/null http://169.254.169.254/
+	r_run stop h1
+	[ "$SW_RC" -eq 0 ] && ok "run stop h1 -> exit 0" || { bad "run stop h1 -> exit $SW_RC"; show "$SW_ERR" 30; }
+	r=$(ls "$V_DIR"/runs/*.receipt.json 2>/dev/null | head -n1)
+	[ -n "$r" ] && [ "$(v_py "$r" "[d['verdict'], d['run']['label'], d['run']['wrapped']]")" = '["contained", "h1", false]' ] &&
+		ok "receipt in the state directory: contained, label h1" || bad "receipt: ${r:-none}: $(v_py "${r:-/dev/null}" "d")"
+	v_py "$r" "[a['dst'] for s in d['sandboxes'] for a in s['attempts']]" | grep -q 169.254.169.254 &&
+		ok "the attempt between start and stop is in it" || bad "no attempt in the receipt"
+	r_run stop h1
+	[ "$SW_RC" -eq 2 ] && grep -q 'no open run' "$SW_ERR" && ok "stop again: exit 2 ($(head -n1 "$SW_ERR"))" || { bad "stop again -> exit $SW_RC"; show "$SW_ERR"; }
+	r_run --label 'bad label' -- true
+	[ "$SW_RC" -eq 2 ] && grep -q "bad --label" "$SW_ERR" && ok "bad label refused" || bad "bad label -> exit $SW_RC"
+	r_run --label x
+	[ "$SW_RC" -eq 2 ] && grep -q "no command" "$SW_ERR" && ok "missing command refused" || bad "missing command -> exit $SW_RC"
+	r_run --frobnicate -- true
+	[ "$SW_RC" -eq 2 ] && grep -q "unknown option" "$SW_ERR" && ok "unknown option refused" || bad "unknown option -> exit $SW_RC"
+	return 0
+}
