@@ -54,12 +54,12 @@ int sw_run_duration(const char *s, int64_t *ms)
 }
 
 /* "--name VALUE" or "--name=VALUE" at argv[*i]: its value (and *i moved),
- * or NULL when argv[*i] is not that option. */
+ * or NULL when argv[*i] is not that option (*missing set when it is, but
+ * no value follows). */
 static const char *opt_value(int argc, char **argv, int *i, const char *name, bool *missing)
 {
 	size_t n = strlen(name);
 
-	*missing = false;
 	if (strncmp(argv[*i], name, n))
 		return NULL;
 	if (argv[*i][n] == '=')
@@ -86,7 +86,7 @@ int sw_run_parse(int argc, char **argv, struct sw_run_args *a, char *err, size_t
 	}
 	for (; i < argc; i++) {
 		const char *v;
-		bool missing;
+		bool missing = false;
 
 		if (!strcmp(argv[i], "--")) {
 			i++;
