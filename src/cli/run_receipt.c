@@ -27,6 +27,7 @@
 
 struct runrec {
 	const struct sw_run *run;
+	const char *cfg_path;
 	struct utsname u;
 	char mid[64], host[256];
 	char *cfg_text, *rules, *journal;
@@ -106,6 +107,7 @@ static int gather(struct sw_cli_run *x, struct runrec *rr, const char *dir)
 	FILE *f;
 	int rc;
 
+	rr->cfg_path = cfg->path;
 	uname(&rr->u);
 	if (gethostname(rr->host, sizeof(rr->host) - 1))
 		snprintf(rr->host, sizeof(rr->host), "%s", rr->u.nodename);
@@ -254,7 +256,7 @@ static int receipt_json(const struct runrec *rr, struct sw_jw *w)
 	sw_jw_i64(w, "to_us", r->stop_us);
 	sw_jw_end(w);
 	sw_jw_obj(w, "config");
-	sw_jw_str(w, "path", "");
+	sw_jw_str(w, "path", rr->cfg_path);
 	sw_jw_str(w, "sha256", rr->cfg_sha);
 	sw_jw_strn(w, "text", rr->cfg_text, rr->cfg_len);
 	sw_jw_end(w);
