@@ -104,6 +104,12 @@ struct sw_attack_env {
 	unsigned evidence_ms;           /* how long a counter or the canary is waited for */
 	sw_attack_count_fn count;
 	void *count_arg;
+	/* called before each phase that sends from the probe's own address
+	 * (NULL: none): verify takes the probe out of the quarantine its
+	 * earlier probes tripped ([sandbox] quarantine_on), so that each
+	 * phase is counted by its own category */
+	void (*reset)(void *arg);
+	void *reset_arg;
 };
 
 const char *sw_attack_kind_name(enum sw_attack_kind k);

@@ -86,6 +86,10 @@ int sw_cli_run(struct sw_cli_run *x);
 int sw_run_receipt(struct sw_cli_run *x, const struct sw_run *r, const char *dir,
 		   bool *contained);
 
+/* Release, through sandwalld, every source the journal says was
+ * quarantined inside run r's window (the run has ended). */
+void sw_run_release_quarantines(struct sw_cli_run *x, const struct sw_run *r);
+
 /* Sign a receipt file: path.sig (SSHSIG, namespace sandwall-receipt). 0 or
  * -errno (said on stderr). */
 int sw_run_sign(const char *path);

@@ -47,6 +47,12 @@ struct attack_ctx {
 	struct sw_prefix bcast[32];     /* the guarded bridges' directed broadcasts */
 	size_t n_bcast;
 	bool attacks;                   /* run the attacks (not --no-attacks) */
+	const struct sw_config *cfg;    /* for the quarantine's release (quarantine_reset) */
+	const char *control;            /* the daemon's control socket (NULL: not asked) */
+	struct sw_prefix self[2];       /* the run's own addresses */
+	size_t n_self;
+	int homefd, nsfd;               /* the host's namespace; the probe's while its
+					 * attacks run (-1: at home) */
 };
 
 /* The sink: an unlisted destination for the sandboxes' checks. */

@@ -74,7 +74,7 @@ bool sw_cfg_drop_tightens(const struct sw_cfg_key *k);
 
 /* config_sandbox.c: [sandbox NAME] */
 enum { SBX_INTERFACES, SBX_SOURCES, SBX_EGRESS, SBX_ALLOW, SBX_DNS, SBX_BUDGET,
-       SBX_BUDGET_SOURCES, SBX_KEYS };
+       SBX_BUDGET_SOURCES, SBX_QUARANTINE_ON, SBX_KEYS };
 struct sw_cfg_sbx_key {
 	const char *name;
 	bool list;

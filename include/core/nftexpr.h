@@ -81,6 +81,8 @@ void e_log(struct rb *b, const char *prefix, uint16_t group);
 /* update @SET { KEY limit rate RATE/UNIT burst BURST packets }: KEY is the
  * pending load (its text moves inside the braces) */
 void e_update_limit(struct rb *b, const char *set, uint64_t rate, uint64_t unit, uint32_t burst);
+/* add @SET { <the pending load> }: breaks the rule when the set is full */
+void e_dynset_add(struct rb *b, const char *set);
 
 /* ---- terms of several expressions ---- */
 /* meta nfproto ipv4|ipv6: implied by what follows (no text) */

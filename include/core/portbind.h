@@ -51,8 +51,8 @@ enum sw_port_kind {
 				 * both ends here): every frame it sends is dropped */
 };
 
-/* Does this config key anything on a source address ([sandbox] sources or
- * budget)? Only then is table bridge <name> built. */
+/* Does this config key anything on a source address ([sandbox] sources,
+ * budget or quarantine_on)? Only then is table bridge <name> built. */
 bool sw_portbind_wanted(const struct sw_config *cfg);
 enum sw_port_kind sw_portbind_port(const struct sw_config *cfg, const struct sw_host *h,
 				   const struct sw_link *l);

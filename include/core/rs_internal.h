@@ -79,6 +79,11 @@ int rs_sandbox_sets(struct sw_model *m, struct work *w, const struct sw_config *
 		    const struct sw_host *host);
 int rs_sandbox_dispatch(struct sw_model *m, struct rb *b, const struct sw_config *cfg);
 int rs_sandbox_chains(struct sw_model *m, struct rb *b, const struct sw_config *cfg);
+/* In block chain `chain`, after its counter: a jump to the trip chain of
+ * every sandbox whose quarantine_on has bit (own >= 0: only that
+ * sandbox's, its own block chain). 0 or -errno. */
+int rs_sandbox_trips(struct sw_model *m, struct rb *b, const struct sw_config *cfg,
+		     const char *chain, uint32_t bit, int own);
 
 /* rs_chains.c */
 int rs_concat_rules(struct sw_model *m, struct rb *b, const char *chain, const char *id,

@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #define SW_CONTROL_PATH   "/run/sandwall/control"
-#define SW_CONTROL_REQMAX 64
+#define SW_CONTROL_REQMAX 128
 #define SW_CONTROL_REPMAX 4096
 #define SW_CONTROL_ANSWER_MS 2000   /* the daemon answers (or accepts) within this */
 #define SW_CONTROL_DONE_MS   60000  /* an accepted request is done within this */
@@ -38,6 +38,7 @@ struct sw_control_req {
 	int64_t deadline_ms;            /* CLOCK_REALTIME ms; 0: the client gave none */
 	bool accept_loss;               /* reload: "accept_loss=yes", apply a config that
 					 * drops what the running one gave (config.h) */
+	char target[SW_CONTROL_REQMAX]; /* release: "target=ADDRESS|LINK" ("" none) */
 };
 
 /* Server: bind and listen (directory 0700, socket 0600). Returns fd or -errno. */

@@ -51,6 +51,8 @@ enum sw_jevent {
 	SW_JE_HOLE,             /* writes to the journal failed: events are missing */
 	SW_JE_RUN_START,        /* `sandwall run` opened a run (run id, label, who) */
 	SW_JE_RUN_STOP,         /* it closed (the command's status, the verdict) */
+	SW_JE_QUARANTINE,       /* a source (or link) tripped a [sandbox] quarantine_on */
+	SW_JE_RELEASE,          /* it was released (`sandwall release`, the end of a run) */
 	SW_JE_COUNT,
 	SW_JE_UNKNOWN = SW_JE_COUNT,
 };

@@ -619,6 +619,12 @@ static void broadcast(const struct sw_attack_env *env, int ifindex, struct sw_at
 	close_fd(&s6);
 }
 
+static void reset(const struct sw_attack_env *env)
+{
+	if (env->reset)
+		env->reset(env->reset_arg);
+}
+
 int sw_attack_run(const struct sw_attack_env *env, struct sw_attack *a, size_t n)
 {
 	struct slot *s = calloc(n ? n : 1, sizeof(*s));
@@ -648,6 +654,7 @@ int sw_attack_run(const struct sw_attack_env *env, struct sw_attack *a, size_t n
 		rc = -E2BIG;
 		goto out;
 	}
+	reset(env);
 	for (size_t i = 0; i < n; i++) {
 		a[i].result = SW_ATK_PENDING;
 		a[i].counted = 0;
@@ -663,7 +670,9 @@ int sw_attack_run(const struct sw_attack_env *env, struct sw_attack *a, size_t n
 		s[i].lport = a[i].kind == SW_ATK_ND ? 0 : (uint16_t)(base + i);
 		send_forged(env, pfd, ifindex, smac, &a[i], &s[i]);
 	}
+	reset(env);
 	follow_up(env, a, s, n);
+	reset(env);
 	broadcast(env, ifindex, a, n);
 	/* last: nothing of the phases above is still in flight (the
 	 * follow-ups' SYNs are retransmitted while their sockets live) */
@@ -672,7 +681,9 @@ int sw_attack_run(const struct sw_attack_env *env, struct sw_attack *a, size_t n
 		close_fd(&s[i].fd);
 		close_fd(&s[i].ctl);
 	}
+	reset(env);
 	egress(env, a, n, SW_ATK_EGRESS);
+	reset(env);
 	egress(env, a, n, SW_ATK_BUDGET);     /* after: it exhausts the budget */
 out:
 	for (size_t i = 0; i < n; i++) {

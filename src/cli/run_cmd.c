@@ -263,6 +263,7 @@ static int close_run(struct sw_cli_run *x, const char *dir, const char *path, st
 		sw_warn("warning: cannot write %s", path);
 	if ((rc = sw_run_receipt(x, r, dir, &contained)))
 		return SW_RUN_EXIT_ERROR;
+	sw_run_release_quarantines(x, r);
 	fprintf(stderr, "sandwall run %s (label %s): %s; ", r->id, r->label,
 		contained ? "CONTAINED" : "NOT CONTAINED");
 	if (!r->wrapped)

@@ -3,6 +3,7 @@
  * (the journal's window, its two verify records, the attempts of its
  * sandboxes, the config and the ruleset), the verdict (core/runverdict.c),
  * the JSON (docs/json.md) and its text rendering, each signed. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "core/timeline.h"
 #include "host/attempts.h"
 #include "lib/atomicfile.h"
+#include "lib/control.h"
 #include "lib/journal.h"
 #include "lib/json.h"
 #include "lib/log.h"
@@ -27,7 +29,7 @@
 
 struct runrec {
 	const struct sw_run *run;
-	const char *cfg_path;
+	const char *cfg_path, *table;
 	struct utsname u;
 	char mid[64], host[256];
 	char *cfg_text, *rules, *journal;
@@ -108,6 +110,7 @@ static int gather(struct sw_cli_run *x, struct runrec *rr, const char *dir)
 	int rc;
 
 	rr->cfg_path = cfg->path;
+	rr->table = cfg->table;
 	uname(&rr->u);
 	if (gethostname(rr->host, sizeof(rr->host) - 1))
 		snprintf(rr->host, sizeof(rr->host), "%s", rr->u.nodename);
@@ -142,6 +145,110 @@ static int gather(struct sw_cli_run *x, struct runrec *rr, const char *dir)
 		       .broken = rr->brokenp, .n_broken = rr->n_broken,
 		       .record_error = rr->att_error }, &rr->v);
 	return 0;
+}
+
+/* Each quarantine line of the journal inside the run's window: cb(line). */
+static void each_quarantine(const char *text, size_t len, const char *table, const struct sw_run *r,
+			    void (*cb)(const struct sw_jv *q, void *arg), void *arg)
+{
+	char want[80];
+	const char *end = text ? text + len : NULL;
+
+	snprintf(want, sizeof(want), "inet/%s", table);
+	for (const char *l = text; l && l < end;) {
+		const char *nl = memchr(l, '\n', (size_t)(end - l)), *ev, *t;
+		size_t n = nl ? (size_t)(nl - l) : (size_t)(end - l);
+		int64_t us = 0, unix_s = 0;
+		struct sw_jv v;
+
+		if (n && !sw_jv_parse(l, n, &v, NULL)) {
+			if (!sw_jv_get_str(&v, "event", &ev) && !strcmp(ev, "quarantine") &&
+			    !sw_jv_get_str(&v, "table", &t) && !strcmp(t, want) &&
+			    !sw_jv_get_i64(&v, "unix", &unix_s)) {
+				if (sw_jv_get_i64(&v, "us", &us))
+					us = unix_s * 1000000;
+				if (us >= r->start_us && us <= r->stop_us)
+					cb(&v, arg);
+			}
+			sw_jv_free(&v);
+		}
+		l += n + 1;
+	}
+}
+
+struct q_out {
+	const struct runrec *rr;
+	struct sw_jw *w;
+	FILE *f;
+	size_t n;
+};
+
+/* a quarantine verify's own probe tripped (it releases them itself) */
+static bool q_by_verify(const struct runrec *rr, const struct sw_jv *q)
+{
+	uint8_t a[16] = { 0 };
+	const char *src;
+	int fam;
+
+	if (sw_jv_get_str(q, "src", &src))
+		return false;
+	fam = strchr(src, ':') ? AF_INET6 : AF_INET;
+	if (inet_pton(fam, src, a) != 1)
+		return false;
+	return sw_attempts_by_verify(&rr->probes[0], fam, a, a) ||
+	       sw_attempts_by_verify(&rr->probes[1], fam, a, a);
+}
+
+static void q_json(const struct sw_jv *q, void *arg)
+{
+	struct q_out *o = arg;
+
+	if (!q_by_verify(o->rr, q))
+		sw_jw_value(o->w, NULL, q);
+}
+
+static void q_text(const struct sw_jv *q, void *arg)
+{
+	struct q_out *t = arg;
+	const char *when = "?", *sbx = "?", *src = "?", *iif = "", *dst = "?";
+	int64_t port = 0;
+
+	sw_jv_get_str(q, "time", &when);
+	sw_jv_get_str(q, "sandbox", &sbx);
+	sw_jv_get_str(q, "src", &src);
+	sw_jv_get_str(q, "iif", &iif);
+	sw_jv_get_str(q, "dst", &dst);
+	sw_jv_get_i64(q, "dport", &port);
+	if (q_by_verify(t->rr, q))
+		return;
+	fprintf(t->f, "  %s QUARANTINED at %s ([sandbox %s] quarantine_on), after an attempt to "
+		"%s port %lld via %s\n", src, when, sbx, dst, (long long)port, iif[0] ? iif : "?");
+	t->n++;
+}
+
+static void q_release(const struct sw_jv *q, void *arg)
+{
+	const char *control = arg, *src;
+	char req[160], reply[512];
+
+	if (sw_jv_get_str(q, "src", &src))
+		return;
+	snprintf(req, sizeof(req), "release\ntarget=%.64s", src);
+	if (sw_control_call(control, req, reply, sizeof(reply)) || strncmp(reply, "ok\n", 3))
+		sw_warn("warning: the run's end could not release %s (sandwall release %s)", src, src);
+	else
+		fprintf(stderr, "sandwall run: released %s (quarantined during the run)\n", src);
+}
+
+void sw_run_release_quarantines(struct sw_cli_run *x, const struct sw_run *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+
+	if (sw_journal_read(x->cfg->journal_path, &text, &len))
+		return;
+	each_quarantine(text, len, x->cfg->table, r, q_release, (void *)x->o->control);
+	free(text);
 }
 
 static void iso_us(int64_t us, char *out, size_t len)
@@ -269,6 +376,13 @@ static int receipt_json(const struct runrec *rr, struct sw_jw *w)
 	flight_json(w, "postflight", r->post, &rr->post);
 	gaps_json(w, rr);
 	sandboxes_json(w, rr);
+	sw_jw_arr(w, "quarantines");
+	{
+		struct q_out o = { .rr = rr, .w = w };
+
+		each_quarantine(rr->journal, rr->jlen, rr->table, r, q_json, &o);
+	}
+	sw_jw_end(w);
 	sw_jw_arr(w, "assumptions_broken");
 	for (size_t i = 0; i < rr->n_broken; i++)
 		sw_jw_str(w, NULL, rr->broken[i]);
@@ -368,6 +482,13 @@ static void receipt_text(const struct runrec *rr, FILE *f)
 		fprintf(f, "%-18s%zu gap(s) in the window%s\n", "timeline", rr->tl.n_gaps,
 			rr->tl.n_gaps ? " (reasons below)" : ": the boundary was in place and watched");
 	text_attempts(f, rr);
+	{
+		struct q_out qt = { .rr = rr, .f = f };
+
+		each_quarantine(rr->journal, rr->jlen, rr->table, r, q_text, &qt);
+		fprintf(f, "%-18s%zu source(s) cut off by a tripwire%s\n", "quarantines", qt.n,
+			qt.n ? " (above; released at the end of the run)" : "");
+	}
 	fprintf(f, "%-18s%s\n", "verdict", rr->v.contained ? "CONTAINED" : "NOT CONTAINED");
 	for (size_t i = 0; i < rr->v.n; i++)
 		fprintf(f, "  because %s\n", rr->v.reason[i]);

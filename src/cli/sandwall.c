@@ -33,6 +33,7 @@
 #include "lib/log.h"
 #include "sync/bindtable.h"
 #include "sync/netdev.h"
+#include "sync/quarantine.h"
 #include "core/desired.h"
 #include "sync/reconcile.h"
 
@@ -49,6 +50,7 @@ static int run_remove(struct sw_cli_run *x);
 static int run_remove(struct sw_cli_run *x);
 static int run_verify(struct sw_cli_run *x);
 static int run_receipt(struct sw_cli_run *x);
+static int run_release(struct sw_cli_run *x);
 
 static const struct verb {
 	const char *name;
@@ -77,6 +79,8 @@ static const struct verb {
 	  .help = "probe and attack from the container side: 0 = every target blocked" },
 	{ .name = "receipt", .need = NEED_MODEL, .kernel = true, .run = run_receipt,
 	  .help = "audit document: digests, counters, drift events, verify, verdict" },
+	{ .name = "release", .need = NEED_CONFIG, .kernel = true, .run = run_release, .words = true,
+	  .help = "release ADDRESS|LINK: end its quarantine ([sandbox] quarantine_on)" },
 	{ .name = "run", .need = NEED_MODEL, .kernel = true, .run = sw_cli_run, .words = true,
 	  .help = "an eval run: preflight verify, the command, postflight, a signed receipt;\n"
 	  "            run [--label L] [--timeout DUR] [--receipt FILE] -- CMD [ARG...],\n"
@@ -381,6 +385,37 @@ static int run_receipt(struct sw_cli_run *x)
 				    x->o->since, x->o->until };
 
 	return sw_receipt_cmd(&in);
+}
+
+/* release ADDRESS|LINK: through a running sandwalld (whose table it is),
+ * else here, with its journal line */
+static int run_release(struct sw_cli_run *x)
+{
+	char err[SW_ERRLEN] = "", req[SW_CONTROL_REQMAX * 2];
+	struct sw_release r;
+	size_t n = 0;
+	int rc;
+
+	if (x->argc != 1) {
+		fprintf(stderr, "sandwall: usage: sandwall release ADDRESS|LINK\n");
+		return EXIT_ERR;
+	}
+	if (sw_release_parse(x->argv[0], &r, err, sizeof(err))) {
+		sw_err("%s", err);
+		return EXIT_ERR;
+	}
+	if (sw_cli_daemon_running(x->o) || sw_cli_owned(x->nl, x->cfg->table)) {
+		snprintf(req, sizeof(req), "release\ntarget=%s", r.text);
+		return sw_cli_via_daemon(x->o, req, x->cfg->table);
+	}
+	if ((rc = sw_quarantine_release(x->nl, x->cfg, NULL, &r, &n, err, sizeof(err)))) {
+		sw_cli_table_err(x->cfg, rc, err, "");
+		return EXIT_ERR;
+	}
+	printf("%s %s\n", r.text, n ? "released" : "was not quarantined");
+	if (n)
+		sw_cli_journal(x->cfg, SW_JE_RELEASE, "sandwall release", 0);
+	return 0;
 }
 
 int main(int argc, char **argv)

@@ -159,6 +159,7 @@ static int verify_setup(struct vcmd *c)
 	if (c->throwaway && (c->attacks || c->sandboxes)) {
 		if ((rc = sw_verify_attack_setup(c->cfg, &c->host, &c->ac, c->attacks)))
 			return rc;
+		c->ac.control = c->o->control;
 		c->have_ac = true;
 	}
 	if (c->throwaway && c->sandboxes)

@@ -612,6 +612,7 @@ int sw_verify_attack_setup(const struct sw_config *cfg, const struct sw_host *h,
 	memset(ac, 0, sizeof(*ac));
 	ac->canary4 = ac->canary6 = ac->control4 = ac->control6 = -1;
 	ac->table = cfg->table;
+	ac->cfg = cfg;
 	ac->attacks = attacks;
 	ac->m = malloc(sizeof(*ac->m));
 	if (!ac->m)

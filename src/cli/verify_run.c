@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <arpa/inet.h>
 #include <linux/netfilter.h>
 
 #include "cli/verify_int.h"
@@ -22,8 +23,10 @@
 #include "core/ruleset.h"
 #include "kernel/observe.h"
 #include "kernel/rtlink.h"
+#include "lib/control.h"
 #include "lib/log.h"
 #include "sync/bindtable.h"
+#include "sync/quarantine.h"
 #include "sync/cgwatch.h"
 
 /* Probe from the namespace behind fd (and run the attacks when env is
@@ -33,18 +36,26 @@ int sw_verify_probe_in(int nsfd, int homefd, struct sw_verify *v, unsigned timeo
 {
 	static struct sw_probe p[SW_VERIFY_MAX];
 	static struct sw_attack a[SW_VERIFY_MAX];
-	size_t np = 0, na = 0;
+	size_t np = 0, na = 0, nopen = 0;
 	int rc;
 
-	for (size_t i = 0; i < v->n; i++) {
-		if (v->t[i].atk.kind == SW_ATK_NONE)
-			p[np++] = v->t[i].probe;
-		else
-			a[na++] = v->t[i].atk;
-	}
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < v->n; i++) {
+			if (v->t[i].atk.kind == SW_ATK_NONE && v->t[i].must_block == (pass == 1))
+				p[np++] = v->t[i].probe;
+			else if (pass == 1 && v->t[i].atk.kind != SW_ATK_NONE)
+				a[na++] = v->t[i].atk;
+			if (pass == 0)
+				nopen = np;
+		}
 	if (setns(nsfd, CLONE_NEWNET) < 0)
 		return -errno;
-	rc = sw_probe_run(p, np, timeout_ms);
+	/* what must stay open first (canaries, allowlisted rows): a blocked
+	 * probe may trip a quarantine that would then drop them; the
+	 * quarantine itself is a block */
+	rc = sw_probe_run(p, nopen, timeout_ms);
+	if (!rc)
+		rc = sw_probe_run(p + nopen, np - nopen, timeout_ms);
 	if (!rc && env && na)
 		rc = sw_attack_run(env, a, na);
 	if (setns(homefd, CLONE_NEWNET) < 0) {
@@ -52,12 +63,13 @@ int sw_verify_probe_in(int nsfd, int homefd, struct sw_verify *v, unsigned timeo
 		exit(2);        /* never go on in the wrong namespace */
 	}
 	np = na = 0;
-	for (size_t i = 0; i < v->n; i++) {
-		if (v->t[i].atk.kind == SW_ATK_NONE)
-			v->t[i].probe = p[np++];
-		else
-			v->t[i].atk = a[na++];
-	}
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < v->n; i++) {
+			if (v->t[i].atk.kind == SW_ATK_NONE && v->t[i].must_block == (pass == 1))
+				v->t[i].probe = p[np++];
+			else if (pass == 1 && v->t[i].atk.kind != SW_ATK_NONE)
+				v->t[i].atk = a[na++];
+		}
 	return rc;
 }
 
@@ -111,6 +123,49 @@ static void sandbox_counters(const struct sw_config *cfg, struct sw_verify *v, s
 	}
 }
 
+/* The run's own addresses out of every quarantine set (its probes
+ * tripped them, [sandbox] quarantine_on): through sandwalld when it
+ * answers (the table is its own), else here. */
+static void quarantine_reset(void *arg)
+{
+	const struct attack_ctx *ac = arg;
+	bool any = false, away;
+
+	for (size_t i = 0; i < ac->cfg->n_sandboxes; i++)
+		any |= ac->cfg->sandboxes[i].quarantine_on != 0;
+	if (!any)
+		return;
+	/* sandwalld takes commands from its own namespace only: from the
+	 * probe's, go home for the call and back */
+	away = ac->nsfd >= 0;
+	if (away && setns(ac->homefd, CLONE_NEWNET) < 0) {
+		sw_err("cannot return to the host network namespace: %s", strerror(errno));
+		exit(2);
+	}
+	for (size_t i = 0; i < ac->n_self; i++) {
+		char a[SW_ADDR_STRLEN], req[96], reply[256], err[SW_ERRLEN];
+		struct sw_release r;
+		size_t n;
+		int crc;
+
+		if (!inet_ntop(ac->self[i].family, ac->self[i].addr, a, sizeof(a)))
+			continue;
+		if (sw_release_parse(a, &r, err, sizeof(err)))
+			continue;
+		snprintf(req, sizeof(req), "release\ntarget=%s", a);
+		crc = ac->control ? sw_control_call(ac->control, req, reply, sizeof(reply)) : -ENOENT;
+		if (!crc && !strncmp(reply, "ok\n", 3))
+			continue;
+		if (sw_quarantine_release(ac->nl, ac->cfg, NULL, &r, &n, err, sizeof(err)))
+			sw_warn("verify: cannot release its probe %s from the quarantine: %s (sandwalld: "
+				"%s)", a, err, crc ? strerror(-crc) : reply);
+	}
+	if (away && setns(ac->nsfd, CLONE_NEWNET) < 0) {
+		sw_err("cannot enter the probe's network namespace again: %s", strerror(errno));
+		exit(2);
+	}
+}
+
 /* Everything of a run once its namespace is wired: the sandbox rows, the
  * attacks, the probes. hname: what the host sees the packets arrive on. */
 static int run_wired(const struct run_in *in, struct sw_verify *v, int nsfd, const char *cname,
@@ -141,6 +196,14 @@ static int run_wired(const struct run_in *in, struct sw_verify *v, int nsfd, con
 	env.evidence_ms = in->timeout_ms < 250 ? 250 : in->timeout_ms > 1000 ? 1000 : in->timeout_ms;
 	env.count = count_cb;
 	env.count_arg = ac;
+	env.reset = quarantine_reset;
+	env.reset_arg = ac;
+	ac->homefd = in->homefd;
+	ac->nsfd = nsfd;        /* the attacks run in it: the reset goes home and back */
+	ac->n_self = 0;
+	ac->self[ac->n_self++] = *addr;
+	if (addr6)
+		ac->self[ac->n_self++] = *addr6;
 	/* the frames go to the host side's own MAC, as a container's do */
 	rc = sw_attack_ifmac(mac_of, env.gwmac);
 	if (rc) {
@@ -157,7 +220,10 @@ static int run_wired(const struct run_in *in, struct sw_verify *v, int nsfd, con
 	}
 	/* let the link leave its learning state */
 	usleep(50 * 1000);
-	return sw_verify_probe_in(nsfd, in->homefd, v, in->timeout_ms, &env);
+	rc = sw_verify_probe_in(nsfd, in->homefd, v, in->timeout_ms, &env);
+	ac->nsfd = -1;          /* home again */
+	quarantine_reset(ac);   /* the probe leaves nothing quarantined behind */
+	return rc;
 }
 
 /* "<what> as <address> [and <address6>]" */

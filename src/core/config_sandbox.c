@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/category.h"
 #include "core/config_parse.h"
 #include "lib/grow.h"
 
@@ -68,7 +69,35 @@ const struct sw_cfg_sbx_key sw_cfg_sbx_keys[SBX_KEYS] = {
 	[SBX_EGRESS] = { "egress", false }, [SBX_ALLOW] = { "allow", true },
 	[SBX_DNS] = { "dns", false }, [SBX_BUDGET] = { "budget", false },
 	[SBX_BUDGET_SOURCES] = { "budget_sources", false },
+	[SBX_QUARANTINE_ON] = { "quarantine_on", true },
 };
+
+_Static_assert(SW_CAT_COUNT <= 16, "quarantine_on: a bit per category below SW_Q_EGRESS");
+
+/* quarantine_on = CATEGORY ...: a block category, egress or budget */
+static int sbx_quarantine(struct sw_cfg_ctx *c, struct sw_sandbox *b, const char *t)
+{
+	int cat;
+
+	if (!strcmp(t, "egress")) {
+		b->quarantine_on |= SW_Q_EGRESS;
+		return 1;
+	}
+	if (!strcmp(t, "budget")) {
+		b->quarantine_on |= SW_Q_BUDGET;
+		return 1;
+	}
+	cat = sw_category_lookup(t);
+	if (cat == SW_CAT_SPOOFED)
+		return sw_cfg_fail(c, "[sandbox %s] quarantine_on = spoofed: a forged source names no "
+				   "sandbox to cut off", b->name);
+	if (cat < 0)
+		return sw_cfg_fail(c, "bad category '%s' in [sandbox %s] quarantine_on (use egress, "
+				   "budget or a block category: metadata link_local host gateways lan "
+				   "private destinations sandboxes)", t, b->name);
+	b->quarantine_on |= 1u << cat;
+	return 1;
+}
 
 /* budget = N/second|minute|hour, N 1..1000000 */
 static int sbx_budget(struct sw_cfg_ctx *c, struct sw_sandbox *b, const char *v)
@@ -213,7 +242,7 @@ int sw_cfg_sandbox_key(struct sw_cfg_ctx *c, const char *name, const char *value
 		;
 	if (k == SBX_KEYS)
 		return c->cont ? 1 : sw_cfg_fail(c, "unknown key '%s' in [sandbox %s] (interfaces, sources, "
-						 "egress, allow, dns, budget, budget_sources)", name, b->name);
+						 "egress, allow, dns, budget, budget_sources, quarantine_on)", name, b->name);
 	if (c->cont && !sw_cfg_sbx_keys[k].list)
 		return sw_cfg_fail(c, "continuation line for '%s' in [sandbox %s] (only lists may span lines)",
 				   name, b->name);
@@ -247,6 +276,10 @@ int sw_cfg_sandbox_key(struct sw_cfg_ctx *c, const char *name, const char *value
 				   v, b->name);
 	case SBX_BUDGET:
 		return sbx_budget(c, b, v);
+	case SBX_QUARANTINE_ON:
+		for (t = strtok_r(v, SW_CFG_LIST_SEP, &save); t && rc == 1; t = strtok_r(NULL, SW_CFG_LIST_SEP, &save))
+			rc = sbx_quarantine(c, b, t);
+		return rc;
 	case SBX_BUDGET_SOURCES: {
 		/* budget_sources = N, 16..1048576: how many sources the budget
 		 * tracks at once; a new source past that is dropped */
@@ -285,6 +318,18 @@ int sw_cfg_check_sandboxes(struct sw_cfg_ctx *c)
 					   "to nothing", b->name);
 		if (b->budget_sources && !b->budget)
 			return sw_cfg_fail(c, "[sandbox %s] sets budget_sources but no budget", b->name);
+		if ((b->quarantine_on & SW_Q_BUDGET) && !b->budget)
+			return sw_cfg_fail(c, "[sandbox %s] quarantine_on = budget but it has no budget",
+					   b->name);
+		if ((b->quarantine_on & SW_Q_EGRESS) && b->egress == SW_EGRESS_OPEN &&
+		    b->dns != SW_DNS_NONE)
+			return sw_cfg_fail(c, "[sandbox %s] quarantine_on = egress but egress = open "
+					   "blocks nothing of its own", b->name);
+		if ((b->quarantine_on & ((1u << SW_CAT_COUNT) - 1)) && b->egress != SW_EGRESS_OPEN)
+			return sw_cfg_fail(c, "[sandbox %s] quarantine_on names a block category, but "
+					   "with egress = %s its traffic meets its own block first "
+					   "(counted as egress_%s): use quarantine_on = egress",
+					   b->name, sw_egress_name(b->egress), b->name);
 		if ((b->n_allows || b->n_names) && b->egress != SW_EGRESS_ALLOWLIST)
 			return sw_cfg_fail(c, "[sandbox %s] lists allow entries but egress is %s: allow is "
 					   "for egress = allowlist", b->name, sw_egress_name(b->egress));

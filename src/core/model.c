@@ -411,6 +411,17 @@ static int expr_cb(struct nftnl_expr *e, void *data)
 	 * rule (a long log prefix) prints past tmp */
 	if ((size_t)l >= sizeof(tmp))
 		l = (int)sizeof(tmp) - 1;
+	/* a dynset's zero timeout is the set's own (the kernel dumps it
+	 * whether or not it was sent; it refuses one for a set without
+	 * timeouts): one form for both */
+	if (!strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_NAME), "dynset")) {
+		char *z = strstr(tmp, "timeout 0ms");
+
+		if (z) {
+			memmove(z, z + 11, strlen(z + 11) + 1);
+			l = (int)strlen(tmp);
+		}
+	}
 	/* libnftnl prints "name args "; keep the "[ name args ]" form */
 	while (l > 0 && tmp[l - 1] == ' ')
 		tmp[--l] = '\0';

@@ -375,6 +375,29 @@ void e_update_limit(struct rb *b, const char *set, uint64_t rate, uint64_t unit,
 	e_add(b, d);
 }
 
+/* [ dynset add reg_key 1 set SET ]: the pending load (the key) goes into
+ * the set; the rule goes on when the set took it (or holds it already)
+ * and breaks when the set is full. */
+void e_dynset_add(struct rb *b, const char *set)
+{
+	struct nftnl_expr *d;
+	char key[128];
+
+	snprintf(key, sizeof(key), "%s", b->loaded ? b->text + b->lhs + strspn(b->text + b->lhs, " ") : "");
+	b->len = b->loaded ? b->lhs : b->len;
+	b->text[b->len] = 0;
+	b->loaded = false;
+	t_put(b, "add @%s { %s }", set, key);
+	if (!(d = e_new(b, "dynset")))
+		return;
+	nftnl_expr_set_u32(d, NFTNL_EXPR_DYNSET_OP, NFT_DYNSET_OP_ADD);
+	nftnl_expr_set_u32(d, NFTNL_EXPR_DYNSET_SREG_KEY, NFT_REG_1);
+	nftnl_expr_set_str(d, NFTNL_EXPR_DYNSET_SET_NAME, set);
+	/* no timeout attribute: the kernel refuses one (EOPNOTSUPP) for a set
+	 * without flags timeout */
+	e_add(b, d);
+}
+
 /* [ fib FLAGS RESULT => reg 1 ] */
 static void put_fib(struct rb *b, uint32_t flags, uint32_t result, const char *words)
 {

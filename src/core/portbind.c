@@ -20,7 +20,8 @@
 bool sw_portbind_wanted(const struct sw_config *cfg)
 {
 	for (size_t i = 0; i < cfg->n_sandboxes; i++)
-		if (cfg->sandboxes[i].n_sources || cfg->sandboxes[i].budget)
+		if (cfg->sandboxes[i].n_sources || cfg->sandboxes[i].budget ||
+		    cfg->sandboxes[i].quarantine_on)
 			return true;
 	return false;
 }

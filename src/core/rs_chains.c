@@ -39,7 +39,7 @@ static int addr_rules(struct sw_model *m, struct rb *b, const char *chain, const
 /* chain block_<cat>: its counter, [limit + log with prefix
  * "sandwall:<logname> "], drop. cat names the chain and the counter. */
 static int block_chain(struct sw_model *m, struct rb *b, const struct sw_config *cfg,
-		       const char *cat, const char *logname)
+		       const char *cat, const char *logname, uint32_t trip_bit, int own)
 {
 	char chain[SW_NAME_MAX], id[SW_NAME_MAX], prefix[64];
 	struct sw_chain *ch;
@@ -52,6 +52,9 @@ static int block_chain(struct sw_model *m, struct rb *b, const struct sw_config 
 
 	/* counter name "<cat>" */
 	if ((err = rs_counter_rule(m, b, chain, cat)))
+		return err;
+	/* the sandboxes this category cuts off: jump sbx_<name>_trip */
+	if (trip_bit && (err = rs_sandbox_trips(m, b, cfg, chain, trip_bit, own)))
 		return err;
 	if (cfg->log_blocked) {
 		/* limit rate 10/second burst 20 packets log prefix "sandwall:<cat> " group G */
@@ -563,7 +566,7 @@ int rs_build_rules(struct sw_model *m, const struct sw_config *cfg)
 		/* counter <cat> { } */
 		if ((err = sw_model_add_counter(m, target)))
 			return err;
-		if ((err = block_chain(m, b, cfg, target, target)))
+		if ((err = block_chain(m, b, cfg, target, target, 1u << cat, -1)))
 			return err;
 	}
 	if ((err = rs_sandbox_chains(m, b, cfg)))
@@ -576,8 +579,17 @@ int rs_build_rules(struct sw_model *m, const struct sw_config *cfg)
 		snprintf(target, sizeof(target), "egress_%s", cfg->sandboxes[i].name);
 		snprintf(log, sizeof(log), "egress:%s", cfg->sandboxes[i].name);
 		if ((err = sw_model_add_counter(m, target)) ||
-		    (err = block_chain(m, b, cfg, target, log)))
+		    (err = block_chain(m, b, cfg, target, log, SW_Q_EGRESS, (int)i)))
 			return err;
+		if (cfg->sandboxes[i].quarantine_on) {
+			/* counter quarantine_<name>; chain block_quarantine_<name>,
+			 * logged as "sandwall:quarantine:<name> " */
+			snprintf(target, sizeof(target), "quarantine_%s", cfg->sandboxes[i].name);
+			snprintf(log, sizeof(log), "quarantine:%s", cfg->sandboxes[i].name);
+			if ((err = sw_model_add_counter(m, target)) ||
+			    (err = block_chain(m, b, cfg, target, log, 0, -1)))
+				return err;
+		}
 		if (!cfg->sandboxes[i].budget)
 			continue;
 		/* counter budget_<name>; chain block_budget_<name>, logged as
@@ -585,7 +597,7 @@ int rs_build_rules(struct sw_model *m, const struct sw_config *cfg)
 		snprintf(target, sizeof(target), "budget_%s", cfg->sandboxes[i].name);
 		snprintf(log, sizeof(log), "budget:%s", cfg->sandboxes[i].name);
 		if ((err = sw_model_add_counter(m, target)) ||
-		    (err = block_chain(m, b, cfg, target, log)))
+		    (err = block_chain(m, b, cfg, target, log, SW_Q_BUDGET, (int)i)))
 			return err;
 	}
 	return 0;

@@ -61,6 +61,33 @@ static int host_sets(struct sw_model *m, const char *sbx)
 	return 0;
 }
 
+/* set sbx_<name>_q4 { type ipv4_addr; size 65535; flags dynamic; } (and
+ * q6), set sbx_<name>_qif { type ifname; size 1024; flags dynamic; }: the
+ * quarantined sources and links, filled by the packet path (chain
+ * sbx_<name>_trip), emptied by `sandwall release`; no timeout: a
+ * quarantine lasts until it is released. */
+static int quarantine_sets(struct sw_model *m, const char *sbx)
+{
+	static const struct { char suffix[4]; uint32_t type; uint32_t len; const char *text;
+			      uint32_t size; } q[] = {
+		{ "q4", SW_TYPE_IPADDR, 4, "ipv4_addr", SW_QUARANTINE_ELEMS },
+		{ "q6", SW_TYPE_IP6ADDR, 16, "ipv6_addr", SW_QUARANTINE_ELEMS },
+		{ "qif", SW_TYPE_IFNAME, SW_IFNAMSIZ, "ifname", 1024 },
+	};
+
+	for (size_t i = 0; i < sizeof(q) / sizeof(*q); i++) {
+		char name[SW_NAME_MAX];
+		struct sw_set *s;
+
+		if ((size_t)snprintf(name, sizeof(name), "sbx_%s_%s", sbx, q[i].suffix) >= sizeof(name))
+			return -ENAMETOOLONG;
+		if (!(s = rs_new_set(m, name, q[i].type, q[i].len, NFT_SET_EVAL, q[i].text)))
+			return -ENOSPC;
+		s->size = q[i].size;
+	}
+	return 0;
+}
+
 /* Per sandbox: sbx_<name>_ifaces, sbx_<name>_src4/6 (when it names
  * them), sbx_<name>_allow4/6 (allowlist); and resolvers4/6 (udp and tcp 53
  * of the host's resolvers) for the policies' DNS rules. */
@@ -101,6 +128,8 @@ int rs_sandbox_sets(struct sw_model *m, struct work *w, const struct sw_config *
 			bs->size = x->budget_sources ? x->budget_sources : SW_BUDGET_SOURCES;
 			bs->timeout_ms = (uint64_t)x->budget_unit * 1000;
 		}
+		if (x->quarantine_on && (err = quarantine_sets(m, x->name)))
+			return err;
 		if (x->egress == SW_EGRESS_ALLOWLIST) {
 			struct sw_allow *a = malloc(sizeof(*a) * (x->n_allows ? x->n_allows : 1));
 
@@ -199,6 +228,133 @@ static int budget_rules(struct sw_model *m, struct rb *b, const struct sw_sandbo
 	return 0;
 }
 
+/* In chain sbx_<name>, first (before its budget and its returns):
+ *   ip saddr @sbx_<name>_q4 goto block_quarantine_<name>
+ *   ip6 saddr @sbx_<name>_q6 goto block_quarantine_<name>
+ *   iifname @sbx_<name>_qif goto block_quarantine_<name>
+ * chain sbx_<name>_trip (jumped to by the block chains of its
+ * quarantine_on categories, rs_sandbox_trips):
+ *   ip saddr @sbx_<name>_q4 return              already cut off
+ *   ip6 saddr @sbx_<name>_q6 return
+ *   iifname @sbx_<name>_qif return
+ *   limit rate 10/second burst 20 packets log prefix "sandwall:tripped:<name> " group G
+ *   meta iifkind != "bridge" add @sbx_<name>_qif { iifname } return
+ *   add @sbx_<name>_q4 { ip saddr } return
+ *   add @sbx_<name>_q6 { ip6 saddr } return
+ *   add @sbx_<name>_qif { iifname } return
+ * A link that is no bridge (a tap, a routed veth) is one sandbox: the
+ * link is cut off, whatever source it forges. Behind a bridge the source
+ * address is the sandbox's (table bridge binds each port to its peer's
+ * addresses, sw_portbind_wanted): that address is cut off, never the
+ * bridge; only when an address set is full does the bridge go as a whole
+ * (fail closed). Every new packet of the source then meets the drop
+ * before any return: new connections, and its own flows already open. */
+static int quarantine_rules(struct sw_model *m, struct rb *b, const struct sw_config *cfg,
+			    const struct sw_sandbox *x)
+{
+	static const char *const q[3] = { "q4", "q6", "qif" };
+	char chain[SW_NAME_MAX], trip[SW_NAME_MAX], block[SW_NAME_MAX], set[SW_NAME_MAX];
+	char id[SW_NAME_MAX], prefix[64];
+
+	snprintf(chain, sizeof(chain), "sbx_%s", x->name);
+	snprintf(trip, sizeof(trip), "sbx_%s_trip", x->name);
+	snprintf(block, sizeof(block), "block_quarantine_%s", x->name);
+	for (int pass = 0; pass < 2; pass++) {
+		const char *in = pass ? trip : chain;
+
+		if (pass && !sw_model_add_chain(m, trip))
+			return -ENOSPC;
+		for (int i = 0; i < 3; i++) {
+			snprintf(set, sizeof(set), "sbx_%s_%s", x->name, q[i]);
+			snprintf(id, sizeof(id), "sbx-%s-%s%s", x->name, pass ? "in-" : "", q[i]);
+			RULE(m, b, in, id, {
+				if (i < 2)
+					e_saddr(b, i ? AF_INET6 : AF_INET);
+				else
+					e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
+				e_lookup(b, NFT_REG_1, set);
+				e_verdict(b, pass ? NFT_RETURN : NFT_GOTO, pass ? NULL : block);
+			});
+		}
+	}
+	if (cfg->log_blocked) {
+		snprintf(prefix, sizeof(prefix), SW_TAG_PREFIX "tripped:%s ", x->name);
+		snprintf(id, sizeof(id), "sbx-%s-trip-log", x->name);
+		RULE(m, b, trip, id, {
+			e_limit(b, 10, 1, 20);
+			e_log(b, prefix, cfg->log_group);
+		});
+	}
+	snprintf(set, sizeof(set), "sbx_%s_qif", x->name);
+	snprintf(id, sizeof(id), "sbx-%s-trip-link", x->name);
+	RULE(m, b, trip, id, {
+		char bridge[SW_IFNAMSIZ] = "bridge";
+
+		e_meta(b, NFT_META_IIFKIND, NFT_REG_1);
+		e_cmp(b, NFT_REG_1, NFT_CMP_NEQ, bridge, sizeof(bridge), "\"bridge\"");
+		e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
+		e_dynset_add(b, set);
+		e_verdict(b, NFT_RETURN, NULL);
+	});
+	for (int i = 0; i < 3; i++) {
+		snprintf(set, sizeof(set), "sbx_%s_%s", x->name, q[i]);
+		snprintf(id, sizeof(id), "sbx-%s-trip-%s", x->name, q[i]);
+		RULE(m, b, trip, id, {
+			if (i < 2)
+				e_saddr(b, i ? AF_INET6 : AF_INET);
+			else
+				e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
+			e_dynset_add(b, set);
+			e_verdict(b, NFT_RETURN, NULL);
+		});
+	}
+	return 0;
+}
+
+/* In a block chain, after its counter: for every sandbox whose
+ * quarantine_on has bit (1 << category, SW_Q_EGRESS, SW_Q_BUDGET), a jump
+ * to its trip chain. own >= 0: the block chain is that sandbox's own
+ * (egress_<name>, budget_<name>): every packet in it is the sandbox's.
+ * Else the sandbox's packets are told by its dispatch:
+ *   iifname @sbx_<name>_ifaces jump sbx_<name>_trip
+ *   ip saddr @sbx_<name>_src4 jump sbx_<name>_trip   (ip6 likewise) */
+int rs_sandbox_trips(struct sw_model *m, struct rb *b, const struct sw_config *cfg,
+		     const char *chain, uint32_t bit, int own)
+{
+	for (size_t i = 0; i < cfg->n_sandboxes; i++) {
+		const struct sw_sandbox *x = &cfg->sandboxes[i];
+		char trip[SW_NAME_MAX], set[SW_NAME_MAX], id[SW_NAME_MAX];
+
+		if (!(x->quarantine_on & bit) || (own >= 0 && (size_t)own != i))
+			continue;
+		snprintf(trip, sizeof(trip), "sbx_%s_trip", x->name);
+		if (own >= 0) {
+			snprintf(id, sizeof(id), "%s-trip", chain);
+			RULE(m, b, chain, id, e_verdict(b, NFT_JUMP, trip));
+			continue;
+		}
+		if (x->n_patterns) {
+			snprintf(set, sizeof(set), "sbx_%s_ifaces", x->name);
+			snprintf(id, sizeof(id), "%s-trip-%s", chain, x->name);
+			RULE(m, b, chain, id, {
+				e_meta(b, NFT_META_IIFNAME, NFT_REG_1);
+				e_lookup(b, NFT_REG_1, set);
+				e_verdict(b, NFT_JUMP, trip);
+			});
+		}
+		for (int v6 = 0; x->n_sources && v6 < 2; v6++) {
+			snprintf(set, sizeof(set), "sbx_%s_src%c", x->name, v6 ? '6' : '4');
+			snprintf(id, sizeof(id), "%s-trip-%s-src%c", chain, x->name, v6 ? '6' : '4');
+			RULE(m, b, chain, id, {
+				e_saddr(b, v6 ? AF_INET6 : AF_INET);
+				e_lookup(b, NFT_REG_1, set);
+				e_verdict(b, NFT_JUMP, trip);
+			});
+		}
+	}
+	return 0;
+}
+
 /* chain sbx_<name>: the policy, which only drops or returns:
  *   dns none:   ip daddr . ip protocol . th dport @resolvers4 goto block_egress_<name>
  *   not open:   ip6 daddr @nd6 return
@@ -219,6 +375,8 @@ int rs_sandbox_chains(struct sw_model *m, struct rb *b, const struct sw_config *
 		/* chain sbx_<name> { } */
 		if (!sw_model_add_chain(m, chain))
 			return -ENOSPC;
+		if (x->quarantine_on && (err = quarantine_rules(m, b, cfg, x)))
+			return err;
 		if (x->budget && (err = budget_rules(m, b, x)))
 			return err;
 		if (x->dns == SW_DNS_NONE) {

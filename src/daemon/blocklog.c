@@ -20,6 +20,12 @@ void sw_blocklog_one(const struct sw_blocked *b, void *data)
 	const struct sw_link *l = sw_host_link(&d->host, (int)b->iif);
 	long n;
 
+	/* a quarantine tripped (chain sbx_NAME_trip): its own event; the
+	 * packet is logged again by the block chain that tripped it */
+	if (!strcmp(b->category, "tripped")) {
+		sw_report_quarantine(d, b, l ? l->name : NULL);
+		return;
+	}
 	d->blocked_seen++;
 	sw_attempts_add_iif(&d->attempts, b, l && !sw_blocked_is_output(b) ? l->name : NULL,
 			    time(NULL));

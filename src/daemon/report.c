@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* report: one typed record -> alert, journal, counters, status, metrics. */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,6 +287,42 @@ void sw_report_removed(struct sw_daemon *d)
 	journal_add(d, &w);
 	sw_report_metrics(d, false);
 	sw_report_status(d);
+}
+
+void sw_report_release(struct sw_daemon *d, const char *what, size_t sets)
+{
+	struct sw_jw w;
+
+	sw_alert(&d->alert, LOG_NOTICE, "event=release target=%s sets=%zu uid=%lld pid=%lld", what,
+		 sets, (long long)d->req_uid, (long long)d->req_pid);
+	if (!sets)
+		return;
+	sw_journal_begin(&w, SW_JE_RELEASE, d->cfg.table, time(NULL));
+	sw_jw_str(&w, "target", what);
+	sw_jw_u64(&w, "sets", sets);
+	sw_journal_who(&w, d->req_uid, d->req_pid, NULL);
+	journal_add(d, &w);
+}
+
+void sw_report_quarantine(struct sw_daemon *d, const struct sw_blocked *b, const char *iif)
+{
+	char what[160];
+	struct sw_jw w;
+	char src[64];
+
+	sw_blocked_format(b, what, sizeof(what));
+	sw_alert(&d->alert, LOG_WARNING, "event=quarantine sandbox=%s %s iif=%s "
+		 "action=cut-off-until-release", b->sandbox, what, iif ? iif : "?");
+	sw_journal_begin(&w, SW_JE_QUARANTINE, d->cfg.table, time(NULL));
+	sw_jw_str(&w, "sandbox", b->sandbox);
+	inet_ntop(b->family, b->src, src, sizeof(src));
+	sw_jw_str(&w, "src", src);
+	sw_jw_str(&w, "iif", iif ? iif : "");
+	inet_ntop(b->family, b->dst, src, sizeof(src));
+	sw_jw_str(&w, "dst", src);
+	sw_jw_u64(&w, "proto", b->proto);
+	sw_jw_u64(&w, "dport", b->dport);
+	journal_add(d, &w);
 }
 
 void sw_report_reload(struct sw_daemon *d, int rc)

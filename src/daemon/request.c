@@ -16,11 +16,12 @@
 #include "lib/log.h"
 #include "sync/bindtable.h"
 #include "sync/netdev.h"
+#include "sync/quarantine.h"
 #include "sync/reconcile.h"
 
 bool sw_request_mutates(const char *verb)
 {
-	return !strcmp(verb, "reload") || !strcmp(verb, "remove");
+	return !strcmp(verb, "reload") || !strcmp(verb, "remove") || !strcmp(verb, "release");
 }
 
 /* The reserve descriptor, taken again when it was given up. */
@@ -162,6 +163,27 @@ static int request_remove(struct sw_daemon *d, char *rep, size_t len)
 	return rc;
 }
 
+/* release: a quarantined source or link out of every quarantine set */
+static int request_release(struct sw_daemon *d, const char *target, char *rep, size_t len)
+{
+	char err[SW_ERRLEN] = "";
+	struct sw_release r;
+	size_t n = 0;
+	int rc;
+
+	rc = sw_release_parse(target, &r, err, sizeof(err));
+	if (!rc)
+		rc = sw_quarantine_release(&d->nl, &d->cfg, NULL, &r, &n, err, sizeof(err));
+	if (!rc)
+		sw_report_release(d, r.text, n);
+	if (rc)
+		snprintf(rep, len, "error\nmessage=%s\n", err);
+	else
+		snprintf(rep, len, "ok\nmessage=%s %s\nreleased=%zu\n", r.text,
+			 n ? "released" : "was not quarantined", n);
+	return rc;
+}
+
 int sw_request_run(struct sw_daemon *d, const struct sw_control_req *req, char *rep, size_t len)
 {
 	char msg[SW_ERRLEN];
@@ -172,6 +194,8 @@ int sw_request_run(struct sw_daemon *d, const struct sw_control_req *req, char *
 		snprintf(rep, len, "%s\nmessage=%s\n", rc ? "error" : "ok", msg);
 	} else if (!strcmp(req->verb, "remove")) {
 		rc = request_remove(d, rep, len);
+	} else if (!strcmp(req->verb, "release")) {
+		rc = request_release(d, req->target, rep, len);
 	} else if (!strcmp(req->verb, "status")) {
 		sw_request_status(d, getpid(), time(NULL), rep, len);
 	} else {

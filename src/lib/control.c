@@ -75,6 +75,15 @@ int sw_control_parse(const char *text, struct sw_control_req *req)
 			req->deadline_ms = v;
 		} else if (n == 15 && !strncmp(p, "accept_loss=yes", 15)) {
 			req->accept_loss = true;
+		} else if (n > 7 && !strncmp(p, "target=", 7)) {
+			/* an address or an interface name: printable, no blank */
+			if (n - 7 >= sizeof(req->target))
+				return -EINVAL;
+			for (size_t i = 7; i < n; i++)
+				if (p[i] <= ' ' || p[i] > '~')
+					return -EINVAL;
+			memcpy(req->target, p + 7, n - 7);
+			req->target[n - 7] = '\0';
 		}
 		p += n;
 	}

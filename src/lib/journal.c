@@ -235,6 +235,7 @@ static const struct {
 	[SW_JE_ABSENT] = { "table-absent", true }, [SW_JE_PRESENT] = { "table-present", true },
 	[SW_JE_VERIFY] = { "verify", false }, [SW_JE_HOLE] = { "hole", true },
 	[SW_JE_RUN_START] = { "run-start", false }, [SW_JE_RUN_STOP] = { "run-stop", false },
+	[SW_JE_QUARANTINE] = { "quarantine", true }, [SW_JE_RELEASE] = { "release", false },
 };
 
 const char *sw_jevent_name(enum sw_jevent e)

@@ -11,6 +11,7 @@
 register_test run_01_contained   "run --label t1 -- CMD: preflight and postflight held, CMD ran with SANDWALL_RUN, c1's metadata attempt in the receipt, verdict contained, exit 0; CMD failing gives exit 4 and its status"
 register_test run_02_preflight   "a run whose preflight does not hold (no table; no daemon) does not start CMD: exit 1, receipt not contained naming the preflight"
 register_test run_03_removed     "the table deleted during a run (owner = no): not contained (exit 3), the gap named with who; with owner+persist the delete is refused and the run stays contained; the daemon killed mid-run: not contained; a timeout kills CMD (exit 4, timed_out)"
+register_test run_05_quarantine  "quarantine_on = metadata: after c1's metadata attempt its internet fetch fails and c3 on the same bridge still works; a forged c3 source from c1 quarantines nobody; sandwalld says event=quarantine; release restores c1; the run's receipt lists the quarantine and the run's end releases it"
 register_test run_04_start_stop  "run start --label h1 / run stop h1: a receipt over the window; stop again refused; a bad label, a missing command, an unknown option refused (exit 2)"
 
 # r_run ARGS...: sandwall run (verify's fast probes) in the host ns
@@ -147,4 +148,71 @@ _run_04() {
 	r_run --frobnicate -- true
 	[ "$SW_RC" -eq 2 ] && grep -q "unknown option" "$SW_ERR" && ok "unknown option refused" || bad "unknown option -> exit $SW_RC"
 	return 0
+}
+
+# ---------------------------------------------------------------- 5
+run_05_quarantine() { v_run _run_05; }
+_run_05() {
+	local n r="$V_DIR/q.json" i
+	V_CONF=$(v_sbx_conf quarantine "[sandbox agents]
+interfaces = docker0
+quarantine_on = metadata")
+	[ -x "$V_SANDWALLD" ] || { info "skip: $V_SANDWALLD not built"; return $SKIP; }
+	# without the table: c1 reaches the metadata service and the internet
+	reach "$C1" http://169.254.169.254/
+	apply_ok "$V_CONF" || return 1
+	v_start "$V_CONF" || return 1
+	reach "$C1" http://203.0.113.10/
+	reach "$C3" http://203.0.113.10/
+	# c1 forges c3's address toward the metadata service: the port binding
+	# drops it before it could trip anything: c3 is not cut off
+	for i in 1 2 3; do _pb_forged_to "$C1" 172.17.0.3 169.254.169.254 80; done
+	sleep 0.3
+	reach "$C3" http://203.0.113.10/
+	n=$(hnft list set inet sandwall sbx_agents_q4 | grep -c '172\.17\.0\.3')
+	[ "$n" -eq 0 ] && ok "a forged 172.17.0.3 quarantined nobody" || bad "c3 was quarantined by c1's forged frames"
+	# c1's own metadata attempt: blocked, and c1 is cut off
+	blocked "$C1" http://169.254.169.254/
+	blocked "$C1" http://203.0.113.10/
+	reach "$C3" http://203.0.113.10/
+	n=$(counter_packets quarantine_agents)
+	[ "${n:-0}" -gt 0 ] && ok "quarantine_agents counted $n" || bad "quarantine_agents did not count"
+	hnft list set inet sandwall sbx_agents_q4 | grep -q '172\.17\.0\.2' && ok "sbx_agents_q4 holds 172.17.0.2" ||
+		bad "sbx_agents_q4: $(hnft list set inet sandwall sbx_agents_q4 | tr -d '\n\t')"
+	for i in $(seq 1 40); do grep -q 'event=quarantine sandbox=agents' "$V_DLOG" && break; sleep 0.05; done
+	grep -q 'event=quarantine sandbox=agents src=172.17.0.2 dst=169.254.169.254 .*iif=docker0' "$V_DLOG" &&
+		ok "sandwalld: $(grep -m1 'event=quarantine' "$V_DLOG" | sed 's/^sandwalld: //')" ||
+		{ bad "no event=quarantine line"; show "$V_DLOG"; }
+	grep -q '"event":"quarantine".*"src":"172.17.0.2"' "$V_DIR/events.jsonl" && ok "journal: quarantine of 172.17.0.2" ||
+		bad "journal has no quarantine line"
+	# release: c1 works again
+	v_sw -c "$V_CONF" release 172.17.0.2
+	[ "$SW_RC" -eq 0 ] && grep -q '172.17.0.2 released' "$SW_OUT" && ok "release 172.17.0.2: $(cat "$SW_OUT")" ||
+		{ bad "release -> exit $SW_RC"; show "$SW_OUT"; show "$SW_ERR"; }
+	reach "$C1" http://203.0.113.10/
+	grep -q '"event":"release".*"target":"172.17.0.2"' "$V_DIR/events.jsonl" && ok "journal: release with who" || bad "journal has no release line"
+	v_sw -c "$V_CONF" release 172.17.0.2
+	grep -q 'was not quarantined' "$SW_OUT" && ok "release again: not quarantined" || bad "release again: $(cat "$SW_OUT" "$SW_ERR")"
+	# IPv6: the same, and released through the daemon
+	blocked "$C1" "http://[fd00:ec2::254]/"
+	blocked "$C1" "http://[2001:db8::10]/"
+	v_sw -c "$V_CONF" release fd00:17::2
+	[ "$SW_RC" -eq 0 ] && grep -q 'fd00:17::2 released' "$SW_OUT" && ok "release fd00:17::2" || { bad "release fd00:17::2 -> exit $SW_RC"; show "$SW_OUT"; show "$SW_ERR"; }
+	reach "$C1" "http://[2001:db8::10]/"
+	v_sw -c "$V_CONF" release 172.17.0.2 >/dev/null
+	v_sw -c "$V_CONF" release 'not an address!'
+	[ "$SW_RC" -eq 2 ] && ok "release of a bad target -> exit 2" || bad "release of a bad target -> exit $SW_RC"
+	# inside a run: the receipt names the quarantine, the run's end releases it
+	r_run --receipt "$r" -- sh -c "ip netns exec $C1 curl -s -m 1 -o /dev/null http://169.254.169.254/; exit 0"
+	[ "$(v_py "$r" "[q['src'] for q in d['quarantines']]")" = '["172.17.0.2"]' ] && ok "run receipt lists the quarantine of 172.17.0.2" ||
+		bad "run receipt quarantines: $(v_py "$r" "d.get('quarantines')")"
+	reach "$C1" http://203.0.113.10/
+	return 0
+}
+
+# _pb_forged_to NS SRC DST DPORT: one UDP datagram from the forged SRC, as a
+# raw frame to docker0's MAC
+_pb_forged_to() {
+	nsx "$1" "$PY" "$ATK" rawudp --iface eth0 --dmac "$(ip -n "$H" -o link show docker0 | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p')" \
+		--src "$2" --dst "$3" --sport 4444 --dport "$4" --tag q-forged >/dev/null 2>&1
 }
