@@ -415,10 +415,10 @@ static int expr_cb(struct nftnl_expr *e, void *data)
 	 * whether or not it was sent; it refuses one for a set without
 	 * timeouts): one form for both */
 	if (!strcmp(nftnl_expr_get_str(e, NFTNL_EXPR_NAME), "dynset")) {
-		char *z = strstr(tmp, "timeout 0ms");
+		char *z = strstr(tmp, "timeout 0ms ");
 
 		if (z) {
-			memmove(z, z + 11, strlen(z + 11) + 1);
+			memmove(z, z + 12, strlen(z + 12) + 1);
 			l = (int)strlen(tmp);
 		}
 	}

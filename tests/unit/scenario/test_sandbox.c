@@ -244,7 +244,7 @@ static void test_budget(void **state)
 	assert_string_equal(text_of(&m, "sandwall:sbx-a-budget4", true),
 			    "[ meta load nfproto => reg 1 ] "
 			    "[ cmp eq reg 1 0x00000002 ] [ payload load 4b @ network header + 12 => reg 1 ] "
-			    "[ dynset update reg_key 1 set sbx_a_budget4 timeout 0ms expr "
+			    "[ dynset update reg_key 1 set sbx_a_budget4 expr "
 			    "[ limit rate 30/minute burst 30 type packets flags 0x0 ] ] "
 			    "[ immediate reg 0 return ]");
 	assert_string_equal(text_of(&m, "sandwall:sbx-a-budget6", false),
