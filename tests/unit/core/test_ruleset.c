@@ -1324,85 +1324,6 @@ static void test_allow_entry_texts_every_length(void **state)
 	sw_model_free(&m);
 }
 
-static const char *rule_text(const struct sw_model *m, const char *tag)
-{
-	const struct sw_rule *r = rule(m, tag);
-
-	if (!r || !r->text)
-		fail_msg("no rule %s", tag);
-	return r && r->text ? r->text : "";
-}
-
-/* [sandbox] quarantine_on: the quarantine sets (dynamic, sized, no
- * timeout), the three drops first in the sandbox's chain (before its
- * budget and its returns), the trip chain in its order, and a jump to it
- * after the counter of exactly the categories named */
-static void test_quarantine(void **state)
-{
-	static const char *const sbx[] = {
-		"sandwall:sbx-agents-q4", "sandwall:sbx-agents-q6", "sandwall:sbx-agents-qif",
-		"sandwall:sbx-agents-budget",
-	};
-	static const char *const trip[] = {
-		"sandwall:sbx-agents-in-q4", "sandwall:sbx-agents-in-q6", "sandwall:sbx-agents-in-qif",
-		"sandwall:sbx-agents-trip-log", "sandwall:sbx-agents-trip-link",
-		"sandwall:sbx-agents-trip-q4", "sandwall:sbx-agents-trip-q6",
-		"sandwall:sbx-agents-trip-qif",
-	};
-	static const char *const meta[] = {
-		"sandwall:metadata-count", "sandwall:block_metadata-trip-agents",
-		"sandwall:metadata-log", "sandwall:metadata-drop",
-	};
-	const char *tags[16];
-	struct sw_model m;
-	size_t n;
-
-	(void)state;
-	tk_build("[sandbox agents]\ninterfaces = docker0\nbudget = 5/minute\n"
-		 "quarantine_on = metadata, budget\n", &m);
-	for (int i = 0; i < 3; i++) {
-		const char *q[] = { "sbx_agents_q4", "sbx_agents_q6", "sbx_agents_qif" };
-
-		assert_true(sw_set_dynamic(set(&m, q[i])));
-		assert_int_equal(set(&m, q[i])->timeout_ms, 0);
-		assert_int_equal(set(&m, q[i])->size, i < 2 ? SW_QUARANTINE_ELEMS : 1024);
-	}
-	n = chain_rules(&m, "sbx_agents", tags, N(tags));
-	assert_true(n >= N(sbx));
-	for (size_t i = 0; i < N(sbx); i++)
-		assert_string_equal(tags[i], sbx[i]);
-	assert_string_equal(rule_text(&m, "sandwall:sbx-agents-q4"),
-			    "ip saddr @sbx_agents_q4 goto block_quarantine_agents comment "
-			    "\"sandwall:sbx-agents-q4\"");
-	n = chain_rules(&m, "sbx_agents_trip", tags, N(tags));
-	assert_int_equal(n, N(trip));
-	for (size_t i = 0; i < N(trip); i++)
-		assert_string_equal(tags[i], trip[i]);
-	assert_string_equal(rule_text(&m, "sandwall:sbx-agents-trip-link"),
-			    "meta iifkind != \"bridge\" add @sbx_agents_qif { iifname } return comment "
-			    "\"sandwall:sbx-agents-trip-link\"");
-	n = chain_rules(&m, "block_metadata", tags, N(tags));
-	assert_int_equal(n, N(meta));
-	for (size_t i = 0; i < N(meta); i++)
-		assert_string_equal(tags[i], meta[i]);
-	assert_string_equal(rule_text(&m, "sandwall:block_metadata-trip-agents"),
-			    "iifname @sbx_agents_ifaces jump sbx_agents_trip comment "
-			    "\"sandwall:block_metadata-trip-agents\"");
-	/* its own budget block jumps unconditionally; host and egress not named: no trip */
-	assert_non_null(rule(&m, "sandwall:block_budget_agents-trip"));
-	assert_null(rule(&m, "sandwall:block_host-trip-agents"));
-	assert_null(rule(&m, "sandwall:block_egress_agents-trip"));
-	assert_non_null(sw_model_find_chain(&m, "block_quarantine_agents"));
-	assert_true(sw_model_find_counter(&m, "quarantine_agents") >= 0);
-	sw_model_free(&m);
-	/* without quarantine_on: none of it */
-	tk_build("[sandbox agents]\ninterfaces = docker0\n", &m);
-	assert_null(sw_model_find_set(&m, "sbx_agents_q4"));
-	assert_null(sw_model_find_chain(&m, "sbx_agents_trip"));
-	assert_null(rule(&m, "sandwall:block_metadata-trip-agents"));
-	sw_model_free(&m);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1414,7 +1335,6 @@ int main(void)
 		cmocka_unit_test(test_private),
 		cmocka_unit_test(test_allow_networks),
 		cmocka_unit_test(test_sandboxes),
-		cmocka_unit_test(test_quarantine),
 		cmocka_unit_test(test_gate),
 		cmocka_unit_test(test_toggle_changes_sets_only),
 		cmocka_unit_test(test_host_no),
