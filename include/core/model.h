@@ -130,6 +130,9 @@ static inline bool sw_set_dynamic(const struct sw_set *s)
 {
 	return s->flags & 0x20 /* NFT_SET_EVAL */;
 }
+/* The comment in a rule's user data (a TLV list any process that can add
+ * a rule shapes: every length checked), or NULL. */
+const char *sw_udata_comment(const uint8_t *ud, size_t len);
 struct sw_chain *sw_model_find_chain(const struct sw_model *m, const char *name);
 
 /* "The same" for diff.c (what differs) and encode.c (what to rewrite):

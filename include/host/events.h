@@ -23,7 +23,9 @@ struct sw_nft_txn {
 	bool table_deleted;        /* one of them deleted it */
 	unsigned n_changes;        /* messages about our table */
 	int worst;                 /* rank of the most severe change seen */
-	char change[64];           /* "delete table", "add rule", ... */
+	char change[192];          /* the most severe: "delete table", "delete rule in chain
+				    * guard (sandwall:metadata4)", "add element of set x (2
+				    * elements)", ... */
 	uint32_t pid;              /* from NEWGEN */
 	char comm[32];
 	uint32_t genid;

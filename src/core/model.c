@@ -452,7 +452,7 @@ char *sw_rule_canon(const struct nftnl_rule *r)
  * in its own NUL. A malformed list has no comment. */
 #define UDATA_RULE_COMMENT 0    /* NFTNL_UDATA_RULE_COMMENT */
 
-static const char *udata_comment(const uint8_t *ud, size_t len)
+const char *sw_udata_comment(const uint8_t *ud, size_t len)
 {
 	const char *comment = NULL;
 	size_t off = 0;
@@ -483,7 +483,7 @@ void sw_rule_tag(const struct nftnl_rule *r, char *tag, size_t len)
 	if (!nftnl_rule_is_set(r, NFTNL_RULE_USERDATA))
 		return;
 	ud = nftnl_rule_get_data(r, NFTNL_RULE_USERDATA, &udlen);
-	if (!ud || !udlen || !(comment = udata_comment(ud, udlen)))
+	if (!ud || !udlen || !(comment = sw_udata_comment(ud, udlen)))
 		return;
 	snprintf(tag, len, "%s", comment);
 }

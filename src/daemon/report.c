@@ -141,10 +141,11 @@ void sw_report_repair(struct sw_daemon *d, const struct sw_repair *r)
 		d->last_repair_us = r->restored_us;
 		if (drift) {
 			sw_alert(&d->alert, LOG_WARNING,
-				 "event=drift table=inet/%s change=\"%s\" pid=%u comm=%s found_by=%s "
-				 "restored_us=%lld verified_us=%lld",
-				 d->cfg.table, change, r->pid, comm, sw_cause_name(r->cause),
-				 (long long)r->restored_us, (long long)r->verified_us);
+				 "event=drift table=inet/%s change=\"%s\" differences=%zu pid=%u uid=%lld "
+				 "comm=%s found_by=%s restored_us=%lld verified_us=%lld",
+				 d->cfg.table, change, r->changes, r->pid, (long long)uid_of(r->pid), comm,
+				 sw_cause_name(r->cause), (long long)r->restored_us,
+				 (long long)r->verified_us);
 		} else {
 			sw_alert(&d->alert, causes[r->cause].prio,
 				 "event=%s table=inet/%s changes=%zu first=\"%s\" applied_us=%lld",

@@ -14,6 +14,7 @@
 #include <libmnl/libmnl.h>
 
 #include "host/events.h"
+#include "core/model.h"
 #include "kernel/nlmsg.h"
 
 #define EV_BUF (64 * 1024)     /* event datagrams are a few KiB */
@@ -67,6 +68,56 @@ static bool names_table(const struct nlmsghdr *nlh, const char *table)
 			return !strcmp(mnl_attr_get_str(a), table);
 	}
 	return false;
+}
+
+/* What one message names, after the kind: "in chain guard
+ * (sandwall:metadata4)", "of set sbx_a_q4 (2 elements)", "block_host". Bytes
+ * from the kernel, written by any process: each attribute validated. */
+static void describe(const struct nlmsghdr *nlh, uint16_t type, char *out, size_t len)
+{
+	const struct nfgenmsg *g = mnl_nlmsg_get_payload(nlh);
+	const char *name = NULL, *comment = NULL;
+	const struct nlattr *a, *e;
+	unsigned elems = 0;
+	int name_attr = -1;
+
+	out[0] = '\0';
+	switch (type) {
+	case NFT_MSG_NEWCHAIN: case NFT_MSG_DELCHAIN: name_attr = NFTA_CHAIN_NAME; break;
+	case NFT_MSG_NEWRULE: case NFT_MSG_DELRULE: name_attr = NFTA_RULE_CHAIN; break;
+	case NFT_MSG_NEWSET: case NFT_MSG_DELSET: name_attr = NFTA_SET_NAME; break;
+	case NFT_MSG_NEWSETELEM: case NFT_MSG_DELSETELEM: name_attr = NFTA_SET_ELEM_LIST_SET; break;
+	case NFT_MSG_NEWOBJ: case NFT_MSG_DELOBJ: name_attr = NFTA_OBJ_NAME; break;
+	default: break;
+	}
+	mnl_attr_for_each(a, nlh, sizeof(*g)) {
+		int t = mnl_attr_get_type(a);
+
+		if (t == name_attr && mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
+			name = mnl_attr_get_str(a);
+		else if ((type == NFT_MSG_NEWRULE || type == NFT_MSG_DELRULE) &&
+			 t == NFTA_RULE_USERDATA && mnl_attr_validate(a, MNL_TYPE_BINARY) == 0)
+			comment = sw_udata_comment(mnl_attr_get_payload(a), mnl_attr_get_payload_len(a));
+		else if ((type == NFT_MSG_NEWSETELEM || type == NFT_MSG_DELSETELEM) &&
+			 t == NFTA_SET_ELEM_LIST_ELEMENTS && mnl_attr_validate(a, MNL_TYPE_NESTED) == 0)
+			mnl_attr_for_each_nested(e, a)
+				elems++;
+	}
+	if (!name)
+		return;
+	switch (type) {
+	case NFT_MSG_NEWRULE: case NFT_MSG_DELRULE:
+		/* a rule's comment is ours ("sandwall:...") or nobody's */
+		snprintf(out, len, " in chain %.32s (%.48s)", name,
+			 comment && !strncmp(comment, "sandwall:", 9) ? comment : "untagged");
+		break;
+	case NFT_MSG_NEWSETELEM: case NFT_MSG_DELSETELEM:
+		snprintf(out, len, " of set %.32s (%u element%s)", name, elems, elems == 1 ? "" : "s");
+		break;
+	default:
+		snprintf(out, len, " %.32s", name);
+		break;
+	}
 }
 
 static void parse_gen(const struct nlmsghdr *nlh, struct sw_nft_txn *t)
@@ -143,8 +194,11 @@ void sw_events_parse_nft(const void *buf, size_t len, const char *table,
 		if ((rank = kind_rank(type)) < 0)
 			continue;
 		if (!cur->touched || rank < cur->worst) {
+			char obj[128];
+
 			cur->worst = rank;
-			snprintf(cur->change, sizeof(cur->change), "%s", kinds[rank].what);
+			describe(nlh, type, obj, sizeof(obj));
+			snprintf(cur->change, sizeof(cur->change), "%s%s", kinds[rank].what, obj);
 		}
 		cur->touched = true;
 		cur->table_deleted |= type == NFT_MSG_DELTABLE;

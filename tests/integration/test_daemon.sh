@@ -232,7 +232,8 @@ d_flood() {
 
 # d_tamper DESC CHANGE URL NFT-ARGS...: (daemon in watch mode) tamper with
 # nft in the host ns; the daemon must restore it (check 0 within 1 s), log
-# event=drift with change="CHANGE", the nft process's pid and comm=nft; and
+# event=drift with change="CHANGE" (what, and which chain, rule, set or
+# how many elements), the nft process's pid, uid and comm=nft; and
 # URL (a metadata address) is blocked from c1 again. D_AFTER (a command) runs
 # after the restore, before the probe.
 d_tamper() {
@@ -255,7 +256,15 @@ d_tamper() {
 		else
 			bad "[$desc] alert lacks change=\"...\" / pid=N / comm=nft: $line"
 		fi
-		[[ $line == *"change=\"$want\""* ]] || bad "[$desc] alert says ${line#*change=}, expected change=\"$want\""
+		# the change names its object (chain, rule tag, set, element count); a
+		# trailing * in want: any ending
+		if [[ $want == *'*' ]]; then
+			[[ $line == *"change=\"${want%\*}"* ]] || bad "[$desc] alert says ${line#*change=}, expected change=\"$want\""
+		else
+			[[ $line == *"change=\"$want\""* ]] || bad "[$desc] alert says ${line#*change=}, expected change=\"$want\""
+		fi
+		# uid: read from /proc while the process lives (-1: it was gone first)
+		[[ $line =~ differences=[0-9]+ ]] && [[ $line =~ \ uid=(0|-1)\  ]] || bad "[$desc] alert lacks differences=N or uid=: $line"
 		[[ $line == *" pid=$p "* ]] || bad "[$desc] alert names ${line##*pid=}, expected pid=$p (the nft process)"
 	else
 		bad "[$desc] no event=drift line in the daemon log within 1 s"; tail -n +"$((n0 + 1))" "$D_LOG" | show - 5
@@ -286,16 +295,16 @@ _daemon_01() {
 	else
 		ok "delete chain block_lan refused by the kernel (referenced)"
 	fi
-	d_tamper "flush chain guard" "delete rule" $D_META2 flush chain inet sandwall guard
-	d_tamper "flush chain block_metadata" "delete rule" $D_META2 flush chain inet sandwall block_metadata
+	d_tamper "flush chain guard" "delete rule in chain guard (sandwall:spoofed)" $D_META2 flush chain inet sandwall guard
+	d_tamper "flush chain block_metadata" "delete rule in chain block_metadata (sandwall:metadata-count)" $D_META2 flush chain inet sandwall block_metadata
 	h=$(hnft -a list chain inet sandwall guard 2>/dev/null | grep '@metadata4' | grep -o 'handle [0-9]*' | head -n1 | cut -d' ' -f2)
 	if [ -n "$h" ]; then
-		d_tamper "delete rule handle $h (@metadata4)" "delete rule" $D_META2 delete rule inet sandwall guard handle "$h"
+		d_tamper "delete rule handle $h (@metadata4)" "delete rule in chain guard (sandwall:metadata4)" $D_META2 delete rule inet sandwall guard handle "$h"
 	else
 		bad "no @metadata4 rule handle found in chain guard"
 	fi
-	d_tamper "insert accept in guard" "add rule" $D_META2 insert rule inet sandwall guard accept
-	d_tamper "policy drop on prerouting" "add or change chain" $D_META2 \
+	d_tamper "insert accept in guard" "add rule in chain guard (untagged)" $D_META2 insert rule inet sandwall guard accept
+	d_tamper "policy drop on prerouting" "add or change chain prerouting" $D_META2 \
 		add chain inet sandwall prerouting '{ type filter hook prerouting priority -150; policy drop; }'
 	# a base chain's priority cannot be changed in place (EOPNOTSUPP): re-create it in one batch
 	cat >"$f" <<-'EOF'
@@ -303,11 +312,11 @@ _daemon_01() {
 	add chain inet sandwall prerouting { type filter hook prerouting priority -100; policy accept; }
 	add rule inet sandwall prerouting iifname @guard_ifaces jump guard
 	EOF
-	d_tamper "priority -150 -> -100 (chain re-created)" "delete chain" $D_META2 -f "$f"
-	d_tamper "delete element metadata4" "delete element" $D_META2 \
+	d_tamper "priority -150 -> -100 (chain re-created)" "delete chain prerouting" $D_META2 -f "$f"
+	d_tamper "delete element metadata4" "delete element of set metadata4 (1 element)" $D_META2 \
 		delete element inet sandwall metadata4 '{ 100.100.100.200 }'
-	d_tamper "flush set metadata4" "delete element" $D_META2 flush set inet sandwall metadata4
-	d_tamper "add element allow4 (metadata tcp/80)" "add element" $D_META2 \
+	d_tamper "flush set metadata4" "delete element of set metadata4*" $D_META2 flush set inet sandwall metadata4
+	d_tamper "add element allow4 (metadata tcp/80)" "add element of set allow4 (1 element)" $D_META2 \
 		add element inet sandwall allow4 '{ 100.100.100.200 . tcp . 80 }'
 	d_tamper "table dormant" "change table" $D_META2 add table inet sandwall '{ flags dormant; }'
 	# after all that: the daemon is alive, counts the drifts, the ruleset works
