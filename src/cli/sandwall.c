@@ -126,7 +126,8 @@ static void usage(FILE *f)
 		"  -h, --help         this text\n"
 		"  -V, --version      print the version\n"
 		"\n"
-		"exit status: 0 ok, 1 drift, 2 usage, config or system error\n"
+		"exit status: 0 ok, 1 drift (verify, receipt: not held; receipt --verify: a bad\n"
+		"signature or signer), 2 usage, config or system error\n"
 		"see sandwall(8) and sandwall.conf(5)\n");
 }
 
