@@ -28,6 +28,10 @@ struct sw_cli_opts {
 	bool json;
 	bool verbose;
 	int64_t since, until;           /* receipt's window (-1: not given) */
+	const char *output;             /* receipt --output FILE */
+	bool sign;                      /* receipt --sign: FILE.sig too (cli/key.h) */
+	const char *verify_file;        /* receipt --verify FILE */
+	const char *allowed_signers;    /* --allowed-signers [FILE]: "" without FILE (key) */
 };
 
 /* What a command gets, ready (sandwall.c's main fills it from the verb's

@@ -24,6 +24,8 @@ struct sw_receipt_in {
 	const char *control;        /* the daemon's control socket */
 	bool json;
 	int64_t since, until;       /* the window, unix seconds (-1: the oldest event kept, now) */
+	const char *output;         /* --output FILE: written there (atomically), not stdout */
+	bool sign;                  /* with output: FILE.sig too (sw_cli_sign) */
 };
 
 /* Returns the exit code: 0 held, 1 not held, 2 error. */

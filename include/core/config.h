@@ -31,6 +31,7 @@
 #define SW_MAX_CANARIES     8
 #define SW_CANARY_LEN       64
 #define SW_DEFAULT_JOURNAL  "/var/lib/sandwall/journal.jsonl"
+#define SW_DEFAULT_RECEIPT_KEY "/var/lib/sandwall/receipt_ed25519" /* lib/sign.h */
 #define SW_CONFIG_MAX       (2 << 20) /* bytes: a larger config file is refused */
 /* journal and metrics must be files below one of these directories, or
  * below a directory /tmp/sandwall-NAME that belongs to the user running
@@ -185,6 +186,7 @@ struct sw_config {
 	enum sw_owner_mode owner;
 	char metrics_path[SW_PATH_MAX];          /* Prometheus textfile, "" = off */
 	char journal_path[SW_PATH_MAX];          /* drift journal (JSON lines), "" = off */
+	char receipt_key[SW_PATH_MAX];           /* the ed25519 key receipts are signed with */
 	unsigned dns_min_ttl, dns_max_ttl;       /* hostname allowlists: TTL bounds, seconds */
 	struct sw_prefix dns_servers[SW_MAX_DNS_SERVERS]; /* resolvers = ...; none: resolv.conf's */
 	size_t n_dns_servers;

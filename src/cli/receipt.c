@@ -11,6 +11,7 @@
 #include <linux/netfilter/nf_tables.h>
 
 #include "cli/daemonctl.h"
+#include "cli/key.h"
 #include "cli/receipt.h"
 #include "core/coverage.h"
 #include "core/diff.h"
@@ -19,6 +20,7 @@
 #include "core/timeline.h"
 #include "host/attempts.h"
 #include "kernel/observe.h"
+#include "lib/atomicfile.h"
 #include "lib/control.h"
 #include "lib/journal.h"
 #include "lib/json.h"
@@ -38,14 +40,15 @@ static void sibling(const char *path, const char *name, char *out, size_t len)
 
 /* What the sandboxes tried to reach, every record; verify's own probes
  * apart (counted, not listed among them). */
-static void print_attempts(const struct sw_jv *doc, const struct sw_attempts_probes *probes)
+static void print_attempts(FILE *out, const struct sw_jv *doc,
+			   const struct sw_attempts_probes *probes)
 {
 	const struct sw_jv *list = sw_jv_get(doc, "attempts");
 	size_t n_sbx = 0, n_ver = 0;
 	int64_t ev = 0, c_ver = 0;
 
 	if (!list || list->type != SW_JARR) {
-		printf("attempted         unknown (no record from sandwalld)\n");
+		fprintf(out, "attempted         unknown (no record from sandwalld)\n");
 		return;
 	}
 	sw_jv_get_i64(doc, "evicted", &ev);
@@ -60,7 +63,7 @@ static void print_attempts(const struct sw_jv *doc, const struct sw_attempts_pro
 			n_sbx++;
 		}
 	}
-	printf("attempted         %zu distinct destination record(s) by the sandboxes%s\n", n_sbx,
+	fprintf(out, "attempted         %zu distinct destination record(s) by the sandboxes%s\n", n_sbx,
 	       ev ? " (and older ones pushed out: the list is not complete)" : "");
 	for (size_t i = 0; i < list->n; i++) {
 		const struct sw_jv *a = &list->vals[i];
@@ -79,14 +82,14 @@ static void print_attempts(const struct sw_jv *doc, const struct sw_attempts_pro
 		sw_jv_get_str(a, "proto", &proto);
 		sw_jv_get_i64(a, "dport", &port);
 		sw_jv_get_i64(a, "count", &count);
-		printf("                  %-12s %s%s%-20s %s", cat, sbx ? sbx : "", sbx ? " " : "", dst,
+		fprintf(out, "                  %-12s %s%s%-20s %s", cat, sbx ? sbx : "", sbx ? " " : "", dst,
 		       proto ? proto : "");
 		if (port)
-			printf("/%lld", (long long)port);
-		printf(" from %s %s%s x%lld\n", src, iif ? "on " : path ? "via the " : "",
+			fprintf(out, "/%lld", (long long)port);
+		fprintf(out, " from %s %s%s x%lld\n", src, iif ? "on " : path ? "via the " : "",
 		       iif ? iif : path ? "output path" : "", (long long)count);
 	}
-	printf("verify's probes   %zu record(s), %lld packet(s): verify's own, not the sandboxes'\n",
+	fprintf(out, "verify's probes   %zu record(s), %lld packet(s): verify's own, not the sandboxes'\n",
 	       n_ver, (long long)c_ver);
 }
 
@@ -177,7 +180,7 @@ static const char *verdict_text(const char *v)
 	return v;
 }
 
-static void sandbox_verdicts_text(const struct sw_receipt_sbx *sv)
+static void sandbox_verdicts_text(FILE *out, const struct sw_receipt_sbx *sv)
 {
 	for (size_t i = 0; sv->list && i < sv->list->n; i++) {
 		const struct sw_jv *e = &sv->list->vals[i];
@@ -187,7 +190,7 @@ static void sandbox_verdicts_text(const struct sw_receipt_sbx *sv)
 		sw_jv_get_str(e, "egress", &egress);
 		sw_jv_get_str(e, "verdict", &verdict);
 		sw_jv_get_str(e, "reason", &reason);
-		printf("  sandbox         %s (egress %s): %s%s%s%s\n", name, egress,
+		fprintf(out, "  sandbox         %s (egress %s): %s%s%s%s\n", name, egress,
 		       verdict_text(verdict), reason ? " (" : "",
 		       reason ? reason : "", reason ? ")" : "");
 	}
@@ -291,22 +294,22 @@ static void gaps_json(struct sw_jw *w, const struct sw_timeline *tl)
 	sw_jw_end(w);
 }
 
-static void gaps_text(const struct sw_timeline *tl)
+static void gaps_text(FILE *out, const struct sw_timeline *tl)
 {
 	char a[32], b[32], dur[48];
 
 	if (!tl->n_gaps) {
-		printf("timeline          no gap in the window\n");
+		fprintf(out, "timeline          no gap in the window\n");
 		return;
 	}
-	printf("timeline          %zu gap(s):\n", tl->n_gaps);
+	fprintf(out, "timeline          %zu gap(s):\n", tl->n_gaps);
 	for (size_t i = 0; i < tl->n_gaps; i++) {
 		const struct sw_gap *g = &tl->gaps[i];
 
 		iso_us(g->start_us, a, sizeof(a));
 		iso_us(g->end_us, b, sizeof(b));
 		duration(g->end_us - g->start_us, dur, sizeof(dur));
-		printf("  %s .. %s  %-12s %-32s%s%s%s%s%s%s\n", a, g->open ? "(still going)       " : b,
+		fprintf(out, "  %s .. %s  %-12s %-32s%s%s%s%s%s%s\n", a, g->open ? "(still going)       " : b,
 		       dur, sw_gap_kind_name(g->kind), g->what[0] ? " " : "", g->what,
 		       g->who[0] ? " by " : "", g->who, g->ended_by[0] ? ", ended by " : "",
 		       g->ended_by);
@@ -337,6 +340,9 @@ struct receipt {
 	struct sw_diff d;
 	struct utsname u;
 	time_t now;
+	FILE *out;                      /* stdout, or --output's buffer */
+	char *obuf;
+	size_t olen;
 };
 
 /* The host, and the digests: the config as read, the ruleset as nft
@@ -588,7 +594,7 @@ static int receipt_json(const struct receipt *r)
 		sw_jw_str(&w, NULL, r->rs.r[i]);
 	sw_jw_end(&w);
 	sw_jw_end(&w);
-	rc = sw_jw_print(&w, stdout);
+	rc = sw_jw_print(&w, r->out);
 	sw_jw_free(&w);
 	if (rc) {
 		sw_err("cannot write the receipt: %s", strerror(-rc));
@@ -600,35 +606,37 @@ static int receipt_json(const struct receipt *r)
 /* receipt (text): what is guarded now, the output path, the counters */
 static void guarded_text(const struct receipt *r)
 {
+	FILE *out = r->out;
+
 	const struct sw_config *cfg = r->in->cfg;
 	const struct sw_host *host = r->in->host;
 
-	printf("guarded           ");
+	fprintf(out, "guarded           ");
 	for (size_t i = 0; i < cfg->n_patterns; i++)
-		printf("%s ", cfg->patterns[i]);
-	printf("(now:");
+		fprintf(out, "%s ", cfg->patterns[i]);
+	fprintf(out, "(now:");
 	for (size_t i = 0; i < host->n_links; i++) {
 		const struct sw_link *l = &host->links[i];
 		enum sw_guard_why why = sw_ruleset_guard_why(cfg, l);
 
 		if (why >= SW_GUARD_PATTERN)
-			printf(" %s [%s]", l->name, sw_guard_why_name(why));
+			fprintf(out, " %s [%s]", l->name, sw_guard_why_name(why));
 	}
-	printf(")\n");
-	sw_coverage_print(&r->cov, cfg, stdout, "coverage          ");
+	fprintf(out, ")\n");
+	sw_coverage_print(&r->cov, cfg, out, "coverage          ");
 	if (cfg->n_users || cfg->n_cgroups) {
-		printf("output path      ");
+		fprintf(out, "output path      ");
 		for (size_t i = 0; i < cfg->n_users; i++)
-			printf(" uid %u", cfg->users[i].uid);
+			fprintf(out, " uid %u", cfg->users[i].uid);
 		for (size_t i = 0; i < host->n_cgroups; i++)
-			printf(" cgroup %s", host->cgroups[i].path);
-		printf("\n");
+			fprintf(out, " cgroup %s", host->cgroups[i].path);
+		fprintf(out, "\n");
 	}
-	printf("blocked packets  ");
+	fprintf(out, "blocked packets  ");
 	for (int c = 0; c < SW_CAT_COUNT; c++) {
 		int i = sw_model_find_counter(&r->have, sw_category_name(c));
 
-		printf(" %s=%llu", sw_category_name(c),
+		fprintf(out, " %s=%llu", sw_category_name(c),
 		       i < 0 ? 0ULL : (unsigned long long)r->have.counter_pkts[i]);
 	}
 }
@@ -636,53 +644,54 @@ static void guarded_text(const struct receipt *r)
 /* receipt (text): one line per record, the verdict and its reasons */
 static void receipt_text(const struct receipt *r)
 {
+	FILE *out = r->out;
 	const struct sw_config *cfg = r->in->cfg;
 	const struct sw_timeline *tl = &r->tl;
 	char when[32];
 
 	sw_iso_utc((int64_t)r->now, when, sizeof(when));
-	printf("sandwall receipt %s\n", when);
-	printf("host              %s (machine-id %s, kernel %s)\n", r->u.nodename,
+	fprintf(out, "sandwall receipt %s\n", when);
+	fprintf(out, "host              %s (machine-id %s, kernel %s)\n", r->u.nodename,
 	       r->mid[0] ? r->mid : "unknown", r->u.release);
-	printf("window            %s .. %s\n", r->from_s, r->to_s);
-	printf("config            %s sha256:%s\n", cfg->path, r->cfg_sha);
-	printf("ruleset           table inet %s sha256:%s\n", cfg->table, r->rules_sha);
-	printf("kernel            %s\n", !r->have.has_table ? "TABLE ABSENT" :
+	fprintf(out, "window            %s .. %s\n", r->from_s, r->to_s);
+	fprintf(out, "config            %s sha256:%s\n", cfg->path, r->cfg_sha);
+	fprintf(out, "ruleset           table inet %s sha256:%s\n", cfg->table, r->rules_sha);
+	fprintf(out, "kernel            %s\n", !r->have.has_table ? "TABLE ABSENT" :
 	       r->d.n ? "DIFFERS from the config (sandwall check)" : "holds exactly this ruleset");
-	printf("ownership         %s\n", !(r->have.table_flags & NFT_TABLE_F_OWNER) ? "not owned" :
+	fprintf(out, "ownership         %s\n", !(r->have.table_flags & NFT_TABLE_F_OWNER) ? "not owned" :
 	       r->daemon ? "owned by sandwalld" : "owned by a process, but no sandwalld answers");
-	printf("daemon            %s\n", r->daemon ? "running" : "not running");
+	fprintf(out, "daemon            %s\n", r->daemon ? "running" : "not running");
 	guarded_text(r);
-	printf("\njournal           %s: %zu event(s)", cfg->journal_path[0] ? cfg->journal_path :
+	fprintf(out, "\njournal           %s: %zu event(s)", cfg->journal_path[0] ? cfg->journal_path :
 	       "(off)", tl->events);
 	if (tl->first_us >= 0) {
 		iso_us(tl->first_us, when, sizeof(when));
-		printf(", the oldest at %s", when);
+		fprintf(out, ", the oldest at %s", when);
 	}
-	printf("; in the window %zu, %zu drift(s), %zu verify run(s) (%zu passed)\n",
+	fprintf(out, "; in the window %zu, %zu drift(s), %zu verify run(s) (%zu passed)\n",
 	       tl->in_window, tl->drifts, tl->verifies, tl->verifies_passed);
 	if (tl->malformed)
-		printf("journal           %zu line(s) that are no event (holes in the record)\n",
+		fprintf(out, "journal           %zu line(s) that are no event (holes in the record)\n",
 		       tl->malformed);
 	if (tl->out_of_order)
-		printf("journal           %zu line(s) out of time order (sorted)\n", tl->out_of_order);
-	gaps_text(tl);
-	print_attempts(&r->attempts, &r->probes);
+		fprintf(out, "journal           %zu line(s) out of time order (sorted)\n", tl->out_of_order);
+	gaps_text(out, tl);
+	print_attempts(out, &r->attempts, &r->probes);
 	if (r->have_verify) {
 		sw_iso_utc(r->vtime, when, sizeof(when));
-		printf("last verify       %s at %s%s\n", r->vpassed ? "passed" : "FAILED", when,
+		fprintf(out, "last verify       %s at %s%s\n", r->vpassed ? "passed" : "FAILED", when,
 		       r->vtime >= r->since && r->vtime <= r->until ? "" : " (outside the window)");
-		sandbox_verdicts_text(&r->sv);
+		sandbox_verdicts_text(out, &r->sv);
 	} else if (r->vjson) {
-		printf("last verify       UNREADABLE record %s\n", r->vpath);
+		fprintf(out, "last verify       UNREADABLE record %s\n", r->vpath);
 	} else {
-		printf("last verify       none (run sandwall verify)\n");
+		fprintf(out, "last verify       none (run sandwall verify)\n");
 	}
-	printf("verdict           %s\n", r->held ? "HELD" : "NOT HELD");
+	fprintf(out, "verdict           %s\n", r->held ? "HELD" : "NOT HELD");
 	for (size_t i = 0; i < r->rs.n; i++)
-		printf("  because %s\n", r->rs.r[i]);
+		fprintf(out, "  because %s\n", r->rs.r[i]);
 	if (r->rs.more)
-		printf("  and %zu more reason(s)\n", r->rs.more);
+		fprintf(out, "  and %zu more reason(s)\n", r->rs.more);
 }
 
 static void receipt_free(struct receipt *r)
@@ -698,6 +707,25 @@ static void receipt_free(struct receipt *r)
 	sw_model_free(&r->have);
 }
 
+/* --output FILE: the buffer to FILE at once, then FILE.sig with --sign.
+ * 0 or EXIT_ERR (said on stderr). */
+static int receipt_output(struct receipt *r)
+{
+	int rc;
+
+	if (fclose(r->out)) {
+		r->out = NULL;
+		sw_err("cannot write the receipt: %s", strerror(errno));
+		return 2;
+	}
+	r->out = NULL;
+	if ((rc = sw_atomic_write(r->in->output, r->obuf, r->olen, 0644))) {
+		sw_err("cannot write the receipt to %s: %s", r->in->output, strerror(-rc));
+		return 2;
+	}
+	return r->in->sign ? sw_cli_sign(r->in->cfg, r->in->output) : 0;
+}
+
 int sw_receipt_cmd(const struct sw_receipt_in *in)
 {
 	static struct receipt r;
@@ -705,11 +733,20 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 
 	memset(&r, 0, sizeof(r));
 	r.in = in;
+	r.out = in->output ? open_memstream(&r.obuf, &r.olen) : stdout;
+	if (!r.out) {
+		sw_err("cannot write the receipt: %s", strerror(errno));
+		return 2;
+	}
 	r.vtime = -1;
 	r.now = time(NULL);
-	if (receipt_digests(&r) || receipt_kernel(&r))
-		return 2;
 	code = 2;
+	if (receipt_digests(&r) || receipt_kernel(&r)) {
+		if (in->output)
+			fclose(r.out);
+		free(r.obuf);
+		return code;
+	}
 	if (!receipt_window(&r)) {
 		receipt_records(&r);
 		receipt_reasons(&r);
@@ -720,7 +757,12 @@ int sw_receipt_cmd(const struct sw_receipt_in *in)
 			receipt_text(&r);
 		if (!rc)
 			code = r.held ? 0 : 1;
+		if (!rc && in->output && receipt_output(&r))
+			code = 2;
 	}
+	if (in->output && r.out)
+		fclose(r.out);
+	free(r.obuf);
 	receipt_free(&r);
 	return code;
 }

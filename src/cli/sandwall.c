@@ -15,6 +15,7 @@
 #include "cli/apply.h"
 #include "cli/cli.h"
 #include "cli/daemonctl.h"
+#include "cli/key.h"
 #include "cli/receipt.h"
 #include "cli/run.h"
 #include "cli/status.h"
@@ -42,6 +43,7 @@
 enum need {
 	NEED_CONFIG,                    /* the config, checked */
 	NEED_MODEL,                     /* and the host and the desired model */
+	NEED_NONE,                      /* nothing (receipt --verify with --allowed-signers) */
 };
 
 static int run_check(struct sw_cli_run *x);
@@ -78,7 +80,10 @@ static const struct verb {
 	{ .name = "verify", .need = NEED_CONFIG, .run = run_verify,
 	  .help = "probe and attack from the container side: 0 = every target blocked" },
 	{ .name = "receipt", .need = NEED_MODEL, .kernel = true, .run = run_receipt,
-	  .help = "audit document: digests, counters, drift events, verify, verdict" },
+	  .help = "audit document: digests, counters, drift events, verify, verdict;\n"
+	  "            --output FILE --sign signs it (FILE.sig), --verify FILE checks one" },
+	{ .name = "key", .need = NEED_CONFIG, .run = sw_cli_key,
+	  .help = "the receipt signing key (made on first use): public key and fingerprint" },
 	{ .name = "release", .need = NEED_CONFIG, .kernel = true, .run = run_release, .words = true,
 	  .help = "release ADDRESS|LINK: end its quarantine ([sandbox] quarantine_on)" },
 	{ .name = "run", .need = NEED_MODEL, .kernel = true, .run = sw_cli_run, .words = true,
@@ -86,6 +91,11 @@ static const struct verb {
 	  "            run [--label L] [--timeout DUR] [--receipt FILE] -- CMD [ARG...],\n"
 	  "            run start [--label L], run stop LABEL|ID (sandwall(8) RUNS)" },
 };
+
+/* receipt --verify FILE: no host, no kernel; no config either when the
+ * signers are given (a receipt checked on another machine) */
+static const struct verb receipt_verify = { .name = "receipt", .need = NEED_CONFIG,
+					    .run = sw_cli_receipt_verify };
 
 static void usage(FILE *f)
 {
@@ -108,7 +118,15 @@ static void usage(FILE *f)
 		"                     daemon's config gave, or an empty file\n"
 		"      --since TIME   receipt: the window's start (ISO 8601 UTC or unix seconds;\n"
 		"                     default: the oldest journal event kept)\n"
-		"      --until TIME   receipt: the window's end (default: now)\n");
+		"      --until TIME   receipt: the window's end (default: now)\n"
+		"      --output FILE  receipt: write it to FILE (atomically), not stdout\n"
+		"      --sign         receipt: with --output, sign FILE with the receipt key:\n"
+		"                     FILE.sig (ssh-keygen -Y verify -n sandwall-receipt)\n"
+		"      --verify FILE  receipt: check FILE against FILE.sig: 0 good, 1 bad\n"
+		"      --allowed-signers [FILE]\n"
+		"                     receipt --verify: the signers (ssh-keygen's allowed\n"
+		"                     signers file; default: this host's key); key: print\n"
+		"                     this host's line of such a file\n");
 	for (size_t i = 0; i < sw_verify_n_optdefs; i++) {
 		char opt[48];
 
@@ -122,7 +140,8 @@ static void usage(FILE *f)
 		"  -h, --help         this text\n"
 		"  -V, --version      print the version\n"
 		"\n"
-		"exit status: 0 ok, 1 drift, 2 usage, config or system error\n"
+		"exit status: 0 ok, 1 drift (verify, receipt: not held; receipt --verify: a bad\n"
+		"signature or signer), 2 usage, config or system error\n"
 		"see sandwall(8) and sandwall.conf(5)\n");
 }
 
@@ -250,6 +269,10 @@ static const struct option longopts[] = {
 	{ "accept-loss", no_argument, NULL, 'L' },
 	{ "since", required_argument, NULL, 'S' },
 	{ "until", required_argument, NULL, 'U' },
+	{ "output", required_argument, NULL, 'O' },
+	{ "sign", no_argument, NULL, 'G' },
+	{ "verify", required_argument, NULL, 'Y' },
+	{ "allowed-signers", optional_argument, NULL, 'A' },
 };
 
 /* longopts, then verify's options (val SW_VERIFY_OPT_BASE + index), then the end */
@@ -267,6 +290,14 @@ static const struct option *options(void)
 			sw_verify_optdefs[i].has_arg ? required_argument : no_argument, NULL,
 			SW_VERIFY_OPT_BASE + (int)i };
 	return all_opts;
+}
+
+static bool is_verb(const char *name)
+{
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(*verbs); i++)
+		if (!strcmp(verbs[i].name, name))
+			return true;
+	return false;
 }
 
 /* Options before and after the command; -1 to go on, else the exit code. */
@@ -294,6 +325,15 @@ static int parse_opts(int argc, char **argv, const char *optstring, struct sw_cl
 		case 'C': o->control = optarg; break;
 		case 'F': o->force = true; break;
 		case 'L': o->accept_loss = true; break;
+		case 'O': o->output = optarg; break;
+		case 'G': o->sign = true; break;
+		case 'Y': o->verify_file = optarg; break;
+		case 'A':
+			/* "--allowed-signers FILE" too, unless FILE is a command or an option */
+			if (!optarg && optind < argc && argv[optind][0] != '-' && !is_verb(argv[optind]))
+				optarg = argv[optind++];
+			o->allowed_signers = optarg ? optarg : "";
+			break;
 		case 'S':
 		case 'U':
 			if (sw_time_parse(optarg, c == 'S' ? &o->since : &o->until)) {
@@ -382,7 +422,12 @@ static int run_verify(struct sw_cli_run *x)
 static int run_receipt(struct sw_cli_run *x)
 {
 	struct sw_receipt_in in = { x->cfg, x->host, x->want, x->nl, x->o->control, x->o->json,
-				    x->o->since, x->o->until };
+				    x->o->since, x->o->until, x->o->output, x->o->sign };
+
+	if (x->o->sign && !x->o->output) {
+		sw_err("receipt --sign needs --output FILE (the signature is FILE.sig)");
+		return EXIT_ERR;
+	}
 
 	return sw_receipt_cmd(&in);
 }
@@ -428,6 +473,7 @@ int main(int argc, char **argv)
 	struct sw_nl nl;
 	struct sw_cli_run x = { .o = &o, .cfg = &cfg, .host = &host, .want = &want, .nl = &nl };
 	const struct verb *v = NULL;
+	enum need verb_need = NEED_CONFIG;
 	char err[SW_ERRLEN];
 	const char *cmd;
 	int rc;
@@ -462,6 +508,21 @@ int main(int argc, char **argv)
 		}
 	}
 	sw_log_set_verbose(o.verbose);
+	if (v->run != run_receipt && (o.output || o.sign || o.verify_file)) {
+		fprintf(stderr, "sandwall: --output, --sign and --verify are receipt's options\n");
+		return EXIT_ERR;
+	}
+	if (o.allowed_signers && v->run != sw_cli_key && !o.verify_file) {
+		fprintf(stderr, "sandwall: --allowed-signers is for key and receipt --verify\n");
+		return EXIT_ERR;
+	}
+	verb_need = v->need;
+	if (v->run == run_receipt && o.verify_file) {
+		v = &receipt_verify;
+		verb_need = v->need;
+		if (o.allowed_signers && !o.config_given)
+			verb_need = NEED_NONE;
+	}
 
 	/* A running sandwalld with this config does it (and checks the
 	 * config, FILE:LINE in its reply): no second parse and build here,
@@ -487,9 +548,9 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	/* Everything is validated before the kernel is touched. */
-	if (v->need == NEED_CONFIG && load_config(&o, &cfg)) {
+	if (verb_need == NEED_CONFIG && load_config(&o, &cfg)) {
 		rc = EXIT_ERR;
-	} else if (v->need == NEED_MODEL && load(&o, &cfg, &host, &want)) {
+	} else if (verb_need == NEED_MODEL && load(&o, &cfg, &host, &want)) {
 		rc = EXIT_ERR;
 	} else {
 		if (v->kernel && open_nl(&nl)) {
@@ -499,7 +560,7 @@ int main(int argc, char **argv)
 			if (v->kernel)
 				sw_nl_close(&nl);
 		}
-		if (v->need == NEED_MODEL)
+		if (verb_need == NEED_MODEL)
 			sw_model_free(&want);
 	}
 	sw_host_free(&host);

@@ -75,6 +75,7 @@ void sw_config_defaults(struct sw_config *cfg)
 	cfg->dns_min_ttl = SW_DNS_MIN_TTL;
 	cfg->dns_max_ttl = SW_DNS_MAX_TTL;
 	strcpy(cfg->journal_path, SW_DEFAULT_JOURNAL);
+	strcpy(cfg->receipt_key, SW_DEFAULT_RECEIPT_KEY);
 	strcpy(cfg->table, "sandwall");
 	strcpy(cfg->canaries[0], SW_DEFAULT_CANARY);
 	cfg->n_canaries = 1;

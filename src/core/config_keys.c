@@ -556,11 +556,10 @@ static bool below(const char *path, const char *const *dirs, size_t n)
 	return false;
 }
 
-/* Why a journal or metrics path is refused, or NULL. It names a file
- * (no "", ".", ".." component, no trailing '/') below a state directory. */
-static const char *path_error(const char *v, bool metrics)
+/* Why a path is not the absolute name of a file, or NULL: no "", ".",
+ * ".." component, no trailing '/'. */
+static const char *shape_error(const char *v)
 {
-	static const char *const state[] = SW_STATE_DIRS, *const textfile[] = SW_METRICS_DIRS;
 	const char *s = v + 1;
 
 	if (v[0] != '/')
@@ -579,6 +578,18 @@ static const char *path_error(const char *v, bool metrics)
 			break;
 		s = e + 1;
 	}
+	return NULL;
+}
+
+/* Why a journal or metrics path is refused, or NULL. It names a file
+ * below a state directory. */
+static const char *path_error(const char *v, bool metrics)
+{
+	static const char *const state[] = SW_STATE_DIRS, *const textfile[] = SW_METRICS_DIRS;
+	const char *why = shape_error(v);
+
+	if (why)
+		return why;
 	if (below(v, state, sizeof(state) / sizeof(*state)) ||
 	    (metrics && below(v, textfile, sizeof(textfile) / sizeof(*textfile))))
 		return NULL;
@@ -600,6 +611,19 @@ static int set_path(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *v)
 		return sw_cfg_fail(c, "bad path '%s' for [%s] %s: %s (see sandwall.conf(5); empty for off)",
 				   v, k->section, k->name, why);
 	snprintf(dst, SW_PATH_MAX, "%s", v);
+	return 1;
+}
+
+/* [daemon] receipt_key: any absolute file name (the key is checked when
+ * it is used: lib/sign.h) */
+static int set_key_path(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *v)
+{
+	const char *why = shape_error(v);
+
+	if (why)
+		return sw_cfg_fail(c, "bad path '%s' for [%s] %s: %s (see sandwall.conf(5))", v,
+				   k->section, k->name, why);
+	snprintf(c->cfg->receipt_key, SW_PATH_MAX, "%s", v);
 	return 1;
 }
 
@@ -661,6 +685,7 @@ const struct sw_cfg_key sw_cfg_keys[] = {
 	{ "daemon", "owner", set_owner, 0, false, 0 },
 	{ "daemon", "metrics", set_path, 0, false, 0 },
 	{ "daemon", "journal", set_path, 0, false, 0 },
+	{ "daemon", "receipt_key", set_key_path, 0, false, 0 },
 	{ "daemon", "dns_min_ttl", set_dns_ttl, 0, false, offsetof(struct sw_config, dns_ttl_line) },
 	{ "daemon", "dns_max_ttl", set_dns_ttl, 0, false, offsetof(struct sw_config, dns_ttl_line) },
 	{ "daemon", "resolvers", set_dns_servers, 0, true, 0 },

@@ -361,7 +361,8 @@ static bool options_ok(const char *o, size_t n, const char *ns)
 			if (!ns_listed(s + strlen(nsopt), (size_t)(o - s) - strlen(nsopt) - 1, ns))
 				return false;
 		} else if ((o - s == 14 && !strncasecmp(s, "cert-authority", 14)) ||
-			   !strncasecmp(s, "valid-after=", 12) || !strncasecmp(s, "valid-before=", 13)) {
+			   (o - s >= 12 && !strncasecmp(s, "valid-after=", 12)) ||
+			   (o - s >= 13 && !strncasecmp(s, "valid-before=", 13))) {
 			return false;
 		}
 		o += o < e;

@@ -60,6 +60,7 @@ static void assert_cfg_equal(const struct sw_config *a, const struct sw_config *
 	assert_int_equal(a->log_group, b->log_group);
 	assert_int_equal(a->resync_interval, b->resync_interval);
 	assert_int_equal(a->owner, b->owner);
+	assert_string_equal(a->receipt_key, b->receipt_key);
 	assert_string_equal(a->table, b->table);
 }
 
@@ -655,6 +656,7 @@ static void test_good_full(void **state)
 	assert_int_equal(cfg.owner, SW_OWNER_NO);
 	assert_string_equal(cfg.metrics_path, "/var/lib/prometheus/node-exporter/sandwall.prom");
 	assert_string_equal(cfg.journal_path, "/var/log/sandwall/drift/events.jsonl");
+	assert_string_equal(cfg.receipt_key, "/etc/sandwall/keys/receipt_ed25519");
 	assert_string_equal(cfg.table, "Sand_wall-2");
 }
 

@@ -45,6 +45,9 @@
 #define LLVMFuzzerTestOneInput fuzz_rtnl_one
 #include "../../fuzz/fuzz_rtnl.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_sshsig_one
+#include "../../fuzz/fuzz_sshsig.c"
+#undef LLVMFuzzerTestOneInput
 
 #ifndef FUZZ_DIR
 #define FUZZ_DIR "tests/fuzz"
@@ -62,6 +65,7 @@ static const struct {
 	{ "fuzz_nflog", fuzz_nflog_one },
 	{ "fuzz_nft", fuzz_nft_one },
 	{ "fuzz_rtnl", fuzz_rtnl_one },
+	{ "fuzz_sshsig", fuzz_sshsig_one },
 };
 
 static uint8_t *slurp(const char *path, size_t *len)
