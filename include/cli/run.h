@@ -90,8 +90,4 @@ int sw_run_receipt(struct sw_cli_run *x, const struct sw_run *r, const char *dir
  * quarantined inside run r's window (the run has ended). */
 void sw_run_release_quarantines(struct sw_cli_run *x, const struct sw_run *r);
 
-/* Sign a receipt file: path.sig (SSHSIG, namespace sandwall-receipt). 0 or
- * -errno (said on stderr). */
-int sw_run_sign(const char *path);
-
 #endif

@@ -400,10 +400,3 @@ int sw_cli_run(struct sw_cli_run *x)
 		sw_err("run %s: cannot start the command: %s", r.id, strerror(errno));
 	return close_run(x, dir, path, &r);
 }
-
-int sw_run_sign(const char *path)
-{
-	/* the host key and SSHSIG signing land with `sandwall key` */
-	sw_warn("warning: %s is not signed (no host key in this build)", path);
-	return 0;
-}

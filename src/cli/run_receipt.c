@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/utsname.h>
 
+#include "cli/key.h"
 #include "cli/receipt.h"
 #include "cli/run.h"
 #include "core/runverdict.h"
@@ -496,8 +497,9 @@ static void receipt_text(const struct runrec *rr, FILE *f)
 		fprintf(f, "  and %zu more reason(s)\n", rr->v.more);
 }
 
-/* write data to path (0600), then its signature */
-static int put(const char *path, const char *data, size_t len)
+/* write data to path (0600), then its signature path.sig (the receipt
+ * key): an unsigned receipt is no receipt (-EIO) */
+static int put(const struct sw_config *cfg, const char *path, const char *data, size_t len)
 {
 	int rc = sw_atomic_write(path, data, len, 0600);
 
@@ -505,7 +507,7 @@ static int put(const char *path, const char *data, size_t len)
 		sw_err("cannot write the receipt %s: %s", path, strerror(-rc));
 		return rc;
 	}
-	return sw_run_sign(path);
+	return sw_cli_sign(cfg, path) ? -EIO : 0;
 }
 
 int sw_run_receipt(struct sw_cli_run *x, const struct sw_run *r, const char *dir, bool *contained)
@@ -521,13 +523,13 @@ int sw_run_receipt(struct sw_cli_run *x, const struct sw_run *r, const char *dir
 		return -ENOMEM;
 	rr->run = r;
 	if (!(rc = gather(x, rr, dir)) && !(rc = receipt_json(rr, &w)) &&
-	    !(rc = put(r->receipt, sw_jw_text(&w), strlen(sw_jw_text(&w))))) {
+	    !(rc = put(x->cfg, r->receipt, sw_jw_text(&w), strlen(sw_jw_text(&w))))) {
 		snprintf(txtpath, sizeof(txtpath), "%s.txt", r->receipt);
 		if (!(f = open_memstream(&text, &tlen))) {
 			rc = -ENOMEM;
 		} else {
 			receipt_text(rr, f);
-			rc = fclose(f) ? -EIO : put(txtpath, text, tlen);
+			rc = fclose(f) ? -EIO : put(x->cfg, txtpath, text, tlen);
 			if (!rc)
 				fputs(text, stderr);
 		}

@@ -44,6 +44,27 @@ _run_01() {
 		ok "text: $(grep '^window' "$r.txt")" || { bad "text receipt lacks the verdict or the window"; show "$r.txt" 30; }
 	grep -q '"event":"run-start".*"run":"'"$id"'"' "$V_DIR/events.jsonl" && grep -q '"event":"run-stop".*"run":"'"$id"'"' "$V_DIR/events.jsonl" &&
 		ok "journal: run-start and run-stop of $id" || bad "no run-start/run-stop lines in the journal"
+	# signed: ssh-keygen -Y verify accepts the receipt and its text, and
+	# refuses them after one changed byte; receipt --verify agrees
+	local allowed="$V_DIR/allowed" who
+	v_sw -c "$V_CONF" key --allowed-signers && cp "$SW_OUT" "$allowed"
+	who=$(cut -d' ' -f1 "$allowed")
+	if [ -s "$r.sig" ] && [ -s "$r.txt.sig" ] &&
+	   ssh-keygen -Y verify -f "$allowed" -I "$who" -n sandwall-receipt -s "$r.sig" <"$r" >/dev/null 2>&1 &&
+	   ssh-keygen -Y verify -f "$allowed" -I "$who" -n sandwall-receipt -s "$r.txt.sig" <"$r.txt" >/dev/null 2>&1; then
+		ok "ssh-keygen -Y verify accepts the run receipt and its text ($who)"
+	else
+		bad "ssh-keygen -Y verify refused the run receipt (or no .sig)"; ls -l "$V_DIR" | show -
+	fi
+	v_sw -c "$V_CONF" receipt --verify "$r"
+	[ "$SW_RC" -eq 0 ] && ok "receipt --verify: good" || { bad "receipt --verify -> exit $SW_RC"; show "$SW_ERR"; }
+	cp "$r" "$V_DIR/changed.json"; cp "$r.sig" "$V_DIR/changed.json.sig"
+	sed -i '0,/"contained"/s//"contained "/' "$V_DIR/changed.json"
+	if ssh-keygen -Y verify -f "$allowed" -I "$who" -n sandwall-receipt -s "$V_DIR/changed.json.sig" <"$V_DIR/changed.json" >/dev/null 2>&1; then
+		bad "ssh-keygen -Y verify accepted a changed receipt"
+	else ok "ssh-keygen -Y verify refuses the receipt with one byte changed"; fi
+	v_sw -c "$V_CONF" receipt --verify "$V_DIR/changed.json"
+	[ "$SW_RC" -eq 1 ] && ok "receipt --verify: the changed receipt is bad (exit 1)" || bad "receipt --verify of a changed receipt -> exit $SW_RC"
 	# CMD's own failure: still contained, exit 4, its status in the receipt
 	r_run --label t1b --receipt "$V_DIR/t1b.json" -- sh -c 'exit 7'
 	rc=$SW_RC

@@ -42,10 +42,12 @@ V_UNDO=()       # commands (eval'd in reverse) that undo what the test changed
 # ---------------------------------------------------------------- helpers
 v_now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
-# v_conf NAME [section.key=value ...]: mkconf with journal/metrics in $V_DIR
+# v_conf NAME [section.key=value ...]: mkconf with journal, metrics and the
+# receipt key in $V_DIR
 v_conf() {
 	local name=$1; shift
-	mkconf "v-$name" "daemon.journal=$V_DIR/events.jsonl" "daemon.metrics=$V_DIR/sandwall.prom" "$@"
+	mkconf "v-$name" "daemon.journal=$V_DIR/events.jsonl" "daemon.metrics=$V_DIR/sandwall.prom" \
+		"daemon.receipt_key=$V_DIR/receipt_ed25519" "$@"
 }
 
 # v_sw ARGS...: sandwall in the host ns, talking to this test's control socket
