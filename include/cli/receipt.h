@@ -7,6 +7,7 @@
  * and a verdict that says "held" only when the kernel holds the ruleset,
  * no drift went unrepaired and the last verify passed. */
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "core/config.h"
@@ -64,5 +65,30 @@ int sw_receipt_read_sbx(const char *text, size_t len, struct sw_receipt_sbx *out
  * the daemon said so, its UDP port is verify's canary, or its source or
  * destination is one of verify's probe addresses? */
 bool sw_receipt_by_verify(const struct sw_jv *a, const struct sw_attempts_probes *probes);
+
+/* ---- the network log (receipt_flows.c) ------------------------------------ */
+
+/* The flows of the window from flows.jsonl (and flows.jsonl.1): each
+ * "flow" line whose [first, last] meets [since, until], and the
+ * "flows-dropped" / "flows-lost" lines of the window summed; then the
+ * open flows of flows-open.json, unless the daemon's stop already wrote
+ * them as "open" lines (a line at or after the snapshot's time). */
+struct sw_receipt_flows {
+	struct sw_jv *list;             /* parsed flow records, in file order */
+	size_t n, cap;
+	size_t closed, open, gone;      /* by "state" */
+	uint64_t dropped, lost;         /* in the window */
+	size_t malformed;               /* lines that are no record */
+	bool have_log;                  /* flows.jsonl (or .1) was there */
+};
+/* 0 or -ENOMEM. Either text may be NULL. */
+int sw_receipt_read_flows(const char *log, size_t loglen, const char *open_json, size_t openlen,
+			  int64_t since, int64_t until, struct sw_receipt_flows *out);
+void sw_receipt_flows_free(struct sw_receipt_flows *f);
+/* "flows": {"count","closed","open","gone","dropped","lost_events","malformed","list":[..]} */
+void sw_receipt_flows_json(struct sw_jw *w, const struct sw_receipt_flows *f);
+/* The text section: the count, at most max flows, "and M more". */
+void sw_receipt_flows_text(const struct sw_receipt_flows *f, FILE *out, size_t max);
+#define SW_RECEIPT_FLOWS_TEXT 20
 
 #endif

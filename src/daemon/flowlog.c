@@ -11,6 +11,7 @@
 #include <sys/timerfd.h>
 
 #include "daemon/flowlog.h"
+#include "daemon/report.h"
 #include "kernel/conntrack.h"
 #include "lib/atomicfile.h"
 #include "lib/log.h"
@@ -180,6 +181,9 @@ static void dump(struct sw_daemon *d)
 		sw_warn("network log: conntrack dump failed: %s (open flows not updated)", strerror(-rc));
 		return;
 	}
+	/* the dump deletes the expired entries it meets: their DESTROY
+	 * events are queued now, and close them before the sweep */
+	sw_flowlog_read(d);
 	sw_flowtab_dump_end(&d->flowtab, on_gone, d);
 	say_bounds(d);
 	write_open(d, false);
@@ -204,8 +208,10 @@ void sw_flowlog_tick(struct sw_daemon *d)
 {
 	uint64_t ticks;
 
-	if (read(d->flowfd, &ticks, sizeof(ticks)) > 0 && d->flows_on)
+	if (read(d->flowfd, &ticks, sizeof(ticks)) > 0 && d->flows_on) {
 		dump(d);
+		sw_report_metrics(d, true);     /* the flow counters with the dump */
+	}
 }
 
 void sw_flowlog_flush(struct sw_daemon *d)
