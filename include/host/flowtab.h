@@ -70,6 +70,11 @@ void sw_flowtab_each(const struct sw_flowtab *t, void (*cb)(const struct sw_flow
  * when none. */
 void sw_flow_iif(const struct sw_host *h, int family, const uint8_t *addr, char *name, size_t len);
 
+/* Is addr one of the host's own addresses? The host's address on a
+ * guarded bridge lies in the guarded subnets, but what the host sends
+ * from it (connections to its containers, IGMP reports) is no sandbox's. */
+bool sw_flow_from_host(const struct sw_host *h, int family, const uint8_t *addr);
+
 /* The record of one flow, an object (key: its member name, NULL in an
  * array). state: "closed" (its DESTROY event), "gone" (absent from a dump:
  * the event was lost), "open" (still open: the snapshot, or at stop).

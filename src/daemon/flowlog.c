@@ -74,8 +74,10 @@ static void on_flow(const struct sw_ct_flow *f, void *data)
 	int64_t now = (int64_t)time(NULL);
 	char iif[16] = "";
 
-	/* only what a sandbox opened: its ORIGINAL source on the sandbox side */
-	if (!sw_ct_sandbox_side(&d->want, f->family, f->src))
+	/* only what a sandbox opened: its ORIGINAL source on the sandbox
+	 * side, and not one of the host's own addresses there */
+	if (!sw_ct_sandbox_side(&d->want, f->family, f->src) ||
+	    sw_flow_from_host(&d->host, f->family, f->src))
 		return;
 	if (f->kind == SW_CT_DESTROY) {
 		struct sw_flow out;

@@ -232,6 +232,16 @@ void sw_flow_iif(const struct sw_host *h, int family, const uint8_t *addr, char 
 	snprintf(name, len, "%s", "");
 }
 
+bool sw_flow_from_host(const struct sw_host *h, int family, const uint8_t *addr)
+{
+	size_t n = family == AF_INET ? 4 : 16;
+
+	for (size_t i = 0; i < h->n_addrs; i++)
+		if (h->addrs[i].local.family == family && !memcmp(h->addrs[i].local.addr, addr, n))
+			return true;
+	return false;
+}
+
 static void times(struct sw_jw *w, const char *key, int64_t t)
 {
 	char iso[32], k[24];

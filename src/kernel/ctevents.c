@@ -267,6 +267,7 @@ const char *sw_ct_proto_name(uint8_t proto, char *buf, size_t len)
 	case IPPROTO_TCP: return "tcp";
 	case IPPROTO_UDP: return "udp";
 	case IPPROTO_ICMP: return "icmp";
+	case IPPROTO_IGMP: return "igmp";
 	case IPPROTO_ICMPV6: return "ipv6-icmp";
 	case IPPROTO_SCTP: return "sctp";
 	case IPPROTO_UDPLITE: return "udplite";

@@ -124,6 +124,12 @@ _flowlog_02() {
 	   grep -q '"169.254.169.254"' "$SWT_TMP/flows-open.json" 2>/dev/null; then
 		bad "the blocked metadata attempt is in the network log"; flg_lines "$flows" "r.get('dst') == '169.254.169.254'" | show -
 	else ok "flows.jsonl and flows-open.json have no 169.254.169.254"; fi
+	# the host's own addresses on the bridges are in the guarded subnets,
+	# but what the host sends (IGMP reports, connections to containers) is
+	# no sandbox's flow
+	if grep -Eq '"src":"(172\.17\.0\.1|172\.18\.0\.1|fd00:17::1)"' "$flows" "$SWT_TMP/flows-open.json" 2>/dev/null; then
+		bad "the host's own traffic is in the network log"; grep -hoE '"src":"(172\.17\.0\.1|172\.18\.0\.1)"[^}]*' "$flows" "$SWT_TMP/flows-open.json" | head -n 3 | show -
+	else ok "no flow from the host's own addresses (172.17.0.1, 172.18.0.1, fd00:17::1)"; fi
 	# the allowed one is there (open in the snapshot, or closed)
 	if grep -q '"203.0.113.10"' "$SWT_TMP/flows-open.json" "$flows" 2>/dev/null; then ok "the allowed 203.0.113.10:80 flow is logged"
 	else bad "the allowed flow to 203.0.113.10 is not logged"; show "$SWT_TMP/flows-open.json" 5; fi

@@ -217,6 +217,12 @@ static void test_iif(void **state)
 	inet_pton(AF_INET, "10.9.9.9", a);
 	sw_flow_iif(&h, AF_INET, a, name, sizeof(name));
 	assert_string_equal(name, "");
+	/* the host's own address on the bridge is in its subnet, but no sandbox */
+	inet_pton(AF_INET, "172.17.0.1", a);
+	assert_true(sw_flow_from_host(&h, AF_INET, a));
+	inet_pton(AF_INET, "172.17.0.2", a);
+	assert_false(sw_flow_from_host(&h, AF_INET, a));
+	assert_false(sw_flow_from_host(&h, AF_INET6, a));
 }
 
 static void test_record(void **state)
