@@ -7,7 +7,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/epoll.h>
 #include <sys/timerfd.h>
 
 #include "daemon/flowlog.h"
@@ -74,6 +73,9 @@ static void on_flow(const struct sw_ct_flow *f, void *data)
 	int64_t now = (int64_t)time(NULL);
 	char iif[16] = "";
 
+	if (f->kind == SW_CT_DUMPED)
+		d->flow_dump_n++;
+
 	/* only what a sandbox opened: its ORIGINAL source on the sandbox
 	 * side, and not one of the host's own addresses there */
 	if (!sw_ct_sandbox_side(&d->want, f->family, f->src) ||
@@ -138,6 +140,8 @@ static void write_open(struct sw_daemon *d, bool lines)
 	sw_jw_u64(&w, "dropped", d->flowtab.dropped);
 	sw_jw_u64(&w, "untracked", d->flowtab.untracked);
 	sw_jw_u64(&w, "lost_events", d->ctev.overruns);
+	sw_jw_u64(&w, "dumped", d->flow_dump_n);
+	sw_jw_i64(&w, "dump_us", d->flow_dump_us);
 	sw_jw_str(&w, "counters", d->flow_acct == 1 ? "kernel" : "unknown");
 	sw_jw_arr(&w, "flows");
 	c.w = &w;
@@ -172,12 +176,16 @@ static void say_bounds(struct sw_daemon *d)
 static void dump(struct sw_daemon *d)
 {
 	uint64_t bad = 0;
+	int64_t t0;
 	int rc;
 
 	sw_flowlog_read(d);
 	d->flows_resync = false;
 	sw_flowtab_dump_begin(&d->flowtab);
+	d->flow_dump_n = 0;
+	t0 = sw_daemon_now_us();
 	rc = sw_ct_dump(&d->ctdump, on_flow, d, &bad);
+	d->flow_dump_us = sw_daemon_now_us() - t0;
 	d->ctev.bad += bad;
 	if (rc) {
 		sw_warn("network log: conntrack dump failed: %s (open flows not updated)", strerror(-rc));
@@ -189,6 +197,7 @@ static void dump(struct sw_daemon *d)
 	sw_flowtab_dump_end(&d->flowtab, on_gone, d);
 	say_bounds(d);
 	write_open(d, false);
+	sw_report_metrics(d, true);     /* the flow counters with each dump */
 }
 
 void sw_flowlog_read(struct sw_daemon *d)
@@ -210,10 +219,8 @@ void sw_flowlog_tick(struct sw_daemon *d)
 {
 	uint64_t ticks;
 
-	if (read(d->flowfd, &ticks, sizeof(ticks)) > 0 && d->flows_on) {
+	if (read(d->flowfd, &ticks, sizeof(ticks)) > 0 && d->flows_on)
 		dump(d);
-		sw_report_metrics(d, true);     /* the flow counters with the dump */
-	}
 }
 
 void sw_flowlog_flush(struct sw_daemon *d)
@@ -228,11 +235,9 @@ void sw_flowlog_flush(struct sw_daemon *d)
 
 static void close_all(struct sw_daemon *d)
 {
-	if (d->ctev.sock) {
-		if (d->epfd >= 0)
-			epoll_ctl(d->epfd, EPOLL_CTL_DEL, sw_ctev_fd(&d->ctev), NULL);
+	/* closing a descriptor takes it out of the epoll set (none is dup'ed) */
+	if (d->ctev.sock)
 		sw_ctev_close(&d->ctev);
-	}
 	if (d->ctdump.rbuf)
 		sw_nl_close(&d->ctdump);
 	if (d->flowfd >= 0)

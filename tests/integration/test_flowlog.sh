@@ -11,6 +11,7 @@
 register_test flowlog_01_fetch "a sandbox fetches N bytes: flows.jsonl has the flow, reply bytes >= N, verdict allowed; the receipt lists it"
 register_test flowlog_02_blocked "a metadata attempt is in attempts.json, not in flows.jsonl"
 register_test flowlog_03_bound "max_flows = 2 and 5 parallel long-lived flows: dropped > 0, said in flows.jsonl, flows-open.json and the metrics"
+register_test flowlog_04_lost "events lost while the daemon is held (ENOBUFS): a flows-lost line, the metric, and a dump finds the open flows again"
 
 FLG_N=300000
 FLG_PORT=8088
@@ -159,5 +160,43 @@ print("open %d dropped %d untracked %d" % (d["open"], d["dropped"], d["untracked
 	if grep -Eq '^sandwall_flows_dropped_total [1-9]' "$SWT_TMP/flowlog_bound.prom"; then ok "metrics: $(grep '^sandwall_flows_dropped_total' "$SWT_TMP/flowlog_bound.prom")"
 	else bad "metrics: sandwall_flows_dropped_total is not > 0"; grep flows "$SWT_TMP/flowlog_bound.prom" | show -; fi
 	fl_stop
+	return 0
+}
+
+flowlog_04_lost() { d_run _flowlog_04; }
+_flowlog_04() {
+	local conf flows="$SWT_TMP/flows.jsonl" line n=${FLG_FLOOD:-40000}
+	conf=$(flg_conf flowlog_lost log.flow_interval=3600)
+	d_start "$conf" || return 1
+	# held: the NEW events of $n short UDP flows (one datagram each, to
+	# distinct ports of an allowed address) overrun its receive buffer
+	kill -STOP "$D_PID"
+	D_UNDO+=("kill -CONT $D_PID")
+	nsx "$C1" "$PY" -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+n = int(sys.argv[1])
+for p in range(20000, 20000 + n):
+    try:
+        s.sendto(b"x", ("203.0.113.10", p))
+    except OSError:
+        pass' "$n"
+	info "c1 opened $n UDP flows while the daemon was stopped"
+	kill -CONT "$D_PID"
+	if line=$(flg_wait 10 "$flows" "r.get('event') == 'flows-lost' and r.get('count', 0) > 0"); then ok "flows.jsonl: $line"
+	else bad "no flows-lost line within 10 s of the daemon going on"; show "$flows" 5; grep -c . "$flows" | show -; return 1; fi
+	# the resync dump: the table full again (4096 kept), the rest untracked, said
+	flg_wait 5 "$SWT_TMP/flows-open.json" "r.get('lost_events', 0) > 0" >/dev/null
+	if "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["open"] == d["max_flows"] == 4096 and d["lost_events"] > 0 and d["dropped"] + d["untracked"] > 0, {k: v for k, v in d.items() if k != "flows"}
+print("open %d lost_events %d dropped %d untracked %d; the dump: %d entries in %d us" % (d["open"], d["lost_events"], d["dropped"], d["untracked"], d["dumped"], d["dump_us"]))' \
+		"$SWT_TMP/flows-open.json" >"$SWT_TMP/flg.out" 2>&1
+	then ok "flows-open.json after the resync dump: $(cat "$SWT_TMP/flg.out")"
+	else bad "flows-open.json after the loss: $(cat "$SWT_TMP/flg.out")"; fi
+	# the metrics are written with each dump, the resync's too
+	if grep -Eq '^sandwall_flows_lost_events_total [1-9]' "$SWT_TMP/flowlog_lost.prom"; then ok "metrics: $(grep '^sandwall_flows_lost_events_total' "$SWT_TMP/flowlog_lost.prom")"
+	else bad "metrics: sandwall_flows_lost_events_total is not > 0"; grep flows "$SWT_TMP/flowlog_lost.prom" | show -; fi
 	return 0
 }
