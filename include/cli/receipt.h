@@ -80,12 +80,15 @@ struct sw_receipt_flows {
 	uint64_t dropped, lost;         /* in the window */
 	size_t malformed;               /* lines that are no record */
 	bool have_log;                  /* flows.jsonl (or .1) was there */
+	int64_t oldest;                 /* the oldest line kept (unix; -1: none): before
+					 * it, rotation took the records */
 };
 /* 0 or -ENOMEM. Either text may be NULL. */
 int sw_receipt_read_flows(const char *log, size_t loglen, const char *open_json, size_t openlen,
 			  int64_t since, int64_t until, struct sw_receipt_flows *out);
 void sw_receipt_flows_free(struct sw_receipt_flows *f);
-/* "flows": {"count","closed","open","gone","dropped","lost_events","malformed","list":[..]} */
+/* "flows": {"recorded","oldest_record","count","closed","open","gone","dropped","lost_events",
+ * "malformed","list":[..]} */
 void sw_receipt_flows_json(struct sw_jw *w, const struct sw_receipt_flows *f);
 /* The text section: the count, at most max flows, "and M more". */
 void sw_receipt_flows_text(const struct sw_receipt_flows *f, FILE *out, size_t max);

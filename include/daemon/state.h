@@ -63,6 +63,7 @@ struct sw_daemon {
 	int flow_acct;                  /* accounting: 1 on, 0 off, -errno could not tell */
 	char flow_note[96];             /* " flows=on flow_acct=..." for the start line */
 	uint64_t flows_logged, flows_gone, flows_dropped_said, flows_lost_said;
+	time_t flows_said_at;           /* the last flows-dropped line: at most one a second */
 	uint64_t flow_dump_n;            /* entries the last dump gave */
 	int64_t flow_dump_us;           /* and how long it took */
 	struct sw_cgwatch cgw;          /* [guard] cgroups: the cgroup tree (inotify) */

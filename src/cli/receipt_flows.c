@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/receipt.h"
+#include "lib/journal.h"
 
 static int keep(struct sw_receipt_flows *f, struct sw_jv *v)
 {
@@ -60,6 +61,8 @@ static int one_line(struct sw_receipt_flows *f, const char *s, size_t n, int64_t
 		f->malformed++;
 		return 0;
 	}
+	if (f->oldest < 0 || t < f->oldest)
+		f->oldest = t;
 	if (!strcmp(ev, "flow") && !sw_jv_get_str(&v, "state", &state) && !strcmp(state, "open") &&
 	    t > *last_open)
 		*last_open = t;
@@ -121,6 +124,7 @@ int sw_receipt_read_flows(const char *log, size_t loglen, const char *open_json,
 
 	memset(out, 0, sizeof(*out));
 	out->have_log = log != NULL;
+	out->oldest = -1;
 	while (log && i < loglen) {
 		const char *nl = memchr(log + i, '\n', loglen - i);
 		size_t n = nl ? (size_t)(nl - (log + i)) : loglen - i;
@@ -149,6 +153,10 @@ void sw_receipt_flows_json(struct sw_jw *w, const struct sw_receipt_flows *f)
 {
 	sw_jw_obj(w, "flows");
 	sw_jw_bool(w, "recorded", f->have_log);
+	if (f->oldest >= 0)
+		sw_jw_i64(w, "oldest_record", f->oldest);
+	else
+		sw_jw_null(w, "oldest_record");
 	sw_jw_u64(w, "count", f->n);
 	sw_jw_u64(w, "closed", f->closed);
 	sw_jw_u64(w, "open", f->open);
@@ -182,6 +190,12 @@ void sw_receipt_flows_text(const struct sw_receipt_flows *f, FILE *out, size_t m
 	}
 	fprintf(out, "flows             %zu allowed flow(s) in the window (%zu closed, %zu open, "
 		"%zu gone)\n", f->n, f->closed, f->open, f->gone);
+	if (f->oldest >= 0) {
+		char iso[32];
+
+		sw_iso_utc(f->oldest, iso, sizeof(iso));
+		fprintf(out, "flows             recorded since %s (older records rotated out)\n", iso);
+	}
 	if (f->dropped || f->lost)
 		fprintf(out, "flows             NOT COMPLETE: %llu new flow(s) dropped (the table was "
 			"full, [log] max_flows), %llu event loss(es)\n",

@@ -160,6 +160,7 @@ static void write_open(struct sw_daemon *d, bool lines)
 static void say_bounds(struct sw_daemon *d)
 {
 	if (d->flowtab.dropped > d->flows_dropped_said) {
+		d->flows_said_at = time(NULL);
 		write_bound(d, "flows-dropped", d->flowtab.dropped - d->flows_dropped_said,
 			    d->flowtab.dropped);
 		d->flows_dropped_said = d->flowtab.dropped;
@@ -229,7 +230,9 @@ void sw_flowlog_flush(struct sw_daemon *d)
 		return;
 	if (d->flows_resync)
 		dump(d);
-	if (d->flowtab.dropped > d->flows_dropped_said)
+	/* a flood into a full table: one line a second at most (the rest
+	 * with the next one, the next dump or the stop) */
+	if (d->flowtab.dropped > d->flows_dropped_said && time(NULL) != d->flows_said_at)
 		say_bounds(d);
 }
 

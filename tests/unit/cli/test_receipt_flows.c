@@ -49,6 +49,7 @@ static void test_window(void **state)
 	assert_int_equal(f.dropped, 3);     /* the line at 900 is after */
 	assert_int_equal(f.lost, 1);
 	assert_int_equal(f.malformed, 1);
+	assert_int_equal(f.oldest, 110);
 	sw_receipt_flows_free(&f);
 	assert_int_equal(sw_receipt_read_flows(NULL, 0, NULL, 0, 0, 1000, &f), 0);
 	assert_int_equal(f.n, 0);
@@ -96,7 +97,7 @@ static void test_text_bounded(void **state)
 		sw_jw_obj(&w, NULL);
 		sw_receipt_flows_json(&w, &f);
 		sw_jw_end(&w);
-		assert_non_null(strstr(sw_jw_text(&w), "\"count\":4,\"closed\":2,\"open\":1,\"gone\":1,"
+		assert_non_null(strstr(sw_jw_text(&w), "\"oldest_record\":110,\"count\":4,\"closed\":2,\"open\":1,\"gone\":1,"
 						       "\"dropped\":8,\"lost_events\":1"));
 		assert_non_null(strstr(sw_jw_text(&w), "\"dst\":\"2001:db8::10\""));
 		assert_non_null(strstr(sw_jw_text(&w), "\"reply_bytes\":null"));
