@@ -316,8 +316,16 @@ void sw_flowlog_setup(struct sw_daemon *d)
 	}
 	if (d->flows_on) {
 		unsigned ms = d->cfg.log_flow_interval * 1000u;
+		char path[SW_PATH_MAX + 32];
 
 		sw_daemon_arm(d->flowfd, ms, ms);
+		/* the journal moved: flows.jsonl goes with it */
+		sw_flowlog_path(d, "flows.jsonl", path, sizeof(path));
+		if (strcmp(path, d->flowj.path)) {
+			sw_journal_close(&d->flowj);
+			if ((rc = sw_journal_open(&d->flowj, path)))
+				sw_warn("cannot open %s: %s (tried again at each line)", path, strerror(-rc));
+		}
 		if (d->cfg.log_max_flows != d->flowtab.max)
 			sw_info("network log: [log] max_flows = %u takes effect at the next start "
 				"(%zu kept now)", d->cfg.log_max_flows, d->flowtab.max);

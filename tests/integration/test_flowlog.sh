@@ -11,6 +11,7 @@
 register_test flowlog_01_fetch "a sandbox fetches N bytes: flows.jsonl has the flow, reply bytes >= N, verdict allowed; the receipt lists it"
 register_test flowlog_02_blocked "a metadata attempt is in attempts.json, not in flows.jsonl"
 register_test flowlog_03_bound "max_flows = 2 and 5 parallel long-lived flows: dropped > 0, said in flows.jsonl, flows-open.json and the metrics"
+register_test flowlog_05_reload "a reload with [log] flows = no writes the open flows out and stops the log; flows = yes again starts it"
 register_test flowlog_04_lost "events lost while the daemon is held (ENOBUFS): a flows-lost line, the metric, and a dump finds the open flows again"
 
 FLG_N=300000
@@ -198,5 +199,37 @@ print("open %d lost_events %d dropped %d untracked %d; the dump: %d entries in %
 	# the metrics are written with each dump, the resync's too
 	if grep -Eq '^sandwall_flows_lost_events_total [1-9]' "$SWT_TMP/flowlog_lost.prom"; then ok "metrics: $(grep '^sandwall_flows_lost_events_total' "$SWT_TMP/flowlog_lost.prom")"
 	else bad "metrics: sandwall_flows_lost_events_total is not > 0"; grep flows "$SWT_TMP/flowlog_lost.prom" | show -; fi
+	return 0
+}
+
+flowlog_05_reload() { d_run _flowlog_05; }
+_flowlog_05() {
+	local conf="$SWT_TMP/flowlog_reload.conf" flows="$SWT_TMP/flows.jsonl" n0 line target=203.0.113.10:7201
+	cp "$(flg_conf flowlog_reload_on)" "$conf"
+	d_start "$conf" || return 1
+	fl_recv "$target" || return 1
+	fl_send "$target" || return 1
+	if flg_wait 5 "$SWT_TMP/flows-open.json" "any(f['dport'] == 7201 for f in r.get('flows', []))" >/dev/null; then
+		ok "flows-open.json has the open flows to $target"
+	else bad "flows-open.json lacks the flows to $target"; fl_stop; return 1; fi
+	cp "$(flg_conf flowlog_reload_off log.flows=no)" "$conf"
+	n0=$(d_log_lines)
+	kill -HUP "$D_PID"
+	d_wait_log "$n0" 'event=reload .*result=ok' 3000 >/dev/null || bad "no reload within 3 s"
+	if line=$(flg_wait 3 "$flows" "r.get('state') == 'open' and r.get('dport') == 7201"); then ok "flows = no: the open flow written out: ${line:0:160}"
+	else bad "flows = no: no state=open line for the flow to $target"; show "$flows" 5; fi
+	nsx "$C1" curl -s -o /dev/null --local-port 40555 -m 2 http://203.0.113.10/
+	sleep 1.5
+	if [ -n "$(flg_lines "$flows" "r.get('sport') == 40555")" ] || grep -q '"sport":40555,' "$SWT_TMP/flows-open.json"; then
+		bad "flows = no: a new flow was logged"
+	else ok "flows = no: a new flow (172.17.0.2:40555 -> 203.0.113.10:80) is not logged"; fi
+	cp "$(flg_conf flowlog_reload_on)" "$conf"
+	n0=$(d_log_lines)
+	kill -HUP "$D_PID"
+	d_wait_log "$n0" 'event=reload .*result=ok' 3000 >/dev/null || bad "no second reload within 3 s"
+	if flg_wait 5 "$SWT_TMP/flows-open.json" "any(f['dport'] == 7201 for f in r.get('flows', []))" >/dev/null; then
+		ok "flows = yes again: the log runs, the open flow found by the first dump"
+	else bad "flows = yes again: the open flow is not in flows-open.json"; fi
+	fl_stop
 	return 0
 }
