@@ -39,8 +39,8 @@ for line in open(sys.argv[1]):
 
 # flg_wait SECONDS FILE PYEXPR: until a line of FILE matches (prints it)
 flg_wait() {
-	local max=$1 f=$2 expr=$3 i line
-	for i in $(seq 1 $((max * 10))); do
+	local max=$1 f=$2 expr=$3 line
+	for _ in $(seq 1 $((max * 10))); do
 		line=$(flg_lines "$f" "$expr" | head -n 1)
 		[ -n "$line" ] && { printf '%s\n' "$line"; return 0; }
 		sleep 0.1
