@@ -79,5 +79,8 @@ int sw_ct_dump(struct sw_nl *nl, void (*cb)(const struct sw_ct_flow *f, void *da
  * value; switched on when on is true. 0 or -errno (-ENOENT: no conntrack
  * loaded, -EACCES/-EROFS: not ours to change). */
 int sw_ct_acct(bool on, bool *was);
+/* net.netfilter.nf_conntrack_events: *off when it is 0 (no events at all:
+ * the flows are seen by the dumps only). 0 or -errno. */
+int sw_ct_events_off(bool *off);
 
 #endif

@@ -307,6 +307,7 @@ static int open_all(struct sw_daemon *d, char *acct, size_t alen)
 void sw_flowlog_setup(struct sw_daemon *d)
 {
 	char acct[16] = "";
+	bool evoff = false;
 	int rc;
 
 	if (!d->cfg.log_flows || !d->cfg.journal_path[0]) {
@@ -338,7 +339,10 @@ void sw_flowlog_setup(struct sw_daemon *d)
 		return;
 	}
 	d->flows_on = true;
-	snprintf(d->flow_note, sizeof(d->flow_note), " flows=on flow_acct=%s max_flows=%zu rcvbuf=%d",
-		 acct, d->flowtab.max, d->ctev.rcvbuf);
+	if (sw_ct_events_off(&evoff) == 0 && evoff)
+		sw_warn("network log: conntrack events are off (net.netfilter.nf_conntrack_events = 0): "
+			"flows are seen by the dumps only, every %u s", d->cfg.log_flow_interval);
+	snprintf(d->flow_note, sizeof(d->flow_note), " flows=on flow_acct=%s%s max_flows=%zu rcvbuf=%d",
+		 acct, evoff ? " flow_events=off" : "", d->flowtab.max, d->ctev.rcvbuf);
 	dump(d);        /* the flows open before the start */
 }

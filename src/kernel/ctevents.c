@@ -398,6 +398,24 @@ int sw_ct_dump(struct sw_nl *nl, void (*cb)(const struct sw_ct_flow *f, void *da
 }
 
 #define ACCT_PATH "/proc/sys/net/netfilter/nf_conntrack_acct"
+#define EVENTS_PATH "/proc/sys/net/netfilter/nf_conntrack_events"
+
+int sw_ct_events_off(bool *off)
+{
+	char v[8] = "";
+	int fd = open(EVENTS_PATH, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	*off = false;
+	if (fd < 0)
+		return -errno;
+	n = read(fd, v, sizeof(v) - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	*off = v[0] == '0';
+	return 0;
+}
 
 int sw_ct_acct(bool on, bool *was)
 {

@@ -12,6 +12,7 @@ register_test flowlog_01_fetch "a sandbox fetches N bytes: flows.jsonl has the f
 register_test flowlog_02_blocked "a metadata attempt is in attempts.json, not in flows.jsonl"
 register_test flowlog_03_bound "max_flows = 2 and 5 parallel long-lived flows: dropped > 0, said in flows.jsonl, flows-open.json and the metrics"
 register_test flowlog_05_reload "a reload with [log] flows = no writes the open flows out and stops the log; flows = yes again starts it"
+register_test flowlog_06_no_events "net.netfilter.nf_conntrack_events = 0: the start line says flow_events=off, and the dumps still find the open flows"
 register_test flowlog_04_lost "events lost while the daemon is held (ENOBUFS): a flows-lost line, the metric, and a dump finds the open flows again"
 
 FLG_N=300000
@@ -230,6 +231,26 @@ _flowlog_05() {
 	if flg_wait 5 "$SWT_TMP/flows-open.json" "any(f['dport'] == 7201 for f in r.get('flows', []))" >/dev/null; then
 		ok "flows = yes again: the log runs, the open flow found by the first dump"
 	else bad "flows = yes again: the open flow is not in flows-open.json"; fi
+	fl_stop
+	return 0
+}
+
+flowlog_06_no_events() { d_run _flowlog_06; }
+_flowlog_06() {
+	local conf old target=203.0.113.10:7301
+	old=$(nsx "$H" sysctl -n net.netfilter.nf_conntrack_events 2>/dev/null) || { info "skip: no nf_conntrack_events"; return "$SKIP"; }
+	nsx "$H" sysctl -qw net.netfilter.nf_conntrack_events=0 || return 1
+	D_UNDO+=("nsx $H sysctl -qw net.netfilter.nf_conntrack_events=$old")
+	conf=$(flg_conf flowlog_noev)
+	d_start "$conf" || return 1
+	if grep -q 'event=start.* flow_events=off' "$D_LOG" && grep -q 'conntrack events are off' "$D_LOG"; then
+		ok "the start line says flow_events=off, and a warning why"
+	else bad "no flow_events=off in the start line / no warning"; grep -m1 event=start "$D_LOG" | show -; fi
+	fl_recv "$target" || return 1
+	fl_send "$target" || return 1
+	if flg_wait 5 "$SWT_TMP/flows-open.json" "any(f['dport'] == 7301 and f['proto'] == 'tcp' for f in r.get('flows', []))" >/dev/null; then
+		ok "without events, the dump (flow_interval = 1) found the open flow to $target"
+	else bad "the open flow to $target is not in flows-open.json"; fi
 	fl_stop
 	return 0
 }
