@@ -7,6 +7,7 @@
  * and a verdict that says "held" only when the kernel holds the ruleset,
  * no drift went unrepaired and the last verify passed. */
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "core/config.h"
@@ -69,5 +70,33 @@ bool sw_receipt_by_verify(const struct sw_jv *a, const struct sw_attempts_probes
 
 /* /etc/machine-id's first line ("" when it cannot be read). */
 void sw_receipt_machine_id(char *buf, size_t len);
+
+/* ---- the network log (receipt_flows.c) ------------------------------------ */
+
+/* The flows of the window from flows.jsonl (and flows.jsonl.1): each
+ * "flow" line whose [first, last] meets [since, until], and the
+ * "flows-dropped" / "flows-lost" lines of the window summed; then the
+ * open flows of flows-open.json, unless the daemon's stop already wrote
+ * them as "open" lines (a line at or after the snapshot's time). */
+struct sw_receipt_flows {
+	struct sw_jv *list;             /* parsed flow records, in file order */
+	size_t n, cap;
+	size_t closed, open, gone;      /* by "state" */
+	uint64_t dropped, lost;         /* in the window */
+	size_t malformed;               /* lines that are no record */
+	bool have_log;                  /* flows.jsonl (or .1) was there */
+	int64_t oldest;                 /* the oldest line kept (unix; -1: none): before
+					 * it, rotation took the records */
+};
+/* 0 or -ENOMEM. Either text may be NULL. */
+int sw_receipt_read_flows(const char *log, size_t loglen, const char *open_json, size_t openlen,
+			  int64_t since, int64_t until, struct sw_receipt_flows *out);
+void sw_receipt_flows_free(struct sw_receipt_flows *f);
+/* "flows": {"recorded","oldest_record","count","closed","open","gone","dropped","lost_events",
+ * "malformed","list":[..]} */
+void sw_receipt_flows_json(struct sw_jw *w, const struct sw_receipt_flows *f);
+/* The text section: the count, at most max flows, "and M more". */
+void sw_receipt_flows_text(const struct sw_receipt_flows *f, FILE *out, size_t max);
+#define SW_RECEIPT_FLOWS_TEXT 20
 
 #endif

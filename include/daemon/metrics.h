@@ -16,6 +16,9 @@ struct sw_metrics {
 	int64_t last_drift_time;        /* unix seconds, 0 = never */
 	uint64_t journal_errors, attempts_errors; /* failed writes: holes in the record */
 	uint64_t unguarded;             /* container-facing links no guard covers */
+	/* the network log ([log] flows; the metrics only when it is on) */
+	bool flows_on;
+	uint64_t flows_logged, flows_dropped, flows_lost, flows_open, flows_untracked;
 };
 
 /* Render to buf (for tests); returns the length or -ENOSPC. */

@@ -21,6 +21,8 @@
 #include "lib/limiter.h"
 #include "core/model.h"
 #include "kernel/nflog.h"
+#include "kernel/ctevents.h"
+#include "host/flowtab.h"
 #include "kernel/nl.h"
 #include "core/portbind.h"
 #include "host/resolver.h"
@@ -50,6 +52,20 @@ struct sw_daemon {
 	time_t attempts_written;
 	uint64_t blocked_seen;
 	struct sw_journal journal;      /* drift events for `sandwall receipt` */
+	/* the network log ([log] flows, daemon/flowlog.h) */
+	struct sw_ctev ctev;            /* conntrack NEW and DESTROY events */
+	struct sw_nl ctdump;            /* conntrack dumps */
+	struct sw_flowtab flowtab;      /* the open flows the sandboxes opened */
+	struct sw_journal flowj;        /* flows.jsonl beside the journal */
+	int flowfd;                     /* timerfd: the periodic dump */
+	bool flows_on;
+	bool flows_resync;              /* events were lost: dump at once */
+	int flow_acct;                  /* accounting: 1 on, 0 off, -errno could not tell */
+	char flow_note[96];             /* " flows=on flow_acct=..." for the start line */
+	uint64_t flows_logged, flows_gone, flows_dropped_said, flows_lost_said;
+	time_t flows_said_at;           /* the last flows-dropped line: at most one a second */
+	uint64_t flow_dump_n;            /* entries the last dump gave */
+	int64_t flow_dump_us;           /* and how long it took */
 	struct sw_cgwatch cgw;          /* [guard] cgroups: the cgroup tree (inotify) */
 	struct sw_resolver resolver;    /* the allowlists' hostnames (resolver.h) */
 	int dnsfd;                      /* timerfd: the resolver's next deadline */
@@ -131,6 +147,8 @@ enum sw_slot {
 	SLOT_FORGET,            /* the conntrack walk's worker is done (forget.h) */
 	SLOT_BIND,              /* an address changed in a bridge port's peer namespace */
 	SLOT_LOCK,              /* the instance lock: a second daemon asks who holds it */
+	SLOT_CT,                /* conntrack events: the network log */
+	SLOT_CT_TIMER,          /* the network log's periodic dump */
 };
 
 /* CLOCK_MONOTONIC in microseconds. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <linux/netfilter/nf_tables.h>
 
@@ -327,6 +328,7 @@ struct receipt {
 	char *journal, *vjson, *ajson;
 	size_t jlen, vlen, alen;
 	struct sw_jv attempts;
+	struct sw_receipt_flows flows;
 	struct sw_receipt_sbx sv;
 	int64_t vtime, since, until;
 	bool daemon, held, vpassed, have_verify, upto_now;
@@ -435,6 +437,26 @@ static int receipt_window(struct receipt *r)
 	return 0;
 }
 
+/* The network log beside the journal: the flows of the window. */
+static void receipt_flows(struct receipt *r)
+{
+	char path[SW_PATH_MAX + 16], *log = NULL, *open;
+	size_t loglen = 0, openlen = 0;
+	struct stat st;
+
+	sibling(r->in->cfg->journal_path, "flows.jsonl", path, sizeof(path));
+	if (!path[0])
+		return;
+	if (!stat(path, &st) && sw_journal_read(path, &log, &loglen))
+		log = NULL;
+	sibling(r->in->cfg->journal_path, "flows-open.json", path, sizeof(path));
+	open = sw_receipt_slurp(path, &openlen);
+	if (sw_receipt_read_flows(log, loglen, open, openlen, r->since, r->until, &r->flows))
+		sw_warn("the network log: %s (left out)", strerror(ENOMEM));
+	free(log);
+	free(open);
+}
+
 /* The records beside the journal: what the sandboxes tried to reach
  * (sandwalld, from NFLOG) and the last verify's details (its verdict is
  * in the journal); the coverage of the links now. */
@@ -456,6 +478,7 @@ static void receipt_records(struct receipt *r)
 			 sw_receipt_read_sbx(r->vjson, r->vlen, &r->sv) == 0;
 	sw_attempts_probes_read(r->vjson, r->vlen, &r->probes);
 	sw_coverage(cfg, r->in->host, &r->cov);
+	receipt_flows(r);
 }
 
 /* Every reason, on the verdict's own lines: the gaps of the window, then
@@ -576,6 +599,7 @@ static int receipt_json(const struct receipt *r)
 	sw_jw_end(&w);
 	gaps_json(&w, &r->tl);
 	attempts_json(&w, r);
+	sw_receipt_flows_json(&w, &r->flows);
 	if (r->have_verify) {
 		sw_jw_obj(&w, "verify");
 		sw_jw_i64(&w, "time", r->vtime);
@@ -677,6 +701,7 @@ static void receipt_text(const struct receipt *r)
 		fprintf(out, "journal           %zu line(s) out of time order (sorted)\n", tl->out_of_order);
 	gaps_text(out, tl);
 	print_attempts(out, &r->attempts, &r->probes);
+	sw_receipt_flows_text(&r->flows, out, SW_RECEIPT_FLOWS_TEXT);
 	if (r->have_verify) {
 		sw_iso_utc(r->vtime, when, sizeof(when));
 		fprintf(out, "last verify       %s at %s%s\n", r->vpassed ? "passed" : "FAILED", when,
@@ -699,6 +724,7 @@ static void receipt_free(struct receipt *r)
 	sw_timeline_free(&r->tl);
 	sw_jv_free(&r->sv.doc);
 	sw_jv_free(&r->attempts);
+	sw_receipt_flows_free(&r->flows);
 	free(r->ajson);
 	sw_jv_free(&r->lines);
 	free(r->journal);

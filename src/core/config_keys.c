@@ -470,6 +470,22 @@ static int set_group(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *v)
 	return 1;
 }
 
+/* [log] max_flows (1..1048576 open flows kept), flow_interval (1..3600 s) */
+static int set_flows_num(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *v)
+{
+	bool max = !strcmp(k->name, "max_flows");
+	unsigned long n;
+
+	if (sw_cfg_uint(v, 1, max ? 1048576 : 3600, &n) < 0)
+		return sw_cfg_fail(c, "bad value '%s' for [%s] %s (use 1..%s)", v, k->section, k->name,
+				   max ? "1048576 flows" : "3600 seconds");
+	if (max)
+		c->cfg->log_max_flows = (unsigned)n;
+	else
+		c->cfg->log_flow_interval = (unsigned)n;
+	return 1;
+}
+
 static int set_resync(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *v)
 {
 	unsigned long n;
@@ -681,6 +697,9 @@ const struct sw_cfg_key sw_cfg_keys[] = {
 	BOOL("log", "blocked", log_blocked),
 	{ "log", "facility", set_facility, 0, false, 0 },
 	{ "log", "group", set_group, 0, false, 0 },
+	BOOL("log", "flows", log_flows),
+	{ "log", "max_flows", set_flows_num, 0, false, 0 },
+	{ "log", "flow_interval", set_flows_num, 0, false, 0 },
 	{ "daemon", "resync_interval", set_resync, 0, false, 0 },
 	{ "daemon", "owner", set_owner, 0, false, 0 },
 	{ "daemon", "metrics", set_path, 0, false, 0 },

@@ -9,6 +9,7 @@
 #include <sys/signalfd.h>
 
 #include "daemon/blocklog.h"
+#include "daemon/flowlog.h"
 #include "daemon/hostnames.h"
 #include "daemon/loop.h"
 #include "daemon/reload.h"
@@ -137,6 +138,12 @@ static void dispatch(struct sw_daemon *d, uint32_t slot)
 	case SLOT_LOCK:
 		sw_request_lock(d);
 		break;
+	case SLOT_CT:
+		sw_flowlog_read(d);
+		break;
+	case SLOT_CT_TIMER:
+		sw_flowlog_tick(d);
+		break;
 	}
 }
 
@@ -179,8 +186,10 @@ int sw_loop_run(struct sw_daemon *d)
 		sw_alert_flush(&d->alert);
 		sw_alert_flush(&d->alert_blocked);
 		sw_blocklog_flush(d, false);
+		sw_flowlog_flush(d);
 	}
 	sw_blocklog_flush(d, true);
+	sw_flowlog_stop(d);
 	sw_notify("STOPPING=1");
 	sw_report_stop(d);
 	return rc;

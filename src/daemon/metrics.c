@@ -63,6 +63,23 @@ int sw_metrics_render(const struct sw_metrics *m, char *buf, size_t len)
 	PUT("# HELP sandwall_unguarded_links Container-facing links that no guard covers.\n"
 	    "# TYPE sandwall_unguarded_links gauge\nsandwall_unguarded_links %llu\n",
 	    (unsigned long long)m->unguarded);
+	if (m->flows_on) {
+		PUT("# HELP sandwall_flows_logged_total Flow records written to flows.jsonl (the network log).\n"
+		    "# TYPE sandwall_flows_logged_total counter\nsandwall_flows_logged_total %llu\n",
+		    (unsigned long long)m->flows_logged);
+		PUT("# HELP sandwall_flows_dropped_total New flows not logged: the open-flow table ([log] max_flows) was full.\n"
+		    "# TYPE sandwall_flows_dropped_total counter\nsandwall_flows_dropped_total %llu\n",
+		    (unsigned long long)m->flows_dropped);
+		PUT("# HELP sandwall_flows_lost_events_total Times the kernel dropped conntrack events (ENOBUFS); a dump followed.\n"
+		    "# TYPE sandwall_flows_lost_events_total counter\nsandwall_flows_lost_events_total %llu\n",
+		    (unsigned long long)m->flows_lost);
+		PUT("# HELP sandwall_flows_open Open sandbox flows kept in the table.\n"
+		    "# TYPE sandwall_flows_open gauge\nsandwall_flows_open %llu\n",
+		    (unsigned long long)m->flows_open);
+		PUT("# HELP sandwall_flows_untracked Open sandbox flows the last dump found no room for.\n"
+		    "# TYPE sandwall_flows_untracked gauge\nsandwall_flows_untracked %llu\n",
+		    (unsigned long long)m->flows_untracked);
+	}
 	return off < len ? (int)off : -ENOSPC;
 }
 

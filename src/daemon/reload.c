@@ -9,6 +9,7 @@
 
 #include "core/config_check.h"
 #include "daemon/blocklog.h"
+#include "daemon/flowlog.h"
 #include "daemon/hostnames.h"
 #include "daemon/owner.h"
 #include "daemon/reload.h"
@@ -168,6 +169,7 @@ int sw_reload(struct sw_daemon *d, bool accept_loss, char *msg, size_t len)
 	t3 = sw_daemon_now_us();
 	sw_owner_ensure(d);
 	sw_blocklog_setup(d);
+	sw_flowlog_setup(d);
 	sw_track_cgroup_setup(d);
 	sw_debug("reload: config %lld us, host and model %lld us, kernel %lld us, the rest %lld us",
 		 (long long)(t1 - t0), (long long)(t2 - t1), (long long)(t3 - t2),

@@ -247,8 +247,8 @@ void sw_report_start(struct sw_daemon *d)
 	if (crashed)
 		sw_iso_utc(last, when, sizeof(when));
 	sw_alert(&d->alert, crashed ? LOG_WARNING : LOG_NOTICE,
-		 "event=start table=inet/%s mode=%s config=%s rules=%zu sets=%zu%s%s",
-		 d->cfg.table, d->mode, d->config_path, d->want.n_rules, d->want.n_sets,
+		 "event=start table=inet/%s mode=%s config=%s rules=%zu sets=%zu%s%s%s",
+		 d->cfg.table, d->mode, d->config_path, d->want.n_rules, d->want.n_sets, d->flow_note,
 		 crashed ? " previous=crashed last_seen=" : "", when);
 	sw_journal_begin(&w, SW_JE_START, d->cfg.table, time(NULL));
 	sw_jw_str(&w, "mode", d->mode);
@@ -556,6 +556,12 @@ void sw_report_metrics(struct sw_daemon *d, bool up)
 	m.journal_errors = d->journal.errors;
 	m.attempts_errors = d->attempts_errors;
 	m.unguarded = d->n_unguarded;
+	m.flows_on = d->flows_on;
+	m.flows_logged = d->flows_logged;
+	m.flows_dropped = d->flowtab.dropped;
+	m.flows_lost = d->ctev.overruns;
+	m.flows_open = d->flowtab.n;
+	m.flows_untracked = d->flowtab.untracked;
 	if ((rc = sw_metrics_write(d->cfg.metrics_path, &m)))
 		sw_warn("cannot write metrics to %s: %s", d->cfg.metrics_path, strerror(-rc));
 }

@@ -15,6 +15,7 @@
 
 #include "core/config_check.h"
 #include "daemon/blocklog.h"
+#include "daemon/flowlog.h"
 #include "daemon/hostnames.h"
 #include "daemon/owner.h"
 #include "daemon/repair.h"
@@ -190,6 +191,7 @@ static int start_loop(struct sw_daemon *d)
 			d->control_path, strerror(-d->ctlfd));
 	sw_repair_arm_resync(d);
 	sw_blocklog_setup(d);
+	sw_flowlog_setup(d);
 	sw_track_cgroup_setup(d);
 	d->dnsfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (d->dnsfd < 0 || sw_daemon_watch(d, d->dnsfd, SLOT_DNS_TIMER) < 0) {
@@ -226,7 +228,7 @@ int sw_setup(struct sw_daemon *d)
 	int rc;
 
 	d->cgw.fd = -1;
-	d->epfd = d->sigfd = d->tfd = d->wdfd = d->ctlfd = d->dnsfd = -1;
+	d->epfd = d->sigfd = d->tfd = d->wdfd = d->ctlfd = d->dnsfd = d->flowfd = -1;
 	d->lockfd = d->ctl_lockfd = d->spare_fd = -1;
 	d->resolver.fd[0] = d->resolver.fd[1] = -1;
 	d->started = time(NULL);
@@ -251,6 +253,7 @@ void sw_teardown(struct sw_daemon *d)
 	if (d->lockfd >= 0)
 		close(d->lockfd);
 	d->ctlfd = d->ctl_lockfd = d->lockfd = d->spare_fd = -1;
+	sw_flowlog_stop(d);
 	sw_events_close(&d->ev);
 	free(d->txn_rec);
 	d->txn_rec = NULL;

@@ -122,6 +122,9 @@ static void test_defaults(void **state)
 	assert_true(d->log_blocked);
 	assert_int_equal(d->log_facility, LOG_DAEMON);
 	assert_int_equal(d->log_group, 3210);
+	assert_true(d->log_flows);
+	assert_int_equal(d->log_max_flows, 4096);
+	assert_int_equal(d->log_flow_interval, 30);
 	assert_int_equal(d->resync_interval, 30);
 	assert_int_equal(d->owner, SW_OWNER_AUTO);
 	assert_string_equal(d->table, "sandwall");
@@ -369,6 +372,19 @@ static void test_enums_numbers(void **state)
 	assert_int_equal(cfg.log_group, 65535);
 	assert_int_equal(cfg.resync_interval, 1);
 	assert_int_equal(cfg.owner, SW_OWNER_YES);
+	/* the network log's keys, and their bounds */
+	assert_int_equal(parse("[log]\nflows = no\nmax_flows = 2\nflow_interval = 3600\n"), 0);
+	assert_false(cfg.log_flows);
+	assert_int_equal(cfg.log_max_flows, 2);
+	assert_int_equal(cfg.log_flow_interval, 3600);
+	assert_int_equal(parse("[log]\nmax_flows = 1048576\nflow_interval = 1\n"), 0);
+	assert_int_equal(cfg.log_max_flows, 1048576);
+	assert_int_equal(cfg.log_flow_interval, 1);
+	assert_int_not_equal(parse("[log]\nmax_flows = 0\n"), 0);
+	assert_int_not_equal(parse("[log]\nmax_flows = 1048577\n"), 0);
+	assert_int_not_equal(parse("[log]\nflow_interval = 3601\n"), 0);
+	assert_int_not_equal(parse("[log]\nflow_interval = 0\n"), 0);
+	assert_int_not_equal(parse("[log]\nflows = maybe\n"), 0);
 	assert_int_equal(parse("[daemon]\nowner = AUTO\n[allow]\ndns = NONE\n"), 0);
 	assert_int_equal(cfg.owner, SW_OWNER_AUTO);
 	assert_int_equal(cfg.dns, SW_DNS_NONE);

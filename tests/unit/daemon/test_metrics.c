@@ -279,6 +279,29 @@ static void test_metrics_exposition_format(void **state)
 }
 
 /* A too-small buffer is -ENOSPC, never a cut text passed off as whole. */
+/* the network log's metrics: there when it is on, absent when it is off */
+static void test_metrics_flows(void **state)
+{
+	struct sw_metrics m = sample();
+	char buf[8192];
+
+	(void)state;
+	assert_true(sw_metrics_render(&m, buf, sizeof(buf)) > 0);
+	assert_null(strstr(buf, "sandwall_flows_"));
+	m.flows_on = true;
+	m.flows_logged = 12;
+	m.flows_dropped = 3;
+	m.flows_lost = 1;
+	m.flows_open = 2;
+	m.flows_untracked = 4;
+	assert_true(sw_metrics_render(&m, buf, sizeof(buf)) > 0);
+	assert_non_null(strstr(buf, "\nsandwall_flows_logged_total 12\n"));
+	assert_non_null(strstr(buf, "# TYPE sandwall_flows_dropped_total counter\nsandwall_flows_dropped_total 3\n"));
+	assert_non_null(strstr(buf, "\nsandwall_flows_lost_events_total 1\n"));
+	assert_non_null(strstr(buf, "# TYPE sandwall_flows_open gauge\nsandwall_flows_open 2\n"));
+	assert_non_null(strstr(buf, "\nsandwall_flows_untracked 4\n"));
+}
+
 static void test_metrics_enospc(void **state)
 {
 	struct sw_metrics m = sample();
@@ -655,6 +678,7 @@ int main(void)
 		cmocka_unit_test(test_metrics_golden),
 		cmocka_unit_test(test_metrics_down_and_owner),
 		cmocka_unit_test(test_metrics_exposition_format),
+		cmocka_unit_test(test_metrics_flows),
 		cmocka_unit_test(test_metrics_enospc),
 		cmocka_unit_test(test_metrics_write_file),
 		cmocka_unit_test(test_journal_missing_file_is_created),
