@@ -92,6 +92,10 @@ struct sw_receipt_flows {
 int sw_receipt_read_flows(const char *log, size_t loglen, const char *open_json, size_t openlen,
 			  int64_t since, int64_t until, struct sw_receipt_flows *out);
 void sw_receipt_flows_free(struct sw_receipt_flows *f);
+/* The same from the files beside cfg's journal (flows.jsonl, .1, and
+ * flows-open.json): 0 or -ENOMEM; no log is none. */
+int sw_receipt_flows_load(const struct sw_config *cfg, int64_t since, int64_t until,
+			  struct sw_receipt_flows *out);
 /* "flows": {"recorded","oldest_record","count","closed","open","gone","dropped","lost_events",
  * "malformed","list":[..]} */
 void sw_receipt_flows_json(struct sw_jw *w, const struct sw_receipt_flows *f);

@@ -21,6 +21,9 @@ void sw_flowlog_setup(struct sw_daemon *d);
 void sw_flowlog_read(struct sw_daemon *d);
 /* The timer: dump, update, sweep, flows-open.json. */
 void sw_flowlog_tick(struct sw_daemon *d);
+/* A dump now (the "flows" request: a run that ends wants its open flows
+ * in flows-open.json). false when the log is off. */
+bool sw_flowlog_dump_now(struct sw_daemon *d);
 /* After each loop turn: a resync dump due after lost events, and the
  * "flows-dropped" line when more were dropped. */
 void sw_flowlog_flush(struct sw_daemon *d);

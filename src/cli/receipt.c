@@ -440,21 +440,8 @@ static int receipt_window(struct receipt *r)
 /* The network log beside the journal: the flows of the window. */
 static void receipt_flows(struct receipt *r)
 {
-	char path[SW_PATH_MAX + 16], *log = NULL, *open;
-	size_t loglen = 0, openlen = 0;
-	struct stat st;
-
-	sibling(r->in->cfg->journal_path, "flows.jsonl", path, sizeof(path));
-	if (!path[0])
-		return;
-	if (!stat(path, &st) && sw_journal_read(path, &log, &loglen))
-		log = NULL;
-	sibling(r->in->cfg->journal_path, "flows-open.json", path, sizeof(path));
-	open = sw_receipt_slurp(path, &openlen);
-	if (sw_receipt_read_flows(log, loglen, open, openlen, r->since, r->until, &r->flows))
+	if (sw_receipt_flows_load(r->in->cfg, r->since, r->until, &r->flows))
 		sw_warn("the network log: %s (left out)", strerror(ENOMEM));
-	free(log);
-	free(open);
 }
 
 /* The records beside the journal: what the sandboxes tried to reach

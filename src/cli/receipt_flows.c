@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/receipt.h"
 #include "lib/journal.h"
@@ -219,4 +220,30 @@ void sw_receipt_flows_text(const struct sw_receipt_flows *f, FILE *out, size_t m
 	}
 	if (f->n > max)
 		fprintf(out, "  and %zu more (receipt --json lists them all)\n", f->n - max);
+}
+
+int sw_receipt_flows_load(const struct sw_config *cfg, int64_t since, int64_t until,
+			  struct sw_receipt_flows *out)
+{
+	char path[SW_PATH_MAX + 32], *log = NULL, *open = NULL;
+	const char *slash = strrchr(cfg->journal_path, '/');
+	size_t loglen = 0, openlen = 0;
+	struct stat st;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->oldest = -1;
+	if (!cfg->journal_path[0] || !slash)
+		return 0;
+	snprintf(path, sizeof(path), "%.*s/flows.jsonl", (int)(slash - cfg->journal_path),
+		 cfg->journal_path);
+	if (!stat(path, &st) && sw_journal_read(path, &log, &loglen))
+		log = NULL;
+	snprintf(path, sizeof(path), "%.*s/flows-open.json", (int)(slash - cfg->journal_path),
+		 cfg->journal_path);
+	open = sw_receipt_slurp(path, &openlen);
+	rc = sw_receipt_read_flows(log, loglen, open, openlen, since, until, out);
+	free(log);
+	free(open);
+	return rc;
 }

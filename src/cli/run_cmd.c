@@ -259,6 +259,14 @@ static int close_run(struct sw_cli_run *x, const char *dir, const char *path, st
 	r->daemon_stop = daemon_answers(x->o, mode, sizeof(mode));
 	r->stop_us = now_us();
 	journal_run(x->cfg, r, SW_JE_RUN_STOP);
+	/* the flows still open go into flows-open.json now, for the receipt */
+	if (r->daemon_stop) {
+		char reply[256];
+
+		if (sw_control_call(x->o->control, "flows", reply, sizeof(reply)) || strncmp(reply, "ok\n", 3))
+			sw_warn("warning: sandwalld did not write the open flows out: the receipt may "
+				"miss flows still open");
+	}
 	if (sw_run_save(path, r))
 		sw_warn("warning: cannot write %s", path);
 	if ((rc = sw_run_receipt(x, r, dir, &contained)))

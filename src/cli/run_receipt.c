@@ -15,6 +15,7 @@
 #include "cli/key.h"
 #include "cli/receipt.h"
 #include "cli/run.h"
+#include "cli/run_sbx.h"
 #include "core/runverdict.h"
 #include "core/timeline.h"
 #include "host/attempts.h"
@@ -41,6 +42,9 @@ struct runrec {
 	struct sw_jv pre, post;         /* the verify records (type 0: none) */
 	struct sw_jv att;               /* attempts.json */
 	struct sw_attempts_probes probes[2];
+	struct sw_receipt_flows flows;
+	struct sw_run_sbx_in sin;
+	struct sw_run_sbxs sbx;
 	const char *att_error;
 	char broken[MAX_BROKEN][160];
 	const char *brokenp[MAX_BROKEN];
@@ -71,18 +75,6 @@ static void read_attempts(const struct sw_config *cfg, struct runrec *rr)
 	if (!sw_jv_get(&rr->att, "attempts") || sw_jv_get(&rr->att, "attempts")->type != SW_JARR)
 		rr->att_error = "attempts.json is unreadable: the sandboxes' attempts are unknown";
 	free(text);
-}
-
-/* an attempt of the run: inside its window (seconds), not verify's own */
-static bool in_run(const struct runrec *rr, const struct sw_jv *a)
-{
-	int64_t first = 0, last = 0;
-
-	sw_jv_get_i64(a, "first", &first);
-	sw_jv_get_i64(a, "last", &last);
-	if (last < rr->run->start_us / 1000000 || first > rr->run->stop_us / 1000000)
-		return false;
-	return !sw_receipt_by_verify(a, &rr->probes[0]) && !sw_receipt_by_verify(a, &rr->probes[1]);
 }
 
 /* what a verify record says of the guarded host-side processes */
@@ -140,11 +132,21 @@ static int gather(struct sw_cli_run *x, struct runrec *rr, const char *dir)
 		assumptions_of(rr, i ? &rr->post : &rr->pre, i ? "postflight" : "preflight");
 	}
 	read_attempts(cfg, rr);
+	if (sw_receipt_flows_load(cfg, r->start_us / 1000000, r->stop_us / 1000000, &rr->flows))
+		return -ENOMEM;
+	rr->sin = (struct sw_run_sbx_in){ .attempts = rr->att.type == SW_JOBJ ? &rr->att : NULL,
+					  .flows = &rr->flows, .probes = rr->probes, .n_probes = 2,
+					  .since = r->start_us / 1000000, .until = r->stop_us / 1000000 };
+	if (sw_run_sbx_collect(&rr->sin, &rr->sbx))
+		return -ENOMEM;
 	sw_run_verdict(&(struct sw_run_facts){ .pre = r->pre, .post = r->post,
 		       .daemon_start = r->daemon_start, .daemon_stop = r->daemon_stop,
 		       .started = r->started || !r->wrapped, .tl = rr->have_tl ? &rr->tl : NULL,
 		       .broken = rr->brokenp, .n_broken = rr->n_broken,
-		       .record_error = rr->att_error }, &rr->v);
+		       .record_error = rr->att_error ? rr->att_error :
+				       rr->flows.have_log && (rr->flows.dropped || rr->flows.lost) ?
+				       "the network log dropped flows or lost events in the window" :
+				       NULL }, &rr->v);
 	return 0;
 }
 
@@ -187,17 +189,9 @@ struct q_out {
 /* a quarantine verify's own probe tripped (it releases them itself) */
 static bool q_by_verify(const struct runrec *rr, const struct sw_jv *q)
 {
-	uint8_t a[16] = { 0 };
 	const char *src;
-	int fam;
 
-	if (sw_jv_get_str(q, "src", &src))
-		return false;
-	fam = strchr(src, ':') ? AF_INET6 : AF_INET;
-	if (inet_pton(fam, src, a) != 1)
-		return false;
-	return sw_attempts_by_verify(&rr->probes[0], fam, a, a) ||
-	       sw_attempts_by_verify(&rr->probes[1], fam, a, a);
+	return !sw_jv_get_str(q, "src", &src) && sw_run_by_verify(rr->probes, 2, src);
 }
 
 static void q_json(const struct sw_jv *q, void *arg)
@@ -296,48 +290,6 @@ static void gaps_json(struct sw_jw *w, const struct runrec *rr)
 	sw_jw_end(w);
 }
 
-/* the run's sandboxes: one entry per source address and interface, with
- * its attempts */
-static void sandboxes_json(struct sw_jw *w, const struct runrec *rr)
-{
-	const struct sw_jv *list = sw_jv_get(&rr->att, "attempts");
-	size_t n = list && list->type == SW_JARR ? list->n : 0;
-	bool *done = calloc(n + 1, 1);
-
-	sw_jw_arr(w, "sandboxes");
-	for (size_t i = 0; done && i < n; i++) {
-		const char *src = "?", *iif = "", *s2, *i2;
-
-		if (done[i] || !in_run(rr, &list->vals[i]))
-			continue;
-		sw_jv_get_str(&list->vals[i], "src", &src);
-		sw_jv_get_str(&list->vals[i], "iif", &iif);
-		sw_jw_obj(w, NULL);
-		sw_jw_str(w, "src", src);
-		sw_jw_str(w, "iif", iif);
-		if (sw_jv_get(&list->vals[i], "identity"))
-			sw_jw_value(w, "identity", sw_jv_get(&list->vals[i], "identity"));
-		else
-			sw_jw_null(w, "identity");
-		sw_jw_arr(w, "attempts");
-		for (size_t j = i; j < n; j++) {
-			s2 = "?", i2 = "";
-			sw_jv_get_str(&list->vals[j], "src", &s2);
-			sw_jv_get_str(&list->vals[j], "iif", &i2);
-			if (done[j] || strcmp(s2, src) || strcmp(i2, iif) || !in_run(rr, &list->vals[j]))
-				continue;
-			done[j] = true;
-			sw_jw_value(w, NULL, &list->vals[j]);
-		}
-		sw_jw_end(w);
-		sw_jw_arr(w, "flows");
-		sw_jw_end(w);
-		sw_jw_end(w);
-	}
-	sw_jw_end(w);
-	free(done);
-}
-
 static int receipt_json(const struct runrec *rr, struct sw_jw *w)
 {
 	const struct sw_run *r = rr->run;
@@ -376,7 +328,15 @@ static int receipt_json(const struct runrec *rr, struct sw_jw *w)
 	flight_json(w, "preflight", r->pre, &rr->pre);
 	flight_json(w, "postflight", r->post, &rr->post);
 	gaps_json(w, rr);
-	sandboxes_json(w, rr);
+	sw_run_sbx_json(w, &rr->sin, &rr->sbx);
+	sw_jw_obj(w, "network_log");
+	sw_jw_bool(w, "recorded", rr->flows.have_log);
+	sw_jw_u64(w, "flows", rr->flows.n);
+	sw_jw_u64(w, "open_before_the_run", sw_run_flows_before(&rr->sin));
+	sw_jw_u64(w, "dropped", rr->flows.dropped);
+	sw_jw_u64(w, "lost_events", rr->flows.lost);
+	sw_jw_bool(w, "complete", rr->flows.have_log && !rr->flows.dropped && !rr->flows.lost);
+	sw_jw_end(w);
 	sw_jw_arr(w, "quarantines");
 	{
 		struct q_out o = { .rr = rr, .w = w };
@@ -403,45 +363,6 @@ static void text_flight(FILE *f, const char *name, int code)
 {
 	fprintf(f, "%-18s%s\n", name, code == 0 ? "HELD" : code == 1 ? "NOT HELD" :
 		code == 2 ? "ERROR (could not run)" : "not run");
-}
-
-static void text_attempts(FILE *f, const struct runrec *rr)
-{
-	const struct sw_jv *list = sw_jv_get(&rr->att, "attempts");
-	size_t shown = 0, total = 0;
-
-	for (size_t i = 0; list && list->type == SW_JARR && i < list->n; i++) {
-		const struct sw_jv *a = &list->vals[i];
-		const char *cat = "?", *src = "?", *iif = "", *dst = "?", *proto = "";
-		int64_t port = 0, count = 0, first = 0, last = 0;
-		char t1[32], t2[32];
-
-		if (!in_run(rr, a))
-			continue;
-		if (total++ >= TEXT_MAX_ATTEMPTS)
-			continue;
-		shown++;
-		sw_jv_get_str(a, "category", &cat);
-		sw_jv_get_str(a, "src", &src);
-		sw_jv_get_str(a, "iif", &iif);
-		sw_jv_get_str(a, "dst", &dst);
-		sw_jv_get_str(a, "proto", &proto);
-		sw_jv_get_i64(a, "dport", &port);
-		sw_jv_get_i64(a, "count", &count);
-		sw_jv_get_i64(a, "first", &first);
-		sw_jv_get_i64(a, "last", &last);
-		sw_iso_utc(first, t1, sizeof(t1));
-		sw_iso_utc(last, t2, sizeof(t2));
-		fprintf(f, "  %s%s%s -> %s", src, iif[0] ? " via " : "", iif, dst);
-		if (port)
-			fprintf(f, ":%lld", (long long)port);
-		fprintf(f, "%s%s BLOCKED (%s), %lld packet(s), %s .. %s\n", proto[0] ? "/" : "", proto,
-			cat, (long long)count, t1, t2);
-	}
-	fprintf(f, "%-18s%zu blocked attempt record(s) by the sandboxes%s\n", "attempts", total,
-		total ? " (above)" : "");
-	if (total > shown)
-		fprintf(f, "  and %zu more (in the JSON receipt)\n", total - shown);
 }
 
 static void receipt_text(const struct runrec *rr, FILE *f)
@@ -482,7 +403,10 @@ static void receipt_text(const struct runrec *rr, FILE *f)
 	else
 		fprintf(f, "%-18s%zu gap(s) in the window%s\n", "timeline", rr->tl.n_gaps,
 			rr->tl.n_gaps ? " (reasons below)" : ": the boundary was in place and watched");
-	text_attempts(f, rr);
+	sw_run_sbx_text(f, &rr->sin, &rr->sbx, TEXT_MAX_ATTEMPTS);
+	fprintf(f, "%-18s%s\n", "network log", !rr->flows.have_log ? "NOT RECORDED ([log] flows = no, "
+		"or no sandwalld)" : rr->flows.dropped || rr->flows.lost ? "NOT COMPLETE (flows dropped "
+		"or events lost: see the JSON receipt)" : "every allowed flow of the window");
 	{
 		struct q_out qt = { .rr = rr, .f = f };
 
@@ -542,6 +466,8 @@ int sw_run_receipt(struct sw_cli_run *x, const struct sw_run *r, const char *dir
 	sw_jv_free(&rr->pre);
 	sw_jv_free(&rr->post);
 	sw_jv_free(&rr->att);
+	sw_receipt_flows_free(&rr->flows);
+	sw_run_sbxs_free(&rr->sbx);
 	free(rr->cfg_text);
 	free(rr->rules);
 	free(rr->journal);

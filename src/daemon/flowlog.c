@@ -224,6 +224,14 @@ void sw_flowlog_tick(struct sw_daemon *d)
 		dump(d);
 }
 
+bool sw_flowlog_dump_now(struct sw_daemon *d)
+{
+	if (!d->flows_on)
+		return false;
+	dump(d);
+	return true;
+}
+
 void sw_flowlog_flush(struct sw_daemon *d)
 {
 	if (!d->flows_on)

@@ -9,6 +9,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
+#include "daemon/flowlog.h"
 #include "daemon/owner.h"
 #include "daemon/reload.h"
 #include "daemon/report.h"
@@ -194,6 +195,12 @@ int sw_request_run(struct sw_daemon *d, const struct sw_control_req *req, char *
 		snprintf(rep, len, "%s\nmessage=%s\n", rc ? "error" : "ok", msg);
 	} else if (!strcmp(req->verb, "remove")) {
 		rc = request_remove(d, rep, len);
+	} else if (!strcmp(req->verb, "flows")) {
+		/* the open flows written out now (flows-open.json) */
+		bool on = sw_flowlog_dump_now(d);
+
+		snprintf(rep, len, "ok\nmessage=%s\n", on ? "open flows written" :
+			 "the network log is off ([log] flows = no)");
 	} else if (!strcmp(req->verb, "release")) {
 		rc = request_release(d, req->target, rep, len);
 	} else if (!strcmp(req->verb, "status")) {

@@ -27,7 +27,7 @@ _run_01() {
 	reach "$C1" http://169.254.169.254/
 	apply_ok "$V_CONF" || return 1
 	v_start "$V_CONF" || return 1
-	r_run --label t1 --receipt "$r" -- sh -c "echo \"\$SANDWALL_RUN\" > $V_DIR/env; ip netns exec $C1 curl -s -m 1 http://169.254.169.254/ >/dev/null; exit 0"
+	r_run --label t1 --receipt "$r" -- sh -c "echo \"\$SANDWALL_RUN\" > $V_DIR/env; ip netns exec $C1 curl -s -m 1 http://169.254.169.254/ >/dev/null; ip netns exec $C1 curl -s -m 2 -o /dev/null http://203.0.113.10/; exit 0"
 	[ "$SW_RC" -eq 0 ] && ok "run -> exit 0 (contained, CMD exited 0)" || { bad "run -> exit $SW_RC, expected 0"; show "$SW_ERR" 40; }
 	[ -s "$r" ] && [ -s "$r.txt" ] && ok "receipt written: $(basename "$r") and .txt" || { bad "no receipt at $r"; return 1; }
 	id=$(v_py "$r" "d['run']['id']")
@@ -38,6 +38,10 @@ _run_01() {
 	[ "$(v_py "$r" "sorted(set(a['category'] + ' ' + a['dst'] for s in d['sandboxes'] for a in s['attempts']))")" = '["metadata 169.254.169.254"]' ] &&
 		ok "receipt: c1's metadata attempt listed (verify's own probes apart)" ||
 		bad "receipt attempts: $(v_py "$r" "[(s['src'], [a['category'] + ' ' + a['dst'] for a in s['attempts']]) for s in d['sandboxes']]")"
+	[ "$(v_py "$r" "sorted(set((f['dst'], f['dport'], f['verdict'], f['reply_bytes'] > 0) for s in d['sandboxes'] if s['src'] == '172.17.0.2' for f in s['flows']))")" = '[["203.0.113.10", 80, "allowed", true]]' ] &&
+		ok "receipt: c1's internet flow allowed with bytes back ($(v_py "$r" "[f['reply_bytes'] for s in d['sandboxes'] for f in s['flows']]") bytes)" ||
+		bad "receipt flows: $(v_py "$r" "[(s['src'], s['flows']) for s in d['sandboxes']]")"
+	grep -q 'ALLOWED  203.0.113.10:80/tcp' "$r.txt" && ok "text: $(grep -m1 'ALLOWED' "$r.txt" | sed 's/^ *//')" || { bad "text lists no allowed flow"; show "$r.txt" 40; }
 	[ "$(v_py "$r" "[len(d['config']['text']) > 0, len(d['ruleset']['text']) > 0, d['config']['sha256'] == __import__('hashlib').sha256(d['config']['text'].encode()).hexdigest(), d['ruleset']['sha256'] == __import__('hashlib').sha256(d['ruleset']['text'].encode()).hexdigest()]")" = '[true, true, true, true]' ] &&
 		ok "receipt embeds the config and the ruleset, each with its sha256" || bad "config/ruleset not embedded with matching sha256"
 	grep -q '^verdict           CONTAINED$' "$r.txt" && grep -q '^window            .*Z \.\. .*Z' "$r.txt" &&
