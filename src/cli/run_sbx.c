@@ -100,9 +100,37 @@ static int add_key(struct sw_run_sbxs *o, const struct sw_jv *rec)
 	return 0;
 }
 
+/* identities.jsonl's last record, up to the window's end, that lists src */
+static const struct sw_jv *identity_of(const struct sw_run_sbx_in *in, const char *src)
+{
+	const struct sw_jv *best = NULL;
+
+	for (size_t i = 0; in->identities && i < in->identities->n; i++) {
+		const struct sw_jv *r = &in->identities->vals[i], *a = sw_jv_get(r, "addresses");
+		int64_t t = 0;
+
+		if (sw_jv_get_i64(r, "unix", &t) || t > in->until || !a || a->type != SW_JARR)
+			continue;
+		for (size_t j = 0; j < a->n; j++)
+			if (a->vals[j].type == SW_JSTR && !strcmp(a->vals[j].str, src))
+				best = r;
+	}
+	return best;
+}
+
+/* the run a sandbox's identity is labelled for ("" none) */
+static const char *run_label(const struct sw_jv *id)
+{
+	const struct sw_jv *l = id ? sw_jv_get(id, "labels") : NULL;
+	const char *run;
+
+	return l && !sw_jv_get_str(l, "sandwall.run", &run) ? run : "";
+}
+
 int sw_run_sbx_collect(const struct sw_run_sbx_in *in, struct sw_run_sbxs *out)
 {
 	const struct sw_jv *list = in->attempts ? sw_jv_get(in->attempts, "attempts") : NULL;
+	size_t k = 0;
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -112,6 +140,20 @@ int sw_run_sbx_collect(const struct sw_run_sbx_in *in, struct sw_run_sbxs *out)
 	for (size_t i = 0; !rc && in->flows && i < in->flows->n; i++)
 		if (flow_in(in, &in->flows->list[i]))
 			rc = add_key(out, &in->flows->list[i]);
+	/* named where a record knows it; another run's sandboxes left out */
+	for (size_t i = 0; !rc && i < out->n; i++) {
+		struct sw_run_sbx *x = &out->v[i];
+		const char *label;
+
+		if (!x->identity)
+			x->identity = identity_of(in, x->src);
+		label = run_label(x->identity);
+		if (label[0] && in->run_id && strcmp(label, in->run_id))
+			continue;
+		x->labelled = label[0] != '\0';
+		out->v[k++] = *x;
+	}
+	out->n = k;
 	return rc;
 }
 
@@ -133,6 +175,10 @@ void sw_run_sbx_json(struct sw_jw *w, const struct sw_run_sbx_in *in, const stru
 			sw_jw_value(w, "identity", s->v[k].identity);
 		else
 			sw_jw_null(w, "identity");
+		/* why it is this run's: its label, or its traffic in the window
+		 * (shared when another run was open too) */
+		sw_jw_str(w, "attribution", s->v[k].labelled ? "label" :
+			  in->overlapped ? "window, shared with another run" : "window");
 		sw_jw_arr(w, "attempts");
 		for (size_t i = 0; list && list->type == SW_JARR && i < list->n; i++)
 			if (attempt_in(in, &list->vals[i]) && same(&s->v[k], &list->vals[i]))
