@@ -28,6 +28,7 @@
 #define SW_TXN_REC (64 * 1024)
 
 struct sw_forget;
+struct sw_ident;
 
 struct sw_daemon {
 	/* from the command line (struct sw_daemon_args) */
@@ -95,6 +96,7 @@ struct sw_daemon {
 	uint8_t *txn_rec;               /* SW_TXN_REC bytes: the messages of the
 					 * transaction being repaired (events.h rec) */
 	struct sw_forget *forget;       /* the conntrack walk's worker (forget.h), or NULL */
+	struct sw_ident *ident;         /* sandbox identity (daemon/ident.h), or NULL: off */
 	bool forget_pending;            /* a re-created table's primed flows still to forget */
 	int64_t forget_since_us;        /* since when (CLOCK_MONOTONIC) */
 	/* coverage (coverage.h): the unguarded container-facing links last
@@ -131,6 +133,7 @@ enum sw_slot {
 	SLOT_FORGET,            /* the conntrack walk's worker is done (forget.h) */
 	SLOT_BIND,              /* an address changed in a bridge port's peer namespace */
 	SLOT_LOCK,              /* the instance lock: a second daemon asks who holds it */
+	SLOT_IDENT,             /* the identity worker is done (ident.h) */
 };
 
 /* CLOCK_MONOTONIC in microseconds. */

@@ -67,6 +67,7 @@ static void print_attempts(const struct sw_jv *doc, const struct sw_attempts_pro
 		const char *cat = "?", *sbx = NULL, *dst = "?", *proto = NULL, *src = "?", *iif = NULL;
 		const char *path = NULL;
 		int64_t port = 0, count = 0;
+		char tag[300];
 
 		if (sw_receipt_by_verify(a, probes))
 			continue;
@@ -79,11 +80,12 @@ static void print_attempts(const struct sw_jv *doc, const struct sw_attempts_pro
 		sw_jv_get_str(a, "proto", &proto);
 		sw_jv_get_i64(a, "dport", &port);
 		sw_jv_get_i64(a, "count", &count);
+		sw_receipt_ident_tag(a, tag, sizeof(tag));
 		printf("                  %-12s %s%s%-20s %s", cat, sbx ? sbx : "", sbx ? " " : "", dst,
 		       proto ? proto : "");
 		if (port)
 			printf("/%lld", (long long)port);
-		printf(" from %s %s%s x%lld\n", src, iif ? "on " : path ? "via the " : "",
+		printf(" from %s%s %s%s x%lld\n", src, tag, iif ? "on " : path ? "via the " : "",
 		       iif ? iif : path ? "output path" : "", (long long)count);
 	}
 	printf("verify's probes   %zu record(s), %lld packet(s): verify's own, not the sandboxes'\n",
@@ -342,6 +344,7 @@ struct receipt {
 	bool daemon, held, vpassed, have_verify, upto_now;
 	struct reasons rs;
 	struct sw_attempts_probes probes;
+	struct sw_receipt_ids ids;      /* identities.jsonl in the window */
 	struct sw_coverage cov;
 	struct sw_timeline tl;
 	struct sw_receipt_journal js;
@@ -463,6 +466,17 @@ static void receipt_records(struct receipt *r)
 			 sw_receipt_read_sbx(r->vjson, r->vlen, &r->sv) == 0;
 	sw_attempts_probes_read(r->vjson, r->vlen, &r->probes);
 	sw_coverage(cfg, r->in->host, &r->cov);
+	{
+		char ipath[SW_PATH_MAX + 32], *itext = NULL;
+		size_t ilen = 0;
+
+		sibling(cfg->journal_path, "identities.jsonl", ipath, sizeof(ipath));
+		if (ipath[0] && sw_journal_read(ipath, &itext, &ilen) == 0 && ilen)
+			sw_receipt_read_ids(itext, ilen, r->since, r->until, &r->ids);
+		else
+			r->ids.have_file = false;
+		free(itext);
+	}
 }
 
 /* Every reason, on the verdict's own lines: the gaps of the window, then
@@ -583,6 +597,7 @@ static int receipt_json(const struct receipt *r)
 	sw_jw_end(&w);
 	gaps_json(&w, &r->tl);
 	attempts_json(&w, r);
+	sw_receipt_ids_json(&r->ids, &w);
 	if (r->have_verify) {
 		sw_jw_obj(&w, "verify");
 		sw_jw_i64(&w, "time", r->vtime);
@@ -681,6 +696,7 @@ static void receipt_text(const struct receipt *r)
 		printf("journal           %zu line(s) out of time order (sorted)\n", tl->out_of_order);
 	gaps_text(tl);
 	print_attempts(&r->attempts, &r->probes);
+	sw_receipt_ids_text(&r->ids);
 	if (r->have_verify) {
 		sw_iso_utc(r->vtime, when, sizeof(when));
 		printf("last verify       %s at %s%s\n", r->vpassed ? "passed" : "FAILED", when,
