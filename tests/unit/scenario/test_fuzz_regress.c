@@ -45,6 +45,13 @@
 #define LLVMFuzzerTestOneInput fuzz_rtnl_one
 #include "../../fuzz/fuzz_rtnl.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_rtapi_one
+#define check rtapi_check
+#define check_str rtapi_check_str
+#include "../../fuzz/fuzz_rtapi.c"
+#undef check
+#undef check_str
+#undef LLVMFuzzerTestOneInput
 
 #ifndef FUZZ_DIR
 #define FUZZ_DIR "tests/fuzz"
@@ -62,6 +69,7 @@ static const struct {
 	{ "fuzz_nflog", fuzz_nflog_one },
 	{ "fuzz_nft", fuzz_nft_one },
 	{ "fuzz_rtnl", fuzz_rtnl_one },
+	{ "fuzz_rtapi", fuzz_rtapi_one },
 };
 
 static uint8_t *slurp(const char *path, size_t *len)
