@@ -56,6 +56,7 @@ struct sw_ident {
 	struct sw_idcache cache;
 	struct sw_journal j;
 	uint64_t lines_cur, lines_prev, dropped, jobs, api_errors;
+	int64_t job_t0, job_us, last_link_us;   /* the last lookup's start and length */
 	int last_rc[2];
 };
 
@@ -282,6 +283,7 @@ void sw_ident_link(struct sw_daemon *d, const struct sw_link *l, bool added)
 		w->recent[slot].l.netnsid = l->peer_netns ? l->netnsid : -1;
 		w->recent[slot].l.peer_ifindex = l->peer_ifindex;
 		w->recent[slot].since_us = now;
+		w->last_link_us = now;
 		/* a new sandbox may hold an address an old one had: ask again */
 		sw_idcache_miss_reset(&w->cache);
 		for (size_t i = 0; i < sizeof(schedule_us) / sizeof(*schedule_us); i++)
@@ -318,6 +320,7 @@ static void start_job(struct sw_ident *w, int64_t now)
 		return;
 	}
 	w->running = true;
+	w->job_t0 = now;
 	w->jobs++;
 }
 
@@ -363,10 +366,16 @@ static void merge_one(struct sw_daemon *d, struct sw_ident *w, const struct sw_i
 	char sid[16];
 
 	if (r != SW_IDPUT_SAME) {
+		/* lookup_us: the lookup that named it; after_link_us: since the
+		 * last sandbox link appeared */
 		sw_identity_short(id, sid, sizeof(sid));
-		sw_debug("identity: %s %s name=%s image=%s (%zu address(es))",
-			 r == SW_IDPUT_NEW ? "new" : "moved", id->runtime, id->name, id->image,
-			 id->n_addrs);
+		sw_alert(&d->alert, LOG_INFO, "event=identity reason=%s runtime=%s container=%s "
+			 "sandbox_name=%s image=%s addrs=%zu iif=%s lookup_us=%lld after_link_us=%lld",
+			 r == SW_IDPUT_NEW ? "new" : "addresses", id->runtime, sid[0] ? sid : "?",
+			 id->name[0] ? id->name : id->comm[0] ? id->comm : "?",
+			 id->image[0] ? id->image : "?", id->n_addrs, id->iif[0] ? id->iif : "?",
+			 (long long)w->job_us,
+			 (long long)(w->last_link_us ? now - w->last_link_us : -1));
 		jsonl_add(w, id, r == SW_IDPUT_NEW ? "new" : "addresses");
 	}
 	for (size_t i = 0; i < id->n_addrs; i++)
@@ -385,6 +394,7 @@ void sw_ident_read(struct sw_daemon *d)
 		return;
 	pthread_join(w->th, NULL);
 	w->running = false;
+	w->job_us = now - w->job_t0;
 	for (size_t i = 0; i < 2; i++) {
 		struct runtime_api *a = &w->api[i];
 

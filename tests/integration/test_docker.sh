@@ -250,7 +250,8 @@ dk_need() {
 	case $DK_STATE in
 	up) return 0 ;;
 	skip) info "skip: $DK_REASON"; return $SKIP ;;
-	fail|down) bad "docker setup: $DK_REASON"; return 1 ;;
+	fail) bad "docker setup: $DK_REASON"; return 1 ;;
+	down) info "the engine was stopped by an earlier cleanup: starting it again"; DK_STATE=none ;;
 	esac
 	need_sandwall || { _dk_skip "$SANDWALL not built"; return $SKIP; }
 	[ -x "$DK_SANDWALLD" ] || { _dk_skip "$DK_SANDWALLD not built"; info "skip: $DK_REASON"; return $SKIP; }

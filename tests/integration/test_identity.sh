@@ -23,6 +23,7 @@
 register_test identity_01_docker_rm  "docker run --rm agent-7 tries 169.254.169.254 and exits: attempts.json, identities.jsonl, the log and the receipt name it"
 register_test identity_02_reuse      "two --rm containers on the same address one after the other: each attempt names its own container"
 register_test identity_03_fallback   "no runtime API: the veth's peer namespace, a process in it and its cgroup name the container"
+register_test identity_99_cleanup    "after the suite: the engine stopped, nothing left (docker_99_cleanup's checks)"
 
 ID_WAIT=${ID_WAIT:-6}      # seconds the records may take to name a container
 
@@ -115,6 +116,9 @@ identity_01_docker_rm() {
 		[ "$(echo "$line" | awk '{print $4}')" != - ]; then
 		ok "identities.jsonl: agent-7 id ${cid:0:12} image $DK_IMG runtime $(echo "$line" | awk '{print $3}') addresses $(echo "$line" | awk '{print $4}') at $(echo "$line" | awk '{print $6}')"
 	else bad "identities.jsonl has no agent-7 with id $cid and image $DK_IMG: '${line}'"; show "$DK_DIR/identities.jsonl" 5; fi
+	ln=$(tail -n +"$((n0 + 1))" "$DKD_LOG" | grep -m1 'event=identity .*sandbox_name=agent-7')
+	if [ -n "$ln" ]; then ok "sandwalld named it while it ran: ${ln#*event=identity }"
+	else bad "no event=identity line for agent-7"; fi
 	ln=$(tail -n +"$((n0 + 1))" "$DKD_LOG" | grep -m1 'event=blocked category=metadata.*sandbox_name=agent-7')
 	if [ -n "$ln" ] && [[ $ln == *"runtime=docker container=${cid:0:12} image=$DK_IMG"* ]]; then ok "the blocked line names it: ${ln#*event=blocked }"
 	else bad "no event=blocked line with sandbox_name=agent-7 runtime=docker container=${cid:0:12} image=$DK_IMG: $(tail -n +"$((n0 + 1))" "$DKD_LOG" | grep -m2 'event=blocked' | tr '\n' ' ')"; fi
@@ -192,3 +196,5 @@ identity_03_fallback() {
 	dk_reload yes
 	dk_end
 }
+
+identity_99_cleanup() { docker_99_cleanup; }
