@@ -27,7 +27,7 @@ static const char docker_list[] =
 	"\"io.kubernetes.pod.name\":\"pod-a\"},\"State\":\"running\",\"NetworkSettings\":{\"Networks\":"
 	"{\"bridge\":{\"IPAddress\":\"172.17.0.2\",\"GlobalIPv6Address\":\"fd00:17::2\"},"
 	"\"swtnet\":{\"IPAddress\":\"172.18.0.5\",\"GlobalIPv6Address\":\"\"}}}},"
-	"{\"Id\":\"short\",\"Names\":[\"/bad\"]},"
+	"{\"Id\":\"short\",\"Names\":[\"/bad\"]},{\"Id\":\"abcdef\",\"Names\":[\"/tiny\"]},"
 	"{\"Id\":\"" ID64B "\",\"Names\":[\"/web\"],\"Image\":\"nginx\",\"Labels\":null,"
 	"\"NetworkSettings\":{\"Networks\":{\"host\":{\"IPAddress\":\"\"}}}}]";
 
@@ -38,7 +38,7 @@ static void test_parse_list(void **state)
 	size_t n;
 
 	assert_int_equal(sw_rtapi_parse_list(docker_list, strlen(docker_list), "docker", out, 8, &n), 0);
-	assert_int_equal(n, 2);         /* the short id is skipped */
+	assert_int_equal(n, 2);         /* the ids that are no ids are skipped */
 	assert_string_equal(out[0].runtime, "docker");
 	assert_string_equal(out[0].id, ID64);
 	assert_string_equal(out[0].name, "agent-7");
