@@ -16,6 +16,18 @@
 #   its own container, not the one that had the address before (a cache by
 #   address that is not refreshed when a veth appears names the old one:
 #   the flake of an earlier attempt at identity_01 after the Docker suite).
+#   Why an earlier attempt was flaky after the Docker suite (agent-7 not
+#   named within 6 s), reproduced by breaking this one on purpose: (1)
+#   sandwalld asked /var/run/docker.sock, while this engine listens on
+#   $DK_SOCK: only the fallback answered (runtime cgroup, no name); (2) a
+#   cache by address, refreshed only on a miss and at most once per few
+#   seconds per address, kept the container that had 172.17.0.x before
+#   (docker0 hands the lowest free address out again): the attempt hit the
+#   stale entry, no lookup ran, and the record named the old container (or
+#   none while the rate limit held). Now the lookup runs when the veth's
+#   peer moves into the container's namespace (then 0.2, 0.5, 1, 2, 4 s
+#   later), a runtime's full list sweeps who is gone, a new link resets the
+#   miss limit, and an attempt record keeps the sandbox it was made for.
 # identity_03: no API (the socket set to a path where none listens): the
 #   kernel's view names the container by its cgroup (its full id) and its
 #   addresses from the veth's peer namespace.
