@@ -28,6 +28,10 @@
 #   peer moves into the container's namespace (then 0.2, 0.5, 1, 2, 4 s
 #   later), a runtime's full list sweeps who is gone, a new link resets the
 #   miss limit, and an attempt record keeps the sandbox it was made for.
+# identity_04: real rootful Podman in the main topology's host namespace
+#   (runtimes_05's mount namespace and helpers: pm, pm_down), with
+#   `podman system service` on a socket of this run, and a sandwalld of
+#   its own there ([identity] podman_socket): a --rm container is named.
 # identity_03: no API (the socket set to a path where none listens): the
 #   kernel's view names the container by its cgroup (its full id) and its
 #   addresses from the veth's peer namespace.
@@ -35,6 +39,7 @@
 register_test identity_01_docker_rm  "docker run --rm agent-7 tries 169.254.169.254 and exits: attempts.json, identities.jsonl, the log and the receipt name it"
 register_test identity_02_reuse      "two --rm containers on the same address one after the other: each attempt names its own container"
 register_test identity_03_fallback   "no runtime API: the veth's peer namespace, a process in it and its cgroup name the container"
+register_test identity_04_podman     "real rootful Podman (as runtimes_05 runs it) and its API service: a --rm container's attempt names it (runtime podman)"
 register_test identity_99_cleanup    "after the suite: the engine stopped, nothing left (docker_99_cleanup's checks)"
 
 ID_WAIT=${ID_WAIT:-6}      # seconds the records may take to name a container
@@ -207,6 +212,98 @@ identity_03_fallback() {
 	grep -q "identity: docker API" "$DKD_LOG" && info "$(grep -m1 'identity: docker API' "$DKD_LOG")"
 	dk_reload yes
 	dk_end
+}
+
+# id_pm_up: runtimes_05's podman setup (holder, containers.conf, image) and
+# the API service; 0, $SKIP with the reason, or 1
+id_pm_up() {
+	local rdy i
+	command -v podman >/dev/null || { info "SKIP: podman is not installed"; return $SKIP; }
+	[ -x /usr/lib/cni/bridge ] || { info "SKIP: the CNI plugins are not installed"; return $SKIP; }
+	command -v busybox >/dev/null || { info "SKIP: busybox-static is not installed"; return $SKIP; }
+	PM_DIR="$SWT_TMP/idpodman"
+	mkdir -p "$PM_DIR"
+	RT_UNDO+=(pm_down)
+	cat >"$PM_DIR/containers.conf" <<-EOF
+	[engine]
+	cgroup_manager = "cgroupfs"
+	events_logger = "file"
+	events_logfile_path = "$PM_DIR/events.log"
+	runtime = "runc"
+	[network]
+	network_backend = "cni"
+	network_config_dir = "$PM_DIR/cni"
+	cni_plugin_dirs = ["/usr/lib/cni"]
+	EOF
+	cat >"$PM_DIR/hold.sh" <<-'EOF'
+	mount --make-rslave / 2>/dev/null
+	if ! mountpoint -q /sys/fs/cgroup; then
+		while read -r dev mp type opts _; do
+			case $mp in /sys/fs/cgroup|/sys/fs/cgroup/*) ;; *) continue ;; esac
+			case $type in
+			tmpfs)   mount -t tmpfs -o "$opts" cgroup_root "$mp" || exit 2 ;;
+			cgroup)  mkdir -p "$mp" 2>/dev/null; mount -t cgroup -o "$opts" "$dev" "$mp" || exit 2 ;;
+			cgroup2) mkdir -p "$mp" 2>/dev/null; mount -t cgroup2 -o "$opts" "$dev" "$mp" || exit 2 ;;
+			esac
+		done </proc/1/mounts
+	fi
+	mount -t tmpfs -o mode=0755 swt-run /run || exit 2
+	mount -t tmpfs -o mode=0755 swt-varlib /var/lib || exit 2
+	mkdir -p /var/lib/cni || exit 2
+	echo $$ >"$1"
+	exec sleep infinity
+	EOF
+	rdy="$PM_DIR/holder"
+	ip netns exec "$H" unshare -m --propagation private bash "$PM_DIR/hold.sh" "$rdy" >"$PM_DIR/hold.log" 2>&1 &
+	PM_HOLDER=$!
+	for i in $(seq 1 100); do [ -s "$rdy" ] && break; kill -0 "$PM_HOLDER" 2>/dev/null || break; sleep 0.05; done
+	[ -s "$rdy" ] || { info "SKIP: could not set up podman's mount namespace: $(tr '\n' ' ' <"$PM_DIR/hold.log")"; return $SKIP; }
+	bash "$SWT_DIR/docker/mkimage.sh" "$PM_DIR/bb.tar" >"$PM_DIR/mkimage.log" 2>&1 ||
+		{ info "SKIP: no busybox image"; return $SKIP; }
+	pm import "$PM_DIR/bb.tar" swt-pm:1 >"$PM_DIR/import.log" 2>&1 ||
+		{ info "SKIP: podman import failed: $(tail -n 2 "$PM_DIR/import.log" | tr '\n' ' ')"; return $SKIP; }
+	# the API (Docker-compatible endpoints too), on a socket of this run;
+	# $! is podman itself (nsenter execs it)
+	nsenter -t "$PM_HOLDER" -m -n env CONTAINERS_CONF="$PM_DIR/containers.conf" \
+		podman --root "$PM_DIR/storage" --runroot /run/swt-podman --tmpdir /run/swt-podman-tmp \
+		--storage-driver vfs system service --time=0 "unix://$PM_DIR/podman.sock" >"$PM_DIR/service.log" 2>&1 &
+	ID_PM_SVC=$!
+	SWT_PIDS+=("$ID_PM_SVC")
+	RT_UNDO+=("kill $ID_PM_SVC")
+	for i in $(seq 1 100); do [ -S "$PM_DIR/podman.sock" ] && break; kill -0 "$ID_PM_SVC" 2>/dev/null || break; sleep 0.1; done
+	[ -S "$PM_DIR/podman.sock" ] || { info "SKIP: podman system service did not start: $(tail -n 2 "$PM_DIR/service.log" | tr '\n' ' ')"; return $SKIP; }
+	return 0
+}
+
+identity_04_podman() { rt_run _identity_04; }
+_identity_04() {
+	local rc conf cid got
+	id_pm_up; rc=$?; [ $rc -eq 0 ] || return $rc
+	ok "podman $(podman --version | awk '{print $3}') and its API at \$TMP/idpodman/podman.sock"
+	conf=$(mkconf idpodman guard.interfaces=auto "identity.podman_socket=$PM_DIR/podman.sock" \
+		"identity.docker_socket=$PM_DIR/no-docker.sock" "daemon.journal=$PM_DIR/state/journal.jsonl")
+	d_start "$conf" || return 1
+	pm rm -f agent-p >/dev/null 2>&1
+	pm run --rm --name agent-p --label sandwall.run=pm-1 --cgroup-parent="/$PM_CG" \
+		--ulimit nofile=1024:1024 --ulimit nproc=4096:4096 swt-pm:1 sh -c \
+		'ip -4 -o addr show eth0 | awk "{print \$4}"; sleep 1; timeout 1 wget -q -O /dev/null http://169.254.169.254/; echo "meta=$?"; cat /proc/self/cgroup | head -n 1' \
+		>"$PM_DIR/agent-p.out" 2>&1
+	if grep -q '^meta=143' "$PM_DIR/agent-p.out"; then ok "agent-p ($(head -n 1 "$PM_DIR/agent-p.out")) tried 169.254.169.254: blocked, then exited"
+	else bad "agent-p: $(tr '\n' ' ' <"$PM_DIR/agent-p.out" | cut -c1-300)"; return 1; fi
+	got=""
+	for i in $(seq 1 $((ID_WAIT * 10))); do
+		got=$(id_attempt_names "$PM_DIR/state/attempts.json" 169.254.169.254 | grep -m1 '^agent-p ')
+		[ -n "$got" ] && break
+		sleep 0.1
+	done
+	if [ -n "$got" ] && [ "$(echo "$got" | awk '{print $4}')" = podman ] && [ "$(echo "$got" | awk '{print $6}')" = pm-1 ]; then
+		ok "attempts.json names it after it is gone: $got"
+	else bad "attempts.json does not name agent-p (runtime podman, run pm-1): '$got' $(id_attempt_names "$PM_DIR/state/attempts.json" 169.254.169.254 | tr '\n' ';')"; tail -n 5 "$D_LOG" | show - 5; fi
+	if id_jsonl_find "$PM_DIR/state/identities.jsonl" agent-p | grep -q ' podman '; then
+		ok "identities.jsonl: $(id_jsonl_find "$PM_DIR/state/identities.jsonl" agent-p | head -n 1)"
+	else bad "identities.jsonl has no podman agent-p"; fi
+	grep -m1 'event=identity.*sandbox_name=agent-p' "$D_LOG" | sed 's/^sandwalld: /    .    /'
+	return 0
 }
 
 identity_99_cleanup() { docker_99_cleanup; }
