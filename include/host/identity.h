@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+#include "lib/journal.h"
 #include "lib/json.h"
 
 #define SW_ID_ADDRS     8       /* addresses kept per record */
@@ -68,6 +69,23 @@ int sw_identity_from_json(const struct sw_jv *v, struct sw_identity *out);
  * "dropped":N}. */
 void sw_identity_line(const struct sw_identity *id, time_t now, const char *reason,
 		      uint64_t dropped, struct sw_jw *w);
+
+/* ---- identities.jsonl --------------------------------------------------- */
+
+/* The on-disk record: sw_identity_line lines through lib/journal.h (one
+ * write per line, PATH -> PATH.1 at max_bytes). dropped counts the lines
+ * lost: those of a PATH.1 that a rotation replaced, and failed writes. */
+struct sw_idlog {
+	struct sw_journal j;
+	uint64_t lines_cur, lines_prev;     /* in PATH and in PATH.1 */
+	uint64_t dropped;
+};
+
+/* Open (the files' lines counted as they are); max_bytes 0: 1 MiB. A file
+ * that cannot be opened now is opened again at the next add. 0 or -errno. */
+int sw_idlog_open(struct sw_idlog *l, const char *path, uint64_t max_bytes);
+int sw_idlog_add(struct sw_idlog *l, const struct sw_identity *id, time_t now, const char *reason);
+void sw_idlog_close(struct sw_idlog *l);
 
 /* ---- the cache --------------------------------------------------------- */
 

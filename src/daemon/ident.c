@@ -4,7 +4,6 @@
  * sw_ident while it runs (and its own netlink socket); the loop reads
  * them after the eventfd said the worker is done, and joins it. */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,8 +53,8 @@ struct sw_ident {
 	struct { struct sw_idprobe_link l; int64_t since_us; } recent[RECENT];
 	size_t n_recent;
 	struct sw_idcache cache;
-	struct sw_journal j;
-	uint64_t lines_cur, lines_prev, dropped, jobs, api_errors;
+	struct sw_idlog log;            /* identities.jsonl */
+	uint64_t jobs, api_errors;
 	int64_t job_t0, job_us, last_link_us;   /* the last lookup's start and length */
 	int last_rc[2];
 };
@@ -88,71 +87,26 @@ static void *work(void *arg)
 
 /* ---- identities.jsonl --------------------------------------------------- */
 
-static size_t count_lines(const char *path)
-{
-	char buf[8192];
-	size_t n = 0;
-	ssize_t k;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-
-	while (fd >= 0 && (k = read(fd, buf, sizeof(buf))) > 0)
-		for (ssize_t i = 0; i < k; i++)
-			n += buf[i] == '\n';
-	if (fd >= 0)
-		close(fd);
-	return n;
-}
-
 static void jsonl_open(struct sw_daemon *d, struct sw_ident *w)
 {
 	const char *slash = strrchr(d->cfg.journal_path, '/');
-	char path[SW_PATH_MAX + 32], old[SW_PATH_MAX + 40];
+	char path[SW_PATH_MAX + 32];
 	int rc;
 
 	path[0] = '\0';
 	if (slash)
 		snprintf(path, sizeof(path), "%.*s/identities.jsonl",
 			 (int)(slash - d->cfg.journal_path), d->cfg.journal_path);
-	if (!strcmp(path, w->j.path))
+	if (!strcmp(path, w->log.j.path))
 		return;
-	if (w->j.path[0])
-		sw_journal_close(&w->j);
-	memset(&w->j, 0, sizeof(w->j));
-	w->j.fd = -1;
-	if (!path[0] || strlen(path) >= sizeof(w->j.path))
-		return;
-	snprintf(old, sizeof(old), "%s.1", path);
-	w->lines_cur = count_lines(path);
-	w->lines_prev = count_lines(old);
-	if ((rc = sw_journal_open(&w->j, path)))
+	sw_idlog_close(&w->log);
+	if (path[0] && (rc = sw_idlog_open(&w->log, path, SW_IDENT_JSONL_MAX)))
 		sw_warn("cannot open %s: %s", path, strerror(-rc));
-	snprintf(w->j.path, sizeof(w->j.path), "%s", path);
-	w->j.max_bytes = SW_IDENT_JSONL_MAX;
 }
 
 static void jsonl_add(struct sw_ident *w, const struct sw_identity *id, const char *reason)
 {
-	uint64_t before = w->j.size;
-	struct sw_jw jw;
-	const char *text;
-
-	if (!w->j.path[0])
-		return;
-	sw_jw_init(&jw);
-	sw_identity_line(id, time(NULL), reason, w->dropped, &jw);
-	text = sw_jw_text(&jw);
-	if (!text || sw_journal_add(&w->j, text)) {
-		w->dropped++;
-	} else {
-		/* a rotation took PATH.1's lines away */
-		if (w->j.size < before) {
-			w->dropped += w->lines_prev;
-			w->lines_prev = w->lines_cur;
-			w->lines_cur = 0;
-		}
-		w->lines_cur++;
-	}
-	sw_jw_free(&jw);
+	sw_idlog_add(&w->log, id, time(NULL), reason);
 }
 
 /* ---- the loop's side ---------------------------------------------------- */
@@ -207,7 +161,7 @@ void sw_ident_setup(struct sw_daemon *d)
 	if (!w) {
 		if (!(w = calloc(1, sizeof(*w))))
 			return;
-		w->j.fd = -1;
+		w->log.j.fd = -1;
 		if ((w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
 		    sw_daemon_watch(d, w->efd, SLOT_IDENT) < 0) {
 			sw_warn("sandbox identity off: %s", strerror(errno));
@@ -248,7 +202,7 @@ void sw_ident_close(struct sw_daemon *d)
 	close(w->efd);
 	if (w->nl_open)
 		sw_nl_close(&w->nl);
-	sw_journal_close(&w->j);
+	sw_idlog_close(&w->log);
 	free(w);
 	d->ident = NULL;
 }
@@ -424,5 +378,5 @@ void sw_ident_stats(const struct sw_daemon *d, uint64_t *records, uint64_t *jobs
 	*records = w ? w->cache.n : 0;
 	*jobs = w ? w->jobs : 0;
 	*api_errors = w ? w->api_errors : 0;
-	*dropped = w ? w->dropped : 0;
+	*dropped = w ? w->log.dropped : 0;
 }

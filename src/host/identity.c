@@ -2,6 +2,8 @@
 /* identity: the sandbox records and their bounded cache (see
  * include/host/identity.h). */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -151,6 +153,77 @@ void sw_identity_line(const struct sw_identity *id, time_t now, const char *reas
 	sw_identity_json(id, w, true);
 	sw_jw_u64(w, "dropped", dropped);
 	sw_jw_end(w);
+}
+
+/* ---- identities.jsonl --------------------------------------------------- */
+
+static uint64_t count_lines(const char *path)
+{
+	char buf[8192];
+	uint64_t n = 0;
+	ssize_t k;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	while (fd >= 0 && (k = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < k; i++)
+			n += buf[i] == '\n';
+	if (fd >= 0)
+		close(fd);
+	return n;
+}
+
+int sw_idlog_open(struct sw_idlog *l, const char *path, uint64_t max_bytes)
+{
+	char old[sizeof(l->j.path) + 4];
+	int rc;
+
+	memset(l, 0, sizeof(*l));
+	l->j.fd = -1;
+	if (strlen(path) >= sizeof(l->j.path))
+		return -ENAMETOOLONG;
+	snprintf(old, sizeof(old), "%s.1", path);
+	l->lines_cur = count_lines(path);
+	l->lines_prev = count_lines(old);
+	rc = sw_journal_open(&l->j, path);
+	snprintf(l->j.path, sizeof(l->j.path), "%s", path);
+	l->j.max_bytes = max_bytes ? max_bytes : (1u << 20);
+	return rc;
+}
+
+int sw_idlog_add(struct sw_idlog *l, const struct sw_identity *id, time_t now, const char *reason)
+{
+	uint64_t before = l->j.size;
+	struct sw_jw w;
+	const char *text;
+	int rc;
+
+	if (!l->j.path[0])
+		return -EBADF;
+	sw_jw_init(&w);
+	sw_identity_line(id, now, reason, l->dropped, &w);
+	text = sw_jw_text(&w);
+	rc = text ? sw_journal_add(&l->j, text) : (w.err ? w.err : -EINVAL);
+	sw_jw_free(&w);
+	if (rc) {
+		l->dropped++;
+		return rc;
+	}
+	/* a rotation took PATH.1's lines away */
+	if (l->j.size < before) {
+		l->dropped += l->lines_prev;
+		l->lines_prev = l->lines_cur;
+		l->lines_cur = 0;
+	}
+	l->lines_cur++;
+	return 0;
+}
+
+void sw_idlog_close(struct sw_idlog *l)
+{
+	if (l->j.path[0])
+		sw_journal_close(&l->j);
+	memset(l, 0, sizeof(*l));
+	l->j.fd = -1;
 }
 
 /* ---- the cache --------------------------------------------------------- */

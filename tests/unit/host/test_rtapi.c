@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "host/attempts.h"
 #include "host/identity.h"
@@ -362,6 +363,47 @@ static void test_json_round_trip_and_attempts(void **state)
 	sw_jw_free(&w);
 }
 
+/* identities.jsonl: rotated at max_bytes, what a rotation dropped counted */
+static void test_idlog(void **state)
+{
+	char dir[] = "/tmp/sw-idlog-XXXXXX", path[64], old[80];
+	struct sw_idlog l;
+	struct sw_identity a = mk("docker", ID64, "agent-7", "172.17.0.2");
+	char *text;
+	size_t len;
+	uint64_t kept;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/identities.jsonl", dir);
+	snprintf(old, sizeof(old), "%s.1", path);
+	assert_int_equal(sw_idlog_open(&l, path, 1000), 0);
+	for (int i = 0; i < 30; i++)
+		assert_int_equal(sw_idlog_add(&l, &a, 1764750000 + i, "new"), 0);
+	/* ~200 bytes a line, 1000 a file: rotated several times; the lines of
+	 * every PATH.1 replaced are counted */
+	assert_true(l.dropped > 0);
+	assert_int_equal(l.dropped + l.lines_cur + l.lines_prev, 30);
+	kept = l.lines_cur + l.lines_prev;
+	sw_idlog_close(&l);
+	/* reopened: the files' lines are counted again */
+	assert_int_equal(sw_idlog_open(&l, path, 1000), 0);
+	assert_int_equal(l.lines_cur + l.lines_prev, kept);
+	assert_int_equal(sw_journal_read(path, &text, &len), 0);
+	{
+		size_t lines = 0;
+
+		for (size_t i = 0; i < len; i++)
+			lines += text[i] == '\n';
+		assert_int_equal(lines, l.lines_cur + l.lines_prev);
+		assert_non_null(strstr(text, "\"dropped\":"));
+	}
+	free(text);
+	sw_idlog_close(&l);
+	unlink(path);
+	unlink(old);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,6 +415,7 @@ int main(void)
 		cmocka_unit_test(test_fdinfo),
 		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_json_round_trip_and_attempts),
+		cmocka_unit_test(test_idlog),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
