@@ -31,9 +31,12 @@ int sw_ident_fd(const struct sw_daemon *d);
 /* A link came or went (every link; only veths with a peer elsewhere and
  * taps count). */
 void sw_ident_link(struct sw_daemon *d, const struct sw_link *l, bool added);
-/* The identity of a blocked source now: 0 and *out, or -ENOENT (then a
- * refresh is asked for, within the rate limit). */
-int sw_ident_lookup(struct sw_daemon *d, int family, const uint8_t *src, struct sw_identity *out);
+/* The identity of a blocked source now (iif: the interface it came in on,
+ * or NULL): 0 and *out, or -ENOENT (then a refresh is asked for, within
+ * the rate limit). A micro-VM's record (a tap, no addresses the host can
+ * read) takes the addresses first seen on its tap. */
+int sw_ident_lookup(struct sw_daemon *d, int family, const uint8_t *src, const char *iif,
+		    struct sw_identity *out);
 /* The worker is done: merge, log, stamp the attempts. */
 void sw_ident_read(struct sw_daemon *d);
 /* Start what is due. */

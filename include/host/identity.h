@@ -123,6 +123,11 @@ void sw_idcache_sweep(struct sw_idcache *c, const char *runtime, const struct sw
 /* The live record holding family/addr: 0 and *out, or -ENOENT. */
 int sw_identity_lookup_addr(const struct sw_idcache *c, int family, const uint8_t *addr,
 			    struct sw_identity *out);
+/* The records of runtime on interface iif are gone (a tap went away). */
+void sw_idcache_gone_iif(struct sw_idcache *c, const char *iif, const char *runtime);
+/* The live record of runtime whose interface is iif: 0 and *out, or -ENOENT. */
+int sw_identity_lookup_iif(const struct sw_idcache *c, const char *iif, const char *runtime,
+			   struct sw_identity *out);
 /* A miss on family/addr at now_us: may a refresh be asked for (none was
  * for this address within min_us)? Remembers the ask when it says yes. */
 bool sw_idcache_miss_due(struct sw_idcache *c, int family, const uint8_t *addr, int64_t now_us,

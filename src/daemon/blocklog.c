@@ -26,7 +26,8 @@ void sw_blocklog_one(const struct sw_blocked *b, void *data)
 	d->blocked_seen++;
 	/* the sandbox it came from, as known now (a miss asks the runtimes;
 	 * the record gets the answer when it comes) */
-	known = !sw_blocked_is_output(b) && sw_ident_lookup(d, b->family, b->src, &id) == 0;
+	known = !sw_blocked_is_output(b) &&
+		sw_ident_lookup(d, b->family, b->src, l ? l->name : NULL, &id) == 0;
 	sw_attempts_add_ident(&d->attempts, b, l && !sw_blocked_is_output(b) ? l->name : NULL,
 			      known ? &id : NULL, time(NULL));
 	if (known) {

@@ -75,10 +75,13 @@ static void *work(void *arg)
 				      SW_RTAPI_MAX_LIST, &a->n);
 		any |= a->rc == 0;
 	}
-	/* no API answered: the kernel's view of the links that came lately */
+	/* the kernel's view of the links that came lately: veths when no API
+	 * answered, taps always (no runtime API knows a micro-VM) */
 	w->n_probed = 0;
-	for (size_t i = 0; !any && w->nl_open && i < w->n_links; i++)
-		if (sw_idprobe_link(&w->nl, "/proc", &w->links[i], &w->probed[w->n_probed]) == 0)
+	for (size_t i = 0; i < w->n_links; i++)
+		if ((w->links[i].tap || (!any && w->nl_open)) &&
+		    sw_idprobe_link(w->nl_open ? &w->nl : NULL, "/proc", &w->links[i],
+				    &w->probed[w->n_probed]) == 0)
 			w->n_probed++;
 	if (write(w->efd, &one, sizeof(one)) != sizeof(one))
 		w->n_probed = 0;
@@ -243,11 +246,14 @@ void sw_ident_link(struct sw_daemon *d, const struct sw_link *l, bool added)
 		for (size_t i = 0; i < sizeof(schedule_us) / sizeof(*schedule_us); i++)
 			due_add(w, now + schedule_us[i]);
 	} else {
+		if (l->kind == SW_LINK_TAP)
+			sw_idcache_gone_iif(&w->cache, l->name, "microvm");
 		due_add(w, now);        /* the runtime's list says who went */
 	}
 }
 
-int sw_ident_lookup(struct sw_daemon *d, int family, const uint8_t *src, struct sw_identity *out)
+int sw_ident_lookup(struct sw_daemon *d, int family, const uint8_t *src, const char *iif,
+		    struct sw_identity *out)
 {
 	struct sw_ident *w = d->ident;
 	int64_t now = sw_daemon_now_us();
@@ -256,6 +262,14 @@ int sw_ident_lookup(struct sw_daemon *d, int family, const uint8_t *src, struct 
 		return -ENOENT;
 	if (sw_identity_lookup_addr(&w->cache, family, src, out) == 0)
 		return 0;
+	/* a routed tap: the micro-VM behind it sends from addresses the host
+	 * cannot read; the first one seen on its tap becomes its own */
+	if (iif && sw_identity_lookup_iif(&w->cache, iif, "microvm", out) == 0 &&
+	    sw_identity_add_addr(out, family, src) == 0) {
+		if (sw_idcache_put(&w->cache, out, now) == SW_IDPUT_ADDRS)
+			jsonl_add(w, out, "addresses");
+		return 0;
+	}
 	if (sw_idcache_miss_due(&w->cache, family, src, now, SW_IDENT_MISS_US))
 		due_add(w, now);
 	return -ENOENT;

@@ -290,6 +290,8 @@ enum sw_idput sw_idcache_put(struct sw_idcache *c, const struct sw_identity *id,
 		if (same_record(&c->e[i].id, id))
 			e = &c->e[i];
 	if (e) {
+		if (e->gone)
+			e->id.n_addrs = 0;      /* back (a tap again): what it had is past */
 		r = id->n_addrs && !sw_identity_same_addrs(&e->id, id) ? SW_IDPUT_ADDRS :
 		    SW_IDPUT_SAME;
 		merge(&e->id, id);
@@ -332,6 +334,26 @@ int sw_identity_lookup_addr(const struct sw_idcache *c, int family, const uint8_
 {
 	for (size_t i = 0; i < c->n; i++)
 		if (!c->e[i].gone && sw_identity_has_addr(&c->e[i].id, family, addr)) {
+			if (out)
+				*out = c->e[i].id;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+void sw_idcache_gone_iif(struct sw_idcache *c, const char *iif, const char *runtime)
+{
+	for (size_t i = 0; iif && iif[0] && i < c->n; i++)
+		if (!strcmp(c->e[i].id.iif, iif) && !strcmp(c->e[i].id.runtime, runtime))
+			c->e[i].gone = true;
+}
+
+int sw_identity_lookup_iif(const struct sw_idcache *c, const char *iif, const char *runtime,
+			   struct sw_identity *out)
+{
+	for (size_t i = 0; iif && iif[0] && i < c->n; i++)
+		if (!c->e[i].gone && !strcmp(c->e[i].id.iif, iif) &&
+		    !strcmp(c->e[i].id.runtime, runtime)) {
 			if (out)
 				*out = c->e[i].id;
 			return 0;

@@ -40,6 +40,7 @@ register_test identity_01_docker_rm  "docker run --rm agent-7 tries 169.254.169.
 register_test identity_02_reuse      "two --rm containers on the same address one after the other: each attempt names its own container"
 register_test identity_03_fallback   "no runtime API: the veth's peer namespace, a process in it and its cgroup name the container"
 register_test identity_04_podman     "real rootful Podman (as runtimes_05 runs it) and its API service: a --rm container's attempt names it (runtime podman)"
+register_test identity_05_microvm    "a tap held by a process (a micro-VM's monitor): identities.jsonl names it (runtime microvm, pid, comm) and its guest's blocked attempt carries it"
 register_test identity_99_cleanup    "after the suite: the engine stopped, nothing left (docker_99_cleanup's checks)"
 
 ID_WAIT=${ID_WAIT:-6}      # seconds the records may take to name a container
@@ -303,6 +304,57 @@ _identity_04() {
 		ok "identities.jsonl: $(id_jsonl_find "$PM_DIR/state/identities.jsonl" agent-p | head -n 1)"
 	else bad "identities.jsonl has no podman agent-p"; fi
 	grep -m1 'event=identity.*sandbox_name=agent-p' "$D_LOG" | sed 's/^sandwalld: /    .    /'
+	return 0
+}
+
+identity_05_microvm() { rt_run _identity_05; }
+_identity_05() {
+	local conf dir="$SWT_TMP/idvm" pid mac line i got
+	mkdir -p "$dir/state"
+	conf=$(mkconf idvm guard.interfaces=auto "identity.docker_socket=$dir/none.sock" \
+		"identity.podman_socket=$dir/none.sock" "daemon.journal=$dir/state/journal.jsonl")
+	d_start "$conf" || return 1
+	ip netns exec "$H" "$PY" "$SWT_DIR/identity/tapvm.py" swtvm0 10.77.0.2 169.254.169.254 \
+		"$dir/ready" "$dir/go" >"$dir/tapvm.log" 2>&1 &
+	pid=$!
+	SWT_PIDS+=("$pid"); RT_UNDO+=("kill $pid" "ip -n $H link del swtvm0")
+	for i in $(seq 1 100); do [ -s "$dir/ready" ] && break; sleep 0.05; done
+	[ -s "$dir/ready" ] || { bad "the stand-in VM did not open its tap: $(cat "$dir/tapvm.log")"; return 1; }
+	ip -n "$H" addr add 10.77.0.1/24 dev swtvm0 && ip -n "$H" link set swtvm0 up || { bad "tap setup"; return 1; }
+	line=""
+	for i in $(seq 1 $((ID_WAIT * 10))); do
+		line=$(id_py "$dir/state/identities.jsonl" <<-'EOF' 2>/dev/null
+		import json, sys
+		for l in open(sys.argv[1]).read().splitlines():
+		    r = json.loads(l)
+		    if r.get("runtime") == "microvm":
+		        print(r.get("iif"), r.get("pid"), r.get("comm"), ",".join(r.get("addresses", [])) or "-")
+		EOF
+		)
+		[ -n "$line" ] && break
+		sleep 0.1
+	done
+	if [ "$(echo "$line" | head -n 1 | awk '{print $1, $2}')" = "swtvm0 $pid" ]; then ok "identities.jsonl: the tap's process names the micro-VM: iif/pid/comm $(echo "$line" | head -n 1)"
+	else bad "identities.jsonl has no microvm record for swtvm0 held by pid $pid: '$line'"; tail -n 5 "$D_LOG" | show - 5; fi
+	mac=$(ip -n "$H" -o link show swtvm0 | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p')
+	echo "$mac" >"$dir/go"
+	got=""
+	for i in $(seq 1 $((ID_WAIT * 10))); do
+		got=$(id_py "$dir/state/attempts.json" <<-'EOF' 2>/dev/null
+		import json, sys
+		for a in json.load(open(sys.argv[1])).get("attempts", []):
+		    i = a.get("identity") or {}
+		    if a.get("dst") == "169.254.169.254" and i.get("runtime") == "microvm":
+		        print(a.get("src"), a.get("iif"), i.get("iif"), i.get("pid"), i.get("comm"))
+		EOF
+		)
+		[ -n "$got" ] && break
+		sleep 0.1
+	done
+	if [ "$(echo "$got" | awk '{print $1, $2, $4}')" = "10.77.0.2 swtvm0 $pid" ]; then ok "the guest's attempt at 169.254.169.254 names it: src/iif/tap/pid/comm $got"
+	else bad "attempts.json: no microvm identity on the guest's attempt: '$got'"; show "$dir/state/attempts.json" 3; fi
+	if grep -q 'event=blocked category=metadata src=10.77.0.2 .*sandbox_name=python3 runtime=microvm' "$D_LOG"; then ok "the blocked line names it: $(grep -m1 'event=blocked category=metadata src=10.77.0.2' "$D_LOG" | sed 's/.*event=blocked //')"
+	else bad "no blocked line naming the micro-VM: $(grep -m1 'event=blocked' "$D_LOG")"; fi
 	return 0
 }
 

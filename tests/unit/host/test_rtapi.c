@@ -302,6 +302,23 @@ static void test_cache(void **state)
 	assert_false(sw_idcache_miss_due(&c, AF_INET, ip, 5000 + 2 * SW_ID_MISSES, 3000));
 	sw_idcache_miss_reset(&c);
 	assert_true(sw_idcache_miss_due(&c, AF_INET, ip, 5000 + 2 * SW_ID_MISSES, 3000));
+	/* a micro-VM: found by its tap, until the tap goes; back, it starts
+	 * without the old addresses */
+	memset(&c, 0, sizeof(c));
+	b = mk("microvm", "", "", "10.77.0.2");
+	snprintf(b.iif, sizeof(b.iif), "swtvm0");
+	snprintf(b.comm, sizeof(b.comm), "firecracker");
+	sw_idcache_put(&c, &b, 1);
+	assert_int_equal(sw_identity_lookup_iif(&c, "swtvm0", "microvm", &got), 0);
+	assert_string_equal(got.comm, "firecracker");
+	assert_int_equal(sw_identity_lookup_iif(&c, "swtvm1", "microvm", NULL), -ENOENT);
+	assert_int_equal(sw_identity_lookup_iif(&c, "swtvm0", "docker", NULL), -ENOENT);
+	sw_idcache_gone_iif(&c, "swtvm0", "microvm");
+	assert_int_equal(sw_identity_lookup_iif(&c, "swtvm0", "microvm", NULL), -ENOENT);
+	b.n_addrs = 0;
+	assert_int_equal(sw_idcache_put(&c, &b, 2), SW_IDPUT_SAME);
+	assert_int_equal(c.n, 1);
+	assert_int_equal(c.e[0].id.n_addrs, 0);
 }
 
 static void test_json_round_trip_and_attempts(void **state)
