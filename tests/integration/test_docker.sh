@@ -795,6 +795,8 @@ docker_99_cleanup() {
 	before=$(_dk_pids | sort -un | tr '\n' ' ')
 	info "stopping: containers, dockerd (pid $DOCKERD_PID), containerd (pid ${cpid:-?}), mount-namespace holder (pid $DK_HOLDER), sandwalld (pid $DKD_PID), servers"
 	dk_down | show - 20
+	# (the pipe ran dk_down in a subshell: its state change is said here)
+	DK_STATE=down; DK_REASON="the engine was stopped (docker_99_cleanup ran)"
 	left=""
 	for p in $before $cpid; do _dk_alive "$p" && left+=" $p($({ tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null | cut -c1-60))"; done
 	if [ -z "$left" ]; then ok "no process of the engine left (dockerd, containerd, shims, containers, sandwalld)"

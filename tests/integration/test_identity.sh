@@ -36,7 +36,7 @@
 #   kernel's view names the container by its cgroup (its full id) and its
 #   addresses from the veth's peer namespace.
 
-register_test identity_01_docker_rm  "docker run --rm agent-7 tries 169.254.169.254 and exits: attempts.json, identities.jsonl, the log and the receipt name it"
+register_test identity_01_rm  "docker run --rm agent-7 tries 169.254.169.254 and exits: attempts.json, identities.jsonl, the log and the receipt name it"
 register_test identity_02_reuse      "two --rm containers on the same address one after the other: each attempt names its own container"
 register_test identity_03_fallback   "no runtime API: the veth's peer namespace, a process in it and its cgroup name the container"
 register_test identity_04_podman     "real rootful Podman (as runtimes_05 runs it) and its API service: a --rm container's attempt names it (runtime podman)"
@@ -105,7 +105,7 @@ id_run() {
 		>"$DK_DIR/$name.out" 2>&1
 }
 
-identity_01_docker_rm() {
+identity_01_rm() {
 	local rc cid got line n0 t0 ln
 	dk_need; rc=$?; [ $rc -eq 0 ] || return $rc
 	n0=$(wc -l <"$DKD_LOG")
