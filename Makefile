@@ -10,9 +10,9 @@ UNITDIR   ?= $(PREFIX)/lib/systemd/system
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR   ?=
 CC        ?= cc
-PKGS      := libnftnl libmnl inih libsodium
+PKGS      := libnftnl libmnl inih libsodium libcurl
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lnftnl -lmnl -linih -lsodium)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lnftnl -lmnl -linih -lsodium -lcurl)
 
 WARN      := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
              -Wformat=2 -Wformat-security -Wpointer-arith -Wcast-align -Wwrite-strings \

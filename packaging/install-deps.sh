@@ -27,7 +27,7 @@ for a in "$@"; do
 	esac
 done
 
-BUILD="build-essential pkg-config libnftnl-dev libmnl-dev libinih-dev libsodium-dev"
+BUILD="build-essential pkg-config libnftnl-dev libmnl-dev libinih-dev libsodium-dev libcurl4-openssl-dev"
 UNIT="libcmocka-dev"
 # make fuzz: clang, and the libFuzzer runtime (a Recommends of clang that
 # --no-install-recommends would skip)

@@ -102,5 +102,25 @@ void sw_receipt_flows_json(struct sw_jw *w, const struct sw_receipt_flows *f);
 /* The text section: the count, at most max flows, "and M more". */
 void sw_receipt_flows_text(const struct sw_receipt_flows *f, FILE *out, size_t max);
 #define SW_RECEIPT_FLOWS_TEXT 20
+/* ---- the sandboxes (receipt_ident.c): identities.jsonl ------------------- */
+
+#define SW_RECEIPT_IDS 256
+/* The sandboxes sandwalld saw (identities.jsonl, then .1) with a line
+ * inside [since, until]: one per runtime and id (its last line there). */
+struct sw_receipt_ids {
+	struct sw_identity id[SW_RECEIPT_IDS];
+	int64_t when[SW_RECEIPT_IDS];
+	size_t n;
+	size_t more;                /* beyond SW_RECEIPT_IDS: not listed */
+	bool have_file;
+};
+/* text: the lines (PATH.1 then PATH). Malformed lines are skipped. */
+void sw_receipt_read_ids(const char *text, size_t len, int64_t since, int64_t until,
+			 struct sw_receipt_ids *out);
+/* " [NAME RUNTIME SHORTID IMAGE]" for an attempt's "identity" ("" without). */
+void sw_receipt_ident_tag(const struct sw_jv *attempt, char *buf, size_t len);
+void sw_receipt_ids_text(FILE *out, const struct sw_receipt_ids *ids);
+/* "sandboxes_seen": [...] (null when there is no file). */
+void sw_receipt_ids_json(const struct sw_receipt_ids *ids, struct sw_jw *w);
 
 #endif

@@ -201,6 +201,10 @@ struct sw_config {
 	 * "[V6]:PORT"); none: no canary, and verify never says HELD */
 	char canaries[SW_MAX_CANARIES][SW_CANARY_LEN];
 	size_t n_canaries;
+	/* [identity]: which sandbox an attempt came from (host/identity.h) */
+	bool identity;                           /* enabled = yes (the default) */
+	char docker_socket[SW_PATH_MAX];         /* "" : DOCKER_HOST, else /var/run/docker.sock */
+	char podman_socket[SW_PATH_MAX];         /* "" : CONTAINER_HOST, else /run/podman/podman.sock */
 	/* [sandbox NAME] sections, in file order */
 	struct sw_sandbox *sandboxes;            /* grows, up to SW_MAX_SANDBOXES */
 	size_t n_sandboxes, cap_sandboxes;
@@ -208,7 +212,7 @@ struct sw_config {
 	 * fall back to defaults without being told */
 	uint64_t given_keys;                     /* bit per key (config_keys.c sw_cfg_keys[]) */
 	uint32_t given_cats;                     /* bit per category: its [block] switch */
-	unsigned section_line[7];                /* [guard] [block] [allow] [log] [daemon] [nft] [verify]; 0: absent */
+	unsigned section_line[8];                /* [guard] [block] [allow] [log] [daemon] [nft] [verify] [identity]; 0: absent */
 	unsigned n_lines;                        /* lines in the file */
 	bool ends_in_newline;                    /* the last line is complete (or the file is empty) */
 };

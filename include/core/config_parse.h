@@ -33,12 +33,12 @@ struct sw_cfg_ctx {
 				 * set (0: none): its continuation lines skip the lookup */
 	unsigned long seen;     /* bit per keys[] entry */
 	unsigned cat_seen;      /* bit per category: its [block] key was given */
-	int section_line[7];    /* per sections[]: where it was opened (0: not yet) */
+	int section_line[8];    /* per sections[]: where it was opened (0: not yet) */
 	char msg[SW_ERRLEN];
 };
 
 /* The global sections, in the order of sw_config.section_line. */
-#define SW_CFG_N_SECTIONS 7
+#define SW_CFG_N_SECTIONS 8
 extern const char *const sw_cfg_sections[SW_CFG_N_SECTIONS];
 
 /* Record the first error (by line); returns 0 so a handler can return it. */

@@ -30,6 +30,7 @@
 #define SW_TXN_REC (64 * 1024)
 
 struct sw_forget;
+struct sw_ident;
 
 struct sw_daemon {
 	/* from the command line (struct sw_daemon_args) */
@@ -111,6 +112,7 @@ struct sw_daemon {
 	uint8_t *txn_rec;               /* SW_TXN_REC bytes: the messages of the
 					 * transaction being repaired (events.h rec) */
 	struct sw_forget *forget;       /* the conntrack walk's worker (forget.h), or NULL */
+	struct sw_ident *ident;         /* sandbox identity (daemon/ident.h), or NULL: off */
 	bool forget_pending;            /* a re-created table's primed flows still to forget */
 	int64_t forget_since_us;        /* since when (CLOCK_MONOTONIC) */
 	/* coverage (coverage.h): the unguarded container-facing links last
@@ -149,6 +151,7 @@ enum sw_slot {
 	SLOT_LOCK,              /* the instance lock: a second daemon asks who holds it */
 	SLOT_CT,                /* conntrack events: the network log */
 	SLOT_CT_TIMER,          /* the network log's periodic dump */
+	SLOT_IDENT,             /* the identity worker is done (ident.h) */
 };
 
 /* CLOCK_MONOTONIC in microseconds. */

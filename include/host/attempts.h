@@ -15,6 +15,7 @@
 #include <time.h>
 #include "lib/json.h"
 #include "kernel/nflog.h"
+#include "host/identity.h"
 
 #define SW_ATTEMPTS_MAX 256
 
@@ -33,6 +34,7 @@ struct sw_attempt {
 	uint32_t uid;
 	uint64_t count;
 	time_t first, last;
+	struct sw_identity ident;   /* the sandbox it came from, when known (identity.h) */
 };
 
 struct sw_attempts {
@@ -44,8 +46,19 @@ struct sw_attempts {
 /* Count one blocked attempt seen at now (iif: the input interface's
  * name, or NULL). Records are kept per source and interface too. */
 void sw_attempts_add(struct sw_attempts *t, const struct sw_blocked *b, time_t now);
-void sw_attempts_add_iif(struct sw_attempts *t, const struct sw_blocked *b, const char *iif,
-			 time_t now);
+struct sw_attempt *sw_attempts_add_iif(struct sw_attempts *t, const struct sw_blocked *b,
+				      const char *iif, time_t now);
+/* The same with the sandbox it came from (NULL or unset: not known yet):
+ * a record that names another sandbox is not counted into (an address
+ * reused by a later container gets a record of its own); one that names
+ * none yet takes it. */
+struct sw_attempt *sw_attempts_add_ident(struct sw_attempts *t, const struct sw_blocked *b,
+					 const char *iif, const struct sw_identity *id,
+					 time_t now);
+/* Give the records from family/src that name no sandbox yet this
+ * identity; how many got it. */
+size_t sw_attempts_identify(struct sw_attempts *t, int family, const uint8_t *src,
+			    const struct sw_identity *id);
 
 /* verify's own probe addresses, from its record (verify.json): each run's
  * "sources" and each sandbox's "unlisted" sink. An attempt whose source
@@ -70,7 +83,7 @@ bool sw_attempts_by_verify_port(const struct sw_attempts_probes *p, uint8_t prot
 				uint16_t dport);
 /* {"evicted":N,"attempts":[{"category":..,"sandbox":..,"src":..,"iif":..,
  * "dst":..,"proto":..,"dport":..,"path":"output","uid":..,"by":..,"count":..,
- * "first":..,"last":..}, ...]} most counted first ("path" and "uid" only
+ * "first":..,"last":..,"identity":{sw_identity_json}}, ...]} most counted first ("path" and "uid" only
  * for the output path; "by": "verify" or "sandbox" when probes is given). */
 void sw_attempts_json(const struct sw_attempts *t, struct sw_jw *w);
 void sw_attempts_json_by(const struct sw_attempts *t, const struct sw_attempts_probes *probes,

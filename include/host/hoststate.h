@@ -51,6 +51,9 @@ struct sw_host_delta {
 	int new_idx[16];        /* their ifindexes (the first 16) */
 	/* a link came (added) or went (!added), or was renamed (both) */
 	void (*on_link)(const struct sw_link *l, bool added, void *data);
+	/* a link's peer moved (a veth's other end went into a container's
+	 * namespace: IFLA_LINK_NETNSID, IFLA_LINK changed), may be NULL */
+	void (*on_peer)(const struct sw_link *l, void *data);
 	void *data;
 };
 

@@ -71,6 +71,7 @@ static void print_attempts(FILE *out, const struct sw_jv *doc,
 		const char *cat = "?", *sbx = NULL, *dst = "?", *proto = NULL, *src = "?", *iif = NULL;
 		const char *path = NULL;
 		int64_t port = 0, count = 0;
+		char tag[300];
 
 		if (sw_receipt_by_verify(a, probes))
 			continue;
@@ -83,11 +84,12 @@ static void print_attempts(FILE *out, const struct sw_jv *doc,
 		sw_jv_get_str(a, "proto", &proto);
 		sw_jv_get_i64(a, "dport", &port);
 		sw_jv_get_i64(a, "count", &count);
+		sw_receipt_ident_tag(a, tag, sizeof(tag));
 		fprintf(out, "                  %-12s %s%s%-20s %s", cat, sbx ? sbx : "", sbx ? " " : "", dst,
 		       proto ? proto : "");
 		if (port)
 			fprintf(out, "/%lld", (long long)port);
-		fprintf(out, " from %s %s%s x%lld\n", src, iif ? "on " : path ? "via the " : "",
+		fprintf(out, " from %s%s %s%s x%lld\n", src, tag, iif ? "on " : path ? "via the " : "",
 		       iif ? iif : path ? "output path" : "", (long long)count);
 	}
 	fprintf(out, "verify's probes   %zu record(s), %lld packet(s): verify's own, not the sandboxes'\n",
@@ -334,6 +336,7 @@ struct receipt {
 	bool daemon, held, vpassed, have_verify, upto_now;
 	struct reasons rs;
 	struct sw_attempts_probes probes;
+	struct sw_receipt_ids ids;      /* identities.jsonl in the window */
 	struct sw_coverage cov;
 	struct sw_timeline tl;
 	struct sw_receipt_journal js;
@@ -466,6 +469,17 @@ static void receipt_records(struct receipt *r)
 	sw_attempts_probes_read(r->vjson, r->vlen, &r->probes);
 	sw_coverage(cfg, r->in->host, &r->cov);
 	receipt_flows(r);
+	{
+		char ipath[SW_PATH_MAX + 32], *itext = NULL;
+		size_t ilen = 0;
+
+		sibling(cfg->journal_path, "identities.jsonl", ipath, sizeof(ipath));
+		if (ipath[0] && sw_journal_read(ipath, &itext, &ilen) == 0 && ilen)
+			sw_receipt_read_ids(itext, ilen, r->since, r->until, &r->ids);
+		else
+			r->ids.have_file = false;
+		free(itext);
+	}
 }
 
 /* Every reason, on the verdict's own lines: the gaps of the window, then
@@ -587,6 +601,7 @@ static int receipt_json(const struct receipt *r)
 	gaps_json(&w, &r->tl);
 	attempts_json(&w, r);
 	sw_receipt_flows_json(&w, &r->flows);
+	sw_receipt_ids_json(&r->ids, &w);
 	if (r->have_verify) {
 		sw_jw_obj(&w, "verify");
 		sw_jw_i64(&w, "time", r->vtime);
@@ -689,6 +704,7 @@ static void receipt_text(const struct receipt *r)
 	gaps_text(out, tl);
 	print_attempts(out, &r->attempts, &r->probes);
 	sw_receipt_flows_text(&r->flows, out, SW_RECEIPT_FLOWS_TEXT);
+	sw_receipt_ids_text(out, &r->ids);
 	if (r->have_verify) {
 		sw_iso_utc(r->vtime, when, sizeof(when));
 		fprintf(out, "last verify       %s at %s%s\n", r->vpassed ? "passed" : "FAILED", when,

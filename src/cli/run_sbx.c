@@ -96,7 +96,7 @@ static int add_key(struct sw_run_sbxs *o, const struct sw_jv *rec)
 	if (!(v = reallocarray(o->v, o->n + 1, sizeof(*v))))
 		return -ENOMEM;
 	o->v = v;
-	o->v[o->n++] = (struct sw_run_sbx){ src, iif, id && id->type == SW_JOBJ ? id : NULL };
+	o->v[o->n++] = (struct sw_run_sbx){ src, iif, id && id->type == SW_JOBJ ? id : NULL, false };
 	return 0;
 }
 

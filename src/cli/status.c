@@ -481,7 +481,8 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 					     "repair_failures", "resyncs", "enobufs", "blocked_logged",
 					     "dns_names", "dns_failures", "last_drift",
 					     "journal_errors", "journal_error", "attempts_errors",
-					     "unguarded" };
+					     "unguarded", "identities", "identity_lookups",
+					     "identity_api_errors", "identities_dropped" };
 	char reply[SW_CONTROL_REPMAX], v[256];
 	bool json = o->json, daemon;
 	struct sw_host *host = calloc(1, sizeof(*host));

@@ -82,6 +82,7 @@ void sw_config_defaults(struct sw_config *cfg)
 	strcpy(cfg->table, "sandwall");
 	strcpy(cfg->canaries[0], SW_DEFAULT_CANARY);
 	cfg->n_canaries = 1;
+	cfg->identity = true;
 }
 
 bool sw_config_is_empty(const struct sw_config *cfg)

@@ -679,6 +679,21 @@ static int set_canaries(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *
 	return 1;
 }
 
+/* [identity] docker_socket, podman_socket: an absolute path a unix socket
+ * can have (sun_path), or empty for DOCKER_HOST / CONTAINER_HOST and then
+ * the default */
+static int set_socket(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *v)
+{
+	char *dst = !strcmp(k->name, "docker_socket") ? c->cfg->docker_socket :
+		    c->cfg->podman_socket;
+
+	if (*v && (v[0] != '/' || strlen(v) >= 108 || strstr(v, "/../") || strpbrk(v, " \t")))
+		return sw_cfg_fail(c, "bad socket path '%s' for [%s] %s (an absolute path of at most "
+				   "107 characters, or empty for the default)", v, k->section, k->name);
+	snprintf(dst, SW_PATH_MAX, "%s", v);
+	return 1;
+}
+
 #define BOOL(sec, name, field) { sec, name, set_bool, offsetof(struct sw_config, field), false, 0 }
 const struct sw_cfg_key sw_cfg_keys[] = {
 	{ "guard", "interfaces", set_patterns, 0, true, offsetof(struct sw_config, interfaces_line) },
@@ -710,6 +725,9 @@ const struct sw_cfg_key sw_cfg_keys[] = {
 	{ "daemon", "resolvers", set_dns_servers, 0, true, 0 },
 	{ "nft", "table", set_table, 0, false, offsetof(struct sw_config, table_line) },
 	{ "verify", "canary", set_canaries, 0, true, 0 },
+	BOOL("identity", "enabled", identity),
+	{ "identity", "docker_socket", set_socket, 0, false, 0 },
+	{ "identity", "podman_socket", set_socket, 0, false, 0 },
 };
 _Static_assert(sizeof(sw_cfg_keys) / sizeof(sw_cfg_keys[0]) <= sizeof(unsigned long) * 8 &&
 	       sizeof(sw_cfg_keys) / sizeof(sw_cfg_keys[0]) <= 64, "seen bits");
@@ -748,5 +766,7 @@ void sw_cfg_list_reset(struct sw_config *cfg, const struct sw_cfg_key *k)
 
 bool sw_cfg_drop_tightens(const struct sw_cfg_key *k)
 {
-	return k->set == set_allows || k->set == set_host_ports;
+	/* [identity] names sandboxes, it guards nothing */
+	return k->set == set_allows || k->set == set_host_ports || k->set == set_socket ||
+	       !strcmp(k->section, "identity");
 }

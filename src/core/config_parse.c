@@ -25,7 +25,7 @@
 #define MAX_FILE  SW_CONFIG_MAX
 
 const char *const sw_cfg_sections[SW_CFG_N_SECTIONS] = {
-	"guard", "block", "allow", "log", "daemon", "nft", "verify",
+	"guard", "block", "allow", "log", "daemon", "nft", "verify", "identity",
 };
 _Static_assert(SW_CFG_N_SECTIONS ==
 	       sizeof(((struct sw_config *)0)->section_line) / sizeof(unsigned), "section_line");

@@ -9,6 +9,7 @@
 
 #include "core/host.h"
 #include "daemon/blocklog.h"
+#include "daemon/ident.h"
 #include "daemon/report.h"
 #include "lib/log.h"
 
@@ -16,8 +17,10 @@ void sw_blocklog_one(const struct sw_blocked *b, void *data)
 {
 	struct sw_daemon *d = data;
 	uint8_t key[SW_LIMITER_KEY] = { 0 };
-	char what[160], sup[32] = "", sbx[48] = "", from[48];
+	char what[160], sup[32] = "", sbx[48] = "", from[48], who[300] = "";
 	const struct sw_link *l = sw_host_link(&d->host, (int)b->iif);
+	static struct sw_identity id;
+	bool known;
 	long n;
 
 	/* a quarantine tripped (chain sbx_NAME_trip): its own event; the
@@ -27,8 +30,20 @@ void sw_blocklog_one(const struct sw_blocked *b, void *data)
 		return;
 	}
 	d->blocked_seen++;
-	sw_attempts_add_iif(&d->attempts, b, l && !sw_blocked_is_output(b) ? l->name : NULL,
-			    time(NULL));
+	/* the sandbox it came from, as known now (a miss asks the runtimes;
+	 * the record gets the answer when it comes) */
+	known = !sw_blocked_is_output(b) &&
+		sw_ident_lookup(d, b->family, b->src, l ? l->name : NULL, &id) == 0;
+	sw_attempts_add_ident(&d->attempts, b, l && !sw_blocked_is_output(b) ? l->name : NULL,
+			      known ? &id : NULL, time(NULL));
+	if (known) {
+		char sid[16];
+
+		sw_identity_short(&id, sid, sizeof(sid));
+		snprintf(who, sizeof(who), " sandbox_name=%s runtime=%s container=%s image=%s",
+			 id.name[0] ? id.name : id.comm[0] ? id.comm : "?", id.runtime,
+			 sid[0] ? sid : "?", id.image[0] ? id.image : "?");
+	}
 	d->attempts_dirty = true;
 	key[0] = (uint8_t)b->family;
 	memcpy(key + 2, b->src, 16);
@@ -50,11 +65,11 @@ void sw_blocklog_one(const struct sw_blocked *b, void *data)
 		snprintf(from, sizeof(from), "iif=%s", l ? l->name : "?");
 	/* a sandbox's budget: its own event; everything else: blocked */
 	if (!strcmp(b->category, "budget"))
-		sw_alert(&d->alert_blocked, LOG_WARNING, "event=budget%s %s %s%s", sbx, what, from,
-			 sup);
+		sw_alert(&d->alert_blocked, LOG_WARNING, "event=budget%s %s %s%s%s", sbx, what, from,
+			 who, sup);
 	else
-		sw_alert(&d->alert_blocked, LOG_WARNING, "event=blocked category=%s%s %s %s%s",
-			 b->category, sbx, what, from, sup);
+		sw_alert(&d->alert_blocked, LOG_WARNING, "event=blocked category=%s%s %s %s%s%s",
+			 b->category, sbx, what, from, who, sup);
 }
 
 void sw_blocklog_flush(struct sw_daemon *d, bool now)

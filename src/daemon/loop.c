@@ -11,6 +11,7 @@
 #include "daemon/blocklog.h"
 #include "daemon/flowlog.h"
 #include "daemon/hostnames.h"
+#include "daemon/ident.h"
 #include "daemon/loop.h"
 #include "daemon/reload.h"
 #include "daemon/repair.h"
@@ -144,6 +145,9 @@ static void dispatch(struct sw_daemon *d, uint32_t slot)
 	case SLOT_CT_TIMER:
 		sw_flowlog_tick(d);
 		break;
+	case SLOT_IDENT:
+		sw_ident_read(d);
+		break;
 	}
 }
 
@@ -165,8 +169,10 @@ int sw_loop_run(struct sw_daemon *d)
 		int64_t now = sw_daemon_now_us();
 		int th = sw_loop_timeout(d, now, sw_report_coverage_due_ms(d));
 		int tc = sw_request_timeout(d, now), tf = sw_blocklog_timeout(d);
+		int ti = sw_ident_timeout(d, now);
 		int n = epoll_wait(d->epfd, evs, 8,
-				   sw_daemon_min_timeout(tf, sw_daemon_min_timeout(th, tc)));
+				   sw_daemon_min_timeout(ti, sw_daemon_min_timeout(tf,
+				   sw_daemon_min_timeout(th, tc))));
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -183,6 +189,7 @@ int sw_loop_run(struct sw_daemon *d)
 		else if (d->n_cov_pending && sw_report_coverage_due_ms(d) == 0)
 			sw_report_coverage(d);  /* an unguarded link that stayed */
 		sw_request_wake(d);
+		sw_ident_tick(d);
 		sw_alert_flush(&d->alert);
 		sw_alert_flush(&d->alert_blocked);
 		sw_blocklog_flush(d, false);

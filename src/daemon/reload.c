@@ -11,7 +11,9 @@
 #include "daemon/blocklog.h"
 #include "daemon/flowlog.h"
 #include "daemon/hostnames.h"
+#include "daemon/ident.h"
 #include "daemon/owner.h"
+#include "daemon/ident.h"
 #include "daemon/reload.h"
 #include "daemon/repair.h"
 #include "daemon/report.h"
@@ -171,6 +173,7 @@ int sw_reload(struct sw_daemon *d, bool accept_loss, char *msg, size_t len)
 	sw_blocklog_setup(d);
 	sw_flowlog_setup(d);
 	sw_track_cgroup_setup(d);
+	sw_ident_setup(d);
 	sw_debug("reload: config %lld us, host and model %lld us, kernel %lld us, the rest %lld us",
 		 (long long)(t1 - t0), (long long)(t2 - t1), (long long)(t3 - t2),
 		 (long long)(sw_daemon_now_us() - t3));

@@ -13,6 +13,7 @@
 #include "daemon/owner.h"
 #include "daemon/reload.h"
 #include "daemon/report.h"
+#include "daemon/ident.h"
 #include "daemon/request.h"
 #include "lib/log.h"
 #include "sync/bindtable.h"
@@ -119,7 +120,11 @@ void sw_request_accept(struct sw_daemon *d)
 
 void sw_request_status(const struct sw_daemon *d, pid_t pid, time_t now, char *rep, size_t len)
 {
-	snprintf(rep, len,
+	uint64_t ids, jobs, api_errors, dropped;
+	size_t n;
+
+	sw_ident_stats(d, &ids, &jobs, &api_errors, &dropped);
+	n = (size_t)snprintf(rep, len,
 		 "ok\npid=%d\nuptime=%lld\nmode=%s\npaused=%s\nconfig=%s\ndrifts=%llu\n"
 		 "repairs=%llu\nrepair_failures=%llu\nresyncs=%llu\nupdates=%llu\nenobufs=%u\n"
 		 "blocked_logged=%llu\n"
@@ -139,6 +144,11 @@ void sw_request_status(const struct sw_daemon *d, pid_t pid, time_t now, char *r
 		 (unsigned long long)d->journal.errors,
 		 d->journal.failing ? strerror(-d->journal.last_err) : "none",
 		 (unsigned long long)d->attempts_errors, d->n_unguarded);
+	if (n < len)
+		snprintf(rep + n, len - n, "identities=%llu\nidentity_lookups=%llu\n"
+			 "identity_api_errors=%llu\nidentities_dropped=%llu\n",
+			 (unsigned long long)ids, (unsigned long long)jobs,
+			 (unsigned long long)api_errors, (unsigned long long)dropped);
 }
 
 /* remove: the tables taken away, the daemon paused until reload or

@@ -27,6 +27,7 @@
 #include "lib/log.h"
 #include "lib/notify.h"
 #include "sync/forget.h"
+#include "daemon/ident.h"
 
 #define ALERTS_PER_SEC   20
 
@@ -193,6 +194,7 @@ static int start_loop(struct sw_daemon *d)
 	sw_blocklog_setup(d);
 	sw_flowlog_setup(d);
 	sw_track_cgroup_setup(d);
+	sw_ident_setup(d);
 	d->dnsfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (d->dnsfd < 0 || sw_daemon_watch(d, d->dnsfd, SLOT_DNS_TIMER) < 0) {
 		rc = -errno;
@@ -257,6 +259,7 @@ void sw_teardown(struct sw_daemon *d)
 	sw_events_close(&d->ev);
 	free(d->txn_rec);
 	d->txn_rec = NULL;
+	sw_ident_close(d);              /* waits for a lookup that runs */
 	sw_forget_close(d->forget);     /* waits for a walk that runs */
 	d->forget = NULL;
 	sw_cgwatch_close(&d->cgw);

@@ -9,6 +9,7 @@
 
 #include "core/diff.h"
 #include "core/ruleset.h"
+#include "daemon/ident.h"
 #include "daemon/owner.h"
 #include "daemon/repair.h"
 #include "daemon/report.h"
@@ -269,8 +270,14 @@ static void on_link(const struct sw_link *l, bool added, void *data)
 {
 	struct sw_daemon *d = data;
 
+	sw_ident_link(d, l, added);     /* a sandbox's veth or tap: who is behind it */
 	if (sw_ruleset_guarded(&d->cfg, l) || sw_ruleset_macvlan_parent(&d->cfg, l))
 		sw_report_link(d, l, added);
+}
+
+static void on_peer(const struct sw_link *l, void *data)
+{
+	sw_ident_link(data, l, true);   /* a veth's peer went into a sandbox */
 }
 
 int64_t sw_track_settle_due(const struct sw_daemon *d, int64_t now)
@@ -285,7 +292,7 @@ int64_t sw_track_settle_due(const struct sw_daemon *d, int64_t now)
 
 void sw_track_rt(struct sw_daemon *d)
 {
-	struct sw_host_delta dl = { .on_link = on_link, .data = d };
+	struct sw_host_delta dl = { .on_link = on_link, .on_peer = on_peer, .data = d };
 	struct sw_gateway gw[SW_MAX_GATEWAYS];
 	size_t ngw = d->host.n_gateways;
 	int64_t t0 = sw_daemon_now_us();

@@ -16,8 +16,22 @@ void sw_attempts_add(struct sw_attempts *t, const struct sw_blocked *b, time_t n
 	sw_attempts_add_iif(t, b, NULL, now);
 }
 
-void sw_attempts_add_iif(struct sw_attempts *t, const struct sw_blocked *b, const char *iif,
-			 time_t now)
+struct sw_attempt *sw_attempts_add_iif(struct sw_attempts *t, const struct sw_blocked *b,
+				      const char *iif, time_t now)
+{
+	return sw_attempts_add_ident(t, b, iif, NULL, now);
+}
+
+static bool ident_fits(const struct sw_identity *rec, const struct sw_identity *id)
+{
+	return !id || !sw_identity_set(id) || !sw_identity_set(rec) ||
+	       (!strcmp(rec->runtime, id->runtime) &&
+		(rec->id[0] || id->id[0] ? !strcmp(rec->id, id->id) : !strcmp(rec->iif, id->iif)));
+}
+
+struct sw_attempt *sw_attempts_add_ident(struct sw_attempts *t, const struct sw_blocked *b,
+					 const char *iif, const struct sw_identity *id,
+					 time_t now)
 {
 	const char *cat = b->category, *sbx = b->sandbox;
 	bool out = sw_blocked_is_output(b), has_uid = out && b->has_uid;
@@ -29,7 +43,8 @@ void sw_attempts_add_iif(struct sw_attempts *t, const struct sw_blocked *b, cons
 		    t->a[i].dport == b->dport && !memcmp(t->a[i].dst, b->dst, 16) &&
 		    !memcmp(t->a[i].src, b->src, 16) && !strcmp(t->a[i].iif, iif ? iif : "") &&
 		    t->a[i].output == out && t->a[i].has_uid == has_uid && t->a[i].uid == uid &&
-		    !strcmp(t->a[i].category, cat) && !strcmp(t->a[i].sandbox, sbx))
+		    !strcmp(t->a[i].category, cat) && !strcmp(t->a[i].sandbox, sbx) &&
+		    ident_fits(&t->a[i].ident, id))
 			a = &t->a[i];
 	if (!a) {
 		if (t->n < SW_ATTEMPTS_MAX) {
@@ -56,8 +71,25 @@ void sw_attempts_add_iif(struct sw_attempts *t, const struct sw_blocked *b, cons
 		a->uid = uid;
 		a->first = now;
 	}
+	if (id && sw_identity_set(id) && !sw_identity_set(&a->ident))
+		a->ident = *id;
 	a->count++;
 	a->last = now;
+	return a;
+}
+
+size_t sw_attempts_identify(struct sw_attempts *t, int family, const uint8_t *src,
+			    const struct sw_identity *id)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->n; i++)
+		if (!sw_identity_set(&t->a[i].ident) && !t->a[i].output &&
+		    t->a[i].family == family && !memcmp(t->a[i].src, src, 16)) {
+			t->a[i].ident = *id;
+			n++;
+		}
+	return n;
 }
 
 static int by_count(const void *x, const void *y)
@@ -117,6 +149,11 @@ void sw_attempts_json_by(const struct sw_attempts *t, const struct sw_attempts_p
 		sw_jw_u64(w, "count", a->count);
 		sw_jw_i64(w, "first", (int64_t)a->first);
 		sw_jw_i64(w, "last", (int64_t)a->last);
+		if (sw_identity_set(&a->ident)) {
+			sw_jw_obj(w, "identity");
+			sw_identity_json(&a->ident, w, false);
+			sw_jw_end(w);
+		}
 		sw_jw_end(w);
 	}
 	sw_jw_end(w);

@@ -79,6 +79,9 @@ static int ev_newlink(struct sw_host *h, const struct nlmsghdr *nlh, struct sw_h
 		}
 		if (strcmp(l->name, nl.name))
 			link_note(dl, l, false);
+		bool peer_moved = l->peer_netns != nl.peer_netns || l->netnsid != nl.netnsid ||
+				  l->peer_ifindex != nl.peer_ifindex;
+
 		nl.master_bridge = l->master_bridge;    /* until sw_host_classify */
 		nl.uplink = l->uplink;
 		if (strcmp(l->name, nl.name)) {
@@ -87,6 +90,8 @@ static int ev_newlink(struct sw_host *h, const struct nlmsghdr *nlh, struct sw_h
 		} else {
 			*l = nl;
 		}
+		if (peer_moved && dl->on_peer)
+			dl->on_peer(l, dl->data);
 		dl->changes++;
 		return 0;
 	}

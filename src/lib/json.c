@@ -202,7 +202,8 @@ void sw_jw_value(struct sw_jw *w, const char *key, const struct sw_jv *v)
 	case SW_JBOOL: sw_jw_bool(w, key, v->b); break;
 	case SW_JSTR: sw_jw_str(w, key, v->str); break;
 	case SW_JNUM:
-		if (v->num == (double)(int64_t)v->num)
+		if (v->num >= -9223372036854775808.0 && v->num < 9223372036854775808.0 &&
+		    v->num == (double)(int64_t)v->num)
 			sw_jw_i64(w, key, (int64_t)v->num);
 		else
 			sw_jw_dbl(w, key, v->num);
@@ -605,7 +606,9 @@ int sw_jv_get_i64(const struct sw_jv *v, const char *key, int64_t *out)
 
 	if (!m)
 		return -ENOENT;
-	if (m->type != SW_JNUM || m->num != (double)(int64_t)m->num)
+	/* out of int64_t's range (4.2e22): the cast itself would be undefined */
+	if (m->type != SW_JNUM || !(m->num >= -9223372036854775808.0 && m->num < 9223372036854775808.0) ||
+	    m->num != (double)(int64_t)m->num)
 		return -EINVAL;
 	*out = (int64_t)m->num;
 	return 0;

@@ -298,7 +298,7 @@ mkconf() {
 	for kv in "$@"; do v[${kv%%=*}]=${kv#*=}; done
 	{
 		local sec key
-		for sec in guard block allow log daemon nft verify; do
+		for sec in guard block allow log daemon nft verify identity; do
 			local out=""
 			for key in "${!v[@]}"; do
 				[ "${key%%.*}" = "$sec" ] || continue

@@ -170,9 +170,12 @@ dk_first_second() {
 # ---------------------------------------------------------------- sandwalld in DK
 dk_sw() { sw_in "$DK" --control "$DK_CTL" -c "$DK_CONF" "$@"; }
 
-dk_conf() { # all_bridges yes|no
-	DK_CONF=$(mkconf docker "guard.all_bridges=$1" "daemon.journal=$DK_DIR/journal.jsonl" \
-		"daemon.metrics=$DK_DIR/metrics.prom")
+dk_conf() { # all_bridges yes|no [section.key=value ...]
+	local ab=$1; shift
+	# the engine's API is at $DK_SOCK, not /var/run/docker.sock: sandwalld
+	# names the containers through it ([identity], test_identity.sh)
+	DK_CONF=$(mkconf docker "guard.all_bridges=$ab" "daemon.journal=$DK_DIR/journal.jsonl" \
+		"daemon.metrics=$DK_DIR/metrics.prom" "identity.docker_socket=$DK_SOCK" "$@")
 }
 
 dk_sandwalld_alive() { [ -n "$DKD_PID" ] && [ -d "/proc/$DKD_PID" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$DKD_PID/status" 2>/dev/null; }
@@ -190,7 +193,7 @@ dk_wait_check() {
 # dk_reload all_bridges: rewrite the config, SIGHUP, wait for event=reload
 dk_reload() {
 	local n0 i
-	dk_conf "$1"
+	dk_conf "$@"
 	n0=$(wc -l <"$DKD_LOG")
 	kill -HUP "$DKD_PID" 2>/dev/null || { bad "SIGHUP to sandwalld (pid $DKD_PID) failed"; return 1; }
 	for i in $(seq 1 100); do
@@ -247,7 +250,8 @@ dk_need() {
 	case $DK_STATE in
 	up) return 0 ;;
 	skip) info "skip: $DK_REASON"; return $SKIP ;;
-	fail|down) bad "docker setup: $DK_REASON"; return 1 ;;
+	fail) bad "docker setup: $DK_REASON"; return 1 ;;
+	down) info "the engine was stopped by an earlier cleanup: starting it again"; DK_STATE=none ;;
 	esac
 	need_sandwall || { _dk_skip "$SANDWALL not built"; return $SKIP; }
 	[ -x "$DK_SANDWALLD" ] || { _dk_skip "$DK_SANDWALLD not built"; info "skip: $DK_REASON"; return $SKIP; }
@@ -791,6 +795,8 @@ docker_99_cleanup() {
 	before=$(_dk_pids | sort -un | tr '\n' ' ')
 	info "stopping: containers, dockerd (pid $DOCKERD_PID), containerd (pid ${cpid:-?}), mount-namespace holder (pid $DK_HOLDER), sandwalld (pid $DKD_PID), servers"
 	dk_down | show - 20
+	# (the pipe ran dk_down in a subshell: its state change is said here)
+	DK_STATE=down; DK_REASON="the engine was stopped (docker_99_cleanup ran)"
 	left=""
 	for p in $before $cpid; do _dk_alive "$p" && left+=" $p($({ tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null | cut -c1-60))"; done
 	if [ -z "$left" ]; then ok "no process of the engine left (dockerd, containerd, shims, containers, sandwalld)"

@@ -371,7 +371,8 @@ static void test_status_reply(void **state)
 			    "repair_failures=1\nresyncs=9\nupdates=12\nenobufs=2\nblocked_logged=17\n"
 			    "dns_names=2\ndns_failures=5\ndns_last_update_us=812\nlast_drift=none\n"
 			    "last_drift_at=0\njournal_errors=0\njournal_error=none\nattempts_errors=6\n"
-			    "unguarded=1\n");
+			    "unguarded=1\n"
+			    "identities=0\nidentity_lookups=0\nidentity_api_errors=0\nidentities_dropped=0\n");
 	d.paused = true;
 	snprintf(d.last_drift, sizeof(d.last_drift), "delete table by pid 42 (nft)");
 	d.last_drift_at = 1040;

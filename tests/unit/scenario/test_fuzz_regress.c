@@ -47,6 +47,12 @@
 #undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_sshsig_one
 #include "../../fuzz/fuzz_sshsig.c"
+#define LLVMFuzzerTestOneInput fuzz_rtapi_one
+#define check rtapi_check
+#define check_str rtapi_check_str
+#include "../../fuzz/fuzz_rtapi.c"
+#undef check
+#undef check_str
 #undef LLVMFuzzerTestOneInput
 
 #ifndef FUZZ_DIR
@@ -66,6 +72,7 @@ static const struct {
 	{ "fuzz_nft", fuzz_nft_one },
 	{ "fuzz_rtnl", fuzz_rtnl_one },
 	{ "fuzz_sshsig", fuzz_sshsig_one },
+	{ "fuzz_rtapi", fuzz_rtapi_one },
 };
 
 static uint8_t *slurp(const char *path, size_t *len)
