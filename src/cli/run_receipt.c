@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include "cli/key.h"
@@ -28,6 +30,7 @@
 
 #define TEXT_MAX_ATTEMPTS 50    /* attempts listed in the text (all of them in the JSON) */
 #define MAX_BROKEN        8
+#define RUN_PROBES        34    /* this run's two verify records and 32 others' */
 
 struct runrec {
 	const struct sw_run *run;
@@ -41,10 +44,12 @@ struct runrec {
 	bool have_tl;
 	struct sw_jv pre, post;         /* the verify records (type 0: none) */
 	struct sw_jv att;               /* attempts.json */
-	struct sw_attempts_probes probes[2];
+	struct sw_attempts_probes probes[RUN_PROBES];  /* 0, 1: this run's pre and post */
+	size_t n_probes;
 	struct sw_receipt_flows flows;
 	struct sw_run_sbx_in sin;
 	struct sw_run_sbxs sbx;
+	struct sw_jv ids;               /* identities.jsonl's lines (SW_JARR) */
 	const char *att_error;
 	char broken[MAX_BROKEN][160];
 	const char *brokenp[MAX_BROKEN];
@@ -93,6 +98,131 @@ static void assumptions_of(struct runrec *rr, const struct sw_jv *rec, const cha
 	rr->n_broken++;
 }
 
+/* The JSON lines of a file beside the journal (NAME.1 then NAME) as one
+ * SW_JARR value; malformed lines are left out. 0 or -ENOMEM. */
+static int read_lines(const struct sw_config *cfg, const char *name, struct sw_jv *out)
+{
+	const char *slash = strrchr(cfg->journal_path, '/');
+	char path[4200], *text = NULL;
+	size_t len = 0;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->type = SW_JARR;
+	snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - cfg->journal_path), cfg->journal_path,
+		 name);
+	if (sw_journal_read(path, &text, &len))
+		return 0;       /* none: nothing named */
+	for (const char *l = text, *end = text + len; !rc && l < end;) {
+		const char *nl = memchr(l, '\n', (size_t)(end - l));
+		size_t n = nl ? (size_t)(nl - l) : (size_t)(end - l);
+		struct sw_jv v, *vals;
+
+		if (n && !sw_jv_parse(l, n, &v, NULL)) {
+			if ((vals = reallocarray(out->vals, out->n + 1, sizeof(*vals)))) {
+				out->vals = vals;
+				out->vals[out->n++] = v;
+			} else {
+				sw_jv_free(&v);
+				rc = -ENOMEM;
+			}
+		}
+		l += n + 1;
+	}
+	free(text);
+	return rc;
+}
+
+/* Another run open during r's window (its run-start before r's stop, and
+ * no run-stop of it before r's start)? */
+static bool overlapped(const char *text, size_t len, const char *table, const struct sw_run *r)
+{
+	char want[80], starts[64][SW_RUN_ID_LEN];
+	const char *end = text ? text + len : NULL;
+	bool open[64] = { false };
+	size_t n = 0;
+	bool any = false;
+
+	snprintf(want, sizeof(want), "inet/%s", table);
+	for (const char *l = text; l && l < end;) {
+		const char *nl = memchr(l, '\n', (size_t)(end - l)), *ev, *t, *id;
+		size_t len1 = nl ? (size_t)(nl - l) : (size_t)(end - l);
+		int64_t us = 0;
+		struct sw_jv v;
+
+		if (len1 && !sw_jv_parse(l, len1, &v, NULL)) {
+			if (!sw_jv_get_str(&v, "event", &ev) && !sw_jv_get_str(&v, "table", &t) &&
+			    !strcmp(t, want) && !sw_jv_get_str(&v, "run", &id) && strcmp(id, r->id) &&
+			    !sw_jv_get_i64(&v, "us", &us)) {
+				size_t k;
+
+				for (k = 0; k < n && strcmp(starts[k], id); k++)
+					;
+				if (!strcmp(ev, "run-start") && us <= r->stop_us && k == n && n < 64) {
+					snprintf(starts[n], sizeof(starts[n]), "%s", id);
+					open[n++] = true;
+				} else if (!strcmp(ev, "run-stop") && k < n && us < r->start_us) {
+					open[k] = false;
+				}
+			}
+			sw_jv_free(&v);
+		}
+		l += len1 + 1;
+	}
+	for (size_t k = 0; k < n; k++)
+		any |= open[k];
+	return any;
+}
+
+/* The probe addresses of every other verify record written while the run
+ * was open (overlapping runs' preflights and postflights, a `sandwall
+ * verify`): their probes are no sandbox of this run. */
+static void other_probes(const struct sw_config *cfg, const char *dir, struct runrec *rr)
+{
+	const char *slash = strrchr(cfg->journal_path, '/');
+	char path[4400], own[2][SW_RUN_ID_LEN + 16];
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+
+	snprintf(own[0], sizeof(own[0]), "%s.pre.json", rr->run->id);
+	snprintf(own[1], sizeof(own[1]), "%s.post.json", rr->run->id);
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 0) {
+			snprintf(path, sizeof(path), "%.*s/verify.json", (int)(slash - cfg->journal_path),
+				 cfg->journal_path);
+			d = NULL;
+		} else if (!(d = opendir(dir))) {
+			return;
+		}
+		while (rr->n_probes < RUN_PROBES) {
+			char *text;
+			size_t len, n;
+
+			if (d) {
+				if (!(e = readdir(d)))
+					break;
+				n = strlen(e->d_name);
+				if (!strcmp(e->d_name, own[0]) || !strcmp(e->d_name, own[1]) ||
+				    !((n > 9 && !strcmp(e->d_name + n - 9, ".pre.json")) ||
+				      (n > 10 && !strcmp(e->d_name + n - 10, ".post.json"))))
+					continue;
+				snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			}
+			/* written after the run began */
+			if (!stat(path, &st) && (int64_t)st.st_mtime >= rr->run->start_us / 1000000 &&
+			    (text = sw_receipt_slurp(path, &len))) {
+				sw_attempts_probes_read(text, len, &rr->probes[rr->n_probes++]);
+				free(text);
+			}
+			if (!d)
+				break;
+		}
+		if (d)
+			closedir(d);
+	}
+}
+
 static int gather(struct sw_cli_run *x, struct runrec *rr, const char *dir)
 {
 	const struct sw_config *cfg = x->cfg;
@@ -131,12 +261,18 @@ static int gather(struct sw_cli_run *x, struct runrec *rr, const char *dir)
 		free(text);
 		assumptions_of(rr, i ? &rr->post : &rr->pre, i ? "postflight" : "preflight");
 	}
+	rr->n_probes = 2;
+	other_probes(cfg, dir, rr);
 	read_attempts(cfg, rr);
 	if (sw_receipt_flows_load(cfg, r->start_us / 1000000, r->stop_us / 1000000, &rr->flows))
 		return -ENOMEM;
+	if (read_lines(cfg, "identities.jsonl", &rr->ids))
+		return -ENOMEM;
 	rr->sin = (struct sw_run_sbx_in){ .attempts = rr->att.type == SW_JOBJ ? &rr->att : NULL,
-					  .flows = &rr->flows, .probes = rr->probes, .n_probes = 2,
-					  .since = r->start_us / 1000000, .until = r->stop_us / 1000000 };
+					  .flows = &rr->flows, .probes = rr->probes, .n_probes = rr->n_probes,
+					  .since = r->start_us / 1000000, .until = r->stop_us / 1000000,
+					  .run_id = r->id, .identities = &rr->ids,
+					  .overlapped = overlapped(rr->journal, rr->jlen, cfg->table, r) };
 	if (sw_run_sbx_collect(&rr->sin, &rr->sbx))
 		return -ENOMEM;
 	sw_run_verdict(&(struct sw_run_facts){ .pre = r->pre, .post = r->post,
@@ -191,7 +327,7 @@ static bool q_by_verify(const struct runrec *rr, const struct sw_jv *q)
 {
 	const char *src;
 
-	return !sw_jv_get_str(q, "src", &src) && sw_run_by_verify(rr->probes, 2, src);
+	return !sw_jv_get_str(q, "src", &src) && sw_run_by_verify(rr->probes, rr->n_probes, src);
 }
 
 static void q_json(const struct sw_jv *q, void *arg)
@@ -468,6 +604,7 @@ int sw_run_receipt(struct sw_cli_run *x, const struct sw_run *r, const char *dir
 	sw_jv_free(&rr->att);
 	sw_receipt_flows_free(&rr->flows);
 	sw_run_sbxs_free(&rr->sbx);
+	sw_jv_free(&rr->ids);
 	free(rr->cfg_text);
 	free(rr->rules);
 	free(rr->journal);

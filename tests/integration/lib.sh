@@ -294,6 +294,8 @@ mkconf() {
 		[verify.canary]=${SWT_CANARY-203.0.113.10:80}
 		# never the host's /run/sandwall: journal (and verify.json) per test
 		[daemon.journal]="$SWT_TMP/$name.events.jsonl"
+		# nor its /var/lib/sandwall: the receipt key of the run
+		[daemon.receipt_key]="$SWT_TMP/receipt_ed25519"
 	)
 	for kv in "$@"; do v[${kv%%=*}]=${kv#*=}; done
 	{

@@ -41,6 +41,7 @@ register_test identity_02_reuse      "two --rm containers on the same address on
 register_test identity_03_fallback   "no runtime API: the veth's peer namespace, a process in it and its cgroup name the container"
 register_test identity_04_podman     "real rootful Podman (as runtimes_05 runs it) and its API service: a --rm container's attempt names it (runtime podman)"
 register_test identity_05_microvm    "a tap held by a process (a micro-VM's monitor): identities.jsonl names it (runtime microvm, pid, comm) and its guest's blocked attempt carries it"
+register_test identity_06_run       "sandwall run --label t1 -- docker run --rm --name agent-7: the signed run receipt names agent-7 and its image, its internet flow allowed with bytes, its metadata attempt blocked, contained; ssh-keygen accepts it and refuses one changed byte; two overlapping runs each hold only their own container"
 register_test identity_99_cleanup    "after the suite: the engine stopped, nothing left (docker_99_cleanup's checks)"
 
 ID_WAIT=${ID_WAIT:-6}      # seconds the records may take to name a container
@@ -356,6 +357,74 @@ _identity_05() {
 	if grep -q 'event=blocked category=metadata src=10.77.0.2 .*sandbox_name=python3 runtime=microvm' "$D_LOG"; then ok "the blocked line names it: $(grep -m1 'event=blocked category=metadata src=10.77.0.2' "$D_LOG" | sed 's/.*event=blocked //')"
 	else bad "no blocked line naming the micro-VM: $(grep -m1 'event=blocked' "$D_LOG")"; fi
 	return 0
+}
+
+# id_agent NAME: the docker command line of a --rm container labelled for
+# the run it is in ($SANDWALL_RUN, expanded by the run's shell) that
+# fetches from the internet, tries the metadata address, and exits
+id_agent() {
+	printf '%s' "DOCKER_CONFIG=$DK_DIR/cli $DK_DOCKER -H unix://$DK_SOCK run --rm --name $1 --label sandwall.run=\$SANDWALL_RUN $DK_IMG sh -c 'wget -q -O /dev/null http://203.0.113.10/; echo web=\$?; timeout 1 wget -q -O /dev/null http://169.254.169.254/; echo meta=\$?'"
+}
+
+identity_06_run() {
+	local rc r="$DK_DIR/run-t1.json" allowed="$DK_DIR/allowed" who ra="$DK_DIR/run-a.json" rb="$DK_DIR/run-b.json" pa
+	dk_need; rc=$?; [ $rc -eq 0 ] || return $rc
+	dk_sw key --allowed-signers && cp "$SW_OUT" "$allowed" || { bad "key --allowed-signers -> $SW_RC"; show "$SW_ERR"; return 1; }
+	who=$(cut -d' ' -f1 "$allowed")
+	dk_sw --timeout 400 -c "$DK_CONF" run --label t1 --receipt "$r" -- sh -c "$(id_agent agent-7) >$DK_DIR/agent-7.run.out 2>&1"
+	[ "$SW_RC" -eq 0 ] && ok "run --label t1 -- docker run --rm --name agent-7: exit 0 (contained, CMD 0)" ||
+		{ bad "run -> exit $SW_RC"; show "$SW_ERR" 30; show "$DK_DIR/agent-7.run.out"; return 1; }
+	grep -q '^web=0' "$DK_DIR/agent-7.run.out" && grep -q '^meta=143' "$DK_DIR/agent-7.run.out" &&
+		ok "agent-7 fetched from the internet (web=0) and timed out on the metadata address (meta=143)" ||
+		bad "agent-7: $(tr '\n' ' ' <"$DK_DIR/agent-7.run.out")"
+	if id_py "$r" "$DK_IMG" <<-'EOF'
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	sb = [s for s in d["sandboxes"] if (s.get("identity") or {}).get("name") == "agent-7"]
+	assert len(sb) == 1, [(s["src"], s.get("identity")) for s in d["sandboxes"]]
+	s = sb[0]
+	assert s["identity"]["image"] == sys.argv[2], s["identity"]
+	assert s["attribution"] == "label", s["attribution"]
+	web = [f for f in s["flows"] if f["dst"] == "203.0.113.10" and f["dport"] == 80]
+	assert web and web[0]["verdict"] == "allowed" and web[0]["reply_bytes"] > 0, s["flows"]
+	meta = [a for a in s["attempts"] if a["dst"] == "169.254.169.254"]
+	assert meta and meta[0]["category"] == "metadata", s["attempts"]
+	assert d["verdict"] == "contained", d["reasons"]
+	print("agent-7 %s: web %d bytes back, metadata blocked %d packet(s)" % (s["src"], web[0]["reply_bytes"], meta[0]["count"]))
+	EOF
+	then ok "the run receipt names agent-7 ($DK_IMG), its internet flow allowed with bytes, its metadata attempt blocked, contained"
+	else bad "the run receipt: $(id_py "$r" <<<'import json,sys; d=json.load(open(sys.argv[1])); print(d["verdict"], [(s["src"], s.get("identity"), len(s["flows"]), len(s["attempts"])) for s in d["sandboxes"]])')"; fi
+	grep -q '= docker agent-7 (swt-busybox:1)' "$r.txt" && ok "the text receipt names agent-7: $(grep -m1 '= docker agent-7' "$r.txt" | sed 's/^ *//')" || { bad "the text receipt does not name agent-7"; show "$r.txt" 40; }
+	if ssh-keygen -Y verify -f "$allowed" -I "$who" -n sandwall-receipt -s "$r.sig" <"$r" >/dev/null 2>&1; then
+		ok "ssh-keygen -Y verify accepts the run receipt"
+	else bad "ssh-keygen -Y verify refused the run receipt"; fi
+	cp "$r" "$DK_DIR/changed.json"
+	sed -i '0,/agent-7/s//agent-8/' "$DK_DIR/changed.json"
+	if ssh-keygen -Y verify -f "$allowed" -I "$who" -n sandwall-receipt -s "$r.sig" <"$DK_DIR/changed.json" >/dev/null 2>&1; then
+		bad "ssh-keygen -Y verify accepted a changed receipt"
+	else ok "ssh-keygen -Y verify refuses the receipt with agent-7 changed to agent-8"; fi
+	# two overlapping runs: each receipt holds its own container only
+	dk_sw --timeout 400 -c "$DK_CONF" run --label ra --receipt "$ra" -- sh -c "sleep 4; $(id_agent agent-a) >/dev/null 2>&1" &
+	pa=$!
+	sleep 1
+	( SW_OUT="$DK_DIR/rb.out"; SW_ERR="$DK_DIR/rb.err"
+	  timeout "$SW_TIMEOUT" ip netns exec "$DK" "$SANDWALL" --control "$DK_CTL" -c "$DK_CONF" --timeout 400 run --label rb --receipt "$rb" -- \
+		sh -c "$(id_agent agent-b) >/dev/null 2>&1" >"$DK_DIR/rb.out" 2>"$DK_DIR/rb.err" )
+	wait "$pa"
+	if id_py "$ra" <<-'EOF' && id_py "$rb" <<-'EOF2'
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	names = sorted((s.get("identity") or {}).get("name", "?") for s in d["sandboxes"])
+	assert names == ["agent-a"], names
+	EOF
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	names = sorted((s.get("identity") or {}).get("name", "?") for s in d["sandboxes"])
+	assert names == ["agent-b"], names
+	EOF2
+	then ok "overlapping runs ra and rb: each receipt holds only its own container (agent-a, agent-b)"
+	else bad "overlapping runs: ra $(id_py "$ra" <<<'import json,sys; print([(s.get("identity") or {}).get("name") for s in json.load(open(sys.argv[1]))["sandboxes"]])') rb $(id_py "$rb" <<<'import json,sys; print([(s.get("identity") or {}).get("name") for s in json.load(open(sys.argv[1]))["sandboxes"]])')"; show "$DK_DIR/rb.err" 10; fi
+	dk_end
 }
 
 identity_99_cleanup() { docker_99_cleanup; }
