@@ -27,6 +27,8 @@ struct sw_cli_opts {
 	bool json;
 	bool verbose;
 	int64_t since, until;           /* receipt's window (-1: not given) */
+	bool strict;                    /* lint: warnings make the exit code 1 */
+	const char *preview;            /* check --preview FILE: compare the kernel with FILE */
 };
 
 /* What a command gets, ready (sandwall.c's main fills it from the verb's

@@ -15,6 +15,7 @@
 #include "cli/apply.h"
 #include "cli/cli.h"
 #include "cli/daemonctl.h"
+#include "cli/lint.h"
 #include "cli/receipt.h"
 #include "cli/status.h"
 #include "cli/verify.h"
@@ -71,6 +72,8 @@ static const struct verb {
 	  "probe and attack from the container side: 0 = every target blocked", NULL },
 	{ "receipt", NEED_MODEL, true, run_receipt,
 	  "audit document: digests, counters, drift events, verify, verdict", NULL },
+	{ "lint", NEED_CONFIG, false, sw_cli_lint,
+	  "warnings about the config on this host: 0, or 1 with --strict when there are any", NULL },
 };
 
 static void usage(FILE *f)
@@ -94,7 +97,9 @@ static void usage(FILE *f)
 		"                     daemon's config gave, or an empty file\n"
 		"      --since TIME   receipt: the window's start (ISO 8601 UTC or unix seconds;\n"
 		"                     default: the oldest journal event kept)\n"
-		"      --until TIME   receipt: the window's end (default: now)\n");
+		"      --until TIME   receipt: the window's end (default: now)\n"
+		"      --strict       lint: exit 1 when there is a warning\n"
+		"      --preview FILE check: what applying FILE would change in the kernel (nothing sent)\n");
 	for (size_t i = 0; i < sw_verify_n_optdefs; i++) {
 		char opt[48];
 
@@ -262,6 +267,8 @@ static const struct option longopts[] = {
 	{ "accept-loss", no_argument, NULL, 'L' },
 	{ "since", required_argument, NULL, 'S' },
 	{ "until", required_argument, NULL, 'U' },
+	{ "strict", no_argument, NULL, 'T' },
+	{ "preview", required_argument, NULL, 'P' },
 };
 
 /* longopts, then verify's options (val SW_VERIFY_OPT_BASE + index), then the end */
@@ -306,6 +313,8 @@ static int parse_opts(int argc, char **argv, const char *optstring, struct sw_cl
 		case 'C': o->control = optarg; break;
 		case 'F': o->force = true; break;
 		case 'L': o->accept_loss = true; break;
+		case 'T': o->strict = true; break;
+		case 'P': o->preview = optarg; break;
 		case 'S':
 		case 'U':
 			if (sw_time_parse(optarg, c == 'S' ? &o->since : &o->until)) {
@@ -474,7 +483,7 @@ int main(int argc, char **argv)
 		rc = sw_cli_via_daemon(&o, v->run == sw_cli_apply ? sw_cli_reload_req(&o) : v->daemon_req, NULL);
 		if (!rc && v->run == sw_cli_apply && !sw_config_load(o.config, &cfg, err, sizeof(err)) &&
 		    !sw_host_read(&host))
-			sw_cli_coverage_warn(&cfg, &host);
+			sw_cli_lint_warn(&cfg, &host);
 		sw_host_free(&host);
 		sw_config_free(&cfg);
 		return rc;

@@ -211,9 +211,16 @@ int sw_cfg_sandbox_key(struct sw_cfg_ctx *c, const char *name, const char *value
 	b = &c->cfg->sandboxes[c->cfg->n_sandboxes - 1];
 	for (k = 0; k < SBX_KEYS && strcmp(sw_cfg_sbx_keys[k].name, name); k++)
 		;
-	if (k == SBX_KEYS)
-		return c->cont ? 1 : sw_cfg_fail(c, "unknown key '%s' in [sandbox %s] (interfaces, sources, "
-						 "egress, allow, dns, budget, budget_sources)", name, b->name);
+	if (k == SBX_KEYS) {
+		const char *cands[SBX_KEYS], *near;
+
+		for (int j = 0; j < SBX_KEYS; j++)
+			cands[j] = sw_cfg_sbx_keys[j].name;
+		near = sw_cfg_suggest(name, cands, SBX_KEYS);
+		return c->cont ? 1 : sw_cfg_fail(c, "unknown key '%s' in [sandbox %s]%s%s%s (interfaces, sources, "
+						 "egress, allow, dns, budget, budget_sources)", name, b->name,
+						 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+	}
 	if (c->cont && !sw_cfg_sbx_keys[k].list)
 		return sw_cfg_fail(c, "continuation line for '%s' in [sandbox %s] (only lists may span lines)",
 				   name, b->name);

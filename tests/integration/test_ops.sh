@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash disable=SC2086
+# The operator's path (issue 27): `sandwall lint` on the test topology
+# (the shipped config clean; each warning from a config that has it;
+# --strict exit 1; apply prints the same warnings once), `status` listing
+# every open door, and `check --preview NEW.conf` showing what applying it
+# would change while the kernel's generation stays where it was.
+#
+# Uses the helpers of test_verify.sh (v_run, v_conf, v_sw, v_py). The
+# cloud is faked with SANDWALL_DMI_DIR (a directory holding sys_vendor and
+# product_name), never read from this machine's /sys.
+
+register_test ops_01_lint            "lint: shipped config clean (on a cloud VM too); each warning (pattern, unguarded, private off on a cloud VM, reopen) with FILE:LINE and id, --json, --strict exit 1; apply prints each once; unknown key and hostname refusals say what to write"
+
+# o_dmi NAME VENDOR: a fake DMI directory $V_DIR/dmi-NAME
+o_dmi() {
+	mkdir -p "$V_DIR/dmi-$1" && printf '%s\n' "$2" >"$V_DIR/dmi-$1/sys_vendor" &&
+		printf 'x\n' >"$V_DIR/dmi-$1/product_name" && echo "$V_DIR/dmi-$1"
+}
+
+# o_lint DESC RC DMI ARGS...: sandwall lint with the fake DMI; assert the exit code
+o_lint() {
+	local desc=$1 want=$2 dmi=$3; shift 3
+	SANDWALL_DMI_DIR=$dmi v_sw "$@"
+	if [ "$SW_RC" -eq "$want" ]; then ok "$desc: sandwall $* -> exit $SW_RC"
+	else bad "$desc: sandwall $* -> exit $SW_RC, expected $want"; show "$SW_ERR" 5; show "$SW_OUT" 10; fi
+}
+
+# o_has FILE REGEX DESC
+o_has() {
+	if grep -Eq -- "$2" "$1"; then ok "$3: $(grep -Em1 -- "$2" "$1" | sed "s|$SWT_TMP/||g")"
+	else bad "$3: no line matching $2"; show "$1" 10; fi
+}
+
+# ---------------------------------------------------------------- 1
+ops_01_lint() { v_run _ops_01; }
+_ops_01() {
+	local cloud qemu c n
+	cloud=$(o_dmi ec2 "Amazon EC2") && qemu=$(o_dmi qemu "QEMU") || return 1
+	# the shipped config, on this topology, on a cloud VM: no warning
+	o_lint "shipped config" 0 "$cloud" -c "$SWT_ROOT/rules/sandwall.conf" lint --strict
+	o_has "$SW_OUT" "no warnings$" "shipped config"
+	o_lint "shipped config --json" 0 "$cloud" -c "$SWT_ROOT/rules/sandwall.conf" lint --json
+	[ "$(v_py "$SW_OUT" "d['warnings']")" = "[]" ] && ok "shipped config --json: warnings []" ||
+		bad "shipped config --json: $(v_py "$SW_OUT" "d.get('warnings')")"
+	# a pattern that matches nothing
+	c=$(v_conf lint1 "guard.interfaces=docker0 br-* dokcer9")
+	n=$(grep -n '^interfaces' "$c" | cut -d: -f1)
+	o_lint "pattern" 0 "$qemu" -c "$c" lint
+	o_has "$SW_OUT" "^$c:$n: warning: \[guard\] interfaces pattern \"dokcer9\" matches no interface now .*\[guard-pattern-unmatched\]$" "pattern"
+	[ "$(wc -l <"$SW_OUT")" -eq 1 ] && ok "pattern: one warning" || { bad "pattern: $(wc -l <"$SW_OUT") lines"; show "$SW_OUT"; }
+	o_lint "pattern --strict" 1 "$qemu" -c "$c" lint --strict
+	# a container-facing link that nothing guards (docker0: c1 and c3)
+	c=$(v_conf lint2 "guard.interfaces=br-*")
+	o_lint "unguarded" 0 "$qemu" -c "$c" lint
+	o_has "$SW_OUT" "^$c:[0-9]+: warning: docker0 \(bridge with ports\) faces containers .*UNGUARDED.*\[guard-unguarded\]$" "unguarded"
+	# private = no on a cloud VM (mkconf's default is private = no): not on QEMU
+	c=$(v_conf lint3)
+	n=$(grep -n '^private = no' "$c" | cut -d: -f1)
+	o_lint "private off, QEMU" 0 "$qemu" -c "$c" lint --strict
+	o_lint "private off, cloud" 1 "$cloud" -c "$c" lint --strict
+	o_has "$SW_OUT" "^$c:$n: warning: \[block\] private = no on a cloud VM \(AWS\).*\[private-off-cloud\]$" "private off"
+	# an [allow] entry marked reopen, and what it reopens
+	c=$(v_conf lint4 "allow.destinations=169.254.169.254 tcp/80 reopen")
+	n=$(grep -n '^destinations = 169' "$c" | cut -d: -f1)
+	o_lint "reopen" 0 "$qemu" -c "$c" lint
+	o_has "$SW_OUT" "^$c:$n: warning: \[allow\] destinations entry '169.254.169.254 tcp/80 reopen' reopens metadata \(169.254.169.254\), link_local \(169.254.0.0/16\).*\[allow-reopen\]$" "reopen"
+	o_lint "reopen --json" 0 "$qemu" -c "$c" --json lint
+	[ "$(v_py "$SW_OUT" "[(w['id'], w['line'], w['file'] == '$c') for w in d['warnings']]")" = "[[\"allow-reopen\", $n, true]]" ] &&
+		ok "reopen --json: one allow-reopen at line $n" || bad "reopen --json: $(v_py "$SW_OUT" "d.get('warnings')")"
+	# apply prints the warnings, each once
+	c=$(v_conf lint5 "guard.interfaces=br-* dokcer9" "allow.destinations=169.254.169.254 tcp/80 reopen")
+	SANDWALL_DMI_DIR=$qemu expect_sw 0 "apply with warnings" -c "$c" apply
+	for w in guard-pattern-unmatched guard-unguarded allow-reopen; do
+		[ "$(grep -c "^sandwall: warning: .*\[$w\]$" "$SW_ERR")" -eq 1 ] && ok "apply: $w once" ||
+			{ bad "apply: $w $(grep -c "\[$w\]" "$SW_ERR") times"; show "$SW_ERR"; }
+	done
+	nsx "$H" nft delete table inet sandwall 2>/dev/null
+	# refusals (exit 2): an unknown key says what was meant, a hostname where it belongs
+	c=$(v_conf lint6 "guard.interface=docker0")
+	o_lint "unknown key" 2 "$qemu" -c "$c" lint
+	o_has "$SW_ERR" "unknown key 'interface' in \[guard\] \(did you mean 'interfaces'\?\)" "unknown key"
+	c=$(v_conf lint7 "allow.destinations=pypi.org tcp/443")
+	o_lint "hostname" 2 "$qemu" -c "$c" lint
+	o_has "$SW_ERR" "bad CIDR 'pypi.org' in \[allow\] destinations: .*hostnames go in a \[sandbox NAME\] allow list" "hostname"
+	return 0
+}
