@@ -10,7 +10,7 @@
 /* The verb: 0 (no warning, or warnings without --strict), EXIT_DRIFT
  * (warnings with --strict) or EXIT_ERR (config or host error). */
 int sw_cli_lint(struct sw_cli_run *x);
-/* Every warning, once, on stderr prefixed "sandwall: warning: " (apply). */
+/* Every warning, once, on stderr: "sandwall: FILE:LINE: warning: ..." (apply). */
 void sw_cli_lint_warn(const struct sw_config *cfg, const struct sw_host *host);
 
 #endif

@@ -49,7 +49,7 @@ void sw_cli_lint_warn(const struct sw_config *cfg, const struct sw_host *host)
 	if (!l)
 		return;
 	sw_lint(&(struct sw_lint_in){ .cfg = cfg, .host = host, .cloud = cloud() }, l);
-	sw_lint_print(l, cfg, stderr, "sandwall: warning: ");
+	sw_lint_print(l, cfg, stderr, "sandwall: ");
 	free(l);
 }
 

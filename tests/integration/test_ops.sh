@@ -72,7 +72,7 @@ _ops_01() {
 	c=$(v_conf lint5 "guard.interfaces=br-* dokcer9" "allow.destinations=169.254.169.254 tcp/80 reopen")
 	SANDWALL_DMI_DIR=$qemu expect_sw 0 "apply with warnings" -c "$c" apply
 	for w in guard-pattern-unmatched guard-unguarded allow-reopen; do
-		[ "$(grep -c "^sandwall: warning: .*\[$w\]$" "$SW_ERR")" -eq 1 ] && ok "apply: $w once" ||
+		[ "$(grep -c "^sandwall: .*: warning: .*\[$w\]$" "$SW_ERR")" -eq 1 ] && ok "apply: $w once" ||
 			{ bad "apply: $w $(grep -c "\[$w\]" "$SW_ERR") times"; show "$SW_ERR"; }
 	done
 	nsx "$H" nft delete table inet sandwall 2>/dev/null
@@ -83,5 +83,42 @@ _ops_01() {
 	c=$(v_conf lint7 "allow.destinations=pypi.org tcp/443")
 	o_lint "hostname" 2 "$qemu" -c "$c" lint
 	o_has "$SW_ERR" "bad CIDR 'pypi.org' in \[allow\] destinations: .*hostnames go in a \[sandbox NAME\] allow list" "hostname"
+	return 0
+}
+
+# ---------------------------------------------------------------- 2
+register_test ops_02_status_doors    "status and status --json list every open door: the DNS carve-out and its resolver, [allow] entries (reopen with what it reopens), host_ports, networks, between, a sandbox's egress, allow list, hostnames and budget; the existing lines and fields stay"
+ops_02_status_doors() { v_run _ops_02; }
+_ops_02() {
+	local c d
+	c=$(v_conf doors "allow.destinations=203.0.113.10 tcp/80, 169.254.169.254 tcp/80 reopen" \
+		"allow.host_ports=tcp/8080" "allow.networks=10.96.0.0/12")
+	printf '[sandbox agents]\ninterfaces = br-0a1b2c3d4e5f\negress = allowlist\nallow = 198.51.100.10 tcp/443, pypi.org tcp/443\nbudget = 100/minute\n' >>"$c"
+	expect_sw 0 "apply the doors config" -c "$c" apply || return 1
+	expect_sw 0 "status" -c "$c" status
+	o_has "$SW_OUT" "^table inet sandwall: present" "status keeps its first line"
+	o_has "$SW_OUT" "^open doors:$" "doors section"
+	o_has "$SW_OUT" "^  dns +udp/53 tcp/53 to the host's resolvers \(\[allow\] dns = auto\): 169.254.169.253$" "dns door"
+	o_has "$SW_OUT" "^  allow +203.0.113.10 tcp/80 \(line [0-9]+\)$" "allow door"
+	o_has "$SW_OUT" "^  allow +169.254.169.254 tcp/80 reopen \(line [0-9]+\): reopens metadata \(169.254.169.254\), link_local \(169.254.0.0/16\)$" "reopen door"
+	o_has "$SW_OUT" "^  host_port +tcp/8080 to the host itself$" "host_port door"
+	o_has "$SW_OUT" "^  network +10.96.0.0/12 " "network door"
+	o_has "$SW_OUT" "^  between +docker0:br-0a1b2c3d4e5f " "between door"
+	o_has "$SW_OUT" "^  sandbox +agents \(line [0-9]+\): egress allowlist, dns auto, interfaces br-0a1b2c3d4e5f, allow 198.51.100.10 tcp/443, pypi.org tcp/443, budget 100 new connections per source per minute$" "sandbox door"
+	expect_sw 0 "status --json" -c "$c" status --json
+	d=$(v_py "$SW_OUT" "sorted(set(x['kind'] for x in d['doors']))")
+	[ "$d" = '["allow", "between", "dns", "host_port", "network", "sandbox"]' ] && ok "doors: every kind: $d" || bad "doors kinds: $d"
+	d=$(v_py "$SW_OUT" "[x['resolvers'] for x in d['doors'] if x['kind'] == 'dns']")
+	[ "$d" = '[["169.254.169.253"]]' ] && ok "dns door's resolvers: $d" || bad "dns door: $d"
+	d=$(v_py "$SW_OUT" "[(x['entry'], x['reopen'], [r['category'] for r in x['reopens']]) for x in d['doors'] if x['kind'] == 'allow']")
+	[ "$d" = '[["203.0.113.10 tcp/80", false, []], ["169.254.169.254 tcp/80", true, ["metadata", "link_local"]]]' ] &&
+		ok "allow doors: $d" || bad "allow doors: $d"
+	d=$(v_py "$SW_OUT" "[(x['name'], x['egress'], x['allow'], x['budget']) for x in d['doors'] if x['kind'] == 'sandbox']")
+	[ "$d" = '[["agents", "allowlist", ["198.51.100.10 tcp/443", "pypi.org tcp/443"], {"connections": 100, "per": "minute", "sources": 65535}]]' ] &&
+		ok "sandbox door: $d" || bad "sandbox door: $d"
+	d=$(v_py "$SW_OUT" "[x['port'] for x in d['doors'] if x['kind'] == 'host_port'] + [x['cidr'] for x in d['doors'] if x['kind'] == 'network']")
+	[ "$d" = '["tcp/8080", "10.96.0.0/12"]' ] && ok "host_port and network doors: $d" || bad "host_port/network doors: $d"
+	d=$(v_py "$SW_OUT" "[k in d for k in ('table', 'present', 'generation', 'categories', 'guard', 'sandboxes')]")
+	[ "$d" = '[true, true, true, true, true, true]' ] && ok "status --json keeps its fields" || bad "status --json fields: $d"
 	return 0
 }
