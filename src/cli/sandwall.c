@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "cli/daemonctl.h"
 #include "cli/lint.h"
+#include "cli/preview.h"
 #include "cli/receipt.h"
 #include "cli/status.h"
 #include "cli/verify.h"
@@ -337,6 +338,8 @@ static int run_check(struct sw_cli_run *x)
 	struct sw_coverage cov;
 	int rc, rc2;
 
+	if (x->o->preview)
+		return sw_cli_preview(x);       /* check --preview FILE */
 	sw_coverage(x->cfg, x->host, &cov);
 	rc = cmd_check(x->nl, x->cfg, x->want, &cov, x->o->json);
 

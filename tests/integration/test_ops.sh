@@ -122,3 +122,40 @@ _ops_02() {
 	[ "$d" = '[true, true, true, true, true, true]' ] && ok "status --json keeps its fields" || bad "status --json fields: $d"
 	return 0
 }
+
+# ---------------------------------------------------------------- 3
+register_test ops_03_preview         "check --preview NEW.conf: 0 and 'would change nothing' for the config in force, 1 with the differences (text and --json) for another, 2 for a refused one; the kernel's generation and the table (with handles) unchanged by each"
+# o_gen: the ruleset's generation in the host namespace, from status --json
+o_gen() { sw -c "$1" status --json >/dev/null; v_py "$SW_OUT" "d['generation']"; }
+ops_03_preview() { v_run _ops_03; }
+_ops_03() {
+	local a b bad g0 g1 before after
+	a=$(v_conf prev-a)
+	b=$(v_conf prev-b "block.private=yes" "allow.host_ports=tcp/8080")
+	bad=$(v_conf prev-bad "guard.interface=docker0")
+	expect_sw 0 "apply A" -c "$a" apply || return 1
+	g0=$(o_gen "$a")
+	before=$(hnft -a list table inet sandwall)
+	[ -n "$g0" ] && [ -n "$before" ] && ok "generation $g0 before" || { bad "no generation or table"; return 1; }
+	expect_sw 0 "preview of the config in force" -c "$a" check --preview "$a"
+	o_has "$SW_OUT" "^applying .*prev-a.conf would change nothing" "preview A"
+	expect_sw 1 "preview of B" -c "$a" check --preview "$b"
+	o_has "$SW_OUT" "^applying .*prev-b.conf would change [0-9]+ objects" "preview B"
+	o_has "$SW_OUT" "^table inet sandwall \([0-9]+\):$" "preview B names the table"
+	o_has "$SW_OUT" "host_ports" "preview B shows the host_ports set"
+	o_has "$SW_OUT" "private" "preview B shows the private block"
+	expect_sw 1 "preview of B --json" -c "$a" check --preview "$b" --json
+	[ "$(v_py "$SW_OUT" "[d['changes'], d['n_changes'] == len(d['inet']) + len(d['netdev']) + len(d['bridge']), d['n_changes'] > 0, d['preview'].endswith('prev-b.conf')]")" = '[true, true, true, true]' ] &&
+		ok "preview --json: changes true, n_changes $(v_py "$SW_OUT" "d['n_changes']")" || { bad "preview --json"; show "$SW_OUT" 5; }
+	expect_sw 2 "preview of a refused config" -c "$a" check --preview "$bad"
+	o_has "$SW_ERR" "prev-bad.conf:2: unknown key 'interface' in .* \(nothing compared\)$" "preview refused"
+	g1=$(o_gen "$a")
+	after=$(hnft -a list table inet sandwall)
+	[ "$g1" = "$g0" ] && ok "generation unchanged: $g0 -> $g1" || bad "generation moved: $g0 -> $g1"
+	[ "$before" = "$after" ] && ok "table inet sandwall unchanged, handles included" ||
+		{ bad "the table changed"; diff <(echo "$before") <(echo "$after") | show - 10; }
+	# and B applied changes exactly what was previewed: the preview of B is then empty
+	expect_sw 0 "apply B" -c "$b" apply
+	expect_sw 0 "preview of B after applying it" -c "$b" check --preview "$b"
+	return 0
+}
