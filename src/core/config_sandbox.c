@@ -118,7 +118,8 @@ static int sbx_source(struct sw_cfg_ctx *c, struct sw_sandbox *b, const char *t)
 	const char *why;
 
 	if (sw_prefix_parse(t, &p, &why) < 0)
-		return sw_cfg_fail(c, "bad CIDR '%s' in [sandbox %s] sources: %s", t, b->name, why);
+		return sw_cfg_fail(c, "bad CIDR '%s' in [sandbox %s] sources: %s%s", t, b->name, why,
+				   sw_cfg_hostname_hint(t));
 	if (sw_cfg_v4_mapped(&p))
 		return sw_cfg_fail(c, "'%s' in [sandbox %s] sources is an IPv4-mapped IPv6 address: "
 				   "write it as IPv4", t, b->name);

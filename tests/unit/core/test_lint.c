@@ -147,6 +147,7 @@ static void test_hostname_hint(void **state)
 		"[allow]\ndestinations = pypi.org tcp/443\n",
 		"[allow]\nnetworks = example.com\n",
 		"[block]\ndestinations = evil.example.net\n",
+		"[sandbox a]\ninterfaces = br-a\nsources = agent.internal\n",
 	};
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(*v); i++) {
