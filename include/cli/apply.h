@@ -12,7 +12,5 @@
 
 /* The verb: 0 or EXIT_ERR. */
 int sw_cli_apply(struct sw_cli_run *x);
-/* What no guard covers, as warnings on stderr (after an apply). */
-void sw_cli_coverage_warn(const struct sw_config *cfg, const struct sw_host *host);
 
 #endif

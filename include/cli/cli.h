@@ -32,6 +32,8 @@ struct sw_cli_opts {
 	bool sign;                      /* receipt --sign: FILE.sig too (cli/key.h) */
 	const char *verify_file;        /* receipt --verify FILE */
 	const char *allowed_signers;    /* --allowed-signers [FILE]: "" without FILE (key) */
+	bool strict;                    /* lint: warnings make the exit code 1 */
+	const char *preview;            /* check --preview FILE: compare the kernel with FILE */
 };
 
 /* What a command gets, ready (sandwall.c's main fills it from the verb's

@@ -212,6 +212,7 @@ struct sw_config {
 	 * fall back to defaults without being told */
 	uint64_t given_keys;                     /* bit per key (config_keys.c sw_cfg_keys[]) */
 	uint32_t given_cats;                     /* bit per category: its [block] switch */
+	unsigned cat_line[SW_CAT_COUNT];         /* the line of each [block] switch (0: not given) */
 	unsigned section_line[8];                /* [guard] [block] [allow] [log] [daemon] [nft] [verify] [identity]; 0: absent */
 	unsigned n_lines;                        /* lines in the file */
 	bool ends_in_newline;                    /* the last line is complete (or the file is empty) */

@@ -72,6 +72,17 @@ void sw_cfg_list_reset(struct sw_config *cfg, const struct sw_cfg_key *k);
 /* Does dropping k only take access away (its default allows nothing)? */
 bool sw_cfg_drop_tightens(const struct sw_cfg_key *k);
 
+/* The word of cands[0..n) nearest to word (edit distance, case folded),
+ * when it is near enough to be a typo of it (at most 2 edits, and fewer
+ * than half of word's length); else NULL. */
+const char *sw_cfg_suggest(const char *word, const char *const *cands, size_t n);
+/* " (did you mean 'KEY'?)" for an unknown key of a global section
+ * (section "block": the categories too), or "" when none is near. */
+const char *sw_cfg_key_hint(const char *section, const char *name, char *buf, size_t len);
+/* What to add to a "bad CIDR" refusal: when word is a hostname, that
+ * only [sandbox NAME] allow takes hostnames; else "". */
+const char *sw_cfg_hostname_hint(const char *word);
+
 /* config_sandbox.c: [sandbox NAME] */
 enum { SBX_INTERFACES, SBX_SOURCES, SBX_EGRESS, SBX_ALLOW, SBX_DNS, SBX_BUDGET,
        SBX_BUDGET_SOURCES, SBX_QUARANTINE_ON, SBX_KEYS };

@@ -6,6 +6,7 @@
 
 #include "cli/apply.h"
 #include "cli/daemonctl.h"
+#include "cli/lint.h"
 #include "core/coverage.h"
 #include "core/diff.h"
 #include "core/ruleset.h"
@@ -125,15 +126,6 @@ static int bindtable_apply(struct sw_cli_run *x)
  * (docs/config.md: run sandwalld for hostnames). */
 #define SW_APPLY_DNS_MS 3000
 
-/* apply: what no guard covers, as warnings on stderr (after the table) */
-void sw_cli_coverage_warn(const struct sw_config *cfg, const struct sw_host *host)
-{
-	struct sw_coverage cov;
-
-	sw_coverage(cfg, host, &cov);
-	sw_coverage_print(&cov, cfg, stderr, "sandwall: warning: ");
-}
-
 int sw_cli_apply(struct sw_cli_run *x)
 {
 	struct sw_resolver r;
@@ -174,6 +166,6 @@ int sw_cli_apply(struct sw_cli_run *x)
 	if (!rc)
 		rc = netdev_apply(x);
 	if (!rc)
-		sw_cli_coverage_warn(x->cfg, x->host);
+		sw_cli_lint_warn(x->cfg, x->host);
 	return rc ? rc : bindtable_apply(x);
 }

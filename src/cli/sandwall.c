@@ -16,6 +16,8 @@
 #include "cli/cli.h"
 #include "cli/daemonctl.h"
 #include "cli/key.h"
+#include "cli/lint.h"
+#include "cli/preview.h"
 #include "cli/receipt.h"
 #include "cli/run.h"
 #include "cli/status.h"
@@ -82,6 +84,8 @@ static const struct verb {
 	{ .name = "receipt", .need = NEED_MODEL, .kernel = true, .run = run_receipt,
 	  .help = "audit document: digests, counters, drift events, verify, verdict;\n"
 	  "            --output FILE --sign signs it (FILE.sig), --verify FILE checks one" },
+	{ .name = "lint", .need = NEED_CONFIG, .run = sw_cli_lint,
+	  .help = "warnings about the config on this host: 0, or 1 with --strict when there are any" },
 	{ .name = "key", .need = NEED_CONFIG, .run = sw_cli_key,
 	  .help = "the receipt signing key (made on first use): public key and fingerprint" },
 	{ .name = "release", .need = NEED_CONFIG, .kernel = true, .run = run_release, .words = true,
@@ -126,7 +130,9 @@ static void usage(FILE *f)
 		"      --allowed-signers [FILE]\n"
 		"                     receipt --verify: the signers (ssh-keygen's allowed\n"
 		"                     signers file; default: this host's key); key: print\n"
-		"                     this host's line of such a file\n");
+		"                     this host's line of such a file\n"
+		"      --strict       lint: exit 1 when there is a warning\n"
+		"      --preview FILE check: what applying FILE would change in the kernel (nothing sent)\n");
 	for (size_t i = 0; i < sw_verify_n_optdefs; i++) {
 		char opt[48];
 
@@ -273,6 +279,8 @@ static const struct option longopts[] = {
 	{ "sign", no_argument, NULL, 'G' },
 	{ "verify", required_argument, NULL, 'Y' },
 	{ "allowed-signers", optional_argument, NULL, 'A' },
+	{ "strict", no_argument, NULL, 'T' },
+	{ "preview", required_argument, NULL, 'P' },
 };
 
 /* longopts, then verify's options (val SW_VERIFY_OPT_BASE + index), then the end */
@@ -334,6 +342,8 @@ static int parse_opts(int argc, char **argv, const char *optstring, struct sw_cl
 				optarg = argv[optind++];
 			o->allowed_signers = optarg ? optarg : "";
 			break;
+		case 'T': o->strict = true; break;
+		case 'P': o->preview = optarg; break;
 		case 'S':
 		case 'U':
 			if (sw_time_parse(optarg, c == 'S' ? &o->since : &o->until)) {
@@ -356,6 +366,8 @@ static int run_check(struct sw_cli_run *x)
 	struct sw_coverage cov;
 	int rc, rc2;
 
+	if (x->o->preview)
+		return sw_cli_preview(x);       /* check --preview FILE */
 	sw_coverage(x->cfg, x->host, &cov);
 	rc = cmd_check(x->nl, x->cfg, x->want, &cov, x->o->json);
 
@@ -542,7 +554,7 @@ int main(int argc, char **argv)
 		rc = sw_cli_via_daemon(&o, v->run == sw_cli_apply ? sw_cli_reload_req(&o) : v->daemon_req, NULL);
 		if (!rc && v->run == sw_cli_apply && !sw_config_load(o.config, &cfg, err, sizeof(err)) &&
 		    !sw_host_read(&host))
-			sw_cli_coverage_warn(&cfg, &host);
+			sw_cli_lint_warn(&cfg, &host);
 		sw_host_free(&host);
 		sw_config_free(&cfg);
 		return rc;

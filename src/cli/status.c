@@ -8,6 +8,7 @@
 #include <linux/netfilter/nf_tables.h>
 
 #include "cli/daemonctl.h"
+#include "cli/doors.h"
 #include "cli/status.h"
 #include "core/coverage.h"
 #include "core/ruleset.h"
@@ -468,6 +469,7 @@ static int status_json(const struct sw_config *cfg, const struct sw_model *have,
 		sw_jw_end(&w);
 	}
 	sw_jw_end(&w);
+	sw_cli_doors_json(cfg, host, &w);
 	sw_jw_end(&w);
 	if ((rc = sw_jw_print(&w, stdout)))
 		sw_err("cannot write the answer: %s", strerror(-rc));
@@ -492,6 +494,8 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 	d_rc = sw_cli_daemon_status_rc(o, reply, sizeof(reply));
 	daemon = d_rc == 0;
 	host_err = host ? sw_host_read_links_addrs_routes(host) : -ENOMEM;
+	if (!host_err && sw_host_read_resolvers(host))
+		host->n_resolvers = 0;  /* the DNS door: "none now", the rest still shown */
 	if (host_err) {
 		if (host)
 			sw_host_free(host);
@@ -549,6 +553,8 @@ static int cmd_status(struct sw_nl *nl, const struct sw_config *cfg, const struc
 		print_netdev(cfg, nd, nd_err);
 		print_bindtable(nl, cfg);
 	}
+	if (!json)
+		sw_cli_doors_print(cfg, host, stdout);
 	rc = have.has_table ? 0 : EXIT_DRIFT;
 	/* guarded host-side processes with CAP_NET_RAW: not held (rawcap.h) */
 	if (!json)

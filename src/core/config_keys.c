@@ -279,6 +279,18 @@ bool sw_cfg_v4_mapped(const struct sw_prefix *p)
 	return p->family == AF_INET6 && p->len >= 96 && !memcmp(p->addr, mapped, sizeof(mapped));
 }
 
+const char *sw_cfg_hostname_hint(const char *word)
+{
+	const char *why;
+
+	/* digits and dots, colons or a '/' are an address gone wrong */
+	if (strspn(word, "0123456789.") == strlen(word) || strchr(word, ':') || strchr(word, '/') ||
+	    !strchr(word, '.') || !sw_dns_name_valid(word, &why))
+		return "";
+	return " (a hostname: this key takes addresses only; hostnames go in a [sandbox NAME] "
+	       "allow list, which sandwalld resolves)";
+}
+
 #define V4_MAPPED(c, t, k) \
 	sw_cfg_fail(c, "v4-mapped address '%s' in [%s] %s never matches (packets carry the IPv4 " \
 		    "address itself): write it as IPv4", t, (k)->section, (k)->name)
@@ -292,7 +304,8 @@ static int set_dests(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *v)
 
 	for (t = strtok_r(v, SW_CFG_LIST_SEP, &save); t; t = strtok_r(NULL, SW_CFG_LIST_SEP, &save)) {
 		if (sw_prefix_parse(t, &p, &why) < 0)
-			return sw_cfg_fail(c, "bad CIDR '%s' in [%s] %s: %s", t, k->section, k->name, why);
+			return sw_cfg_fail(c, "bad CIDR '%s' in [%s] %s: %s%s", t, k->section, k->name, why,
+					   sw_cfg_hostname_hint(t));
 		if (sw_cfg_v4_mapped(&p))
 			return V4_MAPPED(c, t, k);
 		/* duplicates go after the parse (dedup_lists): one sort, not n^2 */
@@ -354,7 +367,8 @@ static int set_networks(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *
 		size_t i;
 
 		if (sw_prefix_parse(t, &p, &why) < 0)
-			return sw_cfg_fail(c, "bad CIDR '%s' in [%s] %s: %s", t, k->section, k->name, why);
+			return sw_cfg_fail(c, "bad CIDR '%s' in [%s] %s: %s%s", t, k->section, k->name, why,
+					   sw_cfg_hostname_hint(t));
 		if (sw_cfg_v4_mapped(&p))
 			return V4_MAPPED(c, t, k);
 		for (i = 0; i < cfg->n_networks; i++)
@@ -417,7 +431,8 @@ static int set_allows(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *v)
 					   k->section, k->name);
 		al.reopen = word != NULL;
 		if (sw_prefix_parse(a, &al.dst, &why) < 0)
-			return sw_cfg_fail(c, "bad CIDR '%s' in [%s] %s: %s", a, k->section, k->name, why);
+			return sw_cfg_fail(c, "bad CIDR '%s' in [%s] %s: %s%s", a, k->section, k->name, why,
+					   sw_cfg_hostname_hint(a));
 		if (sw_cfg_v4_mapped(&al.dst))
 			return V4_MAPPED(c, a, k);
 		if (sw_cfg_port(port, &al.port) < 0)

@@ -113,7 +113,13 @@ static void classify(struct sw_cfg_ctx *c, const char *line)
 			return;
 		}
 		if ((i = section_index(s + 1, (size_t)(e - s - 1))) < 0) {
-			sw_cfg_fail(c, "unknown section [%.*s]", (int)(e - s - 1), s + 1);
+			char name[64];
+			const char *near;
+
+			snprintf(name, sizeof(name), "%.*s", (int)(e - s - 1), s + 1);
+			near = sw_cfg_suggest(name, sw_cfg_sections, SW_CFG_N_SECTIONS);
+			sw_cfg_fail(c, "unknown section [%.*s]%s%s%s", (int)(e - s - 1), s + 1,
+				    near ? " (did you mean [" : "", near ? near : "", near ? "]?)" : "");
 			return;
 		}
 		if (c->section_line[i]) {
@@ -173,6 +179,7 @@ static int block_key(struct sw_cfg_ctx *c, enum sw_category cat, const char *nam
 		return sw_cfg_fail(c, "duplicate key '%s' in [block]", name);
 	c->cat_seen |= 1u << cat;
 	c->cfg->given_cats |= 1u << cat;
+	c->cfg->cat_line[cat] = (unsigned)c->line;
 	snprintf(v, sizeof(v), "%s", value);
 	sw_cfg_strip_comment(v);
 	if (sw_cfg_bool(v, &c->cfg->block[cat]) < 0)
@@ -205,8 +212,12 @@ static int handler(void *user, const char *section, const char *name, const char
 	for (i = 0; i < sw_cfg_n_keys; i++)
 		if (!strcmp(sw_cfg_keys[i].section, section) && !strcmp(sw_cfg_keys[i].name, name))
 			break;
-	if (i == sw_cfg_n_keys)
-		return c->cont ? 1 : sw_cfg_fail(c, "unknown key '%s' in [%s]", name, section);
+	if (i == sw_cfg_n_keys) {
+		char hint[80];
+
+		return c->cont ? 1 : sw_cfg_fail(c, "unknown key '%s' in [%s]%s", name, section,
+						 sw_cfg_key_hint(section, name, hint, sizeof(hint)));
+	}
 	if (c->cont && !sw_cfg_keys[i].list)
 		return sw_cfg_fail(c, "continuation line for '%s' in [%s] (only lists may span lines)",
 				   name, section);
@@ -228,6 +239,65 @@ value:
 	v[vlen] = '\0';
 	sw_cfg_strip_comment(v);
 	return sw_cfg_keys[i].set(c, &sw_cfg_keys[i], v);
+}
+
+/* Levenshtein distance, case folded, of two short words (longer: far) */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[33];
+
+	if (la > 32 || lb > 32)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j], best = diag + (tolower((unsigned char)a[i - 1]) !=
+							   tolower((unsigned char)b[j - 1]));
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+const char *sw_cfg_suggest(const char *word, const char *const *cands, size_t n)
+{
+	const char *best = NULL;
+	size_t bd = SIZE_MAX, len = strlen(word);
+
+	for (size_t i = 0; i < n; i++) {
+		size_t d = edit_distance(word, cands[i]);
+
+		if (d < bd)
+			bd = d, best = cands[i];
+	}
+	return bd <= 2 && bd * 2 < len ? best : NULL;
+}
+
+const char *sw_cfg_key_hint(const char *section, const char *name, char *buf, size_t len)
+{
+	const char *cands[64 + SW_CAT_COUNT], *near;
+	size_t n = 0;
+
+	for (size_t i = 0; i < sw_cfg_n_keys && n < 64; i++)
+		if (!strcmp(sw_cfg_keys[i].section, section))
+			cands[n++] = sw_cfg_keys[i].name;
+	for (int i = 0; !strcmp(section, "block") && i < SW_CAT_COUNT; i++)
+		if (sw_categories[i].key == SW_CAT_KEY_BOOL)
+			cands[n++] = sw_category_name((enum sw_category)i);
+	near = sw_cfg_suggest(name, cands, n);
+	snprintf(buf, len, "%s%s%s", near ? " (did you mean '" : "", near ? near : "",
+		 near ? "'?)" : "");
+	return buf;
 }
 
 int sw_cfg_set_err(char *err, size_t errlen, int rc, const char *fmt, ...)

@@ -147,7 +147,8 @@ static int sbx_source(struct sw_cfg_ctx *c, struct sw_sandbox *b, const char *t)
 	const char *why;
 
 	if (sw_prefix_parse(t, &p, &why) < 0)
-		return sw_cfg_fail(c, "bad CIDR '%s' in [sandbox %s] sources: %s", t, b->name, why);
+		return sw_cfg_fail(c, "bad CIDR '%s' in [sandbox %s] sources: %s%s", t, b->name, why,
+				   sw_cfg_hostname_hint(t));
 	if (sw_cfg_v4_mapped(&p))
 		return sw_cfg_fail(c, "'%s' in [sandbox %s] sources is an IPv4-mapped IPv6 address: "
 				   "write it as IPv4", t, b->name);
@@ -240,9 +241,16 @@ int sw_cfg_sandbox_key(struct sw_cfg_ctx *c, const char *name, const char *value
 	b = &c->cfg->sandboxes[c->cfg->n_sandboxes - 1];
 	for (k = 0; k < SBX_KEYS && strcmp(sw_cfg_sbx_keys[k].name, name); k++)
 		;
-	if (k == SBX_KEYS)
-		return c->cont ? 1 : sw_cfg_fail(c, "unknown key '%s' in [sandbox %s] (interfaces, sources, "
-						 "egress, allow, dns, budget, budget_sources, quarantine_on)", name, b->name);
+	if (k == SBX_KEYS) {
+		const char *cands[SBX_KEYS], *near;
+
+		for (int j = 0; j < SBX_KEYS; j++)
+			cands[j] = sw_cfg_sbx_keys[j].name;
+		near = sw_cfg_suggest(name, cands, SBX_KEYS);
+		return c->cont ? 1 : sw_cfg_fail(c, "unknown key '%s' in [sandbox %s]%s%s%s (interfaces, sources, "
+						 "egress, allow, dns, budget, budget_sources, quarantine_on)", name, b->name,
+						 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+	}
 	if (c->cont && !sw_cfg_sbx_keys[k].list)
 		return sw_cfg_fail(c, "continuation line for '%s' in [sandbox %s] (only lists may span lines)",
 				   name, b->name);

@@ -574,7 +574,7 @@ static void test_lines(void **state)
 	assert_bad("[block]\nfoo = 1\nlan\n", "2: unknown key 'foo' in [block]");
 	assert_bad("[nope]\nlan\n", "1: unknown section [nope]");
 	assert_bad("[block\n", "1: syntax error");
-	assert_bad("[ block ]\n", "1: unknown section [ block ]");
+	assert_bad("[ block ]\n", "1: unknown section [ block ] (did you mean [block]?)");
 	/* an indented key before any other key is a key, not a continuation */
 	assert_int_equal(parse("[block]\n  lan = no\n[guard]\n  all_bridges = yes\n"), 0);
 	assert_false(cfg.block[SW_CAT_LAN]);
