@@ -47,6 +47,7 @@
 #undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_sshsig_one
 #include "../../fuzz/fuzz_sshsig.c"
+#undef LLVMFuzzerTestOneInput
 #define LLVMFuzzerTestOneInput fuzz_rtapi_one
 #define check rtapi_check
 #define check_str rtapi_check_str
