@@ -2,8 +2,11 @@
 #ifndef SANDWALL_LOG_H
 #define SANDWALL_LOG_H
 /* log: the one place messages leave the program. Foreground/CLI: stderr.
- * Daemon: syslog (and stderr too with -f). */
+ * Daemon: the system log -- journald's native protocol where its socket
+ * is, with SANDWALL_EVENT=NAME for a line "event=NAME ...", else syslog --
+ * and stderr too with -f, each line stamped "time=ISO8601 ". */
 #include <stdbool.h>
+#include <stddef.h>
 #include <syslog.h>
 
 void sw_log_init(const char *ident, bool to_stderr, bool to_syslog, int facility);
@@ -14,5 +17,12 @@ void sw_log(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 #define sw_info(...)  sw_log(LOG_INFO, __VA_ARGS__)
 #define sw_debug(...) sw_log(LOG_DEBUG, __VA_ARGS__)
 void sw_log_set_verbose(bool verbose);
+/* Start each stderr line with "time=2026-12-03T12:00:00.123456Z " (UTC). */
+void sw_log_set_stamp(bool stamp);
+/* One journald native entry (KEY=value lines; MESSAGE last, its newlines
+ * made blanks) into out: its length, or 0 when it does not fit. Pure but
+ * for getpid(). */
+size_t sw_log_journal_entry(char *out, size_t cap, int prio, int facility, const char *ident,
+			    const char *msg);
 
 #endif

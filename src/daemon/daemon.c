@@ -36,6 +36,7 @@ int sw_daemon_run(const struct sw_daemon_args *a)
 		return 2;
 	}
 	sw_log_init("sandwalld", a->foreground, true, d.cfg.log_facility);
+	sw_log_set_stamp(a->foreground);        /* -f: each stderr line with its UTC time */
 	d.foreground = a->foreground;
 	sw_log_set_verbose(a->verbose);
 	if (sw_setup(&d)) {

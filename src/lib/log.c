@@ -1,16 +1,53 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* log: the one place messages leave the program: stderr ("ident: msg")
- * and/or syslog. LOG_DEBUG is dropped unless verbose. errno is preserved,
- * so callers may log before returning -errno. The only global state. */
+/* log: the one place messages leave the program: stderr ("ident: msg",
+ * with "time=ISO8601 " first when stamped: the daemon's -f) and/or the
+ * system log: journald's native protocol where its socket is (the fields
+ * PRIORITY, SYSLOG_IDENTIFIER, SYSLOG_FACILITY, MESSAGE and, for a line
+ * "event=NAME ...", SANDWALL_EVENT=NAME), syslog(3) otherwise. LOG_DEBUG
+ * is dropped unless verbose. errno is preserved, so callers may log before
+ * returning -errno. The only global state. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 
 #include "lib/log.h"
 
+#define JOURNAL_SOCKET "/run/systemd/journal/socket"
+
 static char log_ident[64] = "sandwall";
-static bool log_stderr = true, log_syslog, log_verbose;
+static bool log_stderr = true, log_syslog, log_verbose, log_stamp;
+static int log_facility = LOG_USER, log_journal = -1;
+
+/* journald's socket (SANDWALL_JOURNAL_SOCKET names another, for tests):
+ * a datagram socket connected to it, or -1 (syslog then) */
+static int journal_open(void)
+{
+	const char *path = getenv("SANDWALL_JOURNAL_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd;
+
+	if (!path || !path[0])
+		path = JOURNAL_SOCKET;
+	if (strlen(path) >= sizeof(sa.sun_path) || stat(path, &st) || !S_ISSOCK(st.st_mode))
+		return -1;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
 
 void sw_log_init(const char *ident, bool to_stderr, bool to_syslog, int facility)
 {
@@ -19,14 +56,18 @@ void sw_log_init(const char *ident, bool to_stderr, bool to_syslog, int facility
 		snprintf(log_ident, sizeof(log_ident), "%s", ident);
 	log_stderr = to_stderr;
 	log_syslog = to_syslog;
-	if (log_syslog)
+	log_facility = facility;
+	if (log_syslog && (log_journal = journal_open()) < 0)
 		openlog(log_ident, LOG_PID | LOG_NDELAY, facility);
 }
 
 void sw_log_close(void)
 {
-	if (log_syslog)
+	if (log_journal >= 0)
+		close(log_journal);
+	else if (log_syslog)
 		closelog();
+	log_journal = -1;
 	log_syslog = false;
 }
 
@@ -35,10 +76,59 @@ void sw_log_set_verbose(bool verbose)
 	log_verbose = verbose;
 }
 
+void sw_log_set_stamp(bool stamp)
+{
+	log_stamp = stamp;
+}
+
+size_t sw_log_journal_entry(char *out, size_t cap, int prio, int facility, const char *ident,
+			    const char *msg)
+{
+	/* "event=NAME ..." (or "... event=NAME") names the event */
+	const char *ev = !strncmp(msg, "event=", 6) ? msg : strstr(msg, " event=");
+	char event[64] = "";
+	size_t n, e;
+	int len;
+
+	if (ev) {
+		ev += ev == msg ? 6 : 7;
+		e = strcspn(ev, " \"");
+		if (e && e < sizeof(event)) {
+			memcpy(event, ev, e);
+			event[e] = '\0';
+		}
+	}
+	len = snprintf(out, cap, "PRIORITY=%d\nSYSLOG_FACILITY=%d\nSYSLOG_IDENTIFIER=%s\n"
+		       "SYSLOG_PID=%d\n%s%s%sMESSAGE=", LOG_PRI(prio), LOG_FAC(facility), ident,
+		       (int)getpid(), event[0] ? "SANDWALL_EVENT=" : "", event, event[0] ? "\n" : "");
+	if (len < 0 || (size_t)len >= cap)
+		return 0;
+	n = (size_t)len;
+	/* MESSAGE's value on one line: a newline inside would end the field */
+	for (const char *c = msg; *c && n + 2 < cap; c++)
+		out[n++] = *c == '\n' ? ' ' : *c;
+	out[n++] = '\n';
+	out[n] = '\0';
+	return n;
+}
+
+static void stamp(char *buf, size_t len)
+{
+	struct timespec ts;
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	if ((size_t)snprintf(buf, len, "time=%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ ", tm.tm_year + 1900,
+			     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+			     ts.tv_nsec / 1000) >= len)
+		buf[0] = '\0';
+}
+
 void sw_log(int prio, const char *fmt, ...)
 {
 	int saved = errno;
-	char buf[2048];
+	char buf[2048], entry[2560], when[80] = "";
 	size_t n;
 	va_list ap;
 
@@ -50,9 +140,16 @@ void sw_log(int prio, const char *fmt, ...)
 	n = strlen(buf);
 	while (n && buf[n - 1] == '\n')
 		buf[--n] = '\0';
-	if (log_stderr)
-		fprintf(stderr, "%s: %s\n", log_ident, buf);
-	if (log_syslog)
-		syslog(prio, "%s", buf);
+	if (log_stderr) {
+		if (log_stamp)
+			stamp(when, sizeof(when));
+		fprintf(stderr, "%s: %s%s\n", log_ident, when, buf);
+	}
+	if (log_syslog) {
+		n = log_journal >= 0 ? sw_log_journal_entry(entry, sizeof(entry), prio, log_facility,
+							     log_ident, buf) : 0;
+		if (!n || send(log_journal, entry, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+			syslog(prio, "%s", buf);
+	}
 	errno = saved;
 }

@@ -360,8 +360,8 @@ void sw_reconcile_forget_report(const char *table, int rc, size_t n)
 		sw_err("table inet %s is in place, but the connections opened toward the sandboxes "
 		       "before it could not be cleared: %s", table, strerror(-rc));
 	else if (n)
-		sw_info("forgot %zu connection(s) opened toward the sandboxes while table inet %s "
-			"was not in place", n, table);
+		sw_info("event=forget table=inet/%s connections=%zu reason=\"opened toward the "
+			"sandboxes while the table was not in place\"", table, n);
 }
 
 void sw_reconcile_forget(struct sw_nl *nl, const struct sw_model *want)
