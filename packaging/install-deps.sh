@@ -32,7 +32,7 @@ UNIT="libcmocka-dev"
 # make fuzz: clang, and the libFuzzer runtime (a Recommends of clang that
 # --no-install-recommends would skip)
 FUZZ="clang libclang-rt-dev"
-TEST="nftables iproute2 curl python3 procps kmod openssh-client"   # ssh-keygen: test_sign.sh checks the receipts' signatures
+TEST="nftables iproute2 curl python3 procps kmod openssh-client conntrack"   # ssh-keygen: test_sign.sh checks the receipts' signatures; conntrack: the network log's suites flush what earlier suites left
 PACKAGING="debhelper dpkg-dev fakeroot lintian mandoc bsdextrautils python3-yaml rpm bash-completion"
 DOCKER="busybox-static iptables"
 # other runtimes for tests/integration/test_runtimes.sh: rootful Podman with
