@@ -19,4 +19,43 @@ static inline const char *tu_corpus_dir(void)
 #define tu_path(buf, ...) \
 	assert_true((size_t)snprintf(buf, sizeof(buf), __VA_ARGS__) < sizeof(buf))
 
+/* ---- the desired model (include core/model.h first) ------------------- */
+#ifdef SANDWALL_MODEL_H
+#include <string.h>
+
+/* The set, or the test fails. */
+static inline const struct sw_set *tu_set(const struct sw_model *m, const char *name)
+{
+	const struct sw_set *s = sw_model_find_set(m, name);
+
+	if (!s)
+		fail_msg("no set %s", name);
+	return s;
+}
+
+/* The rule with this tag ("sandwall:..."), or NULL. */
+static inline const struct sw_rule *tu_rule(const struct sw_model *m, const char *tag)
+{
+	for (size_t i = 0; i < m->n_rules; i++)
+		if (!strcmp(m->rules[i].tag, tag))
+			return &m->rules[i];
+	return NULL;
+}
+
+/* The tags of chain's rules in order (at most max in tags): how many. */
+static inline size_t tu_chain_rules(const struct sw_model *m, const char *chain,
+				    const char **tags, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->n_rules; i++)
+		if (!strcmp(m->rules[i].chain, chain)) {
+			if (n < max)
+				tags[n] = m->rules[i].tag;
+			n++;
+		}
+	return n;
+}
+#endif
+
 #endif

@@ -14,6 +14,7 @@
 
 #include "core/endpoints.h"
 #include "fake_kernel.h"
+#include "testutil.h"
 
 static const char *const golden_sets[] = {
 	"guard_ifaces", "guard_links", "guard_except", "guard_kinds", "metadata4", "metadata6", "link_local4", "link_local6",
@@ -44,20 +45,11 @@ static const char *const golden_guard_tags[] = {
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-static const struct sw_set *set(const struct sw_model *m, const char *name)
-{
-	const struct sw_set *s = sw_model_find_set(m, name);
-
-	if (!s)
-		fail_msg("no set %s", name);
-	return s;
-}
-
 /* The set's nft text is exactly want[0..n). */
 static void assert_text(const struct sw_model *m, const char *name, const char *const *want,
 			size_t n)
 {
-	const struct sw_set *s = set(m, name);
+	const struct sw_set *s = tu_set(m, name);
 	char t[128];
 
 	if (sw_set_n_entries(s) != n) {
@@ -86,7 +78,7 @@ static bool has_text(const struct sw_set *s, const char *want)
 static void assert_elems(const struct sw_model *m, const char *name, const char *const *want,
 			 size_t n)
 {
-	const struct sw_set *s = set(m, name);
+	const struct sw_set *s = tu_set(m, name);
 	char buf[256];
 
 	if (s->n_elems != n) {
@@ -100,28 +92,6 @@ static void assert_elems(const struct sw_model *m, const char *name, const char 
 		assert_int_equal(sw_elem_format(s, &s->elems[i], buf, sizeof(buf)), 0);
 		assert_string_equal(buf, want[i]);
 	}
-}
-
-static const struct sw_rule *rule(const struct sw_model *m, const char *tag)
-{
-	for (size_t i = 0; i < m->n_rules; i++)
-		if (!strcmp(m->rules[i].tag, tag))
-			return &m->rules[i];
-	return NULL;
-}
-
-static size_t chain_rules(const struct sw_model *m, const char *chain, const char **tags,
-			  size_t max)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < m->n_rules; i++)
-		if (!strcmp(m->rules[i].chain, chain)) {
-			if (n < max)
-				tags[n] = m->rules[i].tag;
-			n++;
-		}
-	return n;
 }
 
 /* ---- defaults -------------------------------------------------------------- */
@@ -138,28 +108,28 @@ static void test_set_names(void **state)
 	for (size_t i = 0; i < N(golden_sets); i++)
 		assert_string_equal(m.sets[i].name, golden_sets[i]);
 	/* key types, lengths and flags of a few */
-	assert_int_equal(set(&m, "guard_ifaces")->key_type, SW_TYPE_IFNAME);
-	assert_int_equal(set(&m, "guard_ifaces")->key_len, 16);
-	assert_int_equal(set(&m, "guard_ifaces")->flags, NFT_SET_INTERVAL);
-	assert_int_equal(set(&m, "lan4")->key_type, SW_TYPE_IPADDR);
-	assert_int_equal(set(&m, "lan4")->key_len, 4);
-	assert_int_equal(set(&m, "lan6")->key_type, SW_TYPE_IP6ADDR);
-	assert_int_equal(set(&m, "lan6")->key_len, 16);
-	assert_int_equal(set(&m, "allow4")->key_len, 12);
-	assert_int_equal(set(&m, "allow4")->flags, NFT_SET_INTERVAL | NFT_SET_CONCAT);
-	assert_int_equal(set(&m, "allow4")->key_type, (7u << 12) | (12u << 6) | 13u);
-	assert_int_equal(set(&m, "allow6")->key_len, 24);
-	assert_int_equal(set(&m, "host_ports")->key_len, 8);
-	assert_int_equal(set(&m, "host_ports")->flags, 0);
-	assert_string_equal(set(&m, "allow4")->type_text, "ipv4_addr . inet_proto . inet_service");
+	assert_int_equal(tu_set(&m, "guard_ifaces")->key_type, SW_TYPE_IFNAME);
+	assert_int_equal(tu_set(&m, "guard_ifaces")->key_len, 16);
+	assert_int_equal(tu_set(&m, "guard_ifaces")->flags, NFT_SET_INTERVAL);
+	assert_int_equal(tu_set(&m, "lan4")->key_type, SW_TYPE_IPADDR);
+	assert_int_equal(tu_set(&m, "lan4")->key_len, 4);
+	assert_int_equal(tu_set(&m, "lan6")->key_type, SW_TYPE_IP6ADDR);
+	assert_int_equal(tu_set(&m, "lan6")->key_len, 16);
+	assert_int_equal(tu_set(&m, "allow4")->key_len, 12);
+	assert_int_equal(tu_set(&m, "allow4")->flags, NFT_SET_INTERVAL | NFT_SET_CONCAT);
+	assert_int_equal(tu_set(&m, "allow4")->key_type, (7u << 12) | (12u << 6) | 13u);
+	assert_int_equal(tu_set(&m, "allow6")->key_len, 24);
+	assert_int_equal(tu_set(&m, "host_ports")->key_len, 8);
+	assert_int_equal(tu_set(&m, "host_ports")->flags, 0);
+	assert_string_equal(tu_set(&m, "allow4")->type_text, "ipv4_addr . inet_proto . inet_service");
 	/* the exact entries' sets: the same type, a hash (no interval flag) */
-	assert_int_equal(set(&m, "allow4_exact")->key_len, 12);
-	assert_int_equal(set(&m, "allow4_exact")->flags, 0);
-	assert_int_equal(set(&m, "allow4_exact")->key_type, (7u << 12) | (12u << 6) | 13u);
-	assert_int_equal(set(&m, "allow4_exact")->n_concat, 3);
-	assert_int_equal(set(&m, "allow6_exact")->key_len, 24);
-	assert_int_equal(set(&m, "allow6_exact")->flags, 0);
-	assert_string_equal(set(&m, "allow6_exact")->type_text,
+	assert_int_equal(tu_set(&m, "allow4_exact")->key_len, 12);
+	assert_int_equal(tu_set(&m, "allow4_exact")->flags, 0);
+	assert_int_equal(tu_set(&m, "allow4_exact")->key_type, (7u << 12) | (12u << 6) | 13u);
+	assert_int_equal(tu_set(&m, "allow4_exact")->n_concat, 3);
+	assert_int_equal(tu_set(&m, "allow6_exact")->key_len, 24);
+	assert_int_equal(tu_set(&m, "allow6_exact")->flags, 0);
+	assert_string_equal(tu_set(&m, "allow6_exact")->type_text,
 			    "ipv6_addr . inet_proto . inet_service");
 	sw_model_free(&m);
 }
@@ -198,8 +168,8 @@ static void test_set_texts_defaults(void **state)
 	assert_text(&m, "link_local4", ll4, N(ll4));
 	assert_text(&m, "link_local6", ll6, N(ll6));
 	/* private is on by default (the VPC, peered networks, VPN routes) */
-	assert_true(has_text(set(&m, "private4"), "10.0.0.0/8"));
-	assert_true(has_text(set(&m, "private6"), "fc00::/7"));
+	assert_true(has_text(tu_set(&m, "private4"), "10.0.0.0/8"));
+	assert_true(has_text(tu_set(&m, "private6"), "fc00::/7"));
 	assert_text(&m, "destinations4", NULL, 0);
 	assert_text(&m, "allow4_exact", allow4, N(allow4));
 	assert_text(&m, "allow4", NULL, 0);
@@ -207,8 +177,8 @@ static void test_set_texts_defaults(void **state)
 	assert_text(&m, "allow6_exact", NULL, 0);
 	assert_text(&m, "host_ports", NULL, 0);
 	/* the loopback and the guarded bridges are no lan */
-	assert_false(has_text(set(&m, "lan4"), "127.0.0.0/8"));
-	assert_false(has_text(set(&m, "lan4"), "172.17.0.0/16"));
+	assert_false(has_text(tu_set(&m, "lan4"), "127.0.0.0/8"));
+	assert_false(has_text(tu_set(&m, "lan4"), "172.17.0.0/16"));
 	sw_model_free(&m);
 }
 
@@ -222,25 +192,25 @@ static void test_metadata_list(void **state)
 
 	(void)state;
 	tk_build("", &m);
-	assert_true(has_text(set(&m, "metadata4"), "169.254.169.254"));
-	assert_true(has_text(set(&m, "metadata6"), "fd00:ec2::254"));
+	assert_true(has_text(tu_set(&m, "metadata4"), "169.254.169.254"));
+	assert_true(has_text(tu_set(&m, "metadata6"), "fd00:ec2::254"));
 	assert_int_equal(sw_endpoints_parse(sw_metadata_list, p, 128, &n, &bad), 0);
 	assert_true(n >= 4);
 	for (size_t i = 0; i < n; i++) {
 		assert_int_equal(sw_prefix_format(&p[i], buf, sizeof(buf)), 0);
-		if (!has_text(set(&m, p[i].family == AF_INET ? "metadata4" : "metadata6"), buf))
+		if (!has_text(tu_set(&m, p[i].family == AF_INET ? "metadata4" : "metadata6"), buf))
 			fail_msg("metadata endpoint %s is not in the set", buf);
 	}
 	/* every entry in the text came from the list (no more, no less) */
-	assert_int_equal(set(&m, "metadata4")->n_text + set(&m, "metadata6")->n_text, n);
+	assert_int_equal(tu_set(&m, "metadata4")->n_text + tu_set(&m, "metadata6")->n_text, n);
 	sw_model_free(&m);
 
 	/* metadata = no empties both sets but keeps them (the rules refer to them) */
 	tk_build("[block]\nmetadata = no\n", &m);
 	assert_text(&m, "metadata4", NULL, 0);
 	assert_text(&m, "metadata6", NULL, 0);
-	assert_int_equal(set(&m, "metadata4")->n_elems, 0);
-	assert_non_null(rule(&m, "sandwall:metadata4"));
+	assert_int_equal(tu_set(&m, "metadata4")->n_elems, 0);
+	assert_non_null(tu_rule(&m, "sandwall:metadata4"));
 	sw_model_free(&m);
 }
 
@@ -268,7 +238,7 @@ static void test_raw_intervals(void **state)
 	(void)state;
 	tk_build(TK_LEGACY_GUARD, &m);
 	assert_elems(&m, "link_local4", ll4, N(ll4));
-	s = set(&m, "link_local4");
+	s = tu_set(&m, "link_local4");
 	assert_int_equal(s->elems[0].flags, NFT_SET_ELEM_INTERVAL_END);
 	assert_int_equal(s->elems[1].flags, 0);
 	assert_int_equal(s->elems[2].flags, NFT_SET_ELEM_INTERVAL_END);
@@ -279,17 +249,17 @@ static void test_raw_intervals(void **state)
 	assert_elems(&m, "gateways4", gw4, N(gw4));
 	assert_elems(&m, "guard_ifaces", ifs, N(ifs));
 	/* "docker0" is the range docker0..docker0: the end is the key + 1 */
-	s = set(&m, "guard_ifaces");
+	s = tu_set(&m, "guard_ifaces");
 	assert_memory_equal(s->elems[4].key, docker0_end, 16);
 	/* concatenations: fields padded to 32 bits, no flags; a host entry
 	 * is one key in the hash set allow4_exact, no key_end */
 	assert_elems(&m, "allow4_exact", allow4, N(allow4));
-	assert_int_equal(set(&m, "allow4")->n_elems, 0);
-	s = set(&m, "allow4_exact");
+	assert_int_equal(tu_set(&m, "allow4")->n_elems, 0);
+	s = tu_set(&m, "allow4_exact");
 	assert_false(s->elems[0].has_key_end);
 	assert_int_equal(s->elems[0].flags, 0);
 	assert_memory_equal(s->elems[0].key, allow_key, 12);
-	assert_int_equal(set(&m, "destinations4")->n_elems, 0);
+	assert_int_equal(tu_set(&m, "destinations4")->n_elems, 0);
 	sw_model_free(&m);
 }
 
@@ -302,10 +272,10 @@ static void test_dns_none(void **state)
 	(void)state;
 	tk_build("[allow]\ndns = none\n", &m);
 	assert_text(&m, "allow4", NULL, 0);
-	assert_int_equal(set(&m, "allow4")->n_elems, 0);
-	assert_int_equal(set(&m, "allow4_exact")->n_elems, 0);
-	assert_non_null(rule(&m, "sandwall:allow4"));
-	assert_non_null(rule(&m, "sandwall:allow4_exact"));
+	assert_int_equal(tu_set(&m, "allow4")->n_elems, 0);
+	assert_int_equal(tu_set(&m, "allow4_exact")->n_elems, 0);
+	assert_non_null(tu_rule(&m, "sandwall:allow4"));
+	assert_non_null(tu_rule(&m, "sandwall:allow4_exact"));
 	sw_model_free(&m);
 }
 
@@ -319,7 +289,7 @@ static void test_private(void **state)
 	(void)state;
 	tk_build("[block]\nprivate = no\n", &m);
 	assert_text(&m, "private4", NULL, 0);
-	assert_int_equal(set(&m, "private4")->n_elems, 0);
+	assert_int_equal(tu_set(&m, "private4")->n_elems, 0);
 	sw_model_free(&m);
 	tk_build("[block]\nprivate = yes\n", &m);
 	assert_text(&m, "private4", p4, N(p4));
@@ -343,9 +313,9 @@ static void test_sandboxes(void **state)
 	(void)state;
 	tk_build("[allow]\nnetworks = 10.244.0.0/16\nbetween = docker0:br-x\n", &m);
 	assert_text(&m, "sandboxes4", sbx4, N(sbx4));
-	assert_false(has_text(set(&m, "gate4_a"), "172.17.0.0-172.18.255.255"));
+	assert_false(has_text(tu_set(&m, "gate4_a"), "172.17.0.0-172.18.255.255"));
 	assert_text(&m, "between", pairs, N(pairs));
-	assert_int_equal(set(&m, "between")->key_len, 32);
+	assert_int_equal(tu_set(&m, "between")->key_len, 32);
 	assert_non_null(sw_model_find_chain(&m, "block_sandboxes"));
 	assert_true(sw_model_find_counter(&m, "sandboxes") >= 0);
 	/* only in guard_fwd (in guard the gate's fast path would skip own
@@ -362,8 +332,8 @@ static void test_sandboxes(void **state)
 	}
 	sw_model_free(&m);
 	tk_build("[block]\nsandboxes = no\n", &m);
-	assert_int_equal(set(&m, "sandboxes4")->n_elems, 0);
-	assert_non_null(rule(&m, "sandwall:sandboxes4"));
+	assert_int_equal(tu_set(&m, "sandboxes4")->n_elems, 0);
+	assert_non_null(tu_rule(&m, "sandwall:sandboxes4"));
 	sw_model_free(&m);
 }
 
@@ -378,9 +348,9 @@ static void test_allow_networks(void **state)
 	(void)state;
 	tk_build("[allow]\nnetworks = 10.244.0.0/16 10.96.0.0/12 10.244.0.0/16\n", &m);
 	assert_text(&m, "own4", own4, N(own4));
-	assert_false(has_text(set(&m, "gate4_a"), "10.0.0.0/8"));
-	assert_true(has_text(set(&m, "gate4_a"), "169.254.0.0/16"));
-	assert_true(has_text(set(&m, "private4"), "10.0.0.0/8"));
+	assert_false(has_text(tu_set(&m, "gate4_a"), "10.0.0.0/8"));
+	assert_true(has_text(tu_set(&m, "gate4_a"), "169.254.0.0/16"));
+	assert_true(has_text(tu_set(&m, "private4"), "10.0.0.0/8"));
 	sw_model_free(&m);
 }
 
@@ -403,21 +373,21 @@ static void test_gate(void **state)
 		 "private = yes\ndestinations = 172.17.5.5 8.8.8.0/24\n", &m);
 	assert_text(&m, "gate4_a", g4, N(g4));
 	assert_text(&m, "gate6_a", g6, N(g6));
-	assert_int_equal(set(&m, "gate4_b")->n_elems, 0);
-	assert_int_equal(set(&m, "gate6_b")->n_elems, 0);
+	assert_int_equal(tu_set(&m, "gate4_b")->n_elems, 0);
+	assert_int_equal(tu_set(&m, "gate6_b")->n_elems, 0);
 	assert_text(&m, "gate_a", sel, N(sel));
-	assert_int_equal(set(&m, "gate_b")->n_elems, 0);
-	assert_int_equal(set(&m, "gate_a")->key_len, 1);
+	assert_int_equal(tu_set(&m, "gate_b")->n_elems, 0);
+	assert_int_equal(tu_set(&m, "gate_a")->key_len, 1);
 	sw_model_free(&m);
 	/* the default: every category's entries are in it (the LAN's
 	 * 10.0.0.0/24 inside private's 10.0.0.0/8) */
 	tk_build("", &m);
-	assert_true(has_text(set(&m, "gate4_a"), "169.254.0.0/16"));
-	assert_true(has_text(set(&m, "gate4_a"), "10.0.0.0/8"));
+	assert_true(has_text(tu_set(&m, "gate4_a"), "169.254.0.0/16"));
+	assert_true(has_text(tu_set(&m, "gate4_a"), "10.0.0.0/8"));
 	sw_model_free(&m);
 	tk_build("[block]\nprivate = no\n", &m);
-	assert_true(has_text(set(&m, "gate4_a"), "10.0.0.0/24"));
-	assert_true(has_text(set(&m, "gate6_a"), "fe80::/10"));
+	assert_true(has_text(tu_set(&m, "gate4_a"), "10.0.0.0/24"));
+	assert_true(has_text(tu_set(&m, "gate6_a"), "fe80::/10"));
 	sw_model_free(&m);
 }
 
@@ -433,7 +403,7 @@ static void test_toggle_changes_sets_only(void **state)
 	tk_build("", &a);
 	tk_build("[block]\nprivate = no\n", &b);
 	for (size_t i = 0; i < a.n_sets; i++) {
-		const struct sw_set *x = &a.sets[i], *y = set(&b, x->name);
+		const struct sw_set *x = &a.sets[i], *y = tu_set(&b, x->name);
 		bool same = x->n_elems == y->n_elems;
 
 		for (size_t j = 0; same && j < x->n_elems; j++)
@@ -457,22 +427,22 @@ static void test_host_no(void **state)
 
 	(void)state;
 	tk_build("", &m);
-	assert_non_null(rule(&m, "sandwall:host"));
+	assert_non_null(tu_rule(&m, "sandwall:host"));
 	assert_non_null(sw_model_find_chain(&m, "input"));
 	assert_int_equal(m.n_rules, 112);
 	sw_model_free(&m);
 	tk_build("[block]\nhost = no\n", &m);
-	assert_null(rule(&m, "sandwall:host"));
+	assert_null(tu_rule(&m, "sandwall:host"));
 	/* no host block: no input chain for broadcast/multicast either */
 	assert_null(sw_model_find_chain(&m, "input"));
 	assert_null(sw_model_find_chain(&m, "guard_input"));
-	assert_null(rule(&m, "sandwall:input-host"));
+	assert_null(tu_rule(&m, "sandwall:input-host"));
 	/* after NAT still: forward and guard_nat, without the host rule */
 	assert_non_null(sw_model_find_chain(&m, "guard_nat"));
 	assert_int_equal(m.n_rules, 95);
 	/* no host block: the fast path needs no fib */
 	{
-		const struct sw_rule *r = rule(&m, "sandwall:unblocked4a");
+		const struct sw_rule *r = tu_rule(&m, "sandwall:unblocked4a");
 
 		assert_non_null(r);
 		if (r)
@@ -490,7 +460,7 @@ static void test_lan_no(void **state)
 	tk_build("[block]\nlan = no\n", &m);
 	assert_text(&m, "lan4", NULL, 0);
 	assert_text(&m, "lan6", NULL, 0);
-	assert_int_equal(set(&m, "lan4")->n_elems, 0);
+	assert_int_equal(tu_set(&m, "lan4")->n_elems, 0);
 	sw_model_free(&m);
 	tk_build("[block]\ngateways = no\nlink_local = no\n", &m);
 	assert_text(&m, "gateways4", NULL, 0);
@@ -697,17 +667,17 @@ static void test_output_path(void **state)
 	assert_true(c->base);
 	assert_int_equal(c->hook, 3 /* NF_INET_LOCAL_OUT */);
 	assert_int_equal(c->prio, -150);
-	n = chain_rules(&m, "output", tags, 64);
+	n = tu_chain_rules(&m, "output", tags, 64);
 	assert_int_equal(n, 2);
 	assert_string_equal(tags[0], "sandwall:output-users");
 	assert_string_equal(tags[1], "sandwall:output-cg2");
-	s = set(&m, "guard_uids");
+	s = tu_set(&m, "guard_uids");
 	assert_int_equal(s->n_elems, 1);
 	memcpy(&uid, s->elems[0].key, sizeof(uid));
 	assert_int_equal(uid, 42001);
 	/* only level 2: guard_cg2 with the two level-2 ids (in key order) */
 	assert_null(sw_model_find_set(&m, "guard_cg1"));
-	s = set(&m, "guard_cg2");
+	s = tu_set(&m, "guard_cg2");
 	assert_int_equal(s->n_elems, 2);
 	{
 		uint64_t sum = 0;
@@ -721,7 +691,7 @@ static void test_output_path(void **state)
 	}
 	/* guard_output: its own head, then exactly guard's categories (what
 	 * follows host_ports in each) */
-	n = chain_rules(&m, "guard_output", tags, 64);
+	n = tu_chain_rules(&m, "guard_output", tags, 64);
 	assert_string_equal(tags[0], "sandwall:out-spoofed");
 	assert_string_equal(tags[1], "sandwall:out-replies");
 	assert_string_equal(tags[2], "sandwall:out-unblocked4a");
@@ -733,7 +703,7 @@ static void test_output_path(void **state)
 	assert_string_equal(tags[8], "sandwall:out-allow4");
 	assert_string_equal(tags[9], "sandwall:out-allow6");
 	assert_string_equal(tags[10], "sandwall:out-host_ports");
-	ng = chain_rules(&m, "guard", gtags, 64);
+	ng = tu_chain_rules(&m, "guard", gtags, 64);
 	{
 		size_t g = 0;
 
@@ -756,11 +726,11 @@ static void test_guard_order(void **state)
 
 	(void)state;
 	tk_build("", &m);
-	n = chain_rules(&m, "guard", tags, 64);
+	n = tu_chain_rules(&m, "guard", tags, 64);
 	assert_int_equal(n, N(golden_guard_tags));
 	for (size_t i = 0; i < n; i++)
 		assert_string_equal(tags[i], golden_guard_tags[i]);
-	n = chain_rules(&m, "prerouting", tags, 64);
+	n = tu_chain_rules(&m, "prerouting", tags, 64);
 	assert_int_equal(n, 4);
 	assert_string_equal(tags[0], "sandwall:guard-links");
 	assert_string_equal(tags[1], "sandwall:guard");
@@ -768,20 +738,20 @@ static void test_guard_order(void **state)
 	assert_string_equal(tags[2], "sandwall:guard-kinds");
 	assert_string_equal(tags[3], "sandwall:guard-tap");
 	/* neighbour discovery behind one compare */
-	n = chain_rules(&m, "guard_nd", tags, 64);
+	n = tu_chain_rules(&m, "guard_nd", tags, 64);
 	assert_int_equal(n, 4);
 	assert_string_equal(tags[0], "sandwall:nd-solicit");
 	assert_string_equal(tags[1], "sandwall:nd-advert");
 	assert_string_equal(tags[2], "sandwall:nd-solicit-host");
 	assert_string_equal(tags[3], "sandwall:nd-advert-host");
-	n = chain_rules(&m, "block_lan", tags, 64);
+	n = tu_chain_rules(&m, "block_lan", tags, 64);
 	assert_int_equal(n, 3);
 	assert_string_equal(tags[0], "sandwall:lan-count");
 	assert_string_equal(tags[1], "sandwall:lan-log");
 	assert_string_equal(tags[2], "sandwall:lan-drop");
 	/* the input hook: unicast was judged in guard; ND and host_ports
 	 * return; every other broadcast/multicast to the host is blocked */
-	n = chain_rules(&m, "input", tags, 64);
+	n = tu_chain_rules(&m, "input", tags, 64);
 	assert_int_equal(n, 8);
 	assert_string_equal(tags[0], "sandwall:input-nat-links");
 	assert_string_equal(tags[1], "sandwall:input-nat");
@@ -790,7 +760,7 @@ static void test_guard_order(void **state)
 	assert_string_equal(tags[5], "sandwall:guard-input");
 	assert_string_equal(tags[6], "sandwall:guard-input-kinds");
 	assert_string_equal(tags[7], "sandwall:guard-input-tap");
-	n = chain_rules(&m, "guard_input", tags, 64);
+	n = tu_chain_rules(&m, "guard_input", tags, 64);
 	assert_int_equal(n, 7);
 	assert_string_equal(tags[0], "sandwall:input-local");
 	assert_string_equal(tags[1], "sandwall:input-nd-solicit");
@@ -808,7 +778,7 @@ static void test_guard_order(void **state)
 	 * the fast path after its dispatch (a policy judges allowed
 	 * destinations too) */
 	tk_build("[sandbox agents]\ninterfaces = br-agents*\negress = none\n", &m);
-	n = chain_rules(&m, "guard", tags, 64);
+	n = tu_chain_rules(&m, "guard", tags, 64);
 	assert_true(n >= 9);
 	assert_string_equal(tags[0], "sandwall:spoofed");
 	assert_string_equal(tags[1], "sandwall:replies");
@@ -823,7 +793,7 @@ static void test_guard_order(void **state)
 static void assert_rule(const struct sw_model *m, const char *tag, const char *chain,
 			const char *canon, const char *text)
 {
-	const struct sw_rule *r = rule(m, tag);
+	const struct sw_rule *r = tu_rule(m, tag);
 
 	if (!r) {
 		fail_msg("no rule %s", tag);
@@ -857,7 +827,7 @@ static void test_after_nat(void **state)
 	assert_false(c->base);
 	/* forward: the side that opened the connection, to guard_fwd: the
 	 * routed categories (sandboxes), then a translated destination */
-	n = chain_rules(&m, "forward", tags, 64);
+	n = tu_chain_rules(&m, "forward", tags, 64);
 	assert_int_equal(n, 4);
 	assert_string_equal(tags[2], "sandwall:fwd-kinds");
 	assert_string_equal(tags[3], "sandwall:fwd-tap");
@@ -867,7 +837,7 @@ static void test_after_nat(void **state)
 		    "[ lookup reg 1 set guard_ifaces 0x0 ] [ immediate reg 0 goto -> guard_fwd ]",
 		    "ct direction original iifname @guard_ifaces goto guard_fwd "
 		    "comment \"sandwall:fwd\"");
-	n = chain_rules(&m, "guard_fwd", tags, 64);
+	n = tu_chain_rules(&m, "guard_fwd", tags, 64);
 	assert_int_equal(n, 3);
 	assert_rule(&m, "sandwall:sandboxes4", "guard_fwd",
 		    "[ meta load nfproto => reg 1 ] [ cmp eq reg 1 0x00000002 ] "
@@ -889,7 +859,7 @@ static void test_after_nat(void **state)
 		    "[ lookup reg 1 set guard_ifaces 0x0 ] [ immediate reg 0 goto -> guard_nat ]",
 		    "ct direction original ct status dnat iifname @guard_ifaces goto guard_nat "
 		    "comment \"sandwall:input-nat\"");
-	n = chain_rules(&m, "guard_nat", tags, 64);
+	n = tu_chain_rules(&m, "guard_nat", tags, 64);
 	assert_int_equal(n, 26);
 	assert_string_equal(tags[0], "sandwall:unblocked4a");
 	assert_string_equal(tags[4], "sandwall:allow4_exact");
@@ -988,7 +958,7 @@ static void test_canon_golden(void **state)
 		    "[ payload load 16b @ network header + 24 => reg 1 ] "
 		    "[ lookup reg 1 set lan6 0x0 ] [ immediate reg 0 goto -> block_lan ]",
 		    "ip6 daddr @lan6 goto block_lan comment \"sandwall:lan6\"");
-	assert_null(rule(&m, "sandwall:own4"));         /* behind the gate: not needed */
+	assert_null(tu_rule(&m, "sandwall:own4"));         /* behind the gate: not needed */
 	assert_rule(&m, "sandwall:unblocked4a", "guard",
 		    "[ meta load nfproto => reg 1 ] [ lookup reg 1 set gate_a 0x0 ] "
 		    "[ meta load nfproto => reg 1 ] [ cmp eq reg 1 0x00000002 ] "
@@ -1066,7 +1036,7 @@ static void test_canon_golden(void **state)
 	/* the tag is also in the rule object's userdata */
 	{
 		char tag[SW_NAME_MAX];
-		const struct sw_rule *r = rule(&m, "sandwall:guard");
+		const struct sw_rule *r = tu_rule(&m, "sandwall:guard");
 
 		assert_non_null(r);
 		if (r)
@@ -1195,8 +1165,8 @@ static void test_auto_selection(void **state)
 	tk_build_host("", &h, &m);
 	assert_text(&m, "guard_ifaces", ifs, N(ifs));
 	assert_text(&m, SW_SET_GUARD_EXCEPT, except, N(except));
-	assert_true(has_text(set(&m, SW_SET_GUARD_KINDS), "\"veth\""));
-	assert_true(has_text(set(&m, SW_SET_GUARD_KINDS), "\"macvlan\""));
+	assert_true(has_text(tu_set(&m, SW_SET_GUARD_KINDS), "\"veth\""));
+	assert_true(has_text(tu_set(&m, SW_SET_GUARD_KINDS), "\"macvlan\""));
 	assert_text(&m, "own4", own4, N(own4));
 	assert_text(&m, "own6", NULL, 0);       /* fe80::/64 is never own */
 	assert_text(&m, "lan4", lan4, N(lan4));
@@ -1210,11 +1180,11 @@ static void test_auto_selection(void **state)
 	assert_int_equal(sw_ruleset_guard_why(&cfg, &h.links[9]), SW_GUARD_EX_CONFIG);
 	assert_false(sw_ruleset_guarded(&cfg, &h.links[9]));
 	tk_build_host("[guard]\nexcept = pair-a br-lan\n", &h, &m);
-	assert_true(has_text(set(&m, SW_SET_GUARD_EXCEPT), "\"pair-a\""));
-	assert_true(has_text(set(&m, SW_SET_GUARD_EXCEPT), "\"br-lan\""));
-	assert_true(has_text(set(&m, SW_SET_GUARD_EXCEPT), "\"lo\""));
-	assert_false(has_text(set(&m, "guard_ifaces"), "\"br-*\""));
-	assert_false(has_text(set(&m, "guard_ifaces"), "\"pair-a\""));
+	assert_true(has_text(tu_set(&m, SW_SET_GUARD_EXCEPT), "\"pair-a\""));
+	assert_true(has_text(tu_set(&m, SW_SET_GUARD_EXCEPT), "\"br-lan\""));
+	assert_true(has_text(tu_set(&m, SW_SET_GUARD_EXCEPT), "\"lo\""));
+	assert_false(has_text(tu_set(&m, "guard_ifaces"), "\"br-*\""));
+	assert_false(has_text(tu_set(&m, "guard_ifaces"), "\"pair-a\""));
 	sw_model_free(&m);
 	assert_int_equal(sw_config_parse_string("", "t", &cfg, err, sizeof(err)), 0);
 
@@ -1223,8 +1193,8 @@ static void test_auto_selection(void **state)
 	assert_text(&m, "guard_ifaces", ifs_legacy, N(ifs_legacy));
 	assert_null(sw_model_find_set(&m, SW_SET_GUARD_EXCEPT));
 	assert_null(sw_model_find_set(&m, SW_SET_GUARD_KINDS));
-	assert_null(rule(&m, "sandwall:guard-kinds"));
-	assert_null(rule(&m, "sandwall:fwd-kinds"));
+	assert_null(tu_rule(&m, "sandwall:guard-kinds"));
+	assert_null(tu_rule(&m, "sandwall:fwd-kinds"));
 	sw_model_free(&m);
 
 	/* auto with names: a name wins as the reason */
@@ -1239,7 +1209,7 @@ static void test_auto_selection(void **state)
 	/* no host (export without one): the runtime names */
 	assert_int_equal(sw_config_parse_string("", "t", &cfg, err, sizeof(err)), 0);
 	assert_int_equal(sw_ruleset_build(&cfg, NULL, &m, err, sizeof(err)), 0);
-	assert_int_equal(set(&m, "guard_ifaces")->n_text, sw_n_runtime_names - 2);
+	assert_int_equal(tu_set(&m, "guard_ifaces")->n_text, sw_n_runtime_names - 2);
 	sw_model_free(&m);
 	assert_string_equal(sw_guard_why_name(SW_GUARD_ROUTED_VETH), "routed veth");
 	assert_string_equal(sw_guard_why_name(SW_GUARD_EX_UPLINK), "default route");
@@ -1268,7 +1238,7 @@ static void test_auto_uplink_bridge(void **state)
 	tk_gateway(&h, "192.168.1.1", 4);
 	sw_host_classify(&h);
 	tk_build_host("", &h, &m);
-	s = set(&m, "guard_ifaces");
+	s = tu_set(&m, "guard_ifaces");
 	assert_false(has_text(s, "\"br-*\""));
 	assert_false(has_text(s, "\"br-lan\""));
 	assert_true(has_text(s, "\"br-0a1b2c3d4e5f\""));
@@ -1303,7 +1273,7 @@ static void test_allow_entry_texts_every_length(void **state)
 			snprintf(want, sizeof(want), "0.0.0.0/%u . tcp . %u", len, 1000 + len);
 		else
 			snprintf(want, sizeof(want), "0.0.0.0 . tcp . %u", 1000 + len);
-		if (!has_text(set(&m, len < 32 ? "allow4" : "allow4_exact"), want))
+		if (!has_text(tu_set(&m, len < 32 ? "allow4" : "allow4_exact"), want))
 			fail_msg("no entry text '%s'", want);
 	}
 	for (unsigned len = 0; len <= 128; len++) {
@@ -1313,14 +1283,14 @@ static void test_allow_entry_texts_every_length(void **state)
 			snprintf(want, sizeof(want), ":: . udp . %u", 2000 + len);
 		if (len < 128)      /* "::/len" */
 			memmove(want + 2, want + 3, strlen(want + 3) + 1);
-		if (!has_text(set(&m, len < 128 ? "allow6" : "allow6_exact"), want))
+		if (!has_text(tu_set(&m, len < 128 ? "allow6" : "allow6_exact"), want))
 			fail_msg("no entry text '%s'", want);
 	}
 	/* one text per element, none for a set of another kind */
-	assert_int_equal(sw_set_n_entries(set(&m, "allow4")), set(&m, "allow4")->n_elems);
-	assert_int_equal(sw_set_entry_text(set(&m, "allow4"), set(&m, "allow4")->n_elems, want,
+	assert_int_equal(sw_set_n_entries(tu_set(&m, "allow4")), tu_set(&m, "allow4")->n_elems);
+	assert_int_equal(sw_set_entry_text(tu_set(&m, "allow4"), tu_set(&m, "allow4")->n_elems, want,
 					   sizeof(want)), -EINVAL);
-	assert_int_equal(sw_set_entry_text(set(&m, "allow4"), 0, want, 8), -ENOSPC);
+	assert_int_equal(sw_set_entry_text(tu_set(&m, "allow4"), 0, want, 8), -ENOSPC);
 	sw_model_free(&m);
 }
 

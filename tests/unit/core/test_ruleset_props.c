@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "fake_kernel.h"
+#include "testutil.h"
 #include "core/gate.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -404,40 +405,9 @@ static void test_allow_reopen_required(void **state)
 			fail_msg("refused: %s: %s", accepted[i], err);
 }
 
-static const struct sw_set *q_set(const struct sw_model *m, const char *name)
-{
-	const struct sw_set *s = sw_model_find_set(m, name);
-
-	if (!s)
-		fail_msg("no set %s", name);
-	return s;
-}
-
-static const struct sw_rule *q_rule(const struct sw_model *m, const char *tag)
-{
-	for (size_t i = 0; i < m->n_rules; i++)
-		if (!strcmp(m->rules[i].tag, tag))
-			return &m->rules[i];
-	return NULL;
-}
-
-static size_t q_chain_rules(const struct sw_model *m, const char *chain, const char **tags,
-			    size_t max)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < m->n_rules; i++)
-		if (!strcmp(m->rules[i].chain, chain)) {
-			if (n < max)
-				tags[n] = m->rules[i].tag;
-			n++;
-		}
-	return n;
-}
-
 static const char *rule_text(const struct sw_model *m, const char *tag)
 {
-	const struct sw_rule *r = q_rule(m, tag);
+	const struct sw_rule *r = tu_rule(m, tag);
 
 	if (!r || !r->text)
 		fail_msg("no rule %s", tag);
@@ -474,25 +444,25 @@ static void test_quarantine(void **state)
 	for (int i = 0; i < 3; i++) {
 		const char *q[] = { "sbx_agents_q4", "sbx_agents_q6", "sbx_agents_qif" };
 
-		assert_true(sw_set_dynamic(q_set(&m, q[i])));
-		assert_int_equal(q_set(&m, q[i])->timeout_ms, 0);
-		assert_int_equal(q_set(&m, q[i])->size, i < 2 ? SW_QUARANTINE_ELEMS : 1024);
+		assert_true(sw_set_dynamic(tu_set(&m, q[i])));
+		assert_int_equal(tu_set(&m, q[i])->timeout_ms, 0);
+		assert_int_equal(tu_set(&m, q[i])->size, i < 2 ? SW_QUARANTINE_ELEMS : 1024);
 	}
-	n = q_chain_rules(&m, "sbx_agents", tags, N(tags));
+	n = tu_chain_rules(&m, "sbx_agents", tags, N(tags));
 	assert_true(n >= N(sbx));
 	for (size_t i = 0; i < N(sbx); i++)
 		assert_string_equal(tags[i], sbx[i]);
 	assert_string_equal(rule_text(&m, "sandwall:sbx-agents-q4"),
 			    "ip saddr @sbx_agents_q4 goto block_quarantine_agents comment "
 			    "\"sandwall:sbx-agents-q4\"");
-	n = q_chain_rules(&m, "sbx_agents_trip", tags, N(tags));
+	n = tu_chain_rules(&m, "sbx_agents_trip", tags, N(tags));
 	assert_int_equal(n, N(trip));
 	for (size_t i = 0; i < N(trip); i++)
 		assert_string_equal(tags[i], trip[i]);
 	assert_string_equal(rule_text(&m, "sandwall:sbx-agents-trip-link"),
 			    "meta iifkind != \"bridge\" add @sbx_agents_qif { iifname } return comment "
 			    "\"sandwall:sbx-agents-trip-link\"");
-	n = q_chain_rules(&m, "block_metadata", tags, N(tags));
+	n = tu_chain_rules(&m, "block_metadata", tags, N(tags));
 	assert_int_equal(n, N(meta));
 	for (size_t i = 0; i < N(meta); i++)
 		assert_string_equal(tags[i], meta[i]);
@@ -500,9 +470,9 @@ static void test_quarantine(void **state)
 			    "iifname @sbx_agents_ifaces jump sbx_agents_trip comment "
 			    "\"sandwall:block_metadata-trip-agents\"");
 	/* its own budget block jumps unconditionally; host and egress not named: no trip */
-	assert_non_null(q_rule(&m, "sandwall:block_budget_agents-trip"));
-	assert_null(q_rule(&m, "sandwall:block_host-trip-agents"));
-	assert_null(q_rule(&m, "sandwall:block_egress_agents-trip"));
+	assert_non_null(tu_rule(&m, "sandwall:block_budget_agents-trip"));
+	assert_null(tu_rule(&m, "sandwall:block_host-trip-agents"));
+	assert_null(tu_rule(&m, "sandwall:block_egress_agents-trip"));
 	assert_non_null(sw_model_find_chain(&m, "block_quarantine_agents"));
 	assert_true(sw_model_find_counter(&m, "quarantine_agents") >= 0);
 	sw_model_free(&m);
@@ -510,7 +480,7 @@ static void test_quarantine(void **state)
 	tk_build("[sandbox agents]\ninterfaces = docker0\n", &m);
 	assert_null(sw_model_find_set(&m, "sbx_agents_q4"));
 	assert_null(sw_model_find_chain(&m, "sbx_agents_trip"));
-	assert_null(q_rule(&m, "sandwall:block_metadata-trip-agents"));
+	assert_null(tu_rule(&m, "sandwall:block_metadata-trip-agents"));
 	sw_model_free(&m);
 }
 
