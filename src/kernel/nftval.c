@@ -719,7 +719,12 @@ int sw_nft_validate(const struct nlmsghdr *nlh, enum sw_nft_obj kind)
 		       ARRAY_SIZE(pol_set) >= ARRAY_SIZE(pol_elems) &&
 		       ARRAY_SIZE(pol_set) >= ARRAY_SIZE(pol_obj) &&
 		       ARRAY_SIZE(pol_set) >= ARRAY_SIZE(pol_rule), "tb too small");
-	if ((unsigned)kind >= ARRAY_SIZE(objs) || nlh->nlmsg_len < hdr)
+	/* libmnl walks a message's attributes up to NLMSG_ALIGN(nlmsg_len):
+	 * an unaligned length lets it read bytes past the message (and past
+	 * the buffer, for the last one) that this walk never saw. The kernel
+	 * pads every message it sends, so an unaligned one is refused. */
+	if ((unsigned)kind >= ARRAY_SIZE(objs) || nlh->nlmsg_len < hdr ||
+	    NLMSG_ALIGN(nlh->nlmsg_len) != nlh->nlmsg_len)
 		return -EBADMSG;
 	type = NFNL_MSG_TYPE(nlh->nlmsg_type);
 	if (NFNL_SUBSYS_ID(nlh->nlmsg_type) != NFNL_SUBSYS_NFTABLES ||

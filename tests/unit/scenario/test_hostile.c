@@ -613,6 +613,34 @@ static void test_nftnl_string_without_nul(void **state)
 	sw_model_free(&m);
 }
 
+/* The fuzzer's message: nlmsg_len 50 ends 2 bytes into an attribute
+ * header {len 4, NFTA_SET_ELEM_LIST_TABLE}; libmnl walks to the aligned
+ * end (52), reads an empty table name and libnftnl exit()s. Refused. */
+static void test_nftnl_unaligned_message_len(void **state)
+{
+	struct sw_model m;
+	struct nlmsghdr *nlh;
+	uint8_t *tail;
+
+	(void)state;
+	nlh = nft_msg(NFT_MSG_NEWSETELEM);
+	mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_TABLE, "sandwall");
+	mnl_attr_put_strz(nlh, NFTA_SET_ELEM_LIST_SET, "own4");
+	tail = (uint8_t *)nlh + nlh->nlmsg_len;
+	tail[0] = 4;                    /* nla_len 4 */
+	tail[2] = NFTA_SET_ELEM_LIST_TABLE;
+	nlh->nlmsg_len += 2;            /* the message ends inside that header */
+	assert_int_equal(sw_nft_validate(nlh, SW_NFT_ELEMS), -EBADMSG);
+	sw_model_init(&m, "sandwall");
+	assert_non_null(sw_model_add_set(&m, "own4"));
+	assert_int_equal(sw_decode_elems(nlh, &m), -EBADMSG);
+	assert_int_equal(sw_decode_elems_nftnl(nlh, &m), -EBADMSG);
+	sw_model_free(&m);
+
+	nlh->nlmsg_len -= 2;            /* the same message, aligned: accepted */
+	assert_int_equal(sw_nft_validate(nlh, SW_NFT_ELEMS), 0);
+}
+
 /* uninitialised read: a verdict without NFTA_VERDICT_CODE, a jump without
  * a chain; and a concatenation of more than 16 fields */
 static void test_nftnl_verdict_and_concat(void **state)
@@ -769,6 +797,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_nftnl_expr_without_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nftnl_elem_attr_type, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nftnl_string_without_nul, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nftnl_unaligned_message_len, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nftnl_verdict_and_concat, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_expression_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nftval_accepts_wellformed, setup, teardown),
