@@ -271,7 +271,7 @@ static void test_counter(void **state)
 	struct pair *p = *state;
 	int i = sw_model_find_counter(&p->have, "sandboxes");
 
-	assert_int_equal(i, 8);
+	assert_int_equal(i, (int)p->have.n_counters - 1);     /* the last one */
 	p->have.n_counters--;
 	run(p);
 	assert_n(&p->d, 1);
