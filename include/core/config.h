@@ -71,6 +71,10 @@ struct sw_allow {           /* "10.0.0.5 tcp/3128", "169.254.169.254 tcp/80 reop
 #define SW_MAX_SANDBOXES      16
 #define SW_Q_EGRESS             (1u << 16)  /* quarantine_on = egress (its own policy's block) */
 #define SW_Q_BUDGET             (1u << 17)  /* quarantine_on = budget */
+#define SW_Q_CONNS              (1u << 18)  /* max_connections, exceeded (always quarantines) */
+#define SW_CONNS_UNIT           604800   /* its bucket refills one a week */
+#define SW_MAX_CONNS_MAX        30000    /* max_connections: N weeks of nanoseconds fit
+					  * the kernel's 64-bit token count (nft_limit) */
 #define SW_QUARANTINE_ELEMS     65535    /* quarantined sources per sandbox and family */
 #define SW_BUDGET_SOURCES       65535    /* sources a budget tracks at once, by default */
 #define SW_BUDGET_SOURCES_MIN   16
@@ -115,9 +119,10 @@ struct sw_sandbox {
 	uint32_t budget;                         /* new connections per source and window, 0: none */
 	uint32_t budget_unit;                    /* the window in seconds: 1, 60 or 3600 */
 	uint32_t budget_sources;                 /* budget_sources = N (0: SW_BUDGET_SOURCES) */
+	uint32_t max_conns;                      /* max_connections = N per source and run, 0: none */
 	uint32_t quarantine_on;                  /* bit per category (1 << SW_CAT_*), SW_Q_EGRESS,
-						  * SW_Q_BUDGET: a blocked attempt in one cuts
-						  * the source off (rs_sandbox.c) */
+						  * SW_Q_BUDGET, SW_Q_CONNS: a blocked attempt
+						  * in one cuts the source off (rs_sandbox.c) */
 	unsigned seen;                           /* keys given (bit per key) */
 };
 

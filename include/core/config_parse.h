@@ -85,7 +85,7 @@ const char *sw_cfg_hostname_hint(const char *word);
 
 /* config_sandbox.c: [sandbox NAME] */
 enum { SBX_INTERFACES, SBX_SOURCES, SBX_EGRESS, SBX_ALLOW, SBX_DNS, SBX_BUDGET,
-       SBX_BUDGET_SOURCES, SBX_QUARANTINE_ON, SBX_KEYS };
+       SBX_BUDGET_SOURCES, SBX_QUARANTINE_ON, SBX_MAX_CONNECTIONS, SBX_KEYS };
 struct sw_cfg_sbx_key {
 	const char *name;
 	bool list;

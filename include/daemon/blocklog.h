@@ -14,6 +14,9 @@
 void sw_blocklog_setup(struct sw_daemon *d);
 /* The group is readable: each attempt through sw_blocklog_one. */
 void sw_blocklog_read(struct sw_daemon *d);
+/* A tripped quarantine still waiting for its block chain's line: reported
+ * now, without its why (the end of each read). */
+void sw_blocklog_pending(struct sw_daemon *d);
 /* One blocked attempt (data: the daemon): counted, into the attempts, and
  * its line unless one for the same source and destination came within
  * the second (the next one says how many were suppressed). */

@@ -55,8 +55,11 @@ void sw_report_removed(struct sw_daemon *d);
 void sw_report_reload(struct sw_daemon *d, int rc);
 /* A release (`sandwall release`): NOTICE, and a journal line when a set held it. */
 void sw_report_release(struct sw_daemon *d, const char *what, size_t sets);
-/* A source (or link) tripped a quarantine: WARNING and a journal line. */
-void sw_report_quarantine(struct sw_daemon *d, const struct sw_blocked *b, const char *iif);
+/* A source (or link) tripped a quarantine: WARNING and a journal line;
+ * on: the category of the block that tripped it ("connections" for
+ * max_connections; "" when not known). */
+void sw_report_quarantine(struct sw_daemon *d, const struct sw_blocked *b, const char *iif,
+			  const char *on);
 /* A guarded link came (added) or went, named by why: event=bridge for a
  * bridge (as always), event=guarded-link for the others, and
  * event=macvlan-parent for a parent the netdev table hooks. */

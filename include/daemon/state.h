@@ -52,6 +52,12 @@ struct sw_daemon {
 	bool attempts_dirty;
 	time_t attempts_written;
 	uint64_t blocked_seen;
+	/* a quarantine tripped, not yet reported: its block chain logs the
+	 * packet (with the category, the quarantine's why) right after the
+	 * trip chain logged "tripped" */
+	struct sw_blocked q_pending;
+	char q_pending_iif[16];
+	bool q_pending_on;
 	struct sw_journal journal;      /* drift events for `sandwall receipt` */
 	/* the network log ([log] flows, daemon/flowlog.h) */
 	struct sw_ctev ctev;            /* conntrack NEW and DESTROY events */

@@ -56,6 +56,10 @@ int sw_encode_set_refill(struct sw_batch *b, struct sw_nl *nl, const struct sw_m
  * with an add): the resolver's changes to the dynamic host sets. */
 int sw_encode_elems(struct sw_batch *b, struct sw_nl *nl, const char *table,
 		    const struct sw_set *s, const struct sw_elem *v, size_t n, uint16_t type);
+/* flush set inet <table> <s->name>: every element out (a run's start
+ * empties the max_connections sets) */
+int sw_encode_set_flush(struct sw_batch *b, struct sw_nl *nl, const char *table,
+			const struct sw_set *s);
 /* delete table inet <name> */
 int sw_encode_delete(struct sw_batch *b, struct sw_nl *nl, const char *table);
 

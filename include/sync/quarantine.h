@@ -19,9 +19,17 @@ struct sw_release {
 int sw_release_parse(const char *what, struct sw_release *r, char *err, size_t errlen);
 
 /* Delete r from the quarantine sets of table inet cfg->table (sandbox: a
- * [sandbox] name, or NULL for every one). *released: how many sets held
- * it. 0 (also when none held it), or -errno with err filled. */
+ * [sandbox] name, or NULL for every one), and an address from its
+ * max_connections set too (its count starts again). *released: how many
+ * quarantine sets held it. 0 (also when none held it), or -errno with err
+ * filled. */
 int sw_quarantine_release(struct sw_nl *nl, const struct sw_config *cfg, const char *sandbox,
 			  const struct sw_release *r, size_t *released, char *err, size_t errlen);
+
+/* Empty the max_connections sets (sbx_NAME_conns4 / 6) of every sandbox
+ * that has max_connections: each source's count starts again (a run's
+ * start). *sets: how many were emptied. 0, or -errno with err filled. */
+int sw_conns_reset(struct sw_nl *nl, const struct sw_config *cfg, size_t *sets, char *err,
+		   size_t errlen);
 
 #endif

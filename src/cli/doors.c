@@ -63,6 +63,8 @@ static void print_sandbox(const struct sw_sandbox *b, FILE *f)
 	if (b->budget)
 		fprintf(f, ", budget %u new connections per source per %s", b->budget,
 			budget_unit(b->budget_unit));
+	if (b->max_conns)
+		fprintf(f, ", max %u connections per source per run (then quarantined)", b->max_conns);
 	fprintf(f, "\n");
 }
 
@@ -143,6 +145,10 @@ static void sandbox_json(const struct sw_sandbox *b, struct sw_jw *w)
 		sw_jw_u64(w, "sources", b->budget_sources ? b->budget_sources : SW_BUDGET_SOURCES);
 		sw_jw_end(w);
 	}
+	if (b->max_conns)
+		sw_jw_u64(w, "max_connections", b->max_conns);
+	else
+		sw_jw_null(w, "max_connections");
 	sw_jw_end(w);
 }
 

@@ -293,6 +293,61 @@ static int close_run(struct sw_cli_run *x, const char *dir, const char *path, st
 	return SW_RUN_EXIT_CONTAINED;
 }
 
+/* Another run open in dir (its state file says so): its id in other. */
+static bool other_run_open(const char *dir, const char *self, char *other, size_t len)
+{
+	struct dirent *e;
+	bool found = false;
+	DIR *d = opendir(dir);
+
+	while (d && !found && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		char p[4400];
+		struct sw_run c;
+
+		if (n < 6 || strcmp(e->d_name + n - 5, ".json") || strchr(e->d_name, '.') != e->d_name + n - 5)
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		if (sw_run_load(p, &c) || c.stop_us || !strcmp(c.id, self))
+			continue;
+		snprintf(other, len, "%s", c.id);
+		found = true;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* [sandbox] max_connections counts per run: at its start (the preflight's
+ * probes counted too) every source's count starts again, unless another
+ * run is open (its sources keep their counts: overlapping runs share them,
+ * sandwall(8) RUNS). 0, or -1 when sandwalld did not do it (said). */
+static int reset_conns(struct sw_cli_run *x, const char *dir, const struct sw_run *r)
+{
+	char reply[SW_CONTROL_REPMAX], other[SW_RUN_ID_LEN + 8];
+	bool any = false;
+
+	for (size_t i = 0; i < x->cfg->n_sandboxes; i++)
+		any |= x->cfg->sandboxes[i].max_conns != 0;
+	if (!any)
+		return 0;
+	if (other_run_open(dir, r->id, other, sizeof(other))) {
+		fprintf(stderr, "sandwall run %s: run %s is open: max_connections counts go on from "
+			"its start\n", r->id, other);
+		return 0;
+	}
+	if (sw_control_call(x->o->control, "reset-connections", reply, sizeof(reply)) ||
+	    strncmp(reply, "ok\n", 3)) {
+		char msg[256] = "no answer";
+
+		sw_cli_reply_get(reply, "message", msg, sizeof(msg));
+		sw_err("run %s: sandwalld did not start the max_connections counts again (%s): the "
+		       "run is not started", r->id, msg);
+		return -1;
+	}
+	return 0;
+}
+
 /* Open a run: its state, run-start, the preflight (and whether a daemon
  * watches). 0 or -errno. */
 static int open_run(struct sw_cli_run *x, const struct sw_run_args *a, const char *dir,
@@ -320,6 +375,8 @@ static int open_run(struct sw_cli_run *x, const struct sw_run_args *a, const cha
 		       "during the run", r->id, x->o->control);
 	r->pre = flight(x, dir, r, "pre");
 	if (r->pre == 0 && !r->daemon_start)
+		r->pre = 1;
+	if (r->pre == 0 && reset_conns(x, dir, r))
 		r->pre = 1;
 	return sw_run_save(path, r);
 }

@@ -341,10 +341,12 @@ static void q_json(const struct sw_jv *q, void *arg)
 static void q_text(const struct sw_jv *q, void *arg)
 {
 	struct q_out *t = arg;
-	const char *when = "?", *sbx = "?", *src = "?", *iif = "", *dst = "?";
+	const char *when = "?", *sbx = "?", *src = "?", *iif = "", *dst = "?", *on = "";
+	char why[64];
 	int64_t port = 0;
 
 	sw_jv_get_str(q, "time", &when);
+	sw_jv_get_str(q, "on", &on);
 	sw_jv_get_str(q, "sandbox", &sbx);
 	sw_jv_get_str(q, "src", &src);
 	sw_jv_get_str(q, "iif", &iif);
@@ -352,8 +354,14 @@ static void q_text(const struct sw_jv *q, void *arg)
 	sw_jv_get_i64(q, "dport", &port);
 	if (q_by_verify(t->rr, q))
 		return;
-	fprintf(t->f, "  %s QUARANTINED at %s ([sandbox %s] quarantine_on), after an attempt to "
-		"%s port %lld via %s\n", src, when, sbx, dst, (long long)port, iif[0] ? iif : "?");
+	/* why: its max_connections was exceeded, or an attempt in one of
+	 * its quarantine_on categories (the journal's "on") */
+	if (!strcmp(on, "connections"))
+		snprintf(why, sizeof(why), "max_connections exceeded");
+	else
+		snprintf(why, sizeof(why), "quarantine_on%s%.32s", on[0] ? " = " : "", on);
+	fprintf(t->f, "  %s QUARANTINED at %s ([sandbox %s] %s), after an attempt to "
+		"%s port %lld via %s\n", src, when, sbx, why, dst, (long long)port, iif[0] ? iif : "?");
 	t->n++;
 }
 

@@ -70,6 +70,7 @@ const struct sw_cfg_sbx_key sw_cfg_sbx_keys[SBX_KEYS] = {
 	[SBX_DNS] = { "dns", false }, [SBX_BUDGET] = { "budget", false },
 	[SBX_BUDGET_SOURCES] = { "budget_sources", false },
 	[SBX_QUARANTINE_ON] = { "quarantine_on", true },
+	[SBX_MAX_CONNECTIONS] = { "max_connections", false },
 };
 
 _Static_assert(SW_CAT_COUNT <= 16, "quarantine_on: a bit per category below SW_Q_EGRESS");
@@ -248,7 +249,8 @@ int sw_cfg_sandbox_key(struct sw_cfg_ctx *c, const char *name, const char *value
 			cands[j] = sw_cfg_sbx_keys[j].name;
 		near = sw_cfg_suggest(name, cands, SBX_KEYS);
 		return c->cont ? 1 : sw_cfg_fail(c, "unknown key '%s' in [sandbox %s]%s%s%s (interfaces, sources, "
-						 "egress, allow, dns, budget, budget_sources, quarantine_on)", name, b->name,
+						 "egress, allow, dns, budget, budget_sources, quarantine_on, "
+						 "max_connections)", name, b->name,
 						 near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
 	}
 	if (c->cont && !sw_cfg_sbx_keys[k].list)
@@ -302,6 +304,22 @@ int sw_cfg_sandbox_key(struct sw_cfg_ctx *c, const char *name, const char *value
 					   "source addresses the budget tracks at once)", v, b->name,
 					   SW_BUDGET_SOURCES_MIN, SW_BUDGET_SOURCES_MAX);
 		b->budget_sources = (uint32_t)n;
+		return 1;
+	}
+	case SBX_MAX_CONNECTIONS: {
+		/* max_connections = N, 1..SW_MAX_CONNS_MAX: new connections per
+		 * source in a run; the one past them quarantines the source */
+		unsigned long n;
+		char *end;
+
+		errno = 0;
+		n = strtoul(v, &end, 10);
+		if (!isdigit((unsigned char)*v) || errno || *end || n < 1 || n > SW_MAX_CONNS_MAX)
+			return sw_cfg_fail(c, "bad value '%s' for [sandbox %s] max_connections (use N, "
+					   "1..%d: new connections per source address and run)", v,
+					   b->name, SW_MAX_CONNS_MAX);
+		b->max_conns = (uint32_t)n;
+		b->quarantine_on |= SW_Q_CONNS;
 		return 1;
 	}
 	case SBX_DNS:

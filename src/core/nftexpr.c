@@ -301,7 +301,8 @@ void e_counter(struct rb *b, const char *name)
 
 static const char *unit_word(uint64_t unit)
 {
-	return unit == 1 ? "second" : unit == 60 ? "minute" : "hour";
+	return unit == 1 ? "second" : unit == 60 ? "minute" : unit == 3600 ? "hour" :
+	       unit == 86400 ? "day" : "week";
 }
 
 /* [ limit rate RATE/UNIT burst BURST type packets flags 0x0 ] (not added) */

@@ -590,6 +590,16 @@ int rs_build_rules(struct sw_model *m, const struct sw_config *cfg)
 			    (err = block_chain(m, b, cfg, target, log, 0, -1)))
 				return err;
 		}
+		if (cfg->sandboxes[i].max_conns) {
+			/* counter connections_<name>; chain block_connections_<name>,
+			 * logged as "sandwall:connections:<name> ", always tripping
+			 * its quarantine */
+			snprintf(target, sizeof(target), "connections_%s", cfg->sandboxes[i].name);
+			snprintf(log, sizeof(log), "connections:%s", cfg->sandboxes[i].name);
+			if ((err = sw_model_add_counter(m, target)) ||
+			    (err = block_chain(m, b, cfg, target, log, SW_Q_CONNS, (int)i)))
+				return err;
+		}
 		if (!cfg->sandboxes[i].budget)
 			continue;
 		/* counter budget_<name>; chain block_budget_<name>, logged as

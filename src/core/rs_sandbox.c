@@ -128,6 +128,19 @@ int rs_sandbox_sets(struct sw_model *m, struct work *w, const struct sw_config *
 			bs->size = x->budget_sources ? x->budget_sources : SW_BUDGET_SOURCES;
 			bs->timeout_ms = (uint64_t)x->budget_unit * 1000;
 		}
+		for (int v6 = 0; x->max_conns && v6 < 2; v6++) {
+			/* set sbx_<name>_conns4 { type ipv4_addr; size 65535;
+			 *   flags dynamic,timeout; timeout 7d; } (and 6) */
+			struct sw_set *cs;
+
+			snprintf(name, sizeof(name), "sbx_%s_conns%c", x->name, v6 ? '6' : '4');
+			cs = rs_new_set(m, name, v6 ? SW_TYPE_IP6ADDR : SW_TYPE_IPADDR, v6 ? 16 : 4,
+					NFT_SET_EVAL | NFT_SET_TIMEOUT, v6 ? "ipv6_addr" : "ipv4_addr");
+			if (!cs)
+				return -ENOSPC;
+			cs->size = SW_BUDGET_SOURCES;
+			cs->timeout_ms = (uint64_t)SW_CONNS_UNIT * 1000;
+		}
 		if (x->quarantine_on && (err = quarantine_sets(m, x->name)))
 			return err;
 		if (x->egress == SW_EGRESS_ALLOWLIST) {
@@ -224,6 +237,52 @@ static int budget_rules(struct sw_model *m, struct rb *b, const struct sw_sandbo
 	}
 	/* goto block_budget_<name>: over budget, set full or update failed */
 	snprintf(id, sizeof(id), "sbx-%s-budget-drop", x->name);
+	RULE(m, b, sub, id, e_verdict(b, NFT_GOTO, block));
+	return 0;
+}
+
+/* In chain sbx_<name>, after its quarantine and before its budget:
+ *   ct state new jump sbx_<name>_conns
+ * chain sbx_<name>_conns:
+ *   update @sbx_<name>_conns4 { ip saddr limit rate 1/week burst N packets } return
+ *   update @sbx_<name>_conns6 { ip6 saddr limit rate 1/week burst N packets } return
+ *   goto block_connections_<name>
+ * max_connections = N: a bucket of N tokens per source that refills one a
+ * week, i.e. N new connections, and the next one is over: its block chain
+ * quarantines the source (SW_Q_CONNS). The element's timeout is a week,
+ * refreshed by every new connection; a run's start empties the sets
+ * (sw_conns_reset) and a release takes the source's element out. Only an
+ * update inside the bucket returns: over it, a full set or a failed
+ * update all fall through to the drop (fail closed). */
+static int conns_rules(struct sw_model *m, struct rb *b, const struct sw_sandbox *x)
+{
+	char chain[SW_NAME_MAX], sub[SW_NAME_MAX], block[SW_NAME_MAX], id[SW_NAME_MAX];
+
+	snprintf(chain, sizeof(chain), "sbx_%s", x->name);
+	snprintf(sub, sizeof(sub), "sbx_%s_conns", x->name);
+	snprintf(block, sizeof(block), "block_connections_%s", x->name);
+	snprintf(id, sizeof(id), "sbx-%s-conns", x->name);
+	RULE(m, b, chain, id, {
+		e_ct_new(b);
+		e_verdict(b, NFT_JUMP, sub);
+	});
+	/* chain sbx_<name>_conns { } */
+	if (!sw_model_add_chain(m, sub))
+		return -ENOSPC;
+	for (int v6 = 0; v6 < 2; v6++) {
+		char set[SW_NAME_MAX];
+
+		snprintf(set, sizeof(set), "sbx_%s_conns%c", x->name, v6 ? '6' : '4');
+		snprintf(id, sizeof(id), "sbx-%s-conns%c", x->name, v6 ? '6' : '4');
+		/* update @set { ip saddr limit rate 1/week burst N packets } */
+		RULE(m, b, sub, id, {
+			e_saddr(b, v6 ? AF_INET6 : AF_INET);
+			e_update_limit(b, set, 1, SW_CONNS_UNIT, x->max_conns);
+			e_verdict(b, NFT_RETURN, NULL);
+		});
+	}
+	/* goto block_connections_<name>: over N, set full or update failed */
+	snprintf(id, sizeof(id), "sbx-%s-conns-drop", x->name);
 	RULE(m, b, sub, id, e_verdict(b, NFT_GOTO, block));
 	return 0;
 }
@@ -376,6 +435,8 @@ int rs_sandbox_chains(struct sw_model *m, struct rb *b, const struct sw_config *
 		if (!sw_model_add_chain(m, chain))
 			return -ENOSPC;
 		if (x->quarantine_on && (err = quarantine_rules(m, b, cfg, x)))
+			return err;
+		if (x->max_conns && (err = conns_rules(m, b, x)))
 			return err;
 		if (x->budget && (err = budget_rules(m, b, x)))
 			return err;

@@ -23,11 +23,21 @@ void sw_blocklog_one(const struct sw_blocked *b, void *data)
 	bool known;
 	long n;
 
-	/* a quarantine tripped (chain sbx_NAME_trip): its own event; the
-	 * packet is logged again by the block chain that tripped it */
+	/* a quarantine tripped (chain sbx_NAME_trip): its own event, once
+	 * the block chain that jumped there has logged the packet too (its
+	 * category says why: metadata, egress, budget, connections) */
 	if (!strcmp(b->category, "tripped")) {
-		sw_report_quarantine(d, b, l ? l->name : NULL);
+		sw_blocklog_pending(d);
+		d->q_pending = *b;
+		snprintf(d->q_pending_iif, sizeof(d->q_pending_iif), "%s", l ? l->name : "");
+		d->q_pending_on = true;
 		return;
+	}
+	if (d->q_pending_on && d->q_pending.family == b->family &&
+	    !memcmp(d->q_pending.src, b->src, sizeof(b->src))) {
+		sw_report_quarantine(d, &d->q_pending, d->q_pending_iif[0] ? d->q_pending_iif : NULL,
+				     b->category);
+		d->q_pending_on = false;
 	}
 	d->blocked_seen++;
 	/* the sandbox it came from, as known now (a miss asks the runtimes;
@@ -63,10 +73,14 @@ void sw_blocklog_one(const struct sw_blocked *b, void *data)
 		snprintf(from, sizeof(from), "path=output");
 	else
 		snprintf(from, sizeof(from), "iif=%s", l ? l->name : "?");
-	/* a sandbox's budget: its own event; everything else: blocked */
+	/* a sandbox's budget, its max_connections: their own events;
+	 * everything else: blocked */
 	if (!strcmp(b->category, "budget"))
 		sw_alert(&d->alert_blocked, LOG_WARNING, "event=budget%s %s %s%s%s", sbx, what, from,
 			 who, sup);
+	else if (!strcmp(b->category, "connections"))
+		sw_alert(&d->alert_blocked, LOG_WARNING, "event=max-connections%s %s %s%s%s", sbx, what,
+			 from, who, sup);
 	else
 		sw_alert(&d->alert_blocked, LOG_WARNING, "event=blocked category=%s%s %s %s%s%s",
 			 b->category, sbx, what, from, who, sup);
@@ -125,12 +139,23 @@ int sw_blocklog_timeout(const struct sw_daemon *d)
 	return sw_blocklog_timeout_at(d, ts.tv_nsec);
 }
 
+void sw_blocklog_pending(struct sw_daemon *d)
+{
+	/* its block chain's line did not come (its log is rate-limited): the
+	 * quarantine without its why */
+	if (d->q_pending_on)
+		sw_report_quarantine(d, &d->q_pending, d->q_pending_iif[0] ? d->q_pending_iif : NULL,
+				     "");
+	d->q_pending_on = false;
+}
+
 void sw_blocklog_read(struct sw_daemon *d)
 {
 	int rc = sw_nflog_read(&d->nflog, sw_blocklog_one, d);
 
 	if (rc < 0)
 		sw_err("blocked-attempt log: %s", strerror(-rc));
+	sw_blocklog_pending(d);
 }
 
 void sw_blocklog_setup(struct sw_daemon *d)

@@ -305,15 +305,16 @@ void sw_report_release(struct sw_daemon *d, const char *what, size_t sets)
 	journal_add(d, &w);
 }
 
-void sw_report_quarantine(struct sw_daemon *d, const struct sw_blocked *b, const char *iif)
+void sw_report_quarantine(struct sw_daemon *d, const struct sw_blocked *b, const char *iif,
+			  const char *on)
 {
 	char what[160];
 	struct sw_jw w;
 	char src[64];
 
 	sw_blocked_format(b, what, sizeof(what));
-	sw_alert(&d->alert, LOG_WARNING, "event=quarantine sandbox=%s %s iif=%s "
-		 "action=cut-off-until-release", b->sandbox, what, iif ? iif : "?");
+	sw_alert(&d->alert, LOG_WARNING, "event=quarantine sandbox=%s %s iif=%s on=%s "
+		 "action=cut-off-until-release", b->sandbox, what, iif ? iif : "?", on[0] ? on : "?");
 	sw_journal_begin(&w, SW_JE_QUARANTINE, d->cfg.table, time(NULL));
 	sw_jw_str(&w, "sandbox", b->sandbox);
 	inet_ntop(b->family, b->src, src, sizeof(src));
@@ -323,6 +324,8 @@ void sw_report_quarantine(struct sw_daemon *d, const struct sw_blocked *b, const
 	sw_jw_str(&w, "dst", src);
 	sw_jw_u64(&w, "proto", b->proto);
 	sw_jw_u64(&w, "dport", b->dport);
+	if (on[0])
+		sw_jw_str(&w, "on", on);
 	journal_add(d, &w);
 }
 

@@ -23,7 +23,8 @@
 
 bool sw_request_mutates(const char *verb)
 {
-	return !strcmp(verb, "reload") || !strcmp(verb, "remove") || !strcmp(verb, "release");
+	return !strcmp(verb, "reload") || !strcmp(verb, "remove") || !strcmp(verb, "release") ||
+	       !strcmp(verb, "reset-connections");
 }
 
 /* The reserve descriptor, taken again when it was given up. */
@@ -195,6 +196,26 @@ static int request_release(struct sw_daemon *d, const char *target, char *rep, s
 	return rc;
 }
 
+/* reset-connections: a run starts; every source's max_connections count
+ * starts again */
+static int request_reset_conns(struct sw_daemon *d, char *rep, size_t len)
+{
+	char err[SW_ERRLEN] = "";
+	size_t n = 0;
+	int rc = sw_conns_reset(&d->nl, &d->cfg, &n, err, sizeof(err));
+
+	if (rc) {
+		sw_err("event=connections-reset result=failed reason=\"%s\"", err);
+		snprintf(rep, len, "error\nmessage=%s\n", err);
+	} else {
+		if (n)
+			sw_info("event=connections-reset sets=%zu uid=%lld pid=%lld", n,
+				(long long)d->req_uid, (long long)d->req_pid);
+		snprintf(rep, len, "ok\nmessage=%zu max_connections set(s) emptied\nsets=%zu\n", n, n);
+	}
+	return rc;
+}
+
 int sw_request_run(struct sw_daemon *d, const struct sw_control_req *req, char *rep, size_t len)
 {
 	char msg[SW_ERRLEN];
@@ -213,6 +234,8 @@ int sw_request_run(struct sw_daemon *d, const struct sw_control_req *req, char *
 			 "the network log is off ([log] flows = no)");
 	} else if (!strcmp(req->verb, "release")) {
 		rc = request_release(d, req->target, rep, len);
+	} else if (!strcmp(req->verb, "reset-connections")) {
+		rc = request_reset_conns(d, rep, len);
 	} else if (!strcmp(req->verb, "status")) {
 		sw_request_status(d, getpid(), time(NULL), rep, len);
 	} else {

@@ -63,6 +63,17 @@ int sw_quarantine_release(struct sw_nl *nl, const struct sw_config *cfg, const c
 		if (!x->quarantine_on || (sandbox && strcmp(sandbox, x->name)))
 			continue;
 		found++;
+		if (x->max_conns && r->family) {
+			/* its max_connections count starts again: else its next
+			 * connection is over at once and trips it again */
+			snprintf(s.name, sizeof(s.name), "sbx_%s_conns%c", x->name,
+				 r->family == AF_INET ? '4' : '6');
+			rc = sw_commit(nl, SW_GEN_NONE, NULL, fill_one, &o);
+			if (rc && rc != -ENOENT) {
+				sw_commit_error(nl, "release", rc, err, errlen);
+				return rc;
+			}
+		}
 		snprintf(s.name, sizeof(s.name), "sbx_%s_%s", x->name,
 			 r->family == AF_INET ? "q4" : r->family ? "q6" : "qif");
 		/* unstamped: whatever the kernel holds; ENOENT: it held no such element */
@@ -78,6 +89,37 @@ int sw_quarantine_release(struct sw_nl *nl, const struct sw_config *cfg, const c
 		snprintf(err, errlen, "release: %s", sandbox ? "no [sandbox] of that name has "
 			 "quarantine_on" : "no [sandbox] has quarantine_on");
 		return -ENOENT;
+	}
+	return 0;
+}
+
+static int fill_flush(struct sw_batch *b, struct sw_nl *nl, const void *arg)
+{
+	const struct one *o = arg;
+
+	return sw_encode_set_flush(b, nl, o->table, o->set);
+}
+
+int sw_conns_reset(struct sw_nl *nl, const struct sw_config *cfg, size_t *sets, char *err,
+		   size_t errlen)
+{
+	*sets = 0;
+	for (size_t i = 0; i < cfg->n_sandboxes; i++) {
+		const struct sw_sandbox *x = &cfg->sandboxes[i];
+
+		for (int v6 = 0; x->max_conns && v6 < 2; v6++) {
+			struct sw_set s = { .key_len = v6 ? 16 : 4 };
+			struct one o = { cfg->table, &s, NULL };
+			int rc;
+
+			snprintf(s.name, sizeof(s.name), "sbx_%s_conns%c", x->name, v6 ? '6' : '4');
+			/* unstamped, as release: whatever the kernel holds */
+			if ((rc = sw_commit(nl, SW_GEN_NONE, NULL, fill_flush, &o))) {
+				sw_commit_error(nl, "reset max_connections", rc, err, errlen);
+				return rc;
+			}
+			(*sets)++;
+		}
 	}
 	return 0;
 }

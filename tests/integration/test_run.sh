@@ -12,6 +12,7 @@ register_test run_01_contained   "run --label t1 -- CMD: preflight and postfligh
 register_test run_02_preflight   "a run whose preflight does not hold (no table; no daemon) does not start CMD: exit 1, receipt not contained naming the preflight"
 register_test run_03_removed     "the table deleted during a run (owner = no): not contained (exit 3), the gap named with who; with owner+persist the delete is refused and the run stays contained; the daemon killed mid-run: not contained; a timeout kills CMD (exit 4, timed_out)"
 register_test run_05_quarantine  "quarantine_on = metadata: after c1's metadata attempt its internet fetch fails and c3 on the same bridge still works; a forged c3 source from c1 quarantines nobody; sandwalld says event=quarantine; release restores c1; the run's receipt lists the quarantine and the run's end releases it"
+register_test run_06_max_conns   "max_connections = 3: without the table c1 opens 5; in a run c1's 4th new connection is dropped and quarantines c1 (event=max-connections, event=quarantine on=connections), c3 on the same bridge still works, release restores c1; the receipt says max_connections exceeded; the next run's start gives c1 its 3 again"
 register_test run_04_start_stop  "run start --label h1 / run stop h1: a receipt over the window; stop again refused; a bad label, a missing command, an unknown option refused (exit 2)"
 
 # r_run ARGS...: sandwall run (verify's fast probes) in the host ns
@@ -231,6 +232,63 @@ quarantine_on = metadata")
 	r_run --receipt "$r" -- sh -c "ip netns exec $C1 curl -s -m 1 -o /dev/null http://169.254.169.254/; exit 0"
 	[ "$(v_py "$r" "[q['src'] for q in d['quarantines']]")" = '["172.17.0.2"]' ] && ok "run receipt lists the quarantine of 172.17.0.2" ||
 		bad "run receipt quarantines: $(v_py "$r" "d.get('quarantines')")"
+	reach "$C1" http://203.0.113.10/
+	return 0
+}
+
+# ---------------------------------------------------------------- 6
+run_06_max_conns() { v_run _run_06; }
+_run_06() {
+	local i r1="$V_DIR/mc1.json" r2="$V_DIR/mc2.json"
+	V_CONF=$(v_sbx_conf maxconns "[sandbox agents]
+interfaces = docker0
+max_connections = 3")
+	[ -x "$V_SANDWALLD" ] || { info "skip: $V_SANDWALLD not built"; return $SKIP; }
+	# without the table: c1 opens as many connections as it likes
+	for i in 1 2 3 4 5; do reach "$C1" http://203.0.113.10/; done
+	apply_ok "$V_CONF" || return 1
+	v_start "$V_CONF" || return 1
+	r_run start --label mc1 --receipt "$r1"
+	[ "$SW_RC" -eq 0 ] && ok "run start mc1" || { bad "run start mc1 -> exit $SW_RC"; show "$SW_ERR" 30; return 1; }
+	# in the run: 3 new connections, the 4th is over and cuts c1 off
+	for i in 1 2 3; do reach "$C1" http://203.0.113.10/; done
+	blocked "$C1" http://203.0.113.10/
+	blocked "$C1" http://203.0.113.10/
+	reach "$C3" http://203.0.113.10/
+	n=$(counter_packets connections_agents)
+	[ "${n:-0}" -gt 0 ] && ok "connections_agents counted $n" || bad "connections_agents did not count"
+	hnft list set inet sandwall sbx_agents_q4 | grep -q '172\.17\.0\.2' && ok "sbx_agents_q4 holds 172.17.0.2" ||
+		bad "sbx_agents_q4: $(hnft list set inet sandwall sbx_agents_q4 | tr -d '\n\t')"
+	hnft list set inet sandwall sbx_agents_q4 | grep -q '172\.17\.0\.3' && bad "c3 was quarantined too" ||
+		ok "c3 is not quarantined"
+	for i in $(seq 1 40); do grep -q 'event=quarantine sandbox=agents' "$V_DLOG" && break; sleep 0.05; done
+	grep -q 'event=max-connections sandbox=agents src=172.17.0.2 ' "$V_DLOG" &&
+		ok "sandwalld: $(grep -m1 'event=max-connections' "$V_DLOG" | cut -c1-160)" ||
+		{ bad "no event=max-connections line"; show "$V_DLOG"; }
+	grep -q 'event=quarantine sandbox=agents src=172.17.0.2 .*on=connections' "$V_DLOG" &&
+		ok "sandwalld: event=quarantine ... on=connections" || { bad "no event=quarantine on=connections"; show "$V_DLOG"; }
+	# release: c1 works again, with its count started again
+	v_sw -c "$V_CONF" release 172.17.0.2
+	[ "$SW_RC" -eq 0 ] && grep -q '172.17.0.2 released' "$SW_OUT" && ok "release 172.17.0.2" ||
+		{ bad "release -> exit $SW_RC"; show "$SW_OUT"; show "$SW_ERR"; }
+	for i in 1 2 3; do reach "$C1" http://203.0.113.10/; done
+	blocked "$C1" http://203.0.113.10/
+	r_run stop mc1
+	[ "$SW_RC" -eq 0 ] && ok "run stop mc1 -> exit 0" || { bad "run stop mc1 -> exit $SW_RC"; show "$SW_ERR" 30; }
+	[ "$(v_py "$r1" "sorted(set(q.get('on','') for q in d['quarantines']))")" = '["connections"]' ] &&
+		ok "receipt: the quarantines say on=connections" || bad "receipt quarantines: $(v_py "$r1" "d.get('quarantines')")"
+	grep -q 'QUARANTINED at .*(\[sandbox agents\] max_connections exceeded)' "$r1.txt" &&
+		ok "receipt text: $(grep -m1 QUARANTINED "$r1.txt" | cut -c1-140)" || { bad "receipt text has no max_connections line"; show "$r1.txt" 60; }
+	# the run's end released c1; its count goes on until the next run
+	reach "$C1" http://203.0.113.10/
+	reach "$C1" http://203.0.113.10/
+	r_run start --label mc2 --receipt "$r2"
+	[ "$SW_RC" -eq 0 ] && ok "run start mc2" || { bad "run start mc2 -> exit $SW_RC"; show "$SW_ERR" 30; return 1; }
+	grep -q 'event=connections-reset' "$V_DLOG" && ok "sandwalld: event=connections-reset" || bad "no event=connections-reset"
+	# a run's start gives every source its 3 again (2 were used)
+	for i in 1 2 3; do reach "$C1" http://203.0.113.10/; done
+	blocked "$C1" http://203.0.113.10/
+	r_run stop mc2
 	reach "$C1" http://203.0.113.10/
 	return 0
 }

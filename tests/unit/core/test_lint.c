@@ -130,7 +130,7 @@ static void test_did_you_mean(void **state)
 		{ "[gaurd]\n", "t.conf:1: unknown section [gaurd] (did you mean [guard]?)" },
 		{ "[sandbox a]\ninterfaces = br-a\negres = none\n",
 		  "t.conf:3: unknown key 'egres' in [sandbox a] (did you mean 'egress'?) (interfaces, "
-		  "sources, egress, allow, dns, budget, budget_sources, quarantine_on)" },
+		  "sources, egress, allow, dns, budget, budget_sources, quarantine_on, max_connections)" },
 	};
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(*v); i++) {

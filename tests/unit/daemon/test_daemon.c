@@ -661,6 +661,38 @@ static void test_blocked_lines(void **state)
 	free(log);
 }
 
+/* a tripped quarantine waits for its block chain's line (the why); one
+ * that never gets it is reported at the end of the read without it */
+static void test_quarantine_why(void **state)
+{
+	struct sw_blocked t = { .category = "tripped", .sandbox = "box", .family = AF_INET,
+				.proto = IPPROTO_TCP, .dport = 80, .iif = 5 };
+	struct sw_blocked c = t;
+	char *log;
+
+	(void)state;
+	add_link(&d.host, 5, "veth1", SW_LINK_VETH);
+	inet_pton(AF_INET, "10.0.0.7", t.src);
+	inet_pton(AF_INET, "192.0.2.20", t.dst);
+	c = t;
+	snprintf(c.category, sizeof(c.category), "connections");
+	cap_start();
+	sw_blocklog_one(&t, &d);
+	sw_blocklog_one(&c, &d);
+	sw_blocklog_one(&t, &d);                /* no line of its block chain follows */
+	sw_blocklog_pending(&d);
+	sw_blocklog_pending(&d);                /* once */
+	log = cap_end();
+	assert_string_equal(log,
+			    "test_daemon: event=quarantine sandbox=box src=10.0.0.7 dst=192.0.2.20 "
+			    "proto=tcp dport=80 iif=veth1 on=connections action=cut-off-until-release\n"
+			    "test_daemon: event=max-connections sandbox=box src=10.0.0.7 dst=192.0.2.20 "
+			    "proto=tcp dport=80 iif=veth1\n"
+			    "test_daemon: event=quarantine sandbox=box src=10.0.0.7 dst=192.0.2.20 "
+			    "proto=tcp dport=80 iif=veth1 on=? action=cut-off-until-release\n");
+	free(log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -679,6 +711,7 @@ int main(void)
 		cmocka_unit_test_setup(test_gateway_lines, setup),
 		cmocka_unit_test_setup(test_link_lines, setup),
 		cmocka_unit_test_setup(test_blocked_lines, setup),
+		cmocka_unit_test_setup(test_quarantine_why, setup),
 	};
 
 	sw_log_init("test_daemon", true, false, 0);

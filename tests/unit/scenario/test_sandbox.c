@@ -277,6 +277,91 @@ static void test_budget(void **state)
 	sw_model_free(&m);
 }
 
+/* max_connections = N: parsed with its bounds, it brings the quarantine;
+ * the policy jumps (after the quarantine's drops, before the budget) to
+ * its own chain, where a bucket of N that refills one a week returns and
+ * everything else goes to its block, which trips the quarantine */
+static void test_max_connections(void **state)
+{
+	static struct sw_config cfg;
+	const char *seen[8] = { 0 };
+	const struct sw_set *s;
+	struct sw_model m;
+	size_t k = 0;
+
+	(void)state;
+	parse_ok("[sandbox a]\ninterfaces = x\nmax_connections = 3\n", &cfg);
+	assert_int_equal(cfg.sandboxes[0].max_conns, 3);
+	assert_true(cfg.sandboxes[0].quarantine_on & SW_Q_CONNS);
+	parse_ok("[sandbox a]\ninterfaces = x\nmax_connections = 30000\n", &cfg);
+	assert_int_equal(cfg.sandboxes[0].max_conns, 30000);
+	parse_bad("[sandbox a]\ninterfaces = x\nmax_connections = 0\n",
+		  "t.conf:3: bad value '0' for [sandbox a] max_connections");
+	parse_bad("[sandbox a]\ninterfaces = x\nmax_connections = 30001\n", "bad value '30001'");
+	parse_bad("[sandbox a]\ninterfaces = x\nmax_connections = 5/minute\n", "bad value '5/minute'");
+	parse_bad("[sandbox a]\ninterfaces = x\nmax_connections = -1\n", "bad value '-1'");
+	parse_bad("[sandbox a]\ninterfaces = x\nmax_connections = 3\nmax_connections = 4\n",
+		  "duplicate key 'max_connections'");
+
+	tk_build("[sandbox a]\ninterfaces = docker0\nbudget = 30/minute\nmax_connections = 3\n", &m);
+	for (int v6 = 0; v6 < 2; v6++) {
+		s = sw_model_find_set(&m, v6 ? "sbx_a_conns6" : "sbx_a_conns4");
+		assert_non_null(s);
+		assert_true(sw_set_dynamic(s));
+		assert_int_equal(s->timeout_ms, 604800000ULL);
+		assert_int_equal(s->size, 65535);
+		assert_int_equal(s->n_elems, 0);
+	}
+	/* the quarantine exists although quarantine_on was not given */
+	assert_non_null(sw_model_find_set(&m, "sbx_a_q4"));
+	assert_string_equal(text_of(&m, "sandwall:sbx-a-conns", false),
+			    "ct state new jump sbx_a_conns comment \"sandwall:sbx-a-conns\"");
+	assert_string_equal(text_of(&m, "sandwall:sbx-a-conns4", false),
+			    "update @sbx_a_conns4 { ip saddr limit rate 1/week burst 3 packets } "
+			    "return comment \"sandwall:sbx-a-conns4\"");
+	assert_string_equal(text_of(&m, "sandwall:sbx-a-conns4", true),
+			    "[ meta load nfproto => reg 1 ] "
+			    "[ cmp eq reg 1 0x00000002 ] [ payload load 4b @ network header + 12 => reg 1 ] "
+			    "[ dynset update reg_key 1 set sbx_a_conns4 expr "
+			    "[ limit rate 1/week burst 3 type packets flags 0x0 ] ] "
+			    "[ immediate reg 0 return ]");
+	assert_string_equal(text_of(&m, "sandwall:sbx-a-conns6", false),
+			    "update @sbx_a_conns6 { ip6 saddr limit rate 1/week burst 3 packets } "
+			    "return comment \"sandwall:sbx-a-conns6\"");
+	assert_string_equal(text_of(&m, "sandwall:sbx-a-conns-drop", false),
+			    "goto block_connections_a comment \"sandwall:sbx-a-conns-drop\"");
+	for (size_t i = 0; i < m.n_rules; i++)
+		if (!strcmp(m.rules[i].chain, "sbx_a_conns") && k < 8)
+			seen[k++] = m.rules[i].tag;
+	assert_int_equal(k, 3);
+	assert_string_equal(seen[0], "sandwall:sbx-a-conns4");
+	assert_string_equal(seen[1], "sandwall:sbx-a-conns6");
+	assert_string_equal(seen[2], "sandwall:sbx-a-conns-drop");
+	/* in the policy: the quarantine's drops, then the count, then the budget */
+	k = 0;
+	for (size_t i = 0; i < m.n_rules; i++)
+		if (!strcmp(m.rules[i].chain, "sbx_a") && k < 8)
+			seen[k++] = m.rules[i].tag;
+	assert_true(k >= 5);
+	assert_string_equal(seen[0], "sandwall:sbx-a-q4");
+	assert_string_equal(seen[3], "sandwall:sbx-a-conns");
+	assert_string_equal(seen[4], "sandwall:sbx-a-budget");
+	/* its block: counted, and it trips the quarantine */
+	assert_true(sw_model_find_counter(&m, "connections_a") >= 0);
+	assert_non_null(sw_model_find_chain(&m, "block_connections_a"));
+	assert_string_equal(text_of(&m, "sandwall:block_connections_a-trip", false),
+			    "jump sbx_a_trip comment \"sandwall:block_connections_a-trip\"");
+	/* the budget's block does not trip (quarantine_on does not name it) */
+	assert_null(rule(&m, "sandwall:block_budget_a-trip"));
+	sw_model_free(&m);
+	/* without it: none of it */
+	tk_build("[sandbox a]\ninterfaces = docker0\n", &m);
+	assert_null(sw_model_find_set(&m, "sbx_a_conns4"));
+	assert_null(sw_model_find_chain(&m, "sbx_a_conns"));
+	assert_null(sw_model_find_chain(&m, "block_connections_a"));
+	sw_model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_ruleset),
 		cmocka_unit_test(test_budget),
+		cmocka_unit_test(test_max_connections),
 		cmocka_unit_test(test_sixteen_full),
 	};
 
