@@ -19,6 +19,15 @@ void sw_log(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 void sw_log_set_verbose(bool verbose);
 /* Start each stderr line with "time=2026-12-03T12:00:00.123456Z " (UTC). */
 void sw_log_set_stamp(bool stamp);
+/* Every line key=value (the daemon): a message that does not start with
+ * "key=" goes out as level=LEVEL msg="..." (sw_log_kv). */
+void sw_log_set_kv(bool kv);
+/* msg starts with a key=value pair ("event=...", "time=..."). */
+bool sw_log_is_kv(const char *msg);
+/* msg as key=value into out (cap bytes, NUL-terminated): itself when it is
+ * already, else level=LEVEL msg="TEXT" with '"' and '\' escaped and
+ * control characters made blanks, cut at cap. Its length. Pure. */
+size_t sw_log_kv(char *out, size_t cap, int prio, const char *msg);
 /* One journald native entry (KEY=value lines; MESSAGE last, its newlines
  * made blanks) into out: its length, or 0 when it does not fit. Pure but
  * for getpid(). */

@@ -31,6 +31,7 @@ int sw_daemon_run(const struct sw_daemon_args *a)
 	 * struct sw_config (40 KiB) on the stack, which would stay
 	 * resident for the daemon's life */
 	sw_log_init("sandwalld", true, false, LOG_DAEMON);
+	sw_log_set_kv(true);                    /* every line key=value, for the SRE's tools */
 	if (sw_config_load(d.config_path, &d.cfg, err, sizeof(err))) {
 		sw_err("%s", err);
 		return 2;

@@ -23,7 +23,7 @@
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 
 static char log_ident[64] = "sandwall";
-static bool log_stderr = true, log_syslog, log_verbose, log_stamp;
+static bool log_stderr = true, log_syslog, log_verbose, log_stamp, log_kv;
 static int log_facility = LOG_USER, log_journal = -1;
 
 /* journald's socket (SANDWALL_JOURNAL_SOCKET names another, for tests):
@@ -79,6 +79,55 @@ void sw_log_set_verbose(bool verbose)
 void sw_log_set_stamp(bool stamp)
 {
 	log_stamp = stamp;
+}
+
+void sw_log_set_kv(bool kv)
+{
+	log_kv = kv;
+}
+
+bool sw_log_is_kv(const char *msg)
+{
+	/* a key: [a-z0-9_.-]+ right before '=' */
+	size_t k = strspn(msg, "abcdefghijklmnopqrstuvwxyz0123456789_.-");
+
+	return k > 0 && msg[k] == '=';
+}
+
+size_t sw_log_kv(char *out, size_t cap, int prio, const char *msg)
+{
+	static const char *const level[8] = {
+		"emerg", "alert", "crit", "error", "warning", "notice", "info", "debug",
+	};
+	size_t n;
+	int len;
+
+	if (!cap)
+		return 0;
+	if (sw_log_is_kv(msg)) {
+		n = strlen(msg);
+		if (n >= cap)
+			n = cap - 1;
+		memcpy(out, msg, n);
+		out[n] = '\0';
+		return n;
+	}
+	len = snprintf(out, cap, "level=%s msg=\"", level[LOG_PRI(prio)]);
+	if (len < 0 || (size_t)len >= cap) {
+		out[0] = '\0';
+		return 0;
+	}
+	n = (size_t)len;
+	/* the text as one quoted value: quotes and backslashes escaped, a
+	 * newline or a control character made a blank */
+	for (const char *c = msg; *c && n + 4 < cap; c++) {
+		if (*c == '"' || *c == '\\')
+			out[n++] = '\\';
+		out[n++] = (unsigned char)*c < 0x20 ? ' ' : *c;
+	}
+	out[n++] = '"';
+	out[n] = '\0';
+	return n;
 }
 
 size_t sw_log_journal_entry(char *out, size_t cap, int prio, int facility, const char *ident,
@@ -140,6 +189,12 @@ void sw_log(int prio, const char *fmt, ...)
 	n = strlen(buf);
 	while (n && buf[n - 1] == '\n')
 		buf[--n] = '\0';
+	if (log_kv && !sw_log_is_kv(buf)) {
+		char kv[sizeof(buf)];
+
+		sw_log_kv(kv, sizeof(kv), prio, buf);
+		memcpy(buf, kv, sizeof(buf));
+	}
 	if (log_stderr) {
 		if (log_stamp)
 			stamp(when, sizeof(when));

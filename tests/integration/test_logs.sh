@@ -7,7 +7,7 @@
 #
 # Uses the helpers of test_verify.sh (v_run, v_conf, v_start, v_stop).
 
-register_test logs_01_stamp_journald "sandwalld -f: every stderr line starts with time=ISO8601Z; with a journald socket each entry has PRIORITY, SYSLOG_IDENTIFIER=sandwalld and SANDWALL_EVENT (start, drift, stop)"
+register_test logs_01_stamp_journald "sandwalld -f: every stderr line starts with time=ISO8601Z and is key=value (free text as level= msg=\"...\"); with a journald socket each entry has PRIORITY, SYSLOG_IDENTIFIER=sandwalld and SANDWALL_EVENT (start, drift, stop)"
 
 logs_01_stamp_journald() { v_run _logs_01; }
 _logs_01() {
@@ -27,7 +27,9 @@ with open(sys.argv[2], "ab", buffering=0) as f:
 	SWT_PIDS+=($!)
 	for i in $(seq 1 50); do [ -S "$sock" ] && break; sleep 0.02; done
 	apply_ok "$V_CONF" || return 1
-	SANDWALL_JOURNAL_SOCKET=$sock v_start "$V_CONF" || return 1
+	# DOCKER_HOST=tcp://...: a free-text warning at start ("only unix:// sockets
+	# are asked"), which must come out key=value too
+	DOCKER_HOST=tcp://127.0.0.1:2375 SANDWALL_JOURNAL_SOCKET=$sock v_start "$V_CONF" || return 1
 	nsx "$H" nft delete table inet sandwall
 	for i in $(seq 1 40); do grep -q 'SANDWALL_EVENT=drift' "$got" 2>/dev/null && break; sleep 0.05; done
 	v_stop TERM
@@ -36,6 +38,13 @@ with open(sys.argv[2], "ab", buffering=0) as f:
 	if [ -s "$V_DLOG" ] && ! grep -vqE '^sandwalld: time=20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z ' "$V_DLOG"; then
 		ok "every stderr line is stamped: $(grep -m1 'event=start' "$V_DLOG" | cut -c1-90)..."
 	else bad "stderr lines without time=: $(grep -vE '^sandwalld: time=' "$V_DLOG" | head -n 2)"; show "$V_DLOG" 5; fi
+	# and every one key=value: free text goes as level=... msg="..." (the
+	# table flags line is one; on main it was "table flags: owner no ...")
+	if [ -s "$V_DLOG" ] && ! grep -vqE '^sandwalld: time=[^ ]+ [a-z0-9_.-]+=' "$V_DLOG"; then
+		ok "every stderr line is key=value: $(grep -m1 'msg="' "$V_DLOG" | sed 's/^sandwalld: time=[^ ]* //' | cut -c1-90)"
+	else bad "stderr lines that are not key=value: $(grep -vE '^sandwalld: time=[^ ]+ [a-z0-9_.-]+=' "$V_DLOG" | head -n 2)"; fi
+	grep -q 'level=[a-z]* msg="' "$V_DLOG" && ok "a free-text line is quoted with its level" ||
+		bad "no level=... msg=\"...\" line: the free-text path was not exercised"
 	# journald: the entries and their fields
 	"$PY" - "$got" <<-'PYEOF' >"$V_DIR/journal.check" 2>&1
 	import sys
@@ -46,6 +55,8 @@ with open(sys.argv[2], "ab", buffering=0) as f:
 	    assert want in evs, (want, evs)
 	for e in ents:
 	    assert e["SYSLOG_IDENTIFIER"] == "sandwalld" and e["PRIORITY"].isdigit() and e["MESSAGE"], e
+	    k = e["MESSAGE"].split("=", 1)[0]
+	    assert k and all(c in "abcdefghijklmnopqrstuvwxyz0123456789_.-" for c in k), ("not key=value", e["MESSAGE"])
 	d = [e for e in ents if e.get("SANDWALL_EVENT") == "drift"][0]
 	assert d["PRIORITY"] == "4" and "delete table" in d["MESSAGE"], d
 	print("%d entries, events %s; drift at PRIORITY 4: %s" % (len(ents), sorted(set(x for x in evs if x)), d["MESSAGE"][:70]))

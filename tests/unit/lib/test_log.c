@@ -50,11 +50,38 @@ static void test_too_small(void **state)
 					      "event=start"), 0);
 }
 
+/* every daemon line key=value: one that is stays as it is, free text is
+ * quoted with its level, escaped, and cut inside the buffer */
+static void test_kv(void **state)
+{
+	char out[64];
+
+	(void)state;
+	assert_true(sw_log_is_kv("event=start table=sandwall"));
+	assert_true(sw_log_is_kv("time=x"));
+	assert_false(sw_log_is_kv("cannot open /x: No such file"));
+	assert_false(sw_log_is_kv("=x"));
+	assert_false(sw_log_is_kv("Event=x"));
+	assert_false(sw_log_is_kv("network log: a=b"));
+	sw_log_kv(out, sizeof(out), LOG_ERR, "event=start table=sandwall");
+	assert_string_equal(out, "event=start table=sandwall");
+	sw_log_kv(out, sizeof(out), LOG_WARNING, "cannot open \"/x\": a\\b\nc");
+	assert_string_equal(out, "level=warning msg=\"cannot open \\\"/x\\\": a\\\\b c\"");
+	sw_log_kv(out, sizeof(out), LOG_INFO, "control socket: accepting clients again");
+	assert_string_equal(out, "level=info msg=\"control socket: accepting clients again\"");
+	/* cut: still one quoted value */
+	assert_true(sw_log_kv(out, 24, LOG_ERR, "a very long message that does not fit") < 24);
+	assert_int_equal(out[strlen(out) - 1], '"');
+	assert_int_equal(strncmp(out, "level=error msg=\"", 17), 0);
+	assert_int_equal(sw_log_kv(out, 0, LOG_ERR, "x"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_too_small),
+		cmocka_unit_test(test_kv),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
