@@ -343,6 +343,20 @@ pkg_complete() {
 		printf "%s\n" "${COMPREPLY[@]}"' "$SWT_ROOT/packaging/bash-completion/sandwall" "$@"
 }
 
+# pkg_comp_verb DIR VERB EXPECTED NOT_EXPECTED: "sandwall VERB --<TAB>" (with
+# the binaries of DIR, or none) offers EXPECTED and not NOT_EXPECTED ("" none)
+pkg_comp_verb() {
+	local dir=$1 verb=$2 want=$3 notwant=$4 got
+	got=$(pkg_complete "$dir" sandwall "$verb" --)
+	if ! grep -qx -- "$want" <<<"$got"; then
+		bad "sandwall $verb --<TAB> lacks $want (${dir##*/}): ${got//$'\n'/ }"; return 1
+	fi
+	if [ -n "$notwant" ] && grep -qx -- "$notwant" <<<"$got"; then
+		bad "sandwall $verb --<TAB> offers $notwant, another command's (${dir##*/})"; return 1
+	fi
+	ok "sandwall $verb --<TAB> offers $want${notwant:+, not $notwant} (${dir##*/})"
+}
+
 pkg_06_completion() {
 	local comp=$SWT_ROOT/packaging/bash-completion/sandwall bin=$SWT_ROOT/build w got c opts cmds
 	[ -f "$comp" ] || { bad "no $comp"; return 1; }
@@ -367,6 +381,28 @@ pkg_06_completion() {
 		[ -z "$got" ] && ok "no second command after check" || bad "sandwall check <TAB> offers: ${got//$'\n'/ }"
 		got=$(pkg_complete "$bin" sandwalld "")
 		[ -z "$got" ] && ok "sandwalld <TAB>: no commands (it has none)" || bad "sandwalld <TAB> offers: ${got//$'\n'/ }"
+		# each command's options, from its --help: its own and the global ones
+		pkg_comp_verb "$bin" run --label --verify
+		pkg_comp_verb "$bin" run --timeout --since
+		pkg_comp_verb "$bin" run --receipt --force
+		pkg_comp_verb "$bin" run --json ""
+		pkg_comp_verb "$bin" receipt --verify --label
+		pkg_comp_verb "$bin" receipt --sign --no-attacks
+		pkg_comp_verb "$bin" receipt --allowed-signers --strict
+		pkg_comp_verb "$bin" key --allowed-signers --sign
+		pkg_comp_verb "$bin" apply --force --receipt
+		pkg_comp_verb "$bin" apply --config --preview
+		pkg_comp_verb "$bin" check --preview --force
+		pkg_comp_verb "$bin" lint --strict --timeout
+		pkg_comp_verb "$bin" verify --no-attacks --output
+		pkg_comp_verb "$bin" status --json --force
+		got=$(pkg_complete "$bin" sandwall -c /x.conf receipt --o)
+		[ "$got" = --output ] && ok "sandwall -c FILE receipt --o<TAB> -> --output" || bad "sandwall -c FILE receipt --o<TAB> -> '$got'"
+		got=$(pkg_complete "$bin" sandwall run --label x --timeout 5m -- ech)
+		grep -qx echo <<<"$got" && ! grep -qx -- --label <<<"$got" &&
+			ok "sandwall run ... -- ech<TAB> completes commands" || bad "sandwall run ... -- ech<TAB> -> ${got//$'\n'/ }"
+		got=$(pkg_complete "$bin" sandwall run "")
+		grep -qx start <<<"$got" && grep -qx stop <<<"$got" && ok "sandwall run <TAB> -> start stop" || bad "sandwall run <TAB> -> ${got//$'\n'/ }"
 	else
 		info "build/sandwall or build/sandwalld not built: --help comparison skipped"
 	fi
@@ -374,10 +410,19 @@ pkg_06_completion() {
 	mkdir -p "$(pkg_tmp)/comp" && : >"$(pkg_tmp)/comp/alpha.conf"
 	got=$(pkg_complete "$bin" sandwall -c "$(pkg_tmp)/comp/al")
 	[ "$got" = "$(pkg_tmp)/comp/alpha.conf" ] && ok "sandwall -c <TAB> completes file names" || bad "sandwall -c <TAB> -> '$got'"
+	got=$(pkg_complete "$bin" sandwall run --receipt "$(pkg_tmp)/comp/al")
+	[ "$got" = "$(pkg_tmp)/comp/alpha.conf" ] && ok "sandwall run --receipt <TAB> completes file names" || bad "sandwall run --receipt <TAB> -> '$got'"
+	got=$(pkg_complete "$bin" sandwall receipt --verify "$(pkg_tmp)/comp/al")
+	[ "$got" = "$(pkg_tmp)/comp/alpha.conf" ] && ok "sandwall receipt --verify <TAB> completes file names" || bad "sandwall receipt --verify <TAB> -> '$got'"
 	# without a runnable binary the built-in lists are used
 	got=$(pkg_complete /nonexistent sandwall "")
 	for c in apply check export remove status; do grep -qx "$c" <<<"$got" || bad "fallback list lacks $c"; done
 	ok "fallback (no binary on PATH): ${got//$'\n'/ }"
+	pkg_comp_verb /nonexistent run --label --verify
+	pkg_comp_verb /nonexistent receipt --verify --label
+	pkg_comp_verb /nonexistent verify --no-attacks --output
+	got=$(pkg_complete /nonexistent sandwalld --fore)
+	[ "$got" = --foreground ] && ok "fallback: sandwalld --fore<TAB> -> --foreground" || bad "fallback: sandwalld --fore<TAB> -> '$got'"
 	return 0
 }
 
