@@ -4,7 +4,9 @@
 # Packaging suite: the Debian package (build, contents, lintian, install and
 # purge on this machine), the systemd unit as installed, man pages, bash
 # completion, `make install`, the RPM spec, the YAML files and the
-# Containerfile. None of these tests uses the network or a network namespace.
+# Containerfile. None of these tests uses the network. The removal tests
+# (pkg_04's purge, pkg_10's rpm %preun) apply and remove the table only in a
+# network namespace of their own (swt<pid>-pkg, swt<pid>-rpm).
 #
 # Builds happen in temporary copies of the tree (under $SWT_TMP), never in
 # the checkout. The install test puts a policy-rc.d that denies every start
@@ -20,7 +22,7 @@ register_test pkg_06_completion    "bash completion offers both programs' comman
 register_test pkg_07_make_install  "make install (PREFIX=/usr DESTDIR=...) and make uninstall"
 register_test pkg_08_yaml          "every YAML file parses; daemonset and alert rules say what docs/fleet.md says"
 register_test pkg_09_containerfile "Containerfile: multi-stage from debian:12 with the package's build deps"
-register_test pkg_10_rpm           "rpmbuild -bb packaging/rpm/sandwall.spec (if rpmbuild is available)"
+register_test pkg_10_rpm           "rpmbuild -bb packaging/rpm/sandwall.spec (if rpmbuild is available); %preun removes the table on erase, keeps it on upgrade"
 
 PKG_VERSION=$(sed -n 's/^VERSION *:*= *//p' "$SWT_ROOT/Makefile")
 PKG_DEB=""           # built .deb (cached across tests)
@@ -589,6 +591,83 @@ pkg_10_rpm() {
 	done
 	rpm -qcp "$rpm" 2>/dev/null | grep -qx /etc/sandwall/sandwall.conf && ok "%config: /etc/sandwall/sandwall.conf" ||
 		bad "/etc/sandwall/sandwall.conf is not %config"
+	pkg_rpm_preun "$rpm"
 	rm -rf "$top"
+	return 0
+}
+
+# pkg_rpm_in NS ROOT CMD...: run CMD in network namespace NS, in a private
+# mount namespace where the package's files (ROOT, the extracted rpm) lie
+# over /usr/sbin and /etc (read-only overlays), and /run, /var/lib and
+# /var/log are empty tmpfs (no daemon's control socket of this machine is
+# seen, the journal is written nowhere that lasts). Nothing on the host's
+# filesystem changes; 125 if the mounts failed.
+pkg_rpm_in() {
+	local ns=$1 root=$2; shift 2
+	# shellcheck disable=SC2016 # (the inner script's $1 and $@)
+	timeout 60 ip netns exec "$ns" unshare -m --propagation private sh -c '
+		r=$1; shift
+		mount -t overlay sandwall-rpm -o "lowerdir=$r/usr/sbin:/usr/sbin" /usr/sbin &&
+		mount -t overlay sandwall-rpm -o "lowerdir=$r/etc:/etc" /etc &&
+		mount -t tmpfs sandwall-rpm /run && mount -t tmpfs sandwall-rpm /var/lib &&
+		mount -t tmpfs sandwall-rpm /var/log || { echo "pkg_rpm_in: mounts failed" >&2; exit 125; }
+		exec "$@"' sh "$root" "$@"
+}
+
+pkg_rpm_preun_cleanup() {
+	[ -n "$PKG_RPM_NS" ] && ip netns del "$PKG_RPM_NS" 2>/dev/null
+	[ -n "$PKG_RPM_ROOT" ] && rm -rf "$PKG_RPM_ROOT"
+	PKG_RPM_NS=""; PKG_RPM_ROOT=""
+	return 0
+}
+
+# The rpm's %preun (issue 27): on erase ($1 = 0) the table goes, on upgrade
+# ($1 = 1) it stays, and without a table it still exits 0. The scriptlet runs
+# as rpm would run it (/bin/sh, $1), with the package's own /usr/sbin/sandwall
+# and /etc/sandwall/sandwall.conf, inside a namespace of ours.
+PKG_RPM_NS="" PKG_RPM_ROOT=""
+pkg_rpm_preun() {
+	local rpm=$1 d preun log rc
+	pkg_have unshare rpm2cpio || return 0
+	d=$(pkg_tmp); preun="$d/rpm-preun.sh"; log="$d/rpm-preun.log"
+	rpm -qp --queryformat '%{PREUN}' "$rpm" >"$preun" 2>"$log" && [ -s "$preun" ] ||
+		{ bad "rpm -qp --queryformat %{PREUN}: no %preun scriptlet"; show "$log"; return 1; }
+	ok "%preun extracted ($(wc -l <"$preun") lines, $(rpm -qp --queryformat '%{PREUNPROG}' "$rpm"))"
+	trap 'pkg_rpm_preun_cleanup; swt_cleanup' EXIT
+	PKG_RPM_ROOT=$(mktemp -d "$d/rpm-root.XXXXXX")
+	# rpm2archive (part of rpm) where cpio is not installed
+	if command -v cpio >/dev/null 2>&1; then
+		(cd "$PKG_RPM_ROOT" && rpm2cpio "$rpm" | cpio -idm --quiet) 2>"$log"
+	else
+		rpm2archive -n - <"$rpm" 2>"$log" | tar -xf - -C "$PKG_RPM_ROOT" 2>>"$log"
+	fi
+	if [ -x "$PKG_RPM_ROOT/usr/sbin/sandwall" ] && [ -f "$PKG_RPM_ROOT/etc/sandwall/sandwall.conf" ]; then
+		ok "extracted the rpm (usr/sbin/sandwall, etc/sandwall/sandwall.conf)"
+	else bad "could not extract the rpm"; show "$log"; pkg_rpm_preun_cleanup; trap swt_cleanup EXIT; return 1; fi
+	PKG_RPM_NS="${SWT_PREFIX}rpm"
+	_mk_ns "$PKG_RPM_NS" || bad "could not create namespace $PKG_RPM_NS"
+	pkg_rpm_in "$PKG_RPM_NS" "$PKG_RPM_ROOT" sh -c '/usr/sbin/sandwall --version && /usr/sbin/sandwall apply' >"$log" 2>&1
+	if table_exists sandwall "$PKG_RPM_NS"; then
+		ok "the rpm's /usr/sbin/sandwall applied its /etc/sandwall/sandwall.conf in $(_nsname "$PKG_RPM_NS") ($(head -n1 "$log"))"
+	else bad "apply with the rpm's binary and config in $(_nsname "$PKG_RPM_NS") failed"; show "$log"; fi
+
+	pkg_rpm_in "$PKG_RPM_NS" "$PKG_RPM_ROOT" sh -s 1 <"$preun" >"$log" 2>&1; rc=$?
+	[ $rc -eq 0 ] && ok "%preun 1 (upgrade) exits 0" || { bad "%preun 1 (upgrade) exited $rc"; show "$log"; }
+	table_exists sandwall "$PKG_RPM_NS" && ok "after %preun 1 (upgrade) the table is still there" ||
+		{ bad "%preun 1 (upgrade) removed the table"; show "$log"; }
+
+	pkg_rpm_in "$PKG_RPM_NS" "$PKG_RPM_ROOT" sh -s 0 <"$preun" >"$log" 2>&1; rc=$?
+	[ $rc -eq 0 ] && ok "%preun 0 (erase) exits 0" || { bad "%preun 0 (erase) exited $rc"; show "$log"; }
+	if table_exists sandwall "$PKG_RPM_NS" || nsx "$PKG_RPM_NS" nft list table netdev sandwall >/dev/null 2>&1; then
+		bad "a sandwall table is still there after %preun 0 (erase)"; show "$log"
+	else ok "after %preun 0 (erase) the table is gone"; fi
+	grep -q 'removed its tables' "$log" && ok "%preun 0 says the boundary is gone with the package" ||
+		{ bad "%preun 0 did not say it removed the table"; show "$log"; }
+
+	pkg_rpm_in "$PKG_RPM_NS" "$PKG_RPM_ROOT" sh -s 0 <"$preun" >"$log" 2>&1; rc=$?
+	[ $rc -eq 0 ] && ok "%preun 0 without a table exits 0" || { bad "%preun 0 without a table exited $rc"; show "$log"; }
+
+	pkg_rpm_preun_cleanup
+	trap swt_cleanup EXIT
 	return 0
 }
