@@ -60,8 +60,11 @@ struct sw_nflog {
  * another process has bound it. */
 int sw_nflog_open(struct sw_nflog *l, uint16_t group);
 /* The same with the first copy bytes of each packet (1..65535: the
- * network log's DNS replies want the whole datagram). */
-int sw_nflog_open_copy(struct sw_nflog *l, uint16_t group, uint32_t copy);
+ * network log's DNS replies want the whole datagram) and, when qthresh is
+ * not 0, the kernel's queue threshold (1: each packet sent at once; the
+ * default batches up to 100 packets or 1 s, and the network log needs
+ * an answer before the conntrack event of the flow it named). */
+int sw_nflog_open_copy(struct sw_nflog *l, uint16_t group, uint32_t copy, uint32_t qthresh);
 void sw_nflog_close(struct sw_nflog *l);
 int sw_nflog_fd(const struct sw_nflog *l);
 /* Drain without blocking; cb for each blocked attempt. */

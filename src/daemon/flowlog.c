@@ -157,7 +157,7 @@ static void names_open(struct sw_daemon *d)
 	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
 		seed = (uint64_t)sw_daemon_now_us();
 	sw_dnsnames_init(d->names, seed);
-	rc = sw_nflog_open_copy(&d->names_log, d->cfg.log_names_group, NAMES_COPY);
+	rc = sw_nflog_open_copy(&d->names_log, d->cfg.log_names_group, NAMES_COPY, 1);
 	if (!rc && sw_daemon_watch(d, sw_nflog_fd(&d->names_log), SLOT_NAMES) < 0)
 		rc = -errno;
 	if (rc) {

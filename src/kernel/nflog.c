@@ -202,11 +202,12 @@ static int config(struct sw_nflog *l, uint8_t family, uint16_t attr, const void 
 
 int sw_nflog_open(struct sw_nflog *l, uint16_t group)
 {
-	return sw_nflog_open_copy(l, group, NFLOG_COPY);
+	return sw_nflog_open_copy(l, group, NFLOG_COPY, 0);
 }
 
-int sw_nflog_open_copy(struct sw_nflog *l, uint16_t group, uint32_t copy)
+int sw_nflog_open_copy(struct sw_nflog *l, uint16_t group, uint32_t copy, uint32_t qthresh)
 {
+	uint32_t qt = htonl(qthresh);
 	struct nfulnl_msg_config_cmd cmd = { .command = NFULNL_CFG_CMD_BIND };
 	struct nfulnl_msg_config_mode mode = { .copy_range = htonl(copy),
 					       .copy_mode = NFULNL_COPY_PACKET };
@@ -227,7 +228,8 @@ int sw_nflog_open_copy(struct sw_nflog *l, uint16_t group, uint32_t copy)
 		goto fail;
 	}
 	if ((err = config(l, AF_UNSPEC, NFULA_CFG_CMD, &cmd, sizeof(cmd))) ||
-	    (err = config(l, AF_UNSPEC, NFULA_CFG_MODE, &mode, sizeof(mode))))
+	    (err = config(l, AF_UNSPEC, NFULA_CFG_MODE, &mode, sizeof(mode))) ||
+	    (qthresh && (err = config(l, AF_UNSPEC, NFULA_CFG_QTHRESH, &qt, sizeof(qt)))))
 		goto fail;
 	return 0;
 fail:
