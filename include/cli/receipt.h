@@ -101,6 +101,9 @@ int sw_receipt_flows_load(const struct sw_config *cfg, int64_t since, int64_t un
 void sw_receipt_flows_json(struct sw_jw *w, const struct sw_receipt_flows *f);
 /* The text section: the count, at most max flows, "and M more". */
 void sw_receipt_flows_text(const struct sw_receipt_flows *f, FILE *out, size_t max);
+/* A flow record's "name" (what the sandbox's DNS answer said dst was) as
+ * " (NAME)" for a terminal, printable ASCII only; "" when it has none. */
+void sw_receipt_flow_name(const struct sw_jv *v, char *out, size_t len);
 #define SW_RECEIPT_FLOWS_TEXT 20
 /* ---- the sandboxes (receipt_ident.c): identities.jsonl ------------------- */
 

@@ -186,6 +186,7 @@ struct sw_config {
 	bool log_blocked;
 	int log_facility;                        /* LOG_DAEMON, LOG_LOCAL0.. */
 	uint16_t log_group;                      /* NFLOG group, default 3210 */
+	uint16_t log_names_group;                /* NFLOG group of the DNS replies the network log reads, default 3211 */
 	bool log_flows;                          /* the network log (flows.jsonl), default yes */
 	unsigned log_max_flows;                  /* open flows kept, 1..1048576, default 4096 */
 	unsigned log_flow_interval;              /* seconds between conntrack dumps, 1..3600, 30 */

@@ -45,6 +45,7 @@ enum nx_field {
 	NX_IP6_HOPLIMIT,        /* ip6 hoplimit: + 7, 1 */
 	NX_ARP_SADDR_IP,        /* arp saddr ip: + 14, 4 */
 	NX_ICMPV6_TYPE,         /* icmpv6 type: transport header + 0, 1 */
+	NX_TH_SPORT,            /* th sport: + 0, 2 */
 	NX_TH_DPORT,            /* th dport: + 2, 2 */
 	NX_ND_TARGET,           /* @th,64,128: + 8, 16 (a neighbour advert's target) */
 	NX_TCP_FLAGS,           /* tcp flags: + 13, 1 */

@@ -19,6 +19,10 @@
 void sw_flowlog_setup(struct sw_daemon *d);
 /* The event socket is readable. */
 void sw_flowlog_read(struct sw_daemon *d);
+/* The names group is readable: each DNS reply into the names table. Also
+ * drained first by sw_flowlog_read and each dump, so that an answer is
+ * known before the flow it named is handled. */
+void sw_flowlog_names_read(struct sw_daemon *d);
 /* The timer: dump, update, sweep, flows-open.json. */
 void sw_flowlog_tick(struct sw_daemon *d);
 /* A dump now (the "flows" request: a run that ends wants its open flows

@@ -23,6 +23,7 @@
 #include "kernel/nflog.h"
 #include "kernel/ctevents.h"
 #include "host/flowtab.h"
+#include "host/dnsnames.h"
 #include "kernel/nl.h"
 #include "core/portbind.h"
 #include "host/resolver.h"
@@ -64,6 +65,9 @@ struct sw_daemon {
 	struct sw_nl ctdump;            /* conntrack dumps */
 	struct sw_flowtab flowtab;      /* the open flows the sandboxes opened */
 	struct sw_journal flowj;        /* flows.jsonl beside the journal */
+	struct sw_nflog names_log;      /* the DNS replies routed to the sandboxes ([log] names_group) */
+	struct sw_dnsnames *names;      /* what they answered (host/dnsnames.h) */
+	uint64_t names_learned, names_refused;
 	int flowfd;                     /* timerfd: the periodic dump */
 	bool flows_on;
 	bool flows_resync;              /* events were lost: dump at once */
@@ -158,6 +162,7 @@ enum sw_slot {
 	SLOT_CT,                /* conntrack events: the network log */
 	SLOT_CT_TIMER,          /* the network log's periodic dump */
 	SLOT_IDENT,             /* the identity worker is done (ident.h) */
+	SLOT_NAMES,             /* the network log's DNS replies (NFLOG) */
 };
 
 /* CLOCK_MONOTONIC in microseconds. */

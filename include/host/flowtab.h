@@ -21,6 +21,7 @@
 
 #define SW_FLOWS_MAX_DEFAULT 4096
 #define SW_FLOWS_MAX_LIMIT   (1u << 20)
+#define SW_FLOW_NAMELEN      128
 
 struct sw_flow {
 	struct sw_ct_flow ct;       /* the tuple, and the counters last seen */
@@ -28,6 +29,10 @@ struct sw_flow {
 	int64_t first, last;        /* unix seconds: first seen (NEW or a dump), last seen */
 	uint32_t gen;               /* the dump that last saw it */
 	bool used;
+	/* the name the sandbox's DNS answer gave for dst when the flow was
+	 * first seen (host/dnsnames.h; "" none); name_cut: it was longer */
+	bool name_cut;
+	char name[SW_FLOW_NAMELEN];
 };
 
 struct sw_flowtab {
@@ -50,6 +55,10 @@ struct sw_flow *sw_flowtab_find(struct sw_flowtab *t, const struct sw_ct_flow *f
  * untracked_now. */
 int sw_flowtab_seen(struct sw_flowtab *t, const struct sw_ct_flow *f, const char *iif,
 		    int64_t now);
+/* Label the kept flow f (its first sight) with name: kept whole up to
+ * SW_FLOW_NAMELEN - 1 bytes, else cut there and name_cut set. 0, or
+ * -ENOENT when f is not kept. */
+int sw_flowtab_name(struct sw_flowtab *t, const struct sw_ct_flow *f, const char *name);
 /* A DESTROY event: the kept flow's final state into *out (the event's
  * counters when it has them) and out of the table. 0, or -ENOENT when it
  * was not kept (dropped, or opened while events were lost). */

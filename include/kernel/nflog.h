@@ -31,6 +31,11 @@ struct sw_blocked {
 	 * socket. The cgroup is not carried by NFLOG. */
 	bool has_uid, has_gid;
 	uint32_t uid, gid;
+	/* the copied packet (NFULA_PAYLOAD, network header first): inside the
+	 * datagram, its length the attribute's own (checked against the
+	 * message); valid only during the callback. NULL, 0 when none. */
+	const uint8_t *payload;
+	size_t payload_len;
 };
 
 /* The packet came from a host socket ([guard] users, [guard] cgroups):
@@ -54,6 +59,12 @@ struct sw_nflog {
 /* Bind the group (copy the first 128 bytes of each packet). -EBUSY when
  * another process has bound it. */
 int sw_nflog_open(struct sw_nflog *l, uint16_t group);
+/* The same with the first copy bytes of each packet (1..65535: the
+ * network log's DNS replies want the whole datagram) and, when qthresh is
+ * not 0, the kernel's queue threshold (1: each packet sent at once; the
+ * default batches up to 100 packets or 1 s, and the network log needs
+ * an answer before the conntrack event of the flow it named). */
+int sw_nflog_open_copy(struct sw_nflog *l, uint16_t group, uint32_t copy, uint32_t qthresh);
 void sw_nflog_close(struct sw_nflog *l);
 int sw_nflog_fd(const struct sw_nflog *l);
 /* Drain without blocking; cb for each blocked attempt. */

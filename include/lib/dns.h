@@ -55,6 +55,21 @@ int sw_dns_query(uint8_t *buf, size_t len, uint16_t id, const char *name, uint16
 int sw_dns_parse(const uint8_t *msg, size_t len, uint16_t id, const char *name,
 		 uint16_t qtype, struct sw_dns_answer *ans);
 
+/* A reply read on its own (the network log's names): the id and the
+ * question come from the message itself, not from a query of ours. */
+struct sw_dns_reply {
+	uint16_t id;
+	char qname[SW_DNS_NAMELEN];     /* the question's name, lower case, never "" */
+	struct sw_dns_answer ans;       /* ans.qtype: A or AAAA */
+};
+
+/* Parse a reply to whatever question it carries (exactly one, class IN,
+ * type A or AAAA, a non-empty name), with sw_dns_parse's checks: every
+ * length bounded by len, pointers only backwards, CNAME chains within the
+ * answer section. Returns 0 (NOERROR or NXDOMAIN) or sw_dns_parse's
+ * errors; -EBADMSG also for a question of another type. */
+int sw_dns_parse_reply(const uint8_t *msg, size_t len, struct sw_dns_reply *r);
+
 /* Decode the (possibly compressed) name at *off into out (lower case,
  * dotted, no trailing dot; "" for the root); *off moves past it.
  * Returns 0 or -EBADMSG. Exposed for the tests. */

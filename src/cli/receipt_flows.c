@@ -183,6 +183,23 @@ static const char *bytes(const struct sw_jv *v, const char *key, char *buf, size
 	return buf;
 }
 
+void sw_receipt_flow_name(const struct sw_jv *v, char *out, size_t len)
+{
+	const char *s = NULL;
+	size_t o = 0;
+
+	if (len)
+		out[0] = '\0';
+	if (len < 8 || sw_jv_get_str(v, "name", &s) || !s || !*s)
+		return;
+	out[o++] = ' ';
+	out[o++] = '(';
+	for (; *s && o + 2 < len; s++)
+		out[o++] = *s > 0x20 && *s < 0x7f ? *s : '?';
+	out[o++] = ')';
+	out[o] = '\0';
+}
+
 void sw_receipt_flows_text(const struct sw_receipt_flows *f, FILE *out, size_t max)
 {
 	if (!f->have_log && !f->n) {
@@ -204,7 +221,7 @@ void sw_receipt_flows_text(const struct sw_receipt_flows *f, FILE *out, size_t m
 	for (size_t i = 0; i < f->n && i < max; i++) {
 		const struct sw_jv *v = &f->list[i];
 		const char *src = "?", *dst = "?", *proto = "?", *verdict = "?", *state = "?";
-		char ob[32], rb[32];
+		char ob[32], rb[32], name[136];
 		int64_t dport = 0;
 
 		sw_jv_get_str(v, "src", &src);
@@ -213,9 +230,10 @@ void sw_receipt_flows_text(const struct sw_receipt_flows *f, FILE *out, size_t m
 		sw_jv_get_str(v, "verdict", &verdict);
 		sw_jv_get_str(v, "state", &state);
 		sw_jv_get_i64(v, "dport", &dport);
-		fprintf(out, "  %s -> %s%s%s:%lld/%s  out %s, in %s  %s (%s)\n", src,
+		sw_receipt_flow_name(v, name, sizeof(name));
+		fprintf(out, "  %s -> %s%s%s:%lld/%s%s  out %s, in %s  %s (%s)\n", src,
 			strchr(dst, ':') ? "[" : "", dst, strchr(dst, ':') ? "]" : "", (long long)dport,
-			proto, bytes(v, "orig_bytes", ob, sizeof(ob)),
+			proto, name, bytes(v, "orig_bytes", ob, sizeof(ob)),
 			bytes(v, "reply_bytes", rb, sizeof(rb)), verdict, state);
 	}
 	if (f->n > max)

@@ -251,7 +251,7 @@ void sw_run_sbx_text(FILE *f, const struct sw_run_sbx_in *in, const struct sw_ru
 		}
 		for (size_t i = 0; in->flows && i < in->flows->n; i++) {
 			const struct sw_jv *fl = &in->flows->list[i];
-			char out_c[64], in_c[64];
+			char out_c[64], in_c[64], name[136];
 			int64_t port = 0;
 
 			if (!flow_in(in, fl) || !same(&s->v[k], fl) || total++ >= max)
@@ -260,8 +260,9 @@ void sw_run_sbx_text(FILE *f, const struct sw_run_sbx_in *in, const struct sw_ru
 			sw_jv_get_i64(fl, "dport", &port);
 			counts(fl, "orig", out_c, sizeof(out_c));
 			counts(fl, "reply", in_c, sizeof(in_c));
-			fprintf(f, "    ALLOWED  %s:%lld/%s, sent %s, received %s, %s .. %s (%s)\n",
-				str_of(fl, "dst"), (long long)port, str_of(fl, "proto"), out_c, in_c,
+			sw_receipt_flow_name(fl, name, sizeof(name));
+			fprintf(f, "    ALLOWED  %s:%lld/%s%s, sent %s, received %s, %s .. %s (%s)\n",
+				str_of(fl, "dst"), (long long)port, str_of(fl, "proto"), name, out_c, in_c,
 				str_of(fl, "first_time"), str_of(fl, "last_time"), str_of(fl, "state"));
 		}
 	}

@@ -70,6 +70,7 @@ void sw_config_defaults(struct sw_config *cfg)
 	cfg->log_blocked = true;
 	cfg->log_facility = LOG_DAEMON;
 	cfg->log_group = 3210;
+	cfg->log_names_group = 3211;
 	cfg->log_flows = true;
 	cfg->log_max_flows = 4096;
 	cfg->log_flow_interval = 30;

@@ -481,7 +481,10 @@ static int set_group(struct sw_cfg_ctx *c, const struct sw_cfg_key *k, char *v)
 
 	if (sw_cfg_uint(v, 0, 65535, &n) < 0)
 		return sw_cfg_fail(c, "bad NFLOG group '%s' for [%s] %s (use 0..65535)", v, k->section, k->name);
-	c->cfg->log_group = (uint16_t)n;
+	if (!strcmp(k->name, "names_group"))
+		c->cfg->log_names_group = (uint16_t)n;
+	else
+		c->cfg->log_group = (uint16_t)n;
 	return 1;
 }
 
@@ -727,6 +730,7 @@ const struct sw_cfg_key sw_cfg_keys[] = {
 	BOOL("log", "blocked", log_blocked),
 	{ "log", "facility", set_facility, 0, false, 0 },
 	{ "log", "group", set_group, 0, false, 0 },
+	{ "log", "names_group", set_group, 0, false, 0 },
 	BOOL("log", "flows", log_flows),
 	{ "log", "max_flows", set_flows_num, 0, false, 0 },
 	{ "log", "flow_interval", set_flows_num, 0, false, 0 },

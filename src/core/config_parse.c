@@ -413,6 +413,11 @@ static int check_whole(struct sw_cfg_ctx *c, sw_config_check_fn check)
 				   "would be guarded (use auto, or name the container interfaces, e.g. "
 				   "docker0 br-*)");
 	}
+	/* one group would hand the network log's DNS replies to the
+	 * blocked-attempt log */
+	if (cfg->log_flows && cfg->log_names_group == cfg->log_group)
+		return sw_cfg_fail(c, "[log] names_group = %u is [log] group: give the network "
+				   "log's DNS replies a group of their own", cfg->log_group);
 	if (check && check(cfg, &line, msg, sizeof(msg))) {
 		c->line = (int)line;
 		return sw_cfg_fail(c, "%s", msg);

@@ -147,6 +147,7 @@ static const struct {
 	[NX_IP6_HOPLIMIT] = { NFT_PAYLOAD_NETWORK_HEADER, 7, 1, "ip6 hoplimit" },
 	[NX_ARP_SADDR_IP] = { NFT_PAYLOAD_NETWORK_HEADER, 14, 4, "arp saddr ip" },
 	[NX_ICMPV6_TYPE] = { NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1, "icmpv6 type" },
+	[NX_TH_SPORT] = { NFT_PAYLOAD_TRANSPORT_HEADER, 0, 2, "th sport" },
 	[NX_TH_DPORT] = { NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, "th dport" },
 	[NX_ND_TARGET] = { NFT_PAYLOAD_TRANSPORT_HEADER, 8, 16, "@th,64,128" },
 	[NX_TCP_FLAGS] = { NFT_PAYLOAD_TRANSPORT_HEADER, 13, 1, "tcp flags" },

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include <sys/timerfd.h>
 
 #include "daemon/flowlog.h"
@@ -90,7 +91,80 @@ static void on_flow(const struct sw_ct_flow *f, void *data)
 	}
 	if (!sw_flowtab_find(&d->flowtab, f))
 		sw_flow_iif(&d->host, f->family, f->src, iif, sizeof(iif));
-	sw_flowtab_seen(&d->flowtab, f, iif, now);
+	/* first seen: the name the sandbox's own DNS answer gave dst */
+	if (sw_flowtab_seen(&d->flowtab, f, iif, now) == 1 && d->names) {
+		char name[SW_DNS_NAMELEN];
+
+		if (sw_dnsnames_get(d->names, f->family, f->src, f->dst, now, name) == 0)
+			sw_flowtab_name(&d->flowtab, f, name);
+	}
+}
+
+/* One NFLOG packet of the names group: a DNS reply toward a sandbox.
+ * Refused ones (malformed, truncated, a fragment) are counted, not said:
+ * the sandbox writes them. */
+static void on_name(const struct sw_blocked *b, void *data)
+{
+	struct sw_daemon *d = data;
+	int n;
+
+	if (strcmp(b->category, "dns") || !b->payload)
+		return;
+	n = sw_dnsnames_learn(d->names, b->payload, b->payload_len, (int64_t)time(NULL));
+	if (n < 0)
+		d->names_refused++;
+	else
+		d->names_learned += (uint64_t)n;
+}
+
+void sw_flowlog_names_read(struct sw_daemon *d)
+{
+	int rc;
+
+	if (!d->names_log.sock || !d->names)
+		return;
+	rc = sw_nflog_read(&d->names_log, on_name, d);
+	if (rc < 0)
+		sw_err("network log: DNS replies (NFLOG group %u): %s", d->names_log.group, strerror(-rc));
+}
+
+/* the whole datagram of a reply we read (SW_DNS_MSGMAX) behind its headers */
+#define NAMES_COPY (SW_DNS_MSGMAX + 64)
+
+static void names_close(struct sw_daemon *d)
+{
+	/* closing the socket takes it out of the epoll set */
+	if (d->names_log.sock)
+		sw_nflog_close(&d->names_log);
+	free(d->names);
+	d->names = NULL;
+}
+
+/* The names group ([log] names_group), with the network log: a failure
+ * only costs the flow records their names (said once). */
+static void names_open(struct sw_daemon *d)
+{
+	uint64_t seed = 0;
+	int rc;
+
+	if (d->names_log.sock && d->names_log.group == d->cfg.log_names_group)
+		return;
+	names_close(d);
+	if (!(d->names = malloc(sizeof(*d->names)))) {
+		sw_warn("network log: no memory for the DNS names; flows are logged without names");
+		return;
+	}
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
+		seed = (uint64_t)sw_daemon_now_us();
+	sw_dnsnames_init(d->names, seed);
+	rc = sw_nflog_open_copy(&d->names_log, d->cfg.log_names_group, NAMES_COPY, 1);
+	if (!rc && sw_daemon_watch(d, sw_nflog_fd(&d->names_log), SLOT_NAMES) < 0)
+		rc = -errno;
+	if (rc) {
+		sw_warn("network log: cannot read NFLOG group %u (flows are logged without names): %s",
+			d->cfg.log_names_group, strerror(-rc));
+		names_close(d);
+	}
 }
 
 static void on_gone(const struct sw_flow *f, void *data)
@@ -207,6 +281,7 @@ void sw_flowlog_read(struct sw_daemon *d)
 
 	if (!d->flows_on)
 		return;
+	sw_flowlog_names_read(d);       /* the answers before the flows they named */
 	rc = sw_ctev_read(&d->ctev, on_flow, d);
 	if (rc == -ENOBUFS) {
 		/* events lost: said, and a dump finds what is open now */
@@ -254,6 +329,7 @@ static void close_all(struct sw_daemon *d)
 	if (d->flowfd >= 0)
 		close(d->flowfd);       /* leaves the epoll set with it */
 	d->flowfd = -1;
+	names_close(d);
 	sw_flowtab_free(&d->flowtab);
 	sw_journal_close(&d->flowj);
 	d->flows_on = false;
@@ -335,6 +411,7 @@ void sw_flowlog_setup(struct sw_daemon *d)
 			if ((rc = sw_journal_open(&d->flowj, path)))
 				sw_warn("cannot open %s: %s (tried again at each line)", path, strerror(-rc));
 		}
+		names_open(d);          /* [log] names_group may have moved */
 		if (d->cfg.log_max_flows != d->flowtab.max)
 			sw_info("network log: [log] max_flows = %u takes effect at the next start "
 				"(%zu kept now)", d->cfg.log_max_flows, d->flowtab.max);
@@ -347,6 +424,7 @@ void sw_flowlog_setup(struct sw_daemon *d)
 		return;
 	}
 	d->flows_on = true;
+	names_open(d);
 	if (sw_ct_events_off(&evoff) == 0 && evoff)
 		sw_warn("network log: conntrack events are off (net.netfilter.nf_conntrack_events = 0): "
 			"flows are seen by the dumps only, every %u s", d->cfg.log_flow_interval);

@@ -148,6 +148,9 @@ static void dispatch(struct sw_daemon *d, uint32_t slot)
 	case SLOT_IDENT:
 		sw_ident_read(d);
 		break;
+	case SLOT_NAMES:
+		sw_flowlog_names_read(d);
+		break;
 	}
 }
 

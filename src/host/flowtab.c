@@ -88,6 +88,21 @@ static void take_counters(struct sw_flow *e, const struct sw_ct_flow *f)
 	e->ct.reply_bytes = f->reply_bytes;
 }
 
+int sw_flowtab_name(struct sw_flowtab *t, const struct sw_ct_flow *f, const char *name)
+{
+	struct sw_flow *e = sw_flowtab_find(t, f);
+	size_t n = strlen(name);
+
+	if (!e)
+		return -ENOENT;
+	e->name_cut = n >= sizeof(e->name);
+	if (e->name_cut)
+		n = sizeof(e->name) - 1;
+	memcpy(e->name, name, n);
+	e->name[n] = '\0';
+	return 0;
+}
+
 int sw_flowtab_seen(struct sw_flowtab *t, const struct sw_ct_flow *f, const char *iif,
 		    int64_t now)
 {
@@ -274,6 +289,11 @@ void sw_flow_json(struct sw_jw *w, const char *key, const struct sw_flow *f, con
 	sw_jw_u64(w, "sport", c->sport);
 	sw_jw_str(w, "iif", f->iif[0] ? f->iif : NULL);
 	sw_jw_str(w, "dst", dst);
+	if (f->name[0]) {
+		sw_jw_str(w, "name", f->name);
+		if (f->name_cut)
+			sw_jw_bool(w, "name_cut", true);
+	}
 	sw_jw_str(w, "proto", sw_ct_proto_name(c->proto, pn, sizeof(pn)));
 	sw_jw_u64(w, "dport", c->dport);
 	/* without conntrack accounting the kernel counts nothing: unknown, not 0 */

@@ -100,8 +100,12 @@ size_t sw_nflog_parse(const void *buf, size_t len, struct sw_blocked *out, size_
 				}
 				break;
 			case NFULA_PAYLOAD:
+				/* mnl_attr_for_each stops at an attribute that does not
+				 * fit the message: the length is within it */
 				payload = mnl_attr_get_payload(a);
 				plen = mnl_attr_get_payload_len(a);
+				if (plen > (size_t)mnl_attr_get_len(a) || plen > nlh->nlmsg_len)
+					payload = NULL, plen = 0;
 				break;
 			}
 		}
@@ -117,8 +121,11 @@ size_t sw_nflog_parse(const void *buf, size_t len, struct sw_blocked *out, size_
 				snprintf(b.sandbox, sizeof(b.sandbox), "%.*s", (int)(word - cat - 1),
 					 c + cat + 1);
 		}
-		if (payload)
+		if (payload) {
 			parse_payload(payload, plen, b.family, &b);
+			b.payload = payload;
+			b.payload_len = plen;
+		}
 		out[n++] = b;
 		if (n == max)
 			break;
@@ -195,11 +202,19 @@ static int config(struct sw_nflog *l, uint8_t family, uint16_t attr, const void 
 
 int sw_nflog_open(struct sw_nflog *l, uint16_t group)
 {
+	return sw_nflog_open_copy(l, group, NFLOG_COPY, 0);
+}
+
+int sw_nflog_open_copy(struct sw_nflog *l, uint16_t group, uint32_t copy, uint32_t qthresh)
+{
+	uint32_t qt = htonl(qthresh);
 	struct nfulnl_msg_config_cmd cmd = { .command = NFULNL_CFG_CMD_BIND };
-	struct nfulnl_msg_config_mode mode = { .copy_range = htonl(NFLOG_COPY),
+	struct nfulnl_msg_config_mode mode = { .copy_range = htonl(copy),
 					       .copy_mode = NFULNL_COPY_PACKET };
 	int err;
 
+	if (copy < 1 || copy > 65535)
+		return -EINVAL;
 	memset(l, 0, sizeof(*l));
 	l->group = group;
 	l->buf = malloc(NFLOG_BUF);
@@ -213,7 +228,8 @@ int sw_nflog_open(struct sw_nflog *l, uint16_t group)
 		goto fail;
 	}
 	if ((err = config(l, AF_UNSPEC, NFULA_CFG_CMD, &cmd, sizeof(cmd))) ||
-	    (err = config(l, AF_UNSPEC, NFULA_CFG_MODE, &mode, sizeof(mode))))
+	    (err = config(l, AF_UNSPEC, NFULA_CFG_MODE, &mode, sizeof(mode))) ||
+	    (qthresh && (err = config(l, AF_UNSPEC, NFULA_CFG_QTHRESH, &qt, sizeof(qt)))))
 		goto fail;
 	return 0;
 fail:

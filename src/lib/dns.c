@@ -271,3 +271,25 @@ int sw_dns_parse(const uint8_t *msg, size_t len, uint16_t id, const char *name,
 	}
 	return 0;
 }
+
+int sw_dns_parse_reply(const uint8_t *msg, size_t len, struct sw_dns_reply *r)
+{
+	size_t off = HDR;
+	uint16_t qtype;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (len < HDR || len > SW_DNS_MSGMAX || get16(msg + 4) != 1)
+		return -EBADMSG;
+	if ((rc = sw_dns_name_read(msg, len, &off, r->qname)))
+		return rc;
+	if (!r->qname[0] || off + 4 > len)
+		return -EBADMSG;
+	qtype = get16(msg + off);
+	if (qtype != SW_DNS_A && qtype != SW_DNS_AAAA)
+		return -EBADMSG;
+	r->id = get16(msg);
+	/* the question read, the rest is sw_dns_parse's: the same checks
+	 * against the question the reply itself names */
+	return sw_dns_parse(msg, len, r->id, r->qname, qtype, &r->ans);
+}

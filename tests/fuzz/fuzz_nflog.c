@@ -26,6 +26,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (strnlen(b[i].category, sizeof(b[i].category)) == sizeof(b[i].category))
 			__builtin_trap();
+		/* the copied packet lies inside the datagram */
+		if (b[i].payload && (b[i].payload < (const uint8_t *)buf ||
+				     b[i].payload + b[i].payload_len > (const uint8_t *)buf + size))
+			__builtin_trap();
 		sw_blocked_format(&b[i], line, sizeof(line));
 	}
 	free(buf);

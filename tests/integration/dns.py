@@ -80,6 +80,9 @@ def main():
     log = open(sys.argv[3], "a", buffering=1) if len(sys.argv) > 3 else None
     fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
     s = socket.socket(fam, socket.SOCK_DGRAM)
+    # beside a wildcard :53 (the topology's cloud srv.py): the more
+    # specific address gets the queries
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     s.bind((addr, 53))
     zone, mtime = {}, None
     while True:

@@ -13,6 +13,7 @@ register_test flowlog_02_blocked "a metadata attempt is in attempts.json, not in
 register_test flowlog_03_bound "max_flows = 2 and 5 parallel long-lived flows: dropped > 0, said in flows.jsonl, flows-open.json and the metrics"
 register_test flowlog_05_reload "a reload with [log] flows = no writes the open flows out and stops the log; flows = yes again starts it"
 register_test flowlog_06_no_events "net.netfilter.nf_conntrack_events = 0: the start line says flow_events=off, and the dumps still find the open flows"
+register_test flowlog_07_names "c1 resolves a name through a DNS server in the cloud (198.51.100.10) and fetches the answer 203.0.113.10: its flow record says name; c3's flow to the same address (not its answer) does not; flows = no: no names rule"
 register_test flowlog_04_lost "events lost while the daemon is held (ENOBUFS): a flows-lost line, the metric, and a dump finds the open flows again"
 
 FLG_N=300000
@@ -267,5 +268,78 @@ _flowlog_06() {
 		ok "without events, the dump (flow_interval = 1) found the open flow to $target"
 	else bad "the open flow to $target is not in flows-open.json"; fi
 	fl_stop
+	return 0
+}
+
+# flg_resolve NS NAME SERVER: one A query from NS (raw UDP, python), prints
+# the answer's addresses
+flg_resolve() {
+	nsx "$1" "$PY" -c '
+import socket, struct, sys
+name, server = sys.argv[1], sys.argv[2]
+q = struct.pack(">HHHHHH", 0x5a5a, 0x0100, 1, 0, 0, 0)
+q += b"".join(bytes([len(l)]) + l.encode() for l in name.split(".")) + b"\0" + struct.pack(">HH", 1, 1)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(2)
+s.sendto(q, (server, 53))
+r = s.recv(4096)
+an = struct.unpack(">H", r[6:8])[0]
+off = 12 + len(q) - 12
+for _ in range(an):
+    while r[off] and r[off] < 0xc0:
+        off += 1 + r[off]
+    off += 2 if r[off] >= 0xc0 else 1
+    t, _c, _ttl, l = struct.unpack(">HHIH", r[off:off + 10])
+    off += 10
+    if t == 1:
+        print(socket.inet_ntoa(r[off:off + 4]))
+    off += l' "$2" "$3"
+}
+
+flowlog_07_names() { d_run _flowlog_07; }
+_flowlog_07() {
+	local conf flows="$SWT_TMP/flows.jsonl" line got pid name=files.flowlog.test
+	flg_http || return 1
+	printf '{"%s": {"A": [["203.0.113.10", 60]]}}\n' "$name" >"$SWT_TMP/names-zone.json"
+	ip netns exec "$CL" "$PY" "$SWT_DIR/dns.py" 198.51.100.10 "$SWT_TMP/names-zone.json" \
+		"$SWT_TMP/names-dns.log" >>"$SWT_TMP/dns.err" 2>&1 &
+	pid=$!
+	SWT_PIDS+=("$pid"); SWT_TEST_PIDS+=("$pid")
+	conf=$(flg_conf flowlog_names)
+	d_start "$conf" || return 1
+	flg_short_timewait
+	if nsx "$H" nft list chain inet sandwall forward 2>/dev/null | grep -q 'sport 53 log prefix "sandwall:dns " group 3211'; then
+		ok "the forward chain logs the DNS replies to group 3211"
+	else bad "no names rule in the forward chain"; nsx "$H" nft list chain inet sandwall forward | show -; fi
+	got=""
+	for _ in $(seq 1 30); do
+		got=$(flg_resolve "$C1" "$name" 198.51.100.10 2>"$SWT_TMP/resolve.err") && [ -n "$got" ] && break
+		sleep 0.1
+	done
+	if [ "$got" = 203.0.113.10 ]; then ok "c1 resolved $name through 198.51.100.10: $got"
+	else bad "c1 could not resolve $name (got '${got}')"; show "$SWT_TMP/resolve.err" 5; show "$SWT_TMP/dns.err" 5; return 1; fi
+	nsx "$C1" curl -s --local-port 40701 -o /dev/null -m 5 "http://203.0.113.10:$FLG_PORT/blob"
+	nsx "$C3" curl -s --local-port 40702 -o /dev/null -m 5 "http://203.0.113.10:$FLG_PORT/blob"
+	local base="r.get('event') == 'flow' and r.get('state') == 'closed' and r.get('dst') == '203.0.113.10' and r.get('dport') == $FLG_PORT"
+	if line=$(flg_wait 20 "$flows" "$base and r.get('sport') == 40701"); then
+		if [ -n "$(flg_lines "$flows" "$base and r.get('sport') == 40701 and r.get('src') == '172.17.0.2' and r.get('name') == '$name'")" ]; then
+			ok "c1's flow says the name it resolved: ${line:0:300}"
+		else bad "c1's flow has no name $name: $line"; fi
+	else bad "no closed record of c1's flow to 203.0.113.10:$FLG_PORT"; show "$flows" 10; return 1; fi
+	if line=$(flg_wait 20 "$flows" "$base and r.get('sport') == 40702"); then
+		if [ -z "$(flg_lines "$flows" "$base and r.get('sport') == 40702 and 'name' in r")" ]; then
+			ok "c3's flow to the same address has no name (the answer was c1's): ${line:0:200}"
+		else bad "c3's flow took c1's name: $line"; fi
+	else bad "no closed record of c3's flow to 203.0.113.10:$FLG_PORT"; show "$flows" 10; fi
+	d_sw -c "$conf" receipt
+	if grep -q "203.0.113.10:$FLG_PORT/tcp ($name)" "$SW_OUT"; then ok "receipt text: $(grep -m1 "($name)" "$SW_OUT" | tr -s ' ')"
+	else bad "the receipt text does not name the flow"; grep -A8 '^flows' "$SW_OUT" | show -; fi
+	d_stop
+	# the network log off: no names rule
+	conf=$(flg_conf flowlog_names_off log.flows=no)
+	d_start "$conf" || return 1
+	if nsx "$H" nft list chain inet sandwall forward 2>/dev/null | grep -q 'sandwall:dns'; then
+		bad "flows = no: the names rule is still in the forward chain"
+	else ok "flows = no: no names rule in the forward chain"; fi
 	return 0
 }

@@ -101,6 +101,22 @@ static int setup(void **state)
 	return 0;
 }
 
+/* [log] names_group: its default, its range, never the blocked group */
+static void test_names_group(void **state)
+{
+	(void)state;
+	assert_int_equal(def.log_names_group, 3211);
+	assert_int_equal(parse("[log]\nnames_group = 77\n"), 0);
+	assert_int_equal(cfg.log_names_group, 77);
+	assert_int_equal(cfg.log_group, 3210);
+	assert_bad("[log]\nnames_group = 65536\n",
+		   "2: bad NFLOG group '65536' for [log] names_group (use 0..65535)");
+	assert_bad("[log]\nnames_group = 3210\n",
+		   "2: [log] names_group = 3210 is [log] group: give the network log's DNS replies a group of their own");
+	/* without the network log the group is not used */
+	assert_int_equal(parse("[log]\nflows = no\ngroup = 3211\n"), 0);
+}
+
 static void test_defaults(void **state)
 {
 	struct sw_config *d = &def;
@@ -881,6 +897,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_category_names),
+		cmocka_unit_test(test_names_group),
 		cmocka_unit_test(test_category_table),
 		cmocka_unit_test(test_shipped),
 		cmocka_unit_test(test_shipped_lists_every_key),

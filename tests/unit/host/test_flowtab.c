@@ -265,6 +265,41 @@ static void test_record(void **state)
 	sw_jw_free(&w);
 }
 
+/* A flow's name: set on the kept flow, written after dst only when known;
+ * a name longer than the record keeps is cut and says so. */
+static void test_name(void **state)
+{
+	struct sw_flowtab t;
+	struct sw_ct_flow c = flow(5, 40000, SW_CT_NEW), other = flow(6, 40001, SW_CT_NEW);
+	char longname[300];
+	struct sw_jw w;
+
+	(void)state;
+	assert_int_equal(sw_flowtab_init(&t, 8), 0);
+	assert_int_equal(sw_flowtab_seen(&t, &c, "docker0", 100), 1);
+	assert_int_equal(sw_flowtab_name(&t, &other, "x.test"), -ENOENT);
+	sw_jw_init(&w);
+	sw_flow_json(&w, NULL, sw_flowtab_find(&t, &c), "open", 100);
+	assert_null(strstr(sw_jw_text(&w), "\"name\""));
+	sw_jw_free(&w);
+	assert_int_equal(sw_flowtab_name(&t, &c, "files.pypi.test"), 0);
+	sw_jw_init(&w);
+	sw_flow_json(&w, NULL, sw_flowtab_find(&t, &c), "open", 100);
+	assert_non_null(strstr(sw_jw_text(&w), "\"dst\":\"203.0.113.10\",\"name\":\"files.pypi.test\",\"proto\""));
+	assert_null(strstr(sw_jw_text(&w), "name_cut"));
+	sw_jw_free(&w);
+	memset(longname, 'a', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	assert_int_equal(sw_flowtab_name(&t, &c, longname), 0);
+	assert_int_equal(strlen(sw_flowtab_find(&t, &c)->name), SW_FLOW_NAMELEN - 1);
+	assert_true(sw_flowtab_find(&t, &c)->name_cut);
+	sw_jw_init(&w);
+	sw_flow_json(&w, NULL, sw_flowtab_find(&t, &c), "open", 100);
+	assert_non_null(strstr(sw_jw_text(&w), "\"name_cut\":true"));
+	sw_jw_free(&w);
+	sw_flowtab_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_sweep),
 		cmocka_unit_test(test_churn),
 		cmocka_unit_test(test_iif),
+		cmocka_unit_test(test_name),
 		cmocka_unit_test(test_record),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -66,6 +66,32 @@ static void test_v4_tcp(void **state)
 	assert_string_equal(b[0].sandbox, "a_1");
 }
 
+/* The copied packet is handed out as it is, inside the datagram, with the
+ * attribute's length; a message cut inside the attribute has none. */
+static void test_payload(void **state)
+{
+	uint8_t buf[1024];
+	struct sw_blocked b[4];
+	size_t len;
+
+	(void)state;
+	len = put_packet(buf, NFPROTO_IPV4, "sandwall:dns ", 3, tcp4, sizeof(tcp4));
+	assert_int_equal(sw_nflog_parse(buf, len, b, 4), 1);
+	assert_string_equal(b[0].category, "dns");
+	assert_int_equal(b[0].payload_len, sizeof(tcp4));
+	assert_true(b[0].payload > buf && b[0].payload + b[0].payload_len <= buf + len);
+	assert_memory_equal(b[0].payload, tcp4, sizeof(tcp4));
+	/* the last attribute (the payload) announced longer than the message */
+	{
+		struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+
+		nlh->nlmsg_len -= 8;
+		assert_int_equal(sw_nflog_parse(buf, nlh->nlmsg_len, b, 4), 1);
+		assert_null(b[0].payload);
+		assert_int_equal(b[0].payload_len, 0);
+	}
+}
+
 static void test_v6_udp_and_foreign_prefix(void **state)
 {
 	uint8_t buf[2048], pkt[48] = { 0x60, 0, 0, 0, 0, 8, IPPROTO_UDP, 64 };
@@ -202,6 +228,7 @@ static void test_output_short_attrs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_payload),
 		cmocka_unit_test(test_v4_tcp),
 		cmocka_unit_test(test_v6_udp_and_foreign_prefix),
 		cmocka_unit_test(test_truncated_and_fragment),

@@ -376,6 +376,73 @@ static void test_parse_dnspy(void **state)
 	assert_memory_equal(a.a[0].addr, ((uint8_t[]){ 203, 0, 113, 10 }), 4);
 }
 
+/* ---- a reply read on its own (the network log's names) ------------------ */
+
+static void test_parse_reply(void **state)
+{
+	struct sw_dns_reply r;
+	struct msg m, good;
+
+	(void)state;
+	put_head(&good, 0x4242, OK_FLAGS, 2, "Files.PyPI.test", SW_DNS_A);
+	put_a(&good, 60, 203, 0, 113, 10);
+	put_a(&good, 9000, 203, 0, 113, 11);
+	assert_int_equal(sw_dns_parse_reply(good.b, good.n, &r), 0);
+	assert_int_equal(r.id, 0x4242);
+	assert_string_equal(r.qname, "files.pypi.test");
+	assert_int_equal(r.ans.qtype, SW_DNS_A);
+	assert_int_equal(r.ans.n, 2);
+	assert_int_equal(r.ans.a[0].ttl, 60);
+	assert_memory_equal(r.ans.a[1].addr, ((uint8_t[]){ 203, 0, 113, 11 }), 4);
+	/* every truncation refused */
+	for (size_t n = 0; n < good.n; n++)
+		assert_int_equal(sw_dns_parse_reply(good.b, n, &r), -EBADMSG);
+	/* a query (QR clear), two questions, no question */
+	m = good;
+	m.b[2] &= 0x7f;
+	assert_int_equal(sw_dns_parse_reply(m.b, m.n, &r), -EBADMSG);
+	m = good;
+	m.b[5] = 2;
+	assert_int_equal(sw_dns_parse_reply(m.b, m.n, &r), -EBADMSG);
+	m = good;
+	m.b[5] = 0;
+	assert_int_equal(sw_dns_parse_reply(m.b, m.n, &r), -EBADMSG);
+	/* TC: refused as truncated */
+	m = good;
+	m.b[2] |= 0x02;
+	assert_int_equal(sw_dns_parse_reply(m.b, m.n, &r), -EMSGSIZE);
+	/* a question of another type (MX), the root name */
+	put_head(&m, 1, OK_FLAGS, 0, "pypi.org", 15);
+	assert_int_equal(sw_dns_parse_reply(m.b, m.n, &r), -EBADMSG);
+	put_head(&m, 1, OK_FLAGS, 0, "", SW_DNS_A);
+	assert_int_equal(sw_dns_parse_reply(m.b, m.n, &r), -EBADMSG);
+	/* the question's name a pointer to itself (a loop), forward, into the header */
+	for (int k = 0; k < 3; k++) {
+		m.n = 0;
+		put16(&m, 1); put16(&m, OK_FLAGS); put16(&m, 1); put16(&m, 0);
+		put16(&m, 0); put16(&m, 0);
+		put_ptr(&m, (uint16_t)(k == 0 ? 12 : k == 1 ? 20 : 4));
+		put16(&m, SW_DNS_A); put16(&m, 1);
+		put32(&m, 0); put32(&m, 0);
+		assert_int_equal(sw_dns_parse_reply(m.b, m.n, &r), -EBADMSG);
+	}
+	/* an rdlength past the end, a 5-byte A record */
+	m = good;
+	m.b[m.n - 5] = 250;
+	assert_int_equal(sw_dns_parse_reply(m.b, m.n, &r), -EBADMSG);
+	m = good;
+	m.b[m.n - 5] = 5;
+	put8(&m, 1);
+	assert_int_equal(sw_dns_parse_reply(m.b, m.n, &r), -EBADMSG);
+	/* longer than any UDP answer we read */
+	assert_int_equal(sw_dns_parse_reply(good.b, SW_DNS_MSGMAX + 1, &r), -EBADMSG);
+	/* NXDOMAIN: parsed, no address */
+	put_head(&m, 3, OK_FLAGS | 3, 0, "gone.test", SW_DNS_AAAA);
+	assert_int_equal(sw_dns_parse_reply(m.b, m.n, &r), 0);
+	assert_int_equal(r.ans.n, 0);
+	assert_int_equal(r.ans.qtype, SW_DNS_AAAA);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_parse_malformed),
 		cmocka_unit_test(test_name_read_bounds),
 		cmocka_unit_test(test_parse_dnspy),
+		cmocka_unit_test(test_parse_reply),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
