@@ -74,6 +74,11 @@ int sw_verify_free_addr(const struct sw_host *h, const struct sw_link *br, int f
 /* Back to the host's namespace, or exit(2). */
 void sw_verify_go_home(int homefd);
 int sw_verify_new_ns(int homefd, int *nsfd);
+/* Wait (up to ms) until the probe's end ifname (in nsfd) and the host's
+ * end hname are both operationally up: 0, or -ETIMEDOUT (the probes then
+ * tell). Back home either way. */
+int sw_verify_links_ready(int nsfd, int homefd, const char *ifname, const char *hname,
+			  unsigned ms);
 int sw_verify_ns_setup(int nsfd, int homefd, const char *ifname, const struct sw_prefix *addr,
 		       const struct sw_prefix *gw, const struct sw_prefix *addr6,
 		       const struct sw_prefix *gw6);

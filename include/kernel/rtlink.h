@@ -22,6 +22,11 @@ int sw_rt_default_route(const char *name, const struct sw_prefix *gw);
 /* ip route add DST dev NAME scope link (0.0.0.0/0: an on-link default);
  * -EEXIST when the route is there */
 int sw_rt_route_add(const char *name, const struct sw_prefix *dst);
+/* NAME's operational state (IF_OPER_*, IFLA_OPERSTATE; -1 when the
+ * kernel did not say). A veth is IF_OPER_UP once the kernel's link watch
+ * has seen its carrier and given it its queue: before, what it sends is
+ * dropped. */
+int sw_rt_link_oper(const char *name, int *oper);
 /* ip neigh del ADDR dev IFINDEX (absent is fine) */
 int sw_rt_neigh_del(int ifindex, const struct sw_prefix *addr);
 /* Is ADDR in the neighbour table of IFINDEX (someone uses it)? */

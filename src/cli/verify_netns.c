@@ -171,6 +171,28 @@ int sw_verify_ns_setup(int nsfd, int homefd, const char *ifname, const struct sw
 	return rc;
 }
 
+int sw_verify_links_ready(int nsfd, int homefd, const char *ifname, const char *hname,
+			  unsigned ms)
+{
+	/* a fresh veth drops what it sends until the link watch has run
+	 * (it may wait up to a second): the first ARP of a probe that starts
+	 * at once is lost, and its retry comes after the probe's timeout */
+	for (unsigned waited = 0;; waited += 5) {
+		int in = -1, out = -1;
+
+		if (setns(nsfd, CLONE_NEWNET) < 0)
+			return -errno;
+		sw_rt_link_oper(ifname, &in);
+		sw_verify_go_home(homefd);
+		sw_rt_link_oper(hname, &out);
+		if (in == IF_OPER_UP && out == IF_OPER_UP)
+			return 0;
+		if (waited >= ms)
+			return -ETIMEDOUT;
+		usleep(5000);
+	}
+}
+
 /* The host's side of a routed link: up, proxy ARP on, a /32 route to
  * what sits behind it. */
 int sw_verify_routed_host_side(const char *hname, const struct sw_prefix *behind)

@@ -294,6 +294,8 @@ static int probe_bridge(const struct run_in *in, const struct sw_link *br,
 		rc = sw_rt_link_up(hname, br->ifindex);
 	if (!rc)
 		rc = sw_verify_ns_setup(nsfd, in->homefd, cname, &addr, &gw, v6 ? &addr6 : NULL, &gw6);
+	if (!rc && sw_verify_links_ready(nsfd, in->homefd, cname, hname, 2000))
+		sw_debug("verify: %s / %s not up after 2 s; probing anyway", hname, cname);
 	if (!rc)
 		probe_bind(in);
 	if (!rc) {
@@ -367,6 +369,8 @@ static int probe_routed(const struct run_in *in, enum site_kind kind, const stru
 	if ((rc = sw_verify_routed_host_side(hname, &addr)) ||
 	    (rc = sw_verify_ns_setup(nsfd, in->homefd, cname, &addr, NULL, NULL, NULL)))
 		goto out;
+	if (kind != SITE_TAP && sw_verify_links_ready(nsfd, in->homefd, cname, hname, 2000))
+		sw_debug("verify: %s / %s not up after 2 s; probing anyway", hname, cname);
 	snprintf(what, sizeof(what), "%s %s (a throwaway %s, as %s)",
 		 kind == SITE_TAP ? "tap" : "routed veth", hname, kind == SITE_TAP ? "tap" : "veth",
 		 stands_for->name);

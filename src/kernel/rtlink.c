@@ -194,6 +194,31 @@ int sw_rt_route_add(const char *name, const struct sw_prefix *dst)
 	return talk(nlh, NULL, NULL);
 }
 
+static int oper_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *a;
+	int *oper = data;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK || sw_nlmsg_payload_len(nlh) < sizeof(struct ifinfomsg))
+		return MNL_CB_OK;
+	mnl_attr_for_each(a, nlh, sizeof(struct ifinfomsg))
+		if (mnl_attr_get_type(a) == IFLA_OPERSTATE && mnl_attr_get_payload_len(a) == 1)
+			*oper = *(const uint8_t *)mnl_attr_get_payload(a);
+	return MNL_CB_OK;
+}
+
+int sw_rt_link_oper(const char *name, int *oper)
+{
+	char buf[512] = { 0 };
+	struct nlmsghdr *nlh = req(buf, RTM_GETLINK, 0);
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+
+	ifi->ifi_family = AF_UNSPEC;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	*oper = -1;
+	return talk(nlh, oper_cb, oper);
+}
+
 int sw_rt_neigh_del(int ifindex, const struct sw_prefix *addr)
 {
 	char buf[512] = { 0 };
