@@ -88,6 +88,28 @@ static int quarantine_sets(struct sw_model *m, const char *sbx)
 	return 0;
 }
 
+/* set sbx_<name>_<what>4 { type ipv4_addr; size SIZE; flags dynamic,timeout;
+ *   timeout T; } (and 6): the per-source token buckets of a budget
+ * ("budget") or a max_connections count ("conns"), filled by the packet
+ * path (bucket_rules) */
+static int bucket_sets(struct sw_model *m, const char *sbx, const char *what, uint32_t size,
+		       uint64_t timeout_ms)
+{
+	for (int v6 = 0; v6 < 2; v6++) {
+		char name[SW_NAME_MAX];
+		struct sw_set *bs;
+
+		snprintf(name, sizeof(name), "sbx_%s_%s%c", sbx, what, v6 ? '6' : '4');
+		bs = rs_new_set(m, name, v6 ? SW_TYPE_IP6ADDR : SW_TYPE_IPADDR, v6 ? 16 : 4,
+				NFT_SET_EVAL | NFT_SET_TIMEOUT, v6 ? "ipv6_addr" : "ipv4_addr");
+		if (!bs)
+			return -ENOSPC;
+		bs->size = size;
+		bs->timeout_ms = timeout_ms;
+	}
+	return 0;
+}
+
 /* Per sandbox: sbx_<name>_ifaces, sbx_<name>_src4/6 (when it names
  * them), sbx_<name>_allow4/6 (allowlist); and resolvers4/6 (udp and tcp 53
  * of the host's resolvers) for the policies' DNS rules. */
@@ -115,32 +137,13 @@ int rs_sandbox_sets(struct sw_model *m, struct work *w, const struct sw_config *
 			if ((err = rs_addr_sets(m, w, name, x->sources, x->n_sources)))
 				return err;
 		}
-		for (int v6 = 0; x->budget && v6 < 2; v6++) {
-			/* set sbx_<name>_budget4 { type ipv4_addr; size 65535 (budget_sources);
-			 *   flags dynamic,timeout; timeout <window>; } (and 6) */
-			struct sw_set *bs;
-
-			snprintf(name, sizeof(name), "sbx_%s_budget%c", x->name, v6 ? '6' : '4');
-			bs = rs_new_set(m, name, v6 ? SW_TYPE_IP6ADDR : SW_TYPE_IPADDR, v6 ? 16 : 4,
-				     NFT_SET_EVAL | NFT_SET_TIMEOUT, v6 ? "ipv6_addr" : "ipv4_addr");
-			if (!bs)
-				return -ENOSPC;
-			bs->size = x->budget_sources ? x->budget_sources : SW_BUDGET_SOURCES;
-			bs->timeout_ms = (uint64_t)x->budget_unit * 1000;
-		}
-		for (int v6 = 0; x->max_conns && v6 < 2; v6++) {
-			/* set sbx_<name>_conns4 { type ipv4_addr; size 65535;
-			 *   flags dynamic,timeout; timeout 7d; } (and 6) */
-			struct sw_set *cs;
-
-			snprintf(name, sizeof(name), "sbx_%s_conns%c", x->name, v6 ? '6' : '4');
-			cs = rs_new_set(m, name, v6 ? SW_TYPE_IP6ADDR : SW_TYPE_IPADDR, v6 ? 16 : 4,
-					NFT_SET_EVAL | NFT_SET_TIMEOUT, v6 ? "ipv6_addr" : "ipv4_addr");
-			if (!cs)
-				return -ENOSPC;
-			cs->size = SW_BUDGET_SOURCES;
-			cs->timeout_ms = (uint64_t)SW_CONNS_UNIT * 1000;
-		}
+		if (x->budget && (err = bucket_sets(m, x->name, "budget", x->budget_sources ?
+						    x->budget_sources : SW_BUDGET_SOURCES,
+						    (uint64_t)x->budget_unit * 1000)))
+			return err;
+		if (x->max_conns && (err = bucket_sets(m, x->name, "conns", SW_BUDGET_SOURCES,
+						       (uint64_t)SW_CONNS_UNIT * 1000)))
+			return err;
 		if (x->quarantine_on && (err = quarantine_sets(m, x->name)))
 			return err;
 		if (x->egress == SW_EGRESS_ALLOWLIST) {
@@ -195,94 +198,54 @@ int rs_sandbox_dispatch(struct sw_model *m, struct rb *b, const struct sw_config
 	return 0;
 }
 
-/* In chain sbx_<name>, first:
+/* A per-source token bucket: what = "budget" (budget = N/unit: rate N
+ * per unit, burst N) or "conns" (max_connections = N: rate 1 per week,
+ * burst N, i.e. a count of N, the next one over; a run's start empties
+ * its sets, sw_conns_reset, and a release takes the source's element out).
+ * In chain sbx_<name> (conns after the quarantine's drops, then budget):
  *   ct state new jump sbx_<name>_budget
  * chain sbx_<name>_budget:
  *   update @sbx_<name>_budget4 { ip saddr limit rate N/<unit> burst N packets } return
  *   update @sbx_<name>_budget6 { ip6 saddr limit rate N/<unit> burst N packets } return
- *   goto block_budget_<name>
+ *   goto block_budget_<name>        (block_connections_<name> for conns)
  * A token bucket per source address: N new connections at once, N more per
  * window; the element lives while the source keeps trying (update
  * refreshes its timeout) and goes after a quiet window. Only an update
  * that succeeded inside the budget returns: over budget, a full set or a
  * failed update all fall through to the drop (fail closed; the audit of
  * every dynamic set is in docs/ruleset.md). */
-static int budget_rules(struct sw_model *m, struct rb *b, const struct sw_sandbox *x)
+static int bucket_rules(struct sw_model *m, struct rb *b, const struct sw_sandbox *x,
+			const char *what, const char *block_what, uint64_t rate, uint64_t unit,
+			uint32_t burst)
 {
 	char chain[SW_NAME_MAX], sub[SW_NAME_MAX], block[SW_NAME_MAX], id[SW_NAME_MAX];
 
 	snprintf(chain, sizeof(chain), "sbx_%s", x->name);
-	snprintf(sub, sizeof(sub), "sbx_%s_budget", x->name);
-	snprintf(block, sizeof(block), "block_budget_%s", x->name);
-	snprintf(id, sizeof(id), "sbx-%s-budget", x->name);
+	snprintf(sub, sizeof(sub), "sbx_%s_%s", x->name, what);
+	snprintf(block, sizeof(block), "block_%s_%s", block_what, x->name);
+	snprintf(id, sizeof(id), "sbx-%s-%s", x->name, what);
 	RULE(m, b, chain, id, {
 		e_ct_new(b);
 		e_verdict(b, NFT_JUMP, sub);
 	});
-	/* chain sbx_<name>_budget { } */
+	/* chain sbx_<name>_<what> { } */
 	if (!sw_model_add_chain(m, sub))
 		return -ENOSPC;
 	for (int v6 = 0; v6 < 2; v6++) {
 		char set[SW_NAME_MAX];
 
-		snprintf(set, sizeof(set), "sbx_%s_budget%c", x->name, v6 ? '6' : '4');
-		snprintf(id, sizeof(id), "sbx-%s-budget%c", x->name, v6 ? '6' : '4');
-		/* update @set { ip saddr limit rate N/unit burst N packets }:
+		snprintf(set, sizeof(set), "sbx_%s_%s%c", x->name, what, v6 ? '6' : '4');
+		snprintf(id, sizeof(id), "sbx-%s-%s%c", x->name, what, v6 ? '6' : '4');
+		/* update @set { ip saddr limit rate RATE/UNIT burst BURST packets }:
 		 * the source took a token of its bucket (e_update_limit) */
 		RULE(m, b, sub, id, {
 			e_saddr(b, v6 ? AF_INET6 : AF_INET);
-			e_update_limit(b, set, x->budget, x->budget_unit, x->budget);
+			e_update_limit(b, set, rate, unit, burst);
 			e_verdict(b, NFT_RETURN, NULL);
 		});
 	}
-	/* goto block_budget_<name>: over budget, set full or update failed */
-	snprintf(id, sizeof(id), "sbx-%s-budget-drop", x->name);
-	RULE(m, b, sub, id, e_verdict(b, NFT_GOTO, block));
-	return 0;
-}
-
-/* In chain sbx_<name>, after its quarantine and before its budget:
- *   ct state new jump sbx_<name>_conns
- * chain sbx_<name>_conns:
- *   update @sbx_<name>_conns4 { ip saddr limit rate 1/week burst N packets } return
- *   update @sbx_<name>_conns6 { ip6 saddr limit rate 1/week burst N packets } return
- *   goto block_connections_<name>
- * max_connections = N: a bucket of N tokens per source that refills one a
- * week, i.e. N new connections, and the next one is over: its block chain
- * quarantines the source (SW_Q_CONNS). The element's timeout is a week,
- * refreshed by every new connection; a run's start empties the sets
- * (sw_conns_reset) and a release takes the source's element out. Only an
- * update inside the bucket returns: over it, a full set or a failed
- * update all fall through to the drop (fail closed). */
-static int conns_rules(struct sw_model *m, struct rb *b, const struct sw_sandbox *x)
-{
-	char chain[SW_NAME_MAX], sub[SW_NAME_MAX], block[SW_NAME_MAX], id[SW_NAME_MAX];
-
-	snprintf(chain, sizeof(chain), "sbx_%s", x->name);
-	snprintf(sub, sizeof(sub), "sbx_%s_conns", x->name);
-	snprintf(block, sizeof(block), "block_connections_%s", x->name);
-	snprintf(id, sizeof(id), "sbx-%s-conns", x->name);
-	RULE(m, b, chain, id, {
-		e_ct_new(b);
-		e_verdict(b, NFT_JUMP, sub);
-	});
-	/* chain sbx_<name>_conns { } */
-	if (!sw_model_add_chain(m, sub))
-		return -ENOSPC;
-	for (int v6 = 0; v6 < 2; v6++) {
-		char set[SW_NAME_MAX];
-
-		snprintf(set, sizeof(set), "sbx_%s_conns%c", x->name, v6 ? '6' : '4');
-		snprintf(id, sizeof(id), "sbx-%s-conns%c", x->name, v6 ? '6' : '4');
-		/* update @set { ip saddr limit rate 1/week burst N packets } */
-		RULE(m, b, sub, id, {
-			e_saddr(b, v6 ? AF_INET6 : AF_INET);
-			e_update_limit(b, set, 1, SW_CONNS_UNIT, x->max_conns);
-			e_verdict(b, NFT_RETURN, NULL);
-		});
-	}
-	/* goto block_connections_<name>: over N, set full or update failed */
-	snprintf(id, sizeof(id), "sbx-%s-conns-drop", x->name);
+	/* goto block_<block_what>_<name>: over, set full or update failed */
+	snprintf(id, sizeof(id), "sbx-%s-%s-drop", x->name, what);
 	RULE(m, b, sub, id, e_verdict(b, NFT_GOTO, block));
 	return 0;
 }
@@ -436,9 +399,11 @@ int rs_sandbox_chains(struct sw_model *m, struct rb *b, const struct sw_config *
 			return -ENOSPC;
 		if (x->quarantine_on && (err = quarantine_rules(m, b, cfg, x)))
 			return err;
-		if (x->max_conns && (err = conns_rules(m, b, x)))
+		if (x->max_conns && (err = bucket_rules(m, b, x, "conns", "connections", 1,
+							SW_CONNS_UNIT, x->max_conns)))
 			return err;
-		if (x->budget && (err = budget_rules(m, b, x)))
+		if (x->budget && (err = bucket_rules(m, b, x, "budget", "budget", x->budget,
+							 x->budget_unit, x->budget)))
 			return err;
 		if (x->dns == SW_DNS_NONE) {
 			snprintf(id, sizeof(id), "sbx-%s-nodns", x->name);

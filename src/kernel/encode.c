@@ -239,24 +239,6 @@ int sw_encode_elems(struct sw_batch *b, struct sw_nl *nl, const char *table,
 	return elems_op_msg(b, nl, table, s, v, n, 0, type);
 }
 
-int sw_encode_set_flush(struct sw_batch *b, struct sw_nl *nl, const char *table,
-			const struct sw_set *s)
-{
-	/* flush set inet <table> <set>: a DELSETELEM without an element list */
-	struct nftnl_set *ns = set_obj(table, s, 0);
-	struct nlmsghdr *nlh;
-
-	if (!ns)
-		return -ENOMEM;
-	nlh = msg(b, NFT_MSG_DELSETELEM, 0);
-	if (nlh) {
-		nftnl_set_elems_nlmsg_build_payload(nlh, ns);
-		add(b, nl, nlh, s->name, NULL);
-	}
-	nftnl_set_free(ns);
-	return nlh ? 0 : b->err;
-}
-
 int sw_encode_set_delta(struct sw_batch *b, struct sw_nl *nl, const char *table,
 			const struct sw_set *want, const struct sw_set *have)
 {
@@ -456,6 +438,12 @@ static int flush_set_msg(struct sw_batch *b, struct sw_nl *nl, const char *table
 	}
 	nftnl_set_free(ns);
 	return nlh ? 0 : b->err;
+}
+
+int sw_encode_set_flush(struct sw_batch *b, struct sw_nl *nl, const char *table,
+			const struct sw_set *s)
+{
+	return flush_set_msg(b, nl, table, s);
 }
 
 /* Does the kernel's chain hold exactly our rules, in order? */

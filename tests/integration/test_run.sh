@@ -250,6 +250,9 @@ max_connections = 3")
 	v_start "$V_CONF" || return 1
 	r_run start --label mc1 --receipt "$r1"
 	[ "$SW_RC" -eq 0 ] && ok "run start mc1" || { bad "run start mc1 -> exit $SW_RC"; show "$SW_ERR" 30; return 1; }
+	# c1 forges c3's address 5 times (new UDP flows): the port binding drops
+	# them before they could use up c3's count; c3 stays free below
+	for i in 1 2 3 4 5; do _pb_forged_to "$C1" 172.17.0.3 203.0.113.10 80; done
 	# in the run: 3 new connections, the 4th is over and cuts c1 off
 	for i in 1 2 3; do reach "$C1" http://203.0.113.10/; done
 	blocked "$C1" http://203.0.113.10/
