@@ -32,6 +32,15 @@ enum sw_run_exit {
 };
 
 #define SW_RUN_ID_LEN    40
+
+/* [sandbox] max_connections counts at a run's start */
+enum sw_run_counts {
+	SW_RUN_COUNTS_NONE,             /* no sandbox has max_connections */
+	SW_RUN_COUNTS_RESET,            /* sandwalld started every source's count again */
+	SW_RUN_COUNTS_SHARED,           /* another run was open: its counts go on (shared_with) */
+	SW_RUN_COUNTS_FAILED,           /* sandwalld did not: the command is not started */
+};
+const char *sw_run_counts_name(enum sw_run_counts c);
 #define SW_RUN_LABEL_MAX 64
 
 /* One run, as recorded in DIR/runs/ID.json and in its receipt. */
@@ -50,6 +59,8 @@ struct sw_run {
 	int signal;                     /* killed by, or 0 */
 	int pre, post;                  /* verify exits: 0 held, 1 not, 2 error, -1 not run */
 	bool daemon_start, daemon_stop;
+	enum sw_run_counts counts;      /* max_connections at the start */
+	char counts_with[SW_RUN_ID_LEN]; /* SHARED: the run that was open */
 	char mode[32];                  /* the daemon's ownership mode at the start */
 	char receipt[4096];             /* where the receipt goes */
 };
@@ -76,6 +87,9 @@ bool sw_run_label_ok(const char *s);
 int sw_run_save(const char *path, const struct sw_run *r);
 int sw_run_load(const char *path, struct sw_run *r);
 void sw_run_json(const struct sw_run *r, struct sw_jw *w);
+/* Whether the command may start: the preflight held, sandwalld answered
+ * and the max_connections counts are this run's. */
+bool sw_run_may_start(const struct sw_run *r);
 
 /* The verb (sandwall.c's verb table): the exit status above. */
 int sw_cli_run(struct sw_cli_run *x);

@@ -7,6 +7,8 @@
  *   - its preflight verify held (else the command was not started),
  *   - its postflight verify held,
  *   - sandwalld answered at the start and at the end of the run,
+ *   - the max_connections counts were started again at its start (or
+ *     shared with a run open then), when a sandbox has them,
  *   - the journal shows no gap over the run's window (table absent or
  *     changed, daemon not running, a link unguarded, a failed verify or
  *     repair, a hole in the record, a part of the window before the
@@ -27,6 +29,7 @@
 struct sw_run_facts {
 	int pre, post;                  /* verify's exit: 0 held, 1 not held, 2 error, -1 not run */
 	bool daemon_start, daemon_stop; /* sandwalld answered then */
+	bool counts_failed;             /* sandwalld did not start the max_connections counts again */
 	bool started;                   /* the command was started */
 	const struct sw_timeline *tl;   /* the window's gaps (NULL: the journal was not read) */
 	const char *const *broken;      /* assumptions that did not hold (text) */

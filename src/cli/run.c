@@ -151,6 +151,40 @@ int sw_run_parse(int argc, char **argv, struct sw_run_args *a, char *err, size_t
 
 /* ---- the state file ------------------------------------------------------- */
 
+static const char *const counts_names[] = {
+	[SW_RUN_COUNTS_NONE] = "none", [SW_RUN_COUNTS_RESET] = "reset",
+	[SW_RUN_COUNTS_SHARED] = "shared", [SW_RUN_COUNTS_FAILED] = "failed",
+};
+
+const char *sw_run_counts_name(enum sw_run_counts c)
+{
+	return (size_t)c < sizeof(counts_names) / sizeof(counts_names[0]) ? counts_names[c] : "?";
+}
+
+/* "counts" of a state file (none when absent: a run opened before it was
+ * recorded). 0 or -EINVAL. */
+static int counts_of(const struct sw_jv *v, enum sw_run_counts *c)
+{
+	const char *s;
+
+	*c = SW_RUN_COUNTS_NONE;
+	if (!sw_jv_get(v, "max_connections_counts"))
+		return 0;
+	if (sw_jv_get_str(v, "max_connections_counts", &s))
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(counts_names) / sizeof(counts_names[0]); i++)
+		if (!strcmp(s, counts_names[i])) {
+			*c = (enum sw_run_counts)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+bool sw_run_may_start(const struct sw_run *r)
+{
+	return r->pre == 0 && r->daemon_start && r->counts != SW_RUN_COUNTS_FAILED;
+}
+
 void sw_run_json(const struct sw_run *r, struct sw_jw *w)
 {
 	char t[32];
@@ -180,6 +214,9 @@ void sw_run_json(const struct sw_run *r, struct sw_jw *w)
 	sw_jw_i64(w, "postflight", r->post);
 	sw_jw_bool(w, "daemon_start", r->daemon_start);
 	sw_jw_bool(w, "daemon_stop", r->daemon_stop);
+	sw_jw_str(w, "max_connections_counts", sw_run_counts_name(r->counts));
+	if (r->counts == SW_RUN_COUNTS_SHARED)
+		sw_jw_str(w, "counts_shared_with", r->counts_with);
 	sw_jw_str(w, "mode", r->mode);
 	sw_jw_str(w, "receipt", r->receipt);
 }
@@ -244,6 +281,9 @@ int sw_run_load(const char *path, struct sw_run *r)
 	    !sw_jv_get_bool(&v, "timed_out", &r->timed_out) &&
 	    !sw_jv_get_bool(&v, "daemon_start", &r->daemon_start) &&
 	    !sw_jv_get_bool(&v, "daemon_stop", &r->daemon_stop) &&
+	    !counts_of(&v, &r->counts) &&
+	    (r->counts != SW_RUN_COUNTS_SHARED ||
+	     !get_str(&v, "counts_shared_with", r->counts_with, sizeof(r->counts_with))) &&
 	    sw_run_label_ok(r->label) && n[0] > 0 && n[1] >= 0 && n[2] >= 0 && n[2] <= UINT32_MAX &&
 	    n[3] >= 0 && n[3] <= INT32_MAX && n[7] >= -1 && n[7] <= 2 && n[8] >= -1 && n[8] <= 2 &&
 	    n[5] >= -1 && n[5] <= 255 && n[6] >= 0 && n[6] < 128) {

@@ -255,7 +255,7 @@ static int close_run(struct sw_cli_run *x, const char *dir, const char *path, st
 	char mode[32];
 	int rc;
 
-	r->post = r->pre == 0 && (r->started || !r->wrapped) ? flight(x, dir, r, "post") : -1;
+	r->post = sw_run_may_start(r) && (r->started || !r->wrapped) ? flight(x, dir, r, "post") : -1;
 	r->daemon_stop = daemon_answers(x->o, mode, sizeof(mode));
 	r->stop_us = now_us();
 	journal_run(x->cfg, r, SW_JE_RUN_STOP);
@@ -284,7 +284,7 @@ static int close_run(struct sw_cli_run *x, const char *dir, const char *path, st
 	else
 		fprintf(stderr, "the command exited %d%s", r->status, r->timed_out ? " (timed out)" : "");
 	fprintf(stderr, "; receipt %s\n", r->receipt);
-	if (r->pre != 0)
+	if (!sw_run_may_start(r))
 		return SW_RUN_EXIT_PREFLIGHT;
 	if (!contained)
 		return SW_RUN_EXIT_BREACH;
@@ -321,20 +321,21 @@ static bool other_run_open(const char *dir, const char *self, char *other, size_
 /* [sandbox] max_connections counts per run: at its start (the preflight's
  * probes counted too) every source's count starts again, unless another
  * run is open (its sources keep their counts: overlapping runs share them,
- * sandwall(8) RUNS). 0, or -1 when sandwalld did not do it (said). */
-static int reset_conns(struct sw_cli_run *x, const char *dir, const struct sw_run *r)
+ * sandwall(8) RUNS). What became of them (FAILED said). */
+static enum sw_run_counts reset_conns(struct sw_cli_run *x, const char *dir, struct sw_run *r)
 {
-	char reply[SW_CONTROL_REPMAX], other[SW_RUN_ID_LEN + 8];
+	char reply[SW_CONTROL_REPMAX], other[SW_RUN_ID_LEN];
 	bool any = false;
 
 	for (size_t i = 0; i < x->cfg->n_sandboxes; i++)
 		any |= x->cfg->sandboxes[i].max_conns != 0;
 	if (!any)
-		return 0;
+		return SW_RUN_COUNTS_NONE;
 	if (other_run_open(dir, r->id, other, sizeof(other))) {
 		fprintf(stderr, "sandwall run %s: run %s is open: max_connections counts go on from "
 			"its start\n", r->id, other);
-		return 0;
+		snprintf(r->counts_with, sizeof(r->counts_with), "%s", other);
+		return SW_RUN_COUNTS_SHARED;
 	}
 	if (sw_control_call(x->o->control, "reset-connections", reply, sizeof(reply)) ||
 	    strncmp(reply, "ok\n", 3)) {
@@ -343,9 +344,9 @@ static int reset_conns(struct sw_cli_run *x, const char *dir, const struct sw_ru
 		sw_cli_reply_get(reply, "message", msg, sizeof(msg));
 		sw_err("run %s: sandwalld did not start the max_connections counts again (%s): the "
 		       "run is not started", r->id, msg);
-		return -1;
+		return SW_RUN_COUNTS_FAILED;
 	}
-	return 0;
+	return SW_RUN_COUNTS_RESET;
 }
 
 /* Open a run: its state, run-start, the preflight (and whether a daemon
@@ -374,10 +375,8 @@ static int open_run(struct sw_cli_run *x, const struct sw_run_args *a, const cha
 		sw_err("run %s: sandwalld does not answer on %s: nothing would repair the table "
 		       "during the run", r->id, x->o->control);
 	r->pre = flight(x, dir, r, "pre");
-	if (r->pre == 0 && !r->daemon_start)
-		r->pre = 1;
-	if (r->pre == 0 && reset_conns(x, dir, r))
-		r->pre = 1;
+	if (r->pre == 0 && r->daemon_start)
+		r->counts = reset_conns(x, dir, r);
 	return sw_run_save(path, r);
 }
 
@@ -451,8 +450,10 @@ int sw_cli_run(struct sw_cli_run *x)
 		sw_err("cannot write the run's state %s", path);
 		return SW_RUN_EXIT_ERROR;
 	}
-	if (r.pre != 0) {
-		sw_err("run %s: the preflight did not hold: %s", r.id,
+	if (!sw_run_may_start(&r)) {
+		sw_err("run %s: %s: %s", r.id, r.pre != 0 ? "the preflight did not hold" :
+		       !r.daemon_start ? "no sandwalld watches the table" :
+		       "the max_connections counts are not the run's own",
 		       r.wrapped ? "the command is not started" : "the run is closed");
 		return close_run(x, dir, path, &r);
 	}

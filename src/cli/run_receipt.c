@@ -31,6 +31,7 @@
 #define TEXT_MAX_ATTEMPTS 50    /* attempts listed in the text (all of them in the JSON) */
 #define MAX_BROKEN        8
 #define RUN_PROBES        34    /* this run's two verify records and 32 others' */
+#define RUN_PROBE_LAG     5     /* s: another verify's record this long before the run counts */
 
 struct runrec {
 	const struct sw_run *run;
@@ -176,7 +177,11 @@ static bool overlapped(const char *text, size_t len, const char *table, const st
 
 /* The probe addresses of every other verify record written while the run
  * was open (overlapping runs' preflights and postflights, a `sandwall
- * verify`): their probes are no sandbox of this run. */
+ * verify`) or in the RUN_PROBE_LAG seconds before it began (the previous
+ * run's postflight: sandwalld stamps what it reads from NFLOG after the
+ * record is written, and a run's window is in whole seconds, so that
+ * postflight's last attacks can carry this run's first second): their
+ * probes are no sandbox of this run. */
 static void other_probes(const struct sw_config *cfg, const char *dir, struct runrec *rr)
 {
 	const char *slash = strrchr(cfg->journal_path, '/');
@@ -209,8 +214,9 @@ static void other_probes(const struct sw_config *cfg, const char *dir, struct ru
 					continue;
 				snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 			}
-			/* written after the run began */
-			if (!stat(path, &st) && (int64_t)st.st_mtime >= rr->run->start_us / 1000000 &&
+			/* written after the run began, or just before */
+			if (!stat(path, &st) &&
+			    (int64_t)st.st_mtime + RUN_PROBE_LAG >= rr->run->start_us / 1000000 &&
 			    (text = sw_receipt_slurp(path, &len))) {
 				sw_attempts_probes_read(text, len, &rr->probes[rr->n_probes++]);
 				free(text);
@@ -277,6 +283,7 @@ static int gather(struct sw_cli_run *x, struct runrec *rr, const char *dir)
 		return -ENOMEM;
 	sw_run_verdict(&(struct sw_run_facts){ .pre = r->pre, .post = r->post,
 		       .daemon_start = r->daemon_start, .daemon_stop = r->daemon_stop,
+		       .counts_failed = r->counts == SW_RUN_COUNTS_FAILED,
 		       .started = r->started || !r->wrapped, .tl = rr->have_tl ? &rr->tl : NULL,
 		       .broken = rr->brokenp, .n_broken = rr->n_broken,
 		       .record_error = rr->att_error ? rr->att_error :
@@ -542,6 +549,14 @@ static void receipt_text(const struct runrec *rr, FILE *f)
 	text_flight(f, "postflight verify", r->post);
 	fprintf(f, "%-18sanswered %s, %s\n", "sandwalld", r->daemon_start ? "at the start" :
 		"NOT at the start", r->daemon_stop ? "at the end" : "NOT at the end");
+	if (r->counts == SW_RUN_COUNTS_RESET)
+		fprintf(f, "%-18scounts started again at the run's start\n", "max_connections");
+	else if (r->counts == SW_RUN_COUNTS_SHARED)
+		fprintf(f, "%-18scounts shared with run %s (open when this one began)\n",
+			"max_connections", r->counts_with);
+	else if (r->counts == SW_RUN_COUNTS_FAILED)
+		fprintf(f, "%-18scounts NOT started again (sandwalld refused): the command was not "
+			"started\n", "max_connections");
 	if (!rr->have_tl)
 		fprintf(f, "%-18sUNREADABLE\n", "journal");
 	else

@@ -65,6 +65,9 @@ void sw_run_verdict(const struct sw_run_facts *f, struct sw_run_verdict *v)
 		reason(v, "postflight verify %s (exit %d)", verify_said(f->post), f->post);
 	if (!f->daemon_start)
 		reason(v, "sandwalld did not answer at the start of the run: nothing watched the table");
+	if (f->counts_failed)
+		reason(v, "sandwalld did not start the max_connections counts again at the start of "
+		       "the run: the counts were not the run's own");
 	if (!f->daemon_stop)
 		reason(v, "sandwalld did not answer at the end of the run");
 	if (!f->tl) {

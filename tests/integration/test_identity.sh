@@ -423,7 +423,12 @@ identity_06_run() {
 	assert names == ["agent-b"], names
 	EOF2
 	then ok "overlapping runs ra and rb: each receipt holds only its own container (agent-a, agent-b)"
-	else bad "overlapping runs: ra $(id_py "$ra" <<<'import json,sys; print([(s.get("identity") or {}).get("name") for s in json.load(open(sys.argv[1]))["sandboxes"]])') rb $(id_py "$rb" <<<'import json,sys; print([(s.get("identity") or {}).get("name") for s in json.load(open(sys.argv[1]))["sandboxes"]])')"; show "$DK_DIR/rb.err" 10; fi
+	else
+		bad "overlapping runs: ra $(id_py "$ra" <<<'import json,sys; print([(s["src"], s["iif"], (s.get("identity") or {}).get("name"), len(s["attempts"]), len(s["flows"])) for s in json.load(open(sys.argv[1]))["sandboxes"]])') rb $(id_py "$rb" <<<'import json,sys; print([(s["src"], s["iif"], (s.get("identity") or {}).get("name"), len(s["attempts"]), len(s["flows"])) for s in json.load(open(sys.argv[1]))["sandboxes"]])')"
+		id_py "$ra" <<<'import json,sys; [print(json.dumps(s)) for s in json.load(open(sys.argv[1]))["sandboxes"] if not (s.get("identity") or {}).get("name")]' | show - 20
+		show "$DK_DIR/rb.err" 10
+		mkdir -p /tmp/id06-dbg && cp -r "$DK_DIR"/runs "$DK_DIR"/*.json* /tmp/id06-dbg/ 2>/dev/null
+	fi
 	dk_end
 }
 

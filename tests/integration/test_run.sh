@@ -293,7 +293,48 @@ max_connections = 3")
 	blocked "$C1" http://203.0.113.10/
 	r_run stop mc2
 	reach "$C1" http://203.0.113.10/
+	[ "$(v_py "$r2" "d['run']['max_connections_counts']")" = "reset" ] && grep -q '^max_connections  *counts started again' "$r2.txt" &&
+		ok "receipt mc2: the counts were started again" || bad "receipt mc2: counts $(v_py "$r2" "d['run'].get('max_connections_counts')")"
+	_run_06_refused
 	return 0
+}
+
+# sandwalld refuses to start the counts again (a stand-in control socket
+# that answers everything but reset-connections as sandwalld would; the
+# real one stopped, a fresh table whose counts verify's probes do not use
+# up): the preflight held, yet the command is not started, and the receipt
+# says why
+_run_06_refused() {
+	local r3="$V_DIR/mc3.json" fake="$V_DIR/refuse.ctl" fpid i
+	v_stop TERM
+	nsx "$H" nft delete table inet sandwall
+	V_CONF=$(v_sbx_conf maxconns3 "[sandbox agents]
+interfaces = docker0
+max_connections = 1000")
+	apply_ok "$V_CONF" >/dev/null || return 1
+	nsx "$H" "$PY" - "$fake" <<-'EOF' &
+	import socket, sys
+	s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+	s.bind(sys.argv[1])
+	s.listen(8)
+	while True:
+	    c, _ = s.accept()
+	    verb = c.recv(4096).split(b"\n")[0]
+	    c.send(b"error\nmessage=refused by the test\n" if verb == b"reset-connections" else b"ok\nmode=owner+persist\n")
+	    c.close()
+	EOF
+	fpid=$!
+	for i in $(seq 1 50); do [ -S "$fake" ] && break; sleep 0.05; done
+	sw --control "$fake" --timeout "$V_TIMEOUT" -c "$V_CONF" run --label mc3 --receipt "$r3" -- touch "$V_DIR/mc3-started"
+	kill "$fpid" 2>/dev/null; wait "$fpid" 2>/dev/null
+	[ "$SW_RC" -eq 1 ] && [ ! -e "$V_DIR/mc3-started" ] && ok "counts refused: run -> exit 1, CMD not started" ||
+		{ bad "counts refused: run -> exit $SW_RC, started: $([ -e "$V_DIR/mc3-started" ] && echo yes || echo no)"; show "$SW_ERR" 20; }
+	[ "$(v_py "$r3" "[d['preflight']['result'], d['run']['max_connections_counts'], d['verdict']]")" = '["held", "failed", "not contained"]' ] &&
+		v_py "$r3" "d['reasons']" | grep -q 'did not start the max_connections counts again' &&
+		ok "receipt mc3: preflight held, counts failed, not contained, the reason named" ||
+		bad "receipt mc3: $(v_py "$r3" "[d['preflight'].get('result'), d['run'].get('max_connections_counts'), d['reasons']]")"; show "$SW_ERR" 80
+	grep -q '^max_connections  *counts NOT started again' "$r3.txt" && ok "receipt mc3 text: $(grep -m1 '^max_connections' "$r3.txt")" ||
+		{ bad "receipt mc3 text has no max_connections line"; show "$r3.txt" 30; }
 }
 
 # _pb_forged_to NS SRC DST DPORT: one UDP datagram from the forged SRC, as a

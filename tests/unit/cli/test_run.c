@@ -101,6 +101,30 @@ static void test_duration_label(void **state)
 	assert_false(sw_run_label_ok("0123456789012345678901234567890123456789012345678901234567890123456789"));
 }
 
+/* The command starts only when the preflight held, sandwalld answered and
+ * the max_connections counts are the run's */
+static void test_may_start(void **state)
+{
+	struct sw_run r = { .pre = 0, .daemon_start = true, .counts = SW_RUN_COUNTS_RESET };
+
+	(void)state;
+	assert_true(sw_run_may_start(&r));
+	r.counts = SW_RUN_COUNTS_SHARED;
+	assert_true(sw_run_may_start(&r));
+	r.counts = SW_RUN_COUNTS_NONE;
+	assert_true(sw_run_may_start(&r));
+	r.counts = SW_RUN_COUNTS_FAILED;
+	assert_false(sw_run_may_start(&r));
+	r.counts = SW_RUN_COUNTS_RESET;
+	r.daemon_start = false;
+	assert_false(sw_run_may_start(&r));
+	r.daemon_start = true;
+	r.pre = 1;
+	assert_false(sw_run_may_start(&r));
+	r.pre = 2;
+	assert_false(sw_run_may_start(&r));
+}
+
 static void test_state_file(void **state)
 {
 	char dir[] = "/tmp/sw-run-test.XXXXXX", path[128];
@@ -142,6 +166,27 @@ static void test_state_file(void **state)
 	r.status = 300;
 	assert_int_equal(sw_run_save(path, &r), 0);
 	assert_int_equal(sw_run_load(path, &back), -EINVAL);
+	r.status = 7;
+	/* the max_connections counts: kept, with the run they are shared with */
+	r.counts = SW_RUN_COUNTS_SHARED;
+	snprintf(r.counts_with, sizeof(r.counts_with), "20261203T114400Z-00000001");
+	assert_int_equal(sw_run_save(path, &r), 0);
+	assert_int_equal(sw_run_load(path, &back), 0);
+	assert_int_equal(back.counts, SW_RUN_COUNTS_SHARED);
+	assert_string_equal(back.counts_with, r.counts_with);
+	r.counts = SW_RUN_COUNTS_FAILED;
+	assert_int_equal(sw_run_save(path, &r), 0);
+	assert_int_equal(sw_run_load(path, &back), 0);
+	assert_int_equal(back.counts, SW_RUN_COUNTS_FAILED);
+	assert_string_equal(sw_run_counts_name(back.counts), "failed");
+	assert_non_null(f = fopen(path, "w"));
+	fputs("{\"record\":\"sandwall-run\",\"id\":\"x\",\"label\":\"ok\",\"command\":\"\","
+	      "\"mode\":\"\",\"receipt\":\"\",\"start_us\":1,\"stop_us\":0,\"uid\":0,\"pid\":1,"
+	      "\"timeout_ms\":0,\"status\":-1,\"signal\":0,\"preflight\":0,\"postflight\":-1,"
+	      "\"wrapped\":true,\"started\":false,\"timed_out\":false,\"daemon_start\":true,"
+	      "\"daemon_stop\":false,\"max_connections_counts\":\"resett\"}", f);
+	fclose(f);
+	assert_int_equal(sw_run_load(path, &back), -EINVAL);  /* an unknown state */
 	unlink(path);
 	assert_int_equal(sw_run_load(path, &back), -ENOENT);
 	rmdir(dir);
@@ -153,6 +198,7 @@ int main(void)
 		cmocka_unit_test(test_forms),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_duration_label),
+		cmocka_unit_test(test_may_start),
 		cmocka_unit_test(test_state_file),
 	};
 

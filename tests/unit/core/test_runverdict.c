@@ -61,6 +61,10 @@ static void test_each_fact(void **state)
 	sw_run_verdict(&f, &v);
 	assert_false(v.contained);
 	has("did not answer at the start");
+	f = good(); f.counts_failed = true;
+	sw_run_verdict(&f, &v);
+	assert_false(v.contained);
+	has("did not start the max_connections counts again");
 	f = good(); f.daemon_stop = false;
 	sw_run_verdict(&f, &v);
 	assert_false(v.contained);
