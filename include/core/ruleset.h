@@ -31,8 +31,6 @@
 #define SW_SET_UIDS       "guard_uids"
 #define SW_SET_CG         "guard_cg"      /* guard_cg<level>, one per level used */
 #define SW_TAG_PREFIX     "sandwall:"
-/* the log prefix of the network log's DNS replies ([log] names_group) */
-#define SW_NAMES_PREFIX   "sandwall:dns "
 
 /* Build the desired model. Returns 0 or -errno with err filled. */
 int sw_ruleset_build(const struct sw_config *cfg, const struct sw_host *host,

@@ -18,6 +18,7 @@
 #include "cli/receipt.h"
 #include "cli/run.h"
 #include "cli/run_sbx.h"
+#include "core/logkind.h"
 #include "core/runverdict.h"
 #include "core/timeline.h"
 #include "host/attempts.h"
@@ -351,6 +352,7 @@ static void q_text(const struct sw_jv *q, void *arg)
 	const char *when = "?", *sbx = "?", *src = "?", *iif = "", *dst = "?", *on = "";
 	char why[64];
 	int64_t port = 0;
+	int k;
 
 	sw_jv_get_str(q, "time", &when);
 	sw_jv_get_str(q, "on", &on);
@@ -362,9 +364,10 @@ static void q_text(const struct sw_jv *q, void *arg)
 	if (q_by_verify(t->rr, q))
 		return;
 	/* why: its max_connections was exceeded, or an attempt in one of
-	 * its quarantine_on categories (the journal's "on") */
-	if (!strcmp(on, "connections"))
-		snprintf(why, sizeof(why), "max_connections exceeded");
+	 * its quarantine_on categories (the journal's "on": a log kind's
+	 * word, core/logkind.h) */
+	if ((k = sw_logkind_of(on, NULL)) >= 0 && sw_logkinds[k].why)
+		snprintf(why, sizeof(why), "%s", sw_logkinds[k].why);
 	else
 		snprintf(why, sizeof(why), "quarantine_on%s%.32s", on[0] ? " = " : "", on);
 	fprintf(t->f, "  %s QUARANTINED at %s ([sandbox %s] %s), after an attempt to "

@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 
 #include "core/gate.h"
+#include "core/logkind.h"
 #include "core/rs_internal.h"
 #include "core/ruleset.h"
 
@@ -36,10 +37,13 @@ static int addr_rules(struct sw_model *m, struct rb *b, const char *chain, const
 	return 0;
 }
 
-/* chain block_<cat>: its counter, [limit + log with prefix
- * "sandwall:<logname> "], drop. cat names the chain and the counter. */
+/* chain block_<cat>: its counter, [limit + log with the prefix of kind
+ * lk for name (core/logkind.h: "sandwall:<category> ",
+ * "sandwall:egress:<sandbox> ", ...)], drop. cat names the chain and the
+ * counter. */
 static int block_chain(struct sw_model *m, struct rb *b, const struct sw_config *cfg,
-		       const char *cat, const char *logname, uint32_t trip_bit, int own)
+		       const char *cat, enum sw_logkind lk, const char *name, uint32_t trip_bit,
+		       int own)
 {
 	char chain[SW_NAME_MAX], id[SW_NAME_MAX], prefix[64];
 	struct sw_chain *ch;
@@ -58,7 +62,8 @@ static int block_chain(struct sw_model *m, struct rb *b, const struct sw_config 
 		return err;
 	if (cfg->log_blocked) {
 		/* limit rate 10/second burst 20 packets log prefix "sandwall:<cat> " group G */
-		snprintf(prefix, sizeof(prefix), SW_TAG_PREFIX "%s ", logname);
+		if ((err = sw_logkind_prefix(lk, name, prefix, sizeof(prefix))))
+			return err;
 		snprintf(id, sizeof(id), "%s-log", cat);
 		RULE(m, b, chain, id, {
 			e_limit(b, 10, 1, 20);
@@ -188,7 +193,11 @@ static int forward_rules(struct sw_model *m, struct rb *b, const struct sw_confi
 	 * the name each answer address came from. log is not a verdict: the
 	 * packet goes on to the policy (accept) as without the rule, and a
 	 * forged reply can only mislabel its own sandbox's flow records */
-	if (cfg->log_flows)
+	if (cfg->log_flows) {
+		char prefix[32];
+
+		if ((err = sw_logkind_prefix(SW_LK_DNS, NULL, prefix, sizeof(prefix))))
+			return err;
 		RULE(m, b, SW_CHAIN_FORWARD, "dns-names", {
 			uint16_t port = htons(53);
 
@@ -197,8 +206,9 @@ static int forward_rules(struct sw_model *m, struct rb *b, const struct sw_confi
 			e_cmp_u8(b, NFT_REG_1, IPPROTO_UDP, "udp");
 			e_payload(b, NX_TH_SPORT, NFT_REG_1);
 			e_cmp(b, NFT_REG_1, NFT_CMP_EQ, &port, sizeof(port), "53");
-			e_log(b, SW_NAMES_PREFIX, cfg->log_names_group);
+			e_log(b, prefix, cfg->log_names_group);
 		});
+	}
 	/* the routed categories (sandboxes):
 	 *   ip daddr @sandboxes4 fib daddr . iif oif missing iifname . oifname != @between goto block_sandboxes
 	 * a destination in another guarded interface's subnets, routed out
@@ -583,7 +593,7 @@ int rs_build_rules(struct sw_model *m, const struct sw_config *cfg)
 		/* counter <cat> { } */
 		if ((err = sw_model_add_counter(m, target)))
 			return err;
-		if ((err = block_chain(m, b, cfg, target, target, 1u << cat, -1)))
+		if ((err = block_chain(m, b, cfg, target, SW_LK_CATEGORY, target, 1u << cat, -1)))
 			return err;
 	}
 	if ((err = rs_sandbox_chains(m, b, cfg)))
@@ -591,40 +601,36 @@ int rs_build_rules(struct sw_model *m, const struct sw_config *cfg)
 	/* per sandbox: counter egress_<name>; chain block_egress_<name>, logged
 	 * with the prefix "sandwall:egress:<name> " */
 	for (size_t i = 0; i < cfg->n_sandboxes; i++) {
-		char log[SW_NAME_MAX];
+		const char *name = cfg->sandboxes[i].name;
 
-		snprintf(target, sizeof(target), "egress_%s", cfg->sandboxes[i].name);
-		snprintf(log, sizeof(log), "egress:%s", cfg->sandboxes[i].name);
+		snprintf(target, sizeof(target), "egress_%s", name);
 		if ((err = sw_model_add_counter(m, target)) ||
-		    (err = block_chain(m, b, cfg, target, log, SW_Q_EGRESS, (int)i)))
+		    (err = block_chain(m, b, cfg, target, SW_LK_EGRESS, name, SW_Q_EGRESS, (int)i)))
 			return err;
 		if (cfg->sandboxes[i].quarantine_on) {
 			/* counter quarantine_<name>; chain block_quarantine_<name>,
 			 * logged as "sandwall:quarantine:<name> " */
-			snprintf(target, sizeof(target), "quarantine_%s", cfg->sandboxes[i].name);
-			snprintf(log, sizeof(log), "quarantine:%s", cfg->sandboxes[i].name);
+			snprintf(target, sizeof(target), "quarantine_%s", name);
 			if ((err = sw_model_add_counter(m, target)) ||
-			    (err = block_chain(m, b, cfg, target, log, 0, -1)))
+			    (err = block_chain(m, b, cfg, target, SW_LK_QUARANTINE, name, 0, -1)))
 				return err;
 		}
 		if (cfg->sandboxes[i].max_conns) {
 			/* counter connections_<name>; chain block_connections_<name>,
 			 * logged as "sandwall:connections:<name> ", always tripping
 			 * its quarantine */
-			snprintf(target, sizeof(target), "connections_%s", cfg->sandboxes[i].name);
-			snprintf(log, sizeof(log), "connections:%s", cfg->sandboxes[i].name);
+			snprintf(target, sizeof(target), "connections_%s", name);
 			if ((err = sw_model_add_counter(m, target)) ||
-			    (err = block_chain(m, b, cfg, target, log, SW_Q_CONNS, (int)i)))
+			    (err = block_chain(m, b, cfg, target, SW_LK_CONNS, name, SW_Q_CONNS, (int)i)))
 				return err;
 		}
 		if (!cfg->sandboxes[i].budget)
 			continue;
 		/* counter budget_<name>; chain block_budget_<name>, logged as
 		 * "sandwall:budget:<name> " */
-		snprintf(target, sizeof(target), "budget_%s", cfg->sandboxes[i].name);
-		snprintf(log, sizeof(log), "budget:%s", cfg->sandboxes[i].name);
+		snprintf(target, sizeof(target), "budget_%s", name);
 		if ((err = sw_model_add_counter(m, target)) ||
-		    (err = block_chain(m, b, cfg, target, log, SW_Q_BUDGET, (int)i)))
+		    (err = block_chain(m, b, cfg, target, SW_LK_BUDGET, name, SW_Q_BUDGET, (int)i)))
 			return err;
 	}
 	return 0;

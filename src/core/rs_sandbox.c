@@ -12,6 +12,7 @@
 #include <linux/netfilter/nf_tables.h>
 #include <netinet/in.h>
 
+#include "core/logkind.h"
 #include "core/rs_internal.h"
 #include "core/ruleset.h"
 
@@ -277,6 +278,7 @@ static int quarantine_rules(struct sw_model *m, struct rb *b, const struct sw_co
 	static const char *const q[3] = { "q4", "q6", "qif" };
 	char chain[SW_NAME_MAX], trip[SW_NAME_MAX], block[SW_NAME_MAX], set[SW_NAME_MAX];
 	char id[SW_NAME_MAX], prefix[64];
+	int err;
 
 	snprintf(chain, sizeof(chain), "sbx_%s", x->name);
 	snprintf(trip, sizeof(trip), "sbx_%s_trip", x->name);
@@ -300,7 +302,8 @@ static int quarantine_rules(struct sw_model *m, struct rb *b, const struct sw_co
 		}
 	}
 	if (cfg->log_blocked) {
-		snprintf(prefix, sizeof(prefix), SW_TAG_PREFIX "tripped:%s ", x->name);
+		if ((err = sw_logkind_prefix(SW_LK_TRIPPED, x->name, prefix, sizeof(prefix))))
+			return err;
 		snprintf(id, sizeof(id), "sbx-%s-trip-log", x->name);
 		RULE(m, b, trip, id, {
 			e_limit(b, 10, 1, 20);

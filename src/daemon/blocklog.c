@@ -8,6 +8,7 @@
 #include <sys/epoll.h>
 
 #include "core/host.h"
+#include "core/logkind.h"
 #include "daemon/blocklog.h"
 #include "daemon/ident.h"
 #include "daemon/report.h"
@@ -19,6 +20,7 @@ void sw_blocklog_one(const struct sw_blocked *b, void *data)
 	uint8_t key[SW_LIMITER_KEY] = { 0 };
 	char what[160], sup[32] = "", sbx[48] = "", from[48], who[300] = "";
 	const struct sw_link *l = sw_host_link(&d->host, (int)b->iif);
+	int kind = sw_logkind_of(b->category, NULL);
 	static struct sw_identity id;
 	bool known;
 	long n;
@@ -26,7 +28,7 @@ void sw_blocklog_one(const struct sw_blocked *b, void *data)
 	/* a quarantine tripped (chain sbx_NAME_trip): its own event, once
 	 * the block chain that jumped there has logged the packet too (its
 	 * category says why: metadata, egress, budget, connections) */
-	if (!strcmp(b->category, "tripped")) {
+	if (kind == SW_LK_TRIPPED) {
 		sw_blocklog_pending(d);
 		d->q_pending = *b;
 		snprintf(d->q_pending_iif, sizeof(d->q_pending_iif), "%s", l ? l->name : "");
@@ -73,14 +75,11 @@ void sw_blocklog_one(const struct sw_blocked *b, void *data)
 		snprintf(from, sizeof(from), "path=output");
 	else
 		snprintf(from, sizeof(from), "iif=%s", l ? l->name : "?");
-	/* a sandbox's budget, its max_connections: their own events;
-	 * everything else: blocked */
-	if (!strcmp(b->category, "budget"))
-		sw_alert(&d->alert_blocked, LOG_WARNING, "event=budget%s %s %s%s%s", sbx, what, from,
-			 who, sup);
-	else if (!strcmp(b->category, "connections"))
-		sw_alert(&d->alert_blocked, LOG_WARNING, "event=max-connections%s %s %s%s%s", sbx, what,
-			 from, who, sup);
+	/* a sandbox's budget, its max_connections: their own events
+	 * (core/logkind.c); everything else: blocked */
+	if (kind >= 0 && sw_logkinds[kind].event)
+		sw_alert(&d->alert_blocked, LOG_WARNING, "event=%s%s %s %s%s%s", sw_logkinds[kind].event,
+			 sbx, what, from, who, sup);
 	else
 		sw_alert(&d->alert_blocked, LOG_WARNING, "event=blocked category=%s%s %s %s%s%s",
 			 b->category, sbx, what, from, who, sup);

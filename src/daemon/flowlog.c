@@ -10,6 +10,7 @@
 #include <sys/random.h>
 #include <sys/timerfd.h>
 
+#include "core/logkind.h"
 #include "daemon/flowlog.h"
 #include "daemon/report.h"
 #include "kernel/conntrack.h"
@@ -108,7 +109,7 @@ static void on_name(const struct sw_blocked *b, void *data)
 	struct sw_daemon *d = data;
 	int n;
 
-	if (strcmp(b->category, "dns") || !b->payload)
+	if (sw_logkind_of(b->category, NULL) != SW_LK_DNS || !b->payload)
 		return;
 	n = sw_dnsnames_learn(d->names, b->payload, b->payload_len, (int64_t)time(NULL));
 	if (n < 0)

@@ -21,12 +21,6 @@
 #include "sync/quarantine.h"
 #include "sync/reconcile.h"
 
-bool sw_request_mutates(const char *verb)
-{
-	return !strcmp(verb, "reload") || !strcmp(verb, "remove") || !strcmp(verb, "release") ||
-	       !strcmp(verb, "reset-connections");
-}
-
 /* The reserve descriptor, taken again when it was given up. */
 static void spare_take(struct sw_daemon *d)
 {
@@ -154,7 +148,8 @@ void sw_request_status(const struct sw_daemon *d, pid_t pid, time_t now, char *r
 
 /* remove: the tables taken away, the daemon paused until reload or
  * restart */
-static int request_remove(struct sw_daemon *d, char *rep, size_t len)
+static int request_remove(struct sw_daemon *d, const struct sw_control_req *req, char *rep,
+			  size_t len)
 {
 	char err[SW_ERRLEN];
 	bool absent;
@@ -176,14 +171,15 @@ static int request_remove(struct sw_daemon *d, char *rep, size_t len)
 }
 
 /* release: a quarantined source or link out of every quarantine set */
-static int request_release(struct sw_daemon *d, const char *target, char *rep, size_t len)
+static int request_release(struct sw_daemon *d, const struct sw_control_req *req, char *rep,
+			   size_t len)
 {
 	char err[SW_ERRLEN] = "";
 	struct sw_release r;
 	size_t n = 0;
 	int rc;
 
-	rc = sw_release_parse(target, &r, err, sizeof(err));
+	rc = sw_release_parse(req->target, &r, err, sizeof(err));
 	if (!rc)
 		rc = sw_quarantine_release(&d->nl, &d->cfg, NULL, &r, &n, err, sizeof(err));
 	if (!rc)
@@ -198,7 +194,8 @@ static int request_release(struct sw_daemon *d, const char *target, char *rep, s
 
 /* reset-connections: a run starts; every source's max_connections count
  * starts again */
-static int request_reset_conns(struct sw_daemon *d, char *rep, size_t len)
+static int request_reset_conns(struct sw_daemon *d, const struct sw_control_req *req, char *rep,
+			       size_t len)
 {
 	char err[SW_ERRLEN] = "";
 	size_t n = 0;
@@ -216,32 +213,74 @@ static int request_reset_conns(struct sw_daemon *d, char *rep, size_t len)
 	return rc;
 }
 
-int sw_request_run(struct sw_daemon *d, const struct sw_control_req *req, char *rep, size_t len)
+static int request_reload(struct sw_daemon *d, const struct sw_control_req *req, char *rep,
+			  size_t len)
 {
 	char msg[SW_ERRLEN];
-	int rc = 0;
+	int rc = sw_reload(d, req->accept_loss, msg, sizeof(msg));
 
-	if (!strcmp(req->verb, "reload")) {
-		rc = sw_reload(d, req->accept_loss, msg, sizeof(msg));
-		snprintf(rep, len, "%s\nmessage=%s\n", rc ? "error" : "ok", msg);
-	} else if (!strcmp(req->verb, "remove")) {
-		rc = request_remove(d, rep, len);
-	} else if (!strcmp(req->verb, "flows")) {
-		/* the open flows written out now (flows-open.json) */
-		bool on = sw_flowlog_dump_now(d);
-
-		snprintf(rep, len, "ok\nmessage=%s\n", on ? "open flows written" :
-			 "the network log is off ([log] flows = no)");
-	} else if (!strcmp(req->verb, "release")) {
-		rc = request_release(d, req->target, rep, len);
-	} else if (!strcmp(req->verb, "reset-connections")) {
-		rc = request_reset_conns(d, rep, len);
-	} else if (!strcmp(req->verb, "status")) {
-		sw_request_status(d, getpid(), time(NULL), rep, len);
-	} else {
-		snprintf(rep, len, "error\nmessage=unknown request '%.32s'\n", req->verb);
-	}
+	snprintf(rep, len, "%s\nmessage=%s\n", rc ? "error" : "ok", msg);
 	return rc;
+}
+
+/* flows: the open flows written out now (flows-open.json) */
+static int request_flows(struct sw_daemon *d, const struct sw_control_req *req, char *rep,
+			 size_t len)
+{
+	bool on = sw_flowlog_dump_now(d);
+
+	snprintf(rep, len, "ok\nmessage=%s\n", on ? "open flows written" :
+		 "the network log is off ([log] flows = no)");
+	return 0;
+}
+
+static int request_status(struct sw_daemon *d, const struct sw_control_req *req, char *rep,
+			  size_t len)
+{
+	sw_request_status(d, getpid(), time(NULL), rep, len);
+	return 0;
+}
+
+/* The requests sandwalld serves (sandwalld(8) CONTROL SOCKET): a verb,
+ * whether it changes something (those are "accepted" when they start and
+ * answered when done), what it does. */
+static const struct request_verb {
+	const char *verb;
+	bool mutates;
+	int (*run)(struct sw_daemon *d, const struct sw_control_req *req, char *rep, size_t len);
+} verbs[] = {
+	{ "status", false, request_status },
+	{ "flows", false, request_flows },
+	{ "reload", true, request_reload },
+	{ "remove", true, request_remove },
+	{ "release", true, request_release },
+	{ "reset-connections", true, request_reset_conns },
+};
+
+static const struct request_verb *verb_of(const char *verb)
+{
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (!strcmp(verbs[i].verb, verb))
+			return &verbs[i];
+	return NULL;
+}
+
+bool sw_request_mutates(const char *verb)
+{
+	const struct request_verb *v = verb_of(verb);
+
+	return v && v->mutates;
+}
+
+int sw_request_run(struct sw_daemon *d, const struct sw_control_req *req, char *rep, size_t len)
+{
+	const struct request_verb *v = verb_of(req->verb);
+
+	if (!v) {
+		snprintf(rep, len, "error\nmessage=unknown request '%.32s'\n", req->verb);
+		return 0;
+	}
+	return v->run(d, req, rep, len);
 }
 
 void sw_request_serve(struct sw_daemon *d, int cfd, const struct sw_control_req *r)

@@ -393,8 +393,12 @@ static void test_request_verbs(void **state)
 	(void)state;
 	assert_true(sw_request_mutates("reload"));
 	assert_true(sw_request_mutates("remove"));
+	assert_true(sw_request_mutates("release"));
+	assert_true(sw_request_mutates("reset-connections"));
 	assert_false(sw_request_mutates("status"));
+	assert_false(sw_request_mutates("flows"));
 	assert_false(sw_request_mutates("reloadx"));
+	assert_false(sw_request_mutates(""));
 	d.mode = "watch";
 	d.config_path = "test.conf";
 	assert_int_equal(sw_request_run(&d, &req, rep, sizeof(rep)), 0);
