@@ -195,6 +195,15 @@ MUTANTS = [
         "integration": ["run_05_quarantine"],
     },
     {
+        "name": "conns-uncounted",
+        "what": "max_connections counts nothing (the jump to sbx_NAME_conns left out): a source opens as many connections as it likes and is never quarantined for it",
+        "edits": [("src/core/rs_sandbox.c",
+                   "if (x->max_conns && (err = bucket_rules(",
+                   "if (0 && x->max_conns && (err = bucket_rules(")],
+        "unit": ["test_sandbox"],
+        "integration": ["run_06_max_conns"],
+    },
+    {
         "name": "quarantine-whole-bridge",
         "what": "the trip chain cuts off the link of a bridged source (iifkind == bridge), not its address: every neighbour goes with it",
         "edits": [("src/core/rs_sandbox.c",
