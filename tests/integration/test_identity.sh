@@ -42,6 +42,8 @@ register_test identity_03_fallback   "no runtime API: the veth's peer namespace,
 register_test identity_04_podman     "real rootful Podman (as runtimes_05 runs it) and its API service: a --rm container's attempt names it (runtime podman)"
 register_test identity_05_microvm    "a tap held by a process (a micro-VM's monitor): identities.jsonl names it (runtime microvm, pid, comm) and its guest's blocked attempt carries it"
 register_test identity_06_run       "sandwall run --label t1 -- docker run --rm --name agent-7: the signed run receipt names agent-7 and its image, its internet flow allowed with bytes, its metadata attempt blocked, contained; ssh-keygen accepts it and refuses one changed byte; two overlapping runs each hold only their own container"
+register_test identity_07_run_podman "sandwall run -- podman run --rm --name agent-p2 (rootful, as identity_04): without the table it reaches metadata; the signed run receipt names agent-p2 (runtime podman, its image, attribution label), its internet flow allowed with bytes, its metadata attempt blocked, contained; ssh-keygen accepts it"
+register_test identity_08_run_microvm "sandwall run -- CMD starting a micro-VM (identity_05's tap holder): the run receipt lists the guest's address with the micro-VM identity (runtime microvm, tap, pid, comm) and its blocked metadata attempt, contained"
 register_test identity_99_cleanup    "after the suite: the engine stopped, nothing left (docker_99_cleanup's checks)"
 
 ID_WAIT=${ID_WAIT:-6}      # seconds the records may take to name a container
@@ -428,3 +430,97 @@ identity_06_run() {
 }
 
 identity_99_cleanup() { docker_99_cleanup; }
+
+# id_pm_agent NAME: the podman command line (id_pm_up's engine, as pm runs
+# it) of a --rm container labelled for the run it is in ($SANDWALL_RUN,
+# expanded by the run's shell) that fetches from the internet, tries the
+# metadata address, and exits
+id_pm_agent() {
+	printf '%s' "nsenter -t $PM_HOLDER -m -n env CONTAINERS_CONF=$PM_DIR/containers.conf timeout 60 podman --root $PM_DIR/storage --runroot /run/swt-podman --tmpdir /run/swt-podman-tmp --storage-driver vfs run --rm --name $1 --label sandwall.run=\$SANDWALL_RUN --cgroup-parent=/$PM_CG --ulimit nofile=1024:1024 --ulimit nproc=4096:4096 swt-pm:1 sh -c 'wget -q -O /dev/null http://203.0.113.10/; echo web=\$?; timeout 1 wget -q -O /dev/null http://169.254.169.254/; echo meta=\$?'"
+}
+
+# id_sbx_json RECEIPT NAME|SRC: what a run receipt says of a sandbox (by its
+# identity's name or its src) and of all of them, as one JSON line (for the
+# messages of failed asserts)
+id_sbx_json() {
+	id_py "$1" "$2" <<-'EOF' 2>/dev/null
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	sb = [s for s in d["sandboxes"] if (s.get("identity") or {}).get("name") == sys.argv[2] or s["src"] == sys.argv[2]]
+	print(json.dumps({"n": len(sb), "verdict": d["verdict"], "reasons": d.get("reasons"),
+	                  "all": [(s["src"], s["iif"], (s.get("identity") or {}).get("name")) for s in d["sandboxes"]],
+	                  "s": sb[0] if sb else None}))
+	EOF
+}
+
+# id_pm_nat: masquerade podman's whole subnet 10.88.0.0/16 out of eth0 in
+# the test's host namespace (a table of its own, dropped by RT_UNDO), as
+# the harness's testnat does for 172.16.0.0/12 and as netavark does per
+# network. CNI's bridge plugin masquerades each container's own address
+# only, so verify's probe address on cni-podman0 (10.88.255.253) has no way
+# out and the canary 203.0.113.10:80 times out: the preflight is NOT HELD
+# and `sandwall run` does not start the command (seen without this).
+id_pm_nat() {
+	RT_UNDO+=("hnft delete table ip swtidnat")
+	hnft -f - <<-'EOF2'
+	table ip swtidnat {
+		chain postrouting {
+			type nat hook postrouting priority srcnat; policy accept;
+			ip saddr 10.88.0.0/16 oifname "eth0" masquerade
+		}
+	}
+	EOF2
+}
+
+identity_07_run_podman() { rt_run _identity_07; }
+_identity_07() {
+	local rc conf r allowed who
+	id_pm_up; rc=$?; [ $rc -eq 0 ] || return $rc
+	r="$PM_DIR/run-p2.json" allowed="$PM_DIR/allowed"
+	# the attack works without the table: a podman container reaches the metadata service
+	pm run --rm --name agent-p2-open --cgroup-parent="/$PM_CG" --ulimit nofile=1024:1024 --ulimit nproc=4096:4096 \
+		swt-pm:1 sh -c 'timeout 2 wget -q -O /dev/null http://169.254.169.254/; echo meta=$?' >"$PM_DIR/open.out" 2>&1
+	if grep -q '^meta=0' "$PM_DIR/open.out"; then ok "without the table a podman container reaches 169.254.169.254 (meta=0)"
+	else bad "without the table the podman container did not reach 169.254.169.254: $(tr '\n' ' ' <"$PM_DIR/open.out" | cut -c1-300)"; return 1; fi
+	id_pm_nat || { bad "could not add the masquerade for 10.88.0.0/16 in the test namespace"; return 1; }
+	conf=$(mkconf idpodman7 guard.interfaces=auto "identity.podman_socket=$PM_DIR/podman.sock" \
+		"identity.docker_socket=$PM_DIR/no-docker.sock" "daemon.journal=$PM_DIR/state7/journal.jsonl")
+	mkdir -p "$PM_DIR/state7"
+	d_start "$conf" || return 1
+	sw -c "$conf" key --allowed-signers && cp "$SW_OUT" "$allowed" || { bad "key --allowed-signers -> $SW_RC"; show "$SW_ERR"; return 1; }
+	who=$(cut -d' ' -f1 "$allowed")
+	sw --control "$D_CTL" -c "$conf" --timeout 400 run --label p2 --receipt "$r" -- \
+		sh -c "$(id_pm_agent agent-p2) >$PM_DIR/agent-p2.run.out 2>&1"
+	[ "$SW_RC" -eq 0 ] && ok "run --label p2 -- podman run --rm --name agent-p2: exit 0 (contained, CMD 0)" ||
+		{ bad "run -> exit $SW_RC"; show "$SW_ERR" 30; show "$PM_DIR/agent-p2.run.out"; return 1; }
+	grep -q '^web=0' "$PM_DIR/agent-p2.run.out" && grep -q '^meta=143' "$PM_DIR/agent-p2.run.out" &&
+		ok "agent-p2 fetched from the internet (web=0) and timed out on the metadata address (meta=143)" ||
+		bad "agent-p2: $(tr '\n' ' ' <"$PM_DIR/agent-p2.run.out" | cut -c1-300)"
+	if id_py "$r" <<-'EOF'
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	sb = [s for s in d["sandboxes"] if (s.get("identity") or {}).get("name") == "agent-p2"]
+	assert len(sb) == 1, [(s["src"], s["iif"], s.get("identity")) for s in d["sandboxes"]]
+	s = sb[0]
+	i = s["identity"]
+	assert i["runtime"] == "podman" and i["image"] == "localhost/swt-pm:1", i
+	assert len(i.get("id", "")) == 64, i
+	assert (i.get("labels") or {}).get("sandwall.run") == d["run"]["id"], (i.get("labels"), d["run"]["id"])
+	assert s["attribution"] == "label", s["attribution"]
+	web = [f for f in s["flows"] if f["dst"] == "203.0.113.10" and f["dport"] == 80]
+	assert web and web[0]["verdict"] == "allowed" and web[0]["reply_bytes"] > 0, s["flows"]
+	meta = [a for a in s["attempts"] if a["dst"] == "169.254.169.254"]
+	assert meta and meta[0]["category"] == "metadata", s["attempts"]
+	assert d["verdict"] == "contained", d["reasons"]
+	print("agent-p2 %s: web %d bytes back, metadata blocked %d packet(s)" % (s["src"], web[0]["reply_bytes"], meta[0]["count"]))
+	EOF
+	then ok "the run receipt names agent-p2 (runtime podman, localhost/swt-pm:1, attribution label), its internet flow allowed with bytes, its metadata attempt blocked, contained"
+	else bad "the run receipt: $(id_sbx_json "$r" agent-p2)"; tail -n 5 "$D_LOG" | show - 5; fi
+	grep -q '= podman agent-p2 (localhost/swt-pm:1)' "$r.txt" && ok "the text receipt names agent-p2: $(grep -m1 '= podman agent-p2' "$r.txt" | sed 's/^ *//')" ||
+		{ bad "the text receipt does not name agent-p2"; show "$r.txt" 40; }
+	if ssh-keygen -Y verify -f "$allowed" -I "$who" -n sandwall-receipt -s "$r.sig" <"$r" >/dev/null 2>&1 &&
+	   ssh-keygen -Y verify -f "$allowed" -I "$who" -n sandwall-receipt -s "$r.txt.sig" <"$r.txt" >/dev/null 2>&1; then
+		ok "ssh-keygen -Y verify accepts the run receipt and its text"
+	else bad "ssh-keygen -Y verify refused the run receipt (or no .sig)"; ls -l "$PM_DIR" | show - 20; fi
+	return 0
+}
