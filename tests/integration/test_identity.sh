@@ -35,6 +35,18 @@
 # identity_03: no API (the socket set to a path where none listens): the
 #   kernel's view names the container by its cgroup (its full id) and its
 #   addresses from the veth's peer namespace.
+# identity_07: `sandwall run -- podman run --rm --name agent-p2` on
+#   identity_04's engine (a sandwalld of its own): the signed run receipt
+#   names agent-p2 (runtime podman, its image, attribution label), its
+#   allowed flow with bytes and its blocked attempt. CNI masquerades each
+#   container's own address only, so verify's probe on cni-podman0 finds
+#   no way to the canary: the test masquerades podman's subnet as
+#   netavark does (id_pm_nat).
+# identity_08: `sandwall run -- CMD` where CMD boots identity_05's stand-in
+#   micro-VM (a tap held by a python process) and stops it before the
+#   postflight: the receipt lists the guest 10.77.0.2 via swtvm0 with the
+#   micro-VM identity (tap, pid, comm) and its blocked attempt; the text
+#   names its process and pid.
 
 register_test identity_01_rm  "docker run --rm agent-7 tries 169.254.169.254 and exits: attempts.json, identities.jsonl, the log and the receipt name it"
 register_test identity_02_reuse      "two --rm containers on the same address one after the other: each attempt names its own container"
@@ -522,5 +534,58 @@ _identity_07() {
 	   ssh-keygen -Y verify -f "$allowed" -I "$who" -n sandwall-receipt -s "$r.txt.sig" <"$r.txt" >/dev/null 2>&1; then
 		ok "ssh-keygen -Y verify accepts the run receipt and its text"
 	else bad "ssh-keygen -Y verify refused the run receipt (or no .sig)"; ls -l "$PM_DIR" | show - 20; fi
+	return 0
+}
+
+identity_08_run_microvm() { rt_run _identity_08; }
+_identity_08() {
+	local conf dir="$SWT_TMP/idvmrun" r pid
+	mkdir -p "$dir/state"
+	r="$dir/run-vm.json"
+	conf=$(mkconf idvmrun guard.interfaces=auto "identity.docker_socket=$dir/none.sock" \
+		"identity.podman_socket=$dir/none.sock" "daemon.journal=$dir/state/journal.jsonl")
+	d_start "$conf" || return 1
+	# the run's command boots a stand-in micro-VM (identity_05's tap holder):
+	# its tap swtvm0 with the host's side 10.77.0.1/24, a second to boot,
+	# then its guest 10.77.0.2 tries the metadata address for 3 s; the VM
+	# stops (the tap goes with it) before the run's postflight
+	RT_UNDO+=("ip -n $H link del swtvm0" "kill \$(cat $dir/ready 2>/dev/null) 2>/dev/null")
+	cat >"$dir/vm.sh" <<-EOF
+	"$PY" "$SWT_DIR/identity/tapvm.py" swtvm0 10.77.0.2 169.254.169.254 "$dir/ready" "$dir/go" >"$dir/tapvm.log" 2>&1 &
+	vm=\$!
+	for i in \$(seq 1 100); do [ -s "$dir/ready" ] && break; sleep 0.05; done
+	[ -s "$dir/ready" ] || { echo "no tap: \$(cat "$dir/tapvm.log")"; exit 1; }
+	ip addr add 10.77.0.1/24 dev swtvm0 && ip link set swtvm0 up || exit 1
+	sleep 1
+	ip -o link show swtvm0 | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p' >"$dir/go"
+	sleep 3.5
+	kill \$vm; wait \$vm
+	ip link show swtvm0 >/dev/null 2>&1 && { echo "swtvm0 still there after the VM stopped"; exit 1; }
+	echo "vm=\$vm done"
+	EOF
+	sw --control "$D_CTL" -c "$conf" --timeout 400 run --label vm1 --receipt "$r" -- bash "$dir/vm.sh"
+	pid=$(tr -d ' \n' <"$dir/ready" 2>/dev/null)
+	[ "$SW_RC" -eq 0 ] && ok "run --label vm1 -- a micro-VM (pid $pid) on tap swtvm0: exit 0 (contained, CMD 0)" ||
+		{ bad "run -> exit $SW_RC"; show "$SW_ERR" 30; show "$dir/tapvm.log"; return 1; }
+	if id_py "$r" "$pid" <<-'EOF'
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	sb = [s for s in d["sandboxes"] if s["src"] == "10.77.0.2"]
+	assert len(sb) == 1, [(s["src"], s["iif"], s.get("identity")) for s in d["sandboxes"]]
+	s = sb[0]
+	i = s["identity"] or {}
+	assert s["iif"] == "swtvm0", s["iif"]
+	assert i.get("runtime") == "microvm" and i.get("iif") == "swtvm0", i
+	assert str(i.get("pid")) == sys.argv[2] and i.get("comm") == "python3", (i, sys.argv[2])
+	assert s["attribution"] == "window", s["attribution"]
+	meta = [a for a in s["attempts"] if a["dst"] == "169.254.169.254"]
+	assert meta and meta[0]["category"] == "metadata" and meta[0]["count"] > 0, s["attempts"]
+	assert d["verdict"] == "contained", d["reasons"]
+	print("10.77.0.2 via %s: microvm pid %s comm %s, metadata blocked %d packet(s)" % (s["iif"], i["pid"], i["comm"], meta[0]["count"]))
+	EOF
+	then ok "the run receipt lists the guest 10.77.0.2 with the micro-VM identity (runtime microvm, tap swtvm0, pid $pid, python3), its metadata attempt blocked, contained"
+	else bad "the run receipt: $(id_sbx_json "$r" 10.77.0.2)"; tail -n 5 "$D_LOG" | show - 5; fi
+	grep -q "^  10.77.0.2 via swtvm0 = microvm python3 pid $pid\$" "$r.txt" && ok "the text receipt names it (its process and pid): $(grep -m1 '10.77.0.2 via swtvm0' "$r.txt" | sed 's/^ *//')" ||
+		{ bad "the text receipt does not name the micro-VM"; show "$r.txt" 40; }
 	return 0
 }
