@@ -56,6 +56,9 @@ bool sw_identity_has_addr(const struct sw_identity *id, int family, const uint8_
 bool sw_identity_same_addrs(const struct sw_identity *a, const struct sw_identity *b);
 /* The first 12 characters of the id ("" when none). */
 void sw_identity_short(const struct sw_identity *id, char *buf, size_t len);
+/* What a line calls it: its name, else its process's name (a micro-VM's
+ * monitor), else "?". */
+const char *sw_identity_name(const struct sw_identity *id);
 
 /* The record as JSON members of the open object of w:
  * "runtime","id","name","image","labels":{...},"addresses":[...],"iif","pid","comm"

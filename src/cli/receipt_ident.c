@@ -69,8 +69,7 @@ void sw_receipt_ident_tag(const struct sw_jv *attempt, char *buf, size_t len)
 	if (sw_identity_from_json(sw_jv_get(attempt, "identity"), &id))
 		return;
 	sw_identity_short(&id, sid, sizeof(sid));
-	snprintf(buf, len, " [%s %s%s%s%s%s]", id.name[0] ? id.name : id.comm[0] ? id.comm : "?",
-		 id.runtime, sid[0] ? " " : "", sid, id.image[0] ? " " : "", id.image);
+	snprintf(buf, len, " [%s %s%s%s%s%s]", sw_identity_name(&id), id.runtime, sid[0] ? " " : "", sid, id.image[0] ? " " : "", id.image);
 }
 
 void sw_receipt_ids_text(FILE *out, const struct sw_receipt_ids *ids)
@@ -91,7 +90,7 @@ void sw_receipt_ids_text(FILE *out, const struct sw_receipt_ids *ids)
 		if (id->n_addrs)
 			inet_ntop(id->family[0], id->addr[0], a, sizeof(a));
 		fprintf(out, "                  %s %s %s%s%s%s%s%s%s at %s\n",
-		       id->name[0] ? id->name : id->comm[0] ? id->comm : "?", id->runtime,
+		       sw_identity_name(id), id->runtime,
 		       id->id[0] ? id->id : "-", id->image[0] ? " image " : "", id->image,
 		       a[0] ? " addr " : "", a, id->run[0] ? " run " : "", id->run, when);
 	}

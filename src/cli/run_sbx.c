@@ -11,6 +11,7 @@
 
 #include "cli/receipt.h"
 #include "cli/run_sbx.h"
+#include "host/identity.h"
 #include "lib/journal.h"
 
 bool sw_run_by_verify(const struct sw_attempts_probes *probes, size_t n, const char *src)
@@ -194,19 +195,22 @@ void sw_run_sbx_json(struct sw_jw *w, const struct sw_run_sbx_in *in, const stru
 	sw_jw_end(w);
 }
 
+/* " = RUNTIME NAME (IMAGE) SHORTID", a micro-VM's " = microvm COMM pid
+ * PID" (the strings cleaned as sandwalld's records are) */
 static void name_of(const struct sw_run_sbx *s, char *out, size_t len)
 {
-	const char *rt = "", *name = "", *image = "", *id = "";
+	struct sw_identity id;
+	char sid[16], pid[24] = "";
 
 	out[0] = '\0';
-	if (!s->identity)
+	if (!s->identity || sw_identity_from_json(s->identity, &id))
 		return;
-	sw_jv_get_str(s->identity, "runtime", &rt);
-	sw_jv_get_str(s->identity, "name", &name);
-	sw_jv_get_str(s->identity, "image", &image);
-	sw_jv_get_str(s->identity, "id", &id);
-	snprintf(out, len, " = %s%s%s%s%s%s%.12s", rt, rt[0] ? " " : "", name,
-		 image[0] ? " (" : "", image, image[0] ? ") " : " ", id);
+	sw_identity_short(&id, sid, sizeof(sid));
+	if (id.pid > 0)
+		snprintf(pid, sizeof(pid), " pid %d", (int)id.pid);
+	snprintf(out, len, " = %s %s%s%s%s%s%s%s", id.runtime, sw_identity_name(&id),
+		 id.image[0] ? " (" : "", id.image, id.image[0] ? ")" : "", sid[0] ? " " : "",
+		 sid, pid);
 }
 
 static void counts(const struct sw_jv *f, const char *dir, char *out, size_t len)
@@ -233,7 +237,7 @@ void sw_run_sbx_text(FILE *f, const struct sw_run_sbx_in *in, const struct sw_ru
 	fprintf(f, "%-18s%zu (every source that was blocked or opened a flow in the window; "
 		"verify's own probes apart)\n", "sandboxes", s->n);
 	for (size_t k = 0; k < s->n; k++) {
-		char who[160];
+		char who[320];       /* name_of: every field at its longest */
 
 		name_of(&s->v[k], who, sizeof(who));
 		fprintf(f, "  %s%s%s%s\n", s->v[k].src, s->v[k].iif[0] ? " via " : "", s->v[k].iif, who);

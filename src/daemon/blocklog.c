@@ -53,7 +53,7 @@ void sw_blocklog_one(const struct sw_blocked *b, void *data)
 
 		sw_identity_short(&id, sid, sizeof(sid));
 		snprintf(who, sizeof(who), " sandbox_name=%s runtime=%s container=%s image=%s",
-			 id.name[0] ? id.name : id.comm[0] ? id.comm : "?", id.runtime,
+			 sw_identity_name(&id), id.runtime,
 			 sid[0] ? sid : "?", id.image[0] ? id.image : "?");
 	}
 	d->attempts_dirty = true;

@@ -62,6 +62,11 @@ void sw_identity_short(const struct sw_identity *id, char *buf, size_t len)
 	snprintf(buf, len, "%.12s", id->id);
 }
 
+const char *sw_identity_name(const struct sw_identity *id)
+{
+	return id->name[0] ? id->name : id->comm[0] ? id->comm : "?";
+}
+
 static void str_if(struct sw_jw *w, const char *key, const char *v)
 {
 	if (v[0])

@@ -35,6 +35,18 @@
 # identity_03: no API (the socket set to a path where none listens): the
 #   kernel's view names the container by its cgroup (its full id) and its
 #   addresses from the veth's peer namespace.
+# identity_07: `sandwall run -- podman run --rm --name agent-p2` on
+#   identity_04's engine (a sandwalld of its own): the signed run receipt
+#   names agent-p2 (runtime podman, its image, attribution label), its
+#   allowed flow with bytes and its blocked attempt. CNI masquerades each
+#   container's own address only, so verify's probe on cni-podman0 finds
+#   no way to the canary: the test masquerades podman's subnet as
+#   netavark does (id_pm_nat).
+# identity_08: `sandwall run -- CMD` where CMD boots identity_05's stand-in
+#   micro-VM (a tap held by a python process) and stops it before the
+#   postflight: the receipt lists the guest 10.77.0.2 via swtvm0 with the
+#   micro-VM identity (tap, pid, comm) and its blocked attempt; the text
+#   names its process and pid.
 
 register_test identity_01_rm  "docker run --rm agent-7 tries 169.254.169.254 and exits: attempts.json, identities.jsonl, the log and the receipt name it"
 register_test identity_02_reuse      "two --rm containers on the same address one after the other: each attempt names its own container"
@@ -42,6 +54,8 @@ register_test identity_03_fallback   "no runtime API: the veth's peer namespace,
 register_test identity_04_podman     "real rootful Podman (as runtimes_05 runs it) and its API service: a --rm container's attempt names it (runtime podman)"
 register_test identity_05_microvm    "a tap held by a process (a micro-VM's monitor): identities.jsonl names it (runtime microvm, pid, comm) and its guest's blocked attempt carries it"
 register_test identity_06_run       "sandwall run --label t1 -- docker run --rm --name agent-7: the signed run receipt names agent-7 and its image, its internet flow allowed with bytes, its metadata attempt blocked, contained; ssh-keygen accepts it and refuses one changed byte; two overlapping runs each hold only their own container"
+register_test identity_07_run_podman "sandwall run -- podman run --rm --name agent-p2 (rootful, as identity_04): without the table it reaches metadata; the signed run receipt names agent-p2 (runtime podman, its image, attribution label), its internet flow allowed with bytes, its metadata attempt blocked, contained; ssh-keygen accepts it"
+register_test identity_08_run_microvm "sandwall run -- CMD starting a micro-VM (identity_05's tap holder): the run receipt lists the guest's address with the micro-VM identity (runtime microvm, tap, pid, comm) and its blocked metadata attempt, contained"
 register_test identity_99_cleanup    "after the suite: the engine stopped, nothing left (docker_99_cleanup's checks)"
 
 ID_WAIT=${ID_WAIT:-6}      # seconds the records may take to name a container
@@ -433,3 +447,150 @@ identity_06_run() {
 }
 
 identity_99_cleanup() { docker_99_cleanup; }
+
+# id_pm_agent NAME: the podman command line (id_pm_up's engine, as pm runs
+# it) of a --rm container labelled for the run it is in ($SANDWALL_RUN,
+# expanded by the run's shell) that fetches from the internet, tries the
+# metadata address, and exits
+id_pm_agent() {
+	printf '%s' "nsenter -t $PM_HOLDER -m -n env CONTAINERS_CONF=$PM_DIR/containers.conf timeout 60 podman --root $PM_DIR/storage --runroot /run/swt-podman --tmpdir /run/swt-podman-tmp --storage-driver vfs run --rm --name $1 --label sandwall.run=\$SANDWALL_RUN --cgroup-parent=/$PM_CG --ulimit nofile=1024:1024 --ulimit nproc=4096:4096 swt-pm:1 sh -c 'wget -q -O /dev/null http://203.0.113.10/; echo web=\$?; timeout 1 wget -q -O /dev/null http://169.254.169.254/; echo meta=\$?'"
+}
+
+# id_sbx_json RECEIPT NAME|SRC: what a run receipt says of a sandbox (by its
+# identity's name or its src) and of all of them, as one JSON line (for the
+# messages of failed asserts)
+id_sbx_json() {
+	id_py "$1" "$2" <<-'EOF' 2>/dev/null
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	sb = [s for s in d["sandboxes"] if (s.get("identity") or {}).get("name") == sys.argv[2] or s["src"] == sys.argv[2]]
+	print(json.dumps({"n": len(sb), "verdict": d["verdict"], "reasons": d.get("reasons"),
+	                  "all": [(s["src"], s["iif"], (s.get("identity") or {}).get("name")) for s in d["sandboxes"]],
+	                  "s": sb[0] if sb else None}))
+	EOF
+}
+
+# id_pm_nat: masquerade podman's whole subnet 10.88.0.0/16 out of eth0 in
+# the test's host namespace (a table of its own, dropped by RT_UNDO), as
+# the harness's testnat does for 172.16.0.0/12 and as netavark does per
+# network. CNI's bridge plugin masquerades each container's own address
+# only, so verify's probe address on cni-podman0 (10.88.255.253) has no way
+# out and the canary 203.0.113.10:80 times out: the preflight is NOT HELD
+# and `sandwall run` does not start the command (seen without this).
+id_pm_nat() {
+	RT_UNDO+=("hnft delete table ip swtidnat")
+	hnft -f - <<-'EOF2'
+	table ip swtidnat {
+		chain postrouting {
+			type nat hook postrouting priority srcnat; policy accept;
+			ip saddr 10.88.0.0/16 oifname "eth0" masquerade
+		}
+	}
+	EOF2
+}
+
+identity_07_run_podman() { rt_run _identity_07; }
+_identity_07() {
+	local rc conf r allowed who
+	id_pm_up; rc=$?; [ $rc -eq 0 ] || return $rc
+	r="$PM_DIR/run-p2.json" allowed="$PM_DIR/allowed"
+	# the attack works without the table: a podman container reaches the metadata service
+	pm run --rm --name agent-p2-open --cgroup-parent="/$PM_CG" --ulimit nofile=1024:1024 --ulimit nproc=4096:4096 \
+		swt-pm:1 sh -c 'timeout 2 wget -q -O /dev/null http://169.254.169.254/; echo meta=$?' >"$PM_DIR/open.out" 2>&1
+	if grep -q '^meta=0' "$PM_DIR/open.out"; then ok "without the table a podman container reaches 169.254.169.254 (meta=0)"
+	else bad "without the table the podman container did not reach 169.254.169.254: $(tr '\n' ' ' <"$PM_DIR/open.out" | cut -c1-300)"; return 1; fi
+	id_pm_nat || { bad "could not add the masquerade for 10.88.0.0/16 in the test namespace"; return 1; }
+	conf=$(mkconf idpodman7 guard.interfaces=auto "identity.podman_socket=$PM_DIR/podman.sock" \
+		"identity.docker_socket=$PM_DIR/no-docker.sock" "daemon.journal=$PM_DIR/state7/journal.jsonl")
+	mkdir -p "$PM_DIR/state7"
+	d_start "$conf" || return 1
+	sw -c "$conf" key --allowed-signers && cp "$SW_OUT" "$allowed" || { bad "key --allowed-signers -> $SW_RC"; show "$SW_ERR"; return 1; }
+	who=$(cut -d' ' -f1 "$allowed")
+	sw --control "$D_CTL" -c "$conf" --timeout 400 run --label p2 --receipt "$r" -- \
+		sh -c "$(id_pm_agent agent-p2) >$PM_DIR/agent-p2.run.out 2>&1"
+	[ "$SW_RC" -eq 0 ] && ok "run --label p2 -- podman run --rm --name agent-p2: exit 0 (contained, CMD 0)" ||
+		{ bad "run -> exit $SW_RC"; show "$SW_ERR" 30; show "$PM_DIR/agent-p2.run.out"; return 1; }
+	grep -q '^web=0' "$PM_DIR/agent-p2.run.out" && grep -q '^meta=143' "$PM_DIR/agent-p2.run.out" &&
+		ok "agent-p2 fetched from the internet (web=0) and timed out on the metadata address (meta=143)" ||
+		bad "agent-p2: $(tr '\n' ' ' <"$PM_DIR/agent-p2.run.out" | cut -c1-300)"
+	if id_py "$r" <<-'EOF'
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	sb = [s for s in d["sandboxes"] if (s.get("identity") or {}).get("name") == "agent-p2"]
+	assert len(sb) == 1, [(s["src"], s["iif"], s.get("identity")) for s in d["sandboxes"]]
+	s = sb[0]
+	i = s["identity"]
+	assert i["runtime"] == "podman" and i["image"] == "localhost/swt-pm:1", i
+	assert len(i.get("id", "")) == 64, i
+	assert (i.get("labels") or {}).get("sandwall.run") == d["run"]["id"], (i.get("labels"), d["run"]["id"])
+	assert s["attribution"] == "label", s["attribution"]
+	web = [f for f in s["flows"] if f["dst"] == "203.0.113.10" and f["dport"] == 80]
+	assert web and web[0]["verdict"] == "allowed" and web[0]["reply_bytes"] > 0, s["flows"]
+	meta = [a for a in s["attempts"] if a["dst"] == "169.254.169.254"]
+	assert meta and meta[0]["category"] == "metadata", s["attempts"]
+	assert d["verdict"] == "contained", d["reasons"]
+	print("agent-p2 %s: web %d bytes back, metadata blocked %d packet(s)" % (s["src"], web[0]["reply_bytes"], meta[0]["count"]))
+	EOF
+	then ok "the run receipt names agent-p2 (runtime podman, localhost/swt-pm:1, attribution label), its internet flow allowed with bytes, its metadata attempt blocked, contained"
+	else bad "the run receipt: $(id_sbx_json "$r" agent-p2)"; tail -n 5 "$D_LOG" | show - 5; fi
+	grep -q '= podman agent-p2 (localhost/swt-pm:1)' "$r.txt" && ok "the text receipt names agent-p2: $(grep -m1 '= podman agent-p2' "$r.txt" | sed 's/^ *//')" ||
+		{ bad "the text receipt does not name agent-p2"; show "$r.txt" 40; }
+	if ssh-keygen -Y verify -f "$allowed" -I "$who" -n sandwall-receipt -s "$r.sig" <"$r" >/dev/null 2>&1 &&
+	   ssh-keygen -Y verify -f "$allowed" -I "$who" -n sandwall-receipt -s "$r.txt.sig" <"$r.txt" >/dev/null 2>&1; then
+		ok "ssh-keygen -Y verify accepts the run receipt and its text"
+	else bad "ssh-keygen -Y verify refused the run receipt (or no .sig)"; ls -l "$PM_DIR" | show - 20; fi
+	return 0
+}
+
+identity_08_run_microvm() { rt_run _identity_08; }
+_identity_08() {
+	local conf dir="$SWT_TMP/idvmrun" r pid
+	mkdir -p "$dir/state"
+	r="$dir/run-vm.json"
+	conf=$(mkconf idvmrun guard.interfaces=auto "identity.docker_socket=$dir/none.sock" \
+		"identity.podman_socket=$dir/none.sock" "daemon.journal=$dir/state/journal.jsonl")
+	d_start "$conf" || return 1
+	# the run's command boots a stand-in micro-VM (identity_05's tap holder):
+	# its tap swtvm0 with the host's side 10.77.0.1/24, a second to boot,
+	# then its guest 10.77.0.2 tries the metadata address for 3 s; the VM
+	# stops (the tap goes with it) before the run's postflight
+	RT_UNDO+=("ip -n $H link del swtvm0" "kill \$(cat $dir/ready 2>/dev/null) 2>/dev/null")
+	cat >"$dir/vm.sh" <<-EOF
+	"$PY" "$SWT_DIR/identity/tapvm.py" swtvm0 10.77.0.2 169.254.169.254 "$dir/ready" "$dir/go" >"$dir/tapvm.log" 2>&1 &
+	vm=\$!
+	for i in \$(seq 1 100); do [ -s "$dir/ready" ] && break; sleep 0.05; done
+	[ -s "$dir/ready" ] || { echo "no tap: \$(cat "$dir/tapvm.log")"; exit 1; }
+	ip addr add 10.77.0.1/24 dev swtvm0 && ip link set swtvm0 up || exit 1
+	sleep 1
+	ip -o link show swtvm0 | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p' >"$dir/go"
+	sleep 3.5
+	kill \$vm; wait \$vm
+	ip link show swtvm0 >/dev/null 2>&1 && { echo "swtvm0 still there after the VM stopped"; exit 1; }
+	echo "vm=\$vm done"
+	EOF
+	sw --control "$D_CTL" -c "$conf" --timeout 400 run --label vm1 --receipt "$r" -- bash "$dir/vm.sh"
+	pid=$(tr -d ' \n' <"$dir/ready" 2>/dev/null)
+	[ "$SW_RC" -eq 0 ] && ok "run --label vm1 -- a micro-VM (pid $pid) on tap swtvm0: exit 0 (contained, CMD 0)" ||
+		{ bad "run -> exit $SW_RC"; show "$SW_ERR" 30; show "$dir/tapvm.log"; return 1; }
+	if id_py "$r" "$pid" <<-'EOF'
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	sb = [s for s in d["sandboxes"] if s["src"] == "10.77.0.2"]
+	assert len(sb) == 1, [(s["src"], s["iif"], s.get("identity")) for s in d["sandboxes"]]
+	s = sb[0]
+	i = s["identity"] or {}
+	assert s["iif"] == "swtvm0", s["iif"]
+	assert i.get("runtime") == "microvm" and i.get("iif") == "swtvm0", i
+	assert str(i.get("pid")) == sys.argv[2] and i.get("comm") == "python3", (i, sys.argv[2])
+	assert s["attribution"] == "window", s["attribution"]
+	meta = [a for a in s["attempts"] if a["dst"] == "169.254.169.254"]
+	assert meta and meta[0]["category"] == "metadata" and meta[0]["count"] > 0, s["attempts"]
+	assert d["verdict"] == "contained", d["reasons"]
+	print("10.77.0.2 via %s: microvm pid %s comm %s, metadata blocked %d packet(s)" % (s["iif"], i["pid"], i["comm"], meta[0]["count"]))
+	EOF
+	then ok "the run receipt lists the guest 10.77.0.2 with the micro-VM identity (runtime microvm, tap swtvm0, pid $pid, python3), its metadata attempt blocked, contained"
+	else bad "the run receipt: $(id_sbx_json "$r" 10.77.0.2)"; tail -n 5 "$D_LOG" | show - 5; fi
+	grep -q "^  10.77.0.2 via swtvm0 = microvm python3 pid $pid\$" "$r.txt" && ok "the text receipt names it (its process and pid): $(grep -m1 '10.77.0.2 via swtvm0' "$r.txt" | sed 's/^ *//')" ||
+		{ bad "the text receipt does not name the micro-VM"; show "$r.txt" 40; }
+	return 0
+}
