@@ -69,7 +69,8 @@ void sw_receipt_ident_tag(const struct sw_jv *attempt, char *buf, size_t len)
 	if (sw_identity_from_json(sw_jv_get(attempt, "identity"), &id))
 		return;
 	sw_identity_short(&id, sid, sizeof(sid));
-	snprintf(buf, len, " [%s %s%s%s%s%s]", sw_identity_name(&id), id.runtime, sid[0] ? " " : "", sid, id.image[0] ? " " : "", id.image);
+	snprintf(buf, len, " [%s %s%s%s%s%s]", sw_identity_name(&id), id.runtime, sid[0] ? " " : "",
+		 sid, id.image[0] ? " " : "", id.image);
 }
 
 void sw_receipt_ids_text(FILE *out, const struct sw_receipt_ids *ids)
