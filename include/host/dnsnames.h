@@ -41,13 +41,22 @@ struct sw_dnsnames {
 };
 
 /* A DNS reply as one packet carries it (what NFLOG hands out in copy mode
- * packet): an IPv4 or IPv6 header, UDP from port 53. */
+ * packet): an IPv4 or IPv6 header, UDP or TCP from port 53. Over TCP a
+ * segment's data holds messages each behind its 2-byte length (RFC 1035
+ * 4.2.2); only whole ones are read, from the segment's first byte on: a
+ * message split over segments is refused, never guessed at. */
 struct sw_dns_packet {
 	int family;                     /* AF_INET or AF_INET6 */
 	uint8_t server[16], client[16]; /* the packet's source and destination */
-	const uint8_t *msg;             /* the UDP payload, inside the packet */
+	const uint8_t *msg;             /* the (current) DNS message, inside the packet */
 	size_t len;
+	size_t rest;                    /* TCP: the segment's bytes after it; UDP: 0 */
 };
+
+/* Room for the headers in front of a message of SW_DNS_MSGMAX bytes: an
+ * IPv4 header with options (60; IPv6's is 40), a TCP header with options
+ * (60; UDP's is 8) and the TCP length prefix (2): what NFLOG must copy. */
+#define SW_DNS_PACKET_HEADROOM (60 + 60 + 2)
 
 void sw_dnsnames_init(struct sw_dnsnames *t, uint64_t seed);
 
@@ -63,14 +72,29 @@ int sw_dnsnames_get(const struct sw_dnsnames *t, int family, const uint8_t *clie
 
 /* Parse one raw packet (len: the bytes given, checked against every
  * header's own length): IPv4 (no options past the given header length,
- * no fragment) or IPv6 (UDP as the first next header: extension headers
- * and fragments are refused), UDP source port 53, the UDP length within
- * the IP payload. 0, or -EBADMSG; -EPROTONOSUPPORT for not UDP from 53. */
+ * no fragment) or IPv6 (UDP or TCP as the first next header: extension
+ * headers and fragments are refused), then from source port 53 either UDP
+ * (its length within the IP payload) or TCP (its data offset at least 20
+ * and within the IP payload; the first message: the 2-byte length and
+ * every byte it announces within the segment). 0 with out->msg the (first)
+ * message; -ENODATA for a TCP segment without data (SYN, ACK, FIN: nothing
+ * to read); -EBADMSG (a length that lies, a fragment, a truncation, a TCP
+ * message the segment does not hold whole); -EPROTONOSUPPORT for neither
+ * UDP nor TCP from 53. */
 int sw_dns_packet_parse(const uint8_t *pkt, size_t len, struct sw_dns_packet *out);
 
-/* One packet into the table: parsed, its reply parsed (sw_dns_parse_reply),
- * and each answer address of the packet's family recorded for the
- * packet's destination. Returns how many were recorded, or -errno. */
+/* The next message of a TCP segment (p from sw_dns_packet_parse): 0 with
+ * p->msg and p->len moved to it, -ENODATA when the segment holds no more
+ * (always over UDP), -EBADMSG when what follows is not a whole message
+ * (its length prefix or its bytes go on in the next segment). */
+int sw_dns_packet_next(struct sw_dns_packet *p);
+
+/* One packet into the table: parsed, each of its messages parsed
+ * (sw_dns_parse_reply) and each answer address of the packet's family
+ * recorded for the packet's destination. Returns how many were recorded
+ * (0 also for a TCP segment without data), or -errno when the packet or
+ * one of its messages is refused (what the messages before it recorded
+ * stays). */
 int sw_dnsnames_learn(struct sw_dnsnames *t, const uint8_t *pkt, size_t len, int64_t now);
 
 #endif

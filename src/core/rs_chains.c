@@ -187,27 +187,37 @@ static int forward_rules(struct sw_model *m, struct rb *b, const struct sw_confi
 		return -ENOSPC;
 	if ((err = dispatch_rules(m, b, cfg, SW_CHAIN_FORWARD, "fwd", PRE_ORIGINAL, SW_CHAIN_GUARD_FWD)))
 		return err;
-	/* the network log's names ([log] flows), the chain's last rule:
+	/* the network log's names ([log] flows), the chain's last rules, one
+	 * per transport a DNS reply comes over:
 	 *   ct direction reply meta l4proto udp th sport 53 log prefix "sandwall:dns " group G
+	 *   ct direction reply meta l4proto tcp th sport 53 log prefix "sandwall:dns " group G
 	 * a copy of each DNS reply routed to a sandbox, for the daemon to read
-	 * the name each answer address came from. log is not a verdict: the
-	 * packet goes on to the policy (accept) as without the rule, and a
-	 * forged reply can only mislabel its own sandbox's flow records */
+	 * the name each answer address came from (over TCP every segment of
+	 * the connection, the daemon parses the ones that hold a whole
+	 * message). log is not a verdict: the packet goes on to the policy
+	 * (accept) as without the rule, and a forged reply can only mislabel
+	 * its own sandbox's flow records */
 	if (cfg->log_flows) {
+		static const struct { const char *id; uint8_t proto; const char *word; } dns[] = {
+			{ "dns-names", IPPROTO_UDP, "udp" },
+			{ "dns-names-tcp", IPPROTO_TCP, "tcp" },
+		};
 		char prefix[32];
 
 		if ((err = sw_logkind_prefix(SW_LK_DNS, NULL, prefix, sizeof(prefix))))
 			return err;
-		RULE(m, b, SW_CHAIN_FORWARD, "dns-names", {
-			uint16_t port = htons(53);
 
-			e_ct_direction(b, 1 /* IP_CT_DIR_REPLY */);
-			e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
-			e_cmp_u8(b, NFT_REG_1, IPPROTO_UDP, "udp");
-			e_payload(b, NX_TH_SPORT, NFT_REG_1);
-			e_cmp(b, NFT_REG_1, NFT_CMP_EQ, &port, sizeof(port), "53");
-			e_log(b, prefix, cfg->log_names_group);
-		});
+		for (size_t i = 0; i < sizeof(dns) / sizeof(dns[0]); i++)
+			RULE(m, b, SW_CHAIN_FORWARD, dns[i].id, {
+				uint16_t port = htons(53);
+
+				e_ct_direction(b, 1 /* IP_CT_DIR_REPLY */);
+				e_meta(b, NFT_META_L4PROTO, NFT_REG_1);
+				e_cmp_u8(b, NFT_REG_1, dns[i].proto, dns[i].word);
+				e_payload(b, NX_TH_SPORT, NFT_REG_1);
+				e_cmp(b, NFT_REG_1, NFT_CMP_EQ, &port, sizeof(port), "53");
+				e_log(b, prefix, cfg->log_names_group);
+			});
 	}
 	/* the routed categories (sandboxes):
 	 *   ip daddr @sandboxes4 fib daddr . iif oif missing iifname . oifname != @between goto block_sandboxes

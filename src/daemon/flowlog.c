@@ -102,8 +102,9 @@ static void on_flow(const struct sw_ct_flow *f, void *data)
 }
 
 /* One NFLOG packet of the names group: a DNS reply toward a sandbox.
- * Refused ones (malformed, truncated, a fragment) are counted, not said:
- * the sandbox writes them. */
+ * Refused ones (malformed, truncated, a fragment, a message split over
+ * TCP segments) are counted, not said: the sandbox writes them. A TCP
+ * segment without data learns 0 and is no refusal. */
 static void on_name(const struct sw_blocked *b, void *data)
 {
 	struct sw_daemon *d = data;
@@ -129,8 +130,8 @@ void sw_flowlog_names_read(struct sw_daemon *d)
 		sw_err("network log: DNS replies (NFLOG group %u): %s", d->names_log.group, strerror(-rc));
 }
 
-/* the whole datagram of a reply we read (SW_DNS_MSGMAX) behind its headers */
-#define NAMES_COPY (SW_DNS_MSGMAX + 64)
+/* the whole reply we read (SW_DNS_MSGMAX) behind its headers (UDP or TCP) */
+#define NAMES_COPY (SW_DNS_MSGMAX + SW_DNS_PACKET_HEADROOM)
 
 static void names_close(struct sw_daemon *d)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* dnsnames: the network log's names table and the packet parser (see
- * include/host/dnsnames.h). Every length in a packet is the sandbox's to
+ * include/host/dnsnames.h), DNS over UDP and over TCP. Every length in a packet is the sandbox's to
  * write: each header is checked against the bytes given and against the
  * lengths of the headers around it before anything past it is read. */
 #include <errno.h>
@@ -123,6 +123,55 @@ static int udp(const uint8_t *pkt, size_t off, size_t end, struct sw_dns_packet 
 	return 0;
 }
 
+int sw_dns_packet_next(struct sw_dns_packet *p)
+{
+	const uint8_t *at = p->msg + p->len;
+	size_t mlen;
+
+	if (!p->rest)
+		return -ENODATA;
+	if (p->rest < 2)
+		return -EBADMSG;        /* the length prefix split over segments */
+	mlen = get16(at);
+	if (mlen > p->rest - 2)
+		return -EBADMSG;        /* the message split over segments */
+	p->msg = at + 2;
+	p->len = mlen;
+	p->rest -= 2 + mlen;
+	return 0;
+}
+
+/* The TCP segment at pkt + off, the IP payload ending at end (<= len):
+ * its data (past the data offset) holds whole DNS messages, each behind
+ * its 2-byte length (RFC 1035 4.2.2), or nothing (SYN, ACK, FIN). */
+static int tcp(const uint8_t *pkt, size_t off, size_t end, struct sw_dns_packet *out)
+{
+	size_t doff;
+
+	if (off + 20 > end)
+		return -EBADMSG;
+	if (get16(pkt + off) != 53)
+		return -EPROTONOSUPPORT;
+	doff = (size_t)(pkt[off + 12] >> 4) * 4;
+	if (doff < 20 || doff > end - off)
+		return -EBADMSG;
+	out->msg = pkt + off + doff;
+	out->len = 0;
+	out->rest = end - off - doff;
+	return sw_dns_packet_next(out);
+}
+
+/* The transport header at pkt + off: UDP or TCP, else not a DNS reply */
+static int transport(uint8_t proto, const uint8_t *pkt, size_t off, size_t end,
+		     struct sw_dns_packet *out)
+{
+	if (proto == IPPROTO_UDP)
+		return udp(pkt, off, end, out);
+	if (proto == IPPROTO_TCP)
+		return tcp(pkt, off, end, out);
+	return -EPROTONOSUPPORT;
+}
+
 int sw_dns_packet_parse(const uint8_t *pkt, size_t len, struct sw_dns_packet *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -138,12 +187,10 @@ int sw_dns_packet_parse(const uint8_t *pkt, size_t len, struct sw_dns_packet *ou
 			return -EBADMSG;        /* truncated (or a length that lies) */
 		if (get16(pkt + 6) & 0x3fff)
 			return -EBADMSG;        /* MF or a fragment offset: a fragment */
-		if (pkt[9] != IPPROTO_UDP)
-			return -EPROTONOSUPPORT;
 		out->family = AF_INET;
 		memcpy(out->server, pkt + 12, 4);
 		memcpy(out->client, pkt + 16, 4);
-		return udp(pkt, ihl, tot, out);
+		return transport(pkt[9], pkt, ihl, tot, out);
 	}
 	if (pkt[0] >> 4 == 6) {
 		size_t tot;
@@ -153,31 +200,48 @@ int sw_dns_packet_parse(const uint8_t *pkt, size_t len, struct sw_dns_packet *ou
 		tot = 40 + (size_t)get16(pkt + 4);
 		if (tot > len)
 			return -EBADMSG;
-		if (pkt[6] != IPPROTO_UDP)
-			return pkt[6] == IPPROTO_FRAGMENT ? -EBADMSG : -EPROTONOSUPPORT;
+		if (pkt[6] == IPPROTO_FRAGMENT)
+			return -EBADMSG;
 		out->family = AF_INET6;
 		memcpy(out->server, pkt + 8, 16);
 		memcpy(out->client, pkt + 24, 16);
-		return udp(pkt, 40, tot, out);
+		return transport(pkt[6], pkt, 40, tot, out);
 	}
 	return -EBADMSG;
+}
+
+/* One message's answers into the table: how many were recorded, or -errno */
+static int learn_msg(struct sw_dnsnames *t, const struct sw_dns_packet *p, int64_t now)
+{
+	struct sw_dns_reply r;
+	int rc, n = 0;
+
+	if ((rc = sw_dns_parse_reply(p->msg, p->len, &r)))
+		return rc;
+	if (r.ans.qtype != (p->family == AF_INET ? SW_DNS_A : SW_DNS_AAAA))
+		return 0;       /* the other family's addresses: no flow of this client's family */
+	for (size_t i = 0; i < r.ans.n && i < SW_DNS_MAXADDRS; i++)
+		if (!sw_dnsnames_put(t, p->family, p->client, r.ans.a[i].addr, r.qname,
+				     r.ans.a[i].ttl, now))
+			n++;
+	return n;
 }
 
 int sw_dnsnames_learn(struct sw_dnsnames *t, const uint8_t *pkt, size_t len, int64_t now)
 {
 	struct sw_dns_packet p;
-	struct sw_dns_reply r;
 	int rc, n = 0;
 
+	/* a segment without data (SYN, ACK, FIN): nothing to learn, no refusal */
 	if ((rc = sw_dns_packet_parse(pkt, len, &p)))
-		return rc;
-	if ((rc = sw_dns_parse_reply(p.msg, p.len, &r)))
-		return rc;
-	if (r.ans.qtype != (p.family == AF_INET ? SW_DNS_A : SW_DNS_AAAA))
-		return 0;       /* the other family's addresses: no flow of this client's family */
-	for (size_t i = 0; i < r.ans.n && i < SW_DNS_MAXADDRS; i++)
-		if (!sw_dnsnames_put(t, p.family, p.client, r.ans.a[i].addr, r.qname,
-				     r.ans.a[i].ttl, now))
-			n++;
-	return n;
+		return rc == -ENODATA ? 0 : rc;
+	/* each message of the packet in turn (one over UDP; over TCP as many
+	 * whole ones as the segment holds), each at least its 2-byte prefix
+	 * long: bounded by the packet */
+	do {
+		if ((rc = learn_msg(t, &p, now)) < 0)
+			return rc;
+		n += rc;
+	} while (!(rc = sw_dns_packet_next(&p)));
+	return rc == -ENODATA ? n : rc;
 }

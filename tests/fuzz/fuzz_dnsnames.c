@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_dnsnames: one raw packet as NFLOG hands it out (IPv4 or IPv6, UDP
- * from 53, a DNS reply) through the packet parser, sw_dns_parse_reply and
- * the names table (dnsnames.c), then the reply alone through
- * sw_dns_parse_reply. Input: the packet. Checks: nothing read past it
- * (an exact-size copy, ASan), the payload inside the packet, every name
- * recorded findable and NUL-terminated, the table's counts bounded. */
+ * or TCP from 53, DNS replies: over TCP each behind its 2-byte length)
+ * through the packet parser, sw_dns_parse_reply and the names table
+ * (dnsnames.c), then the input alone through sw_dns_parse_reply. Input:
+ * the packet. Checks: nothing read past it (an exact-size copy, ASan),
+ * every message inside the packet and after the one before it, every name
+ * of the last message recorded findable and NUL-terminated, the table's
+ * counts bounded. */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,18 +33,39 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(buf, data, size);
 	sw_dnsnames_init(&table, 7);
 	if (sw_dns_packet_parse(buf, size, &p) == 0) {
-		if (p.msg < buf || p.msg + p.len > buf + size)
+		struct sw_dns_packet q = p;
+		struct sw_dns_reply last = { .id = 0 };
+		const uint8_t *end = buf;
+		size_t msgs = 0;
+		bool any = false;
+		int rc;
+
+		/* each message inside the packet, after the one before it; the
+		 * last one of the packet's family is what the table holds last */
+		do {
+			if (q.msg < end || q.msg + q.len > buf + size || q.rest > size)
+				__builtin_trap();
+			end = q.msg + q.len;
+			if (++msgs > size)
+				__builtin_trap();       /* each message costs at least its prefix */
+			if (sw_dns_parse_reply(q.msg, q.len, &r) == 0 && r.ans.n &&
+			    r.ans.qtype == (p.family == AF_INET ? SW_DNS_A : SW_DNS_AAAA)) {
+				last = r;
+				any = true;
+			}
+		} while (!(rc = sw_dns_packet_next(&q)));
+		if (rc != -ENODATA && rc != -EBADMSG)
 			__builtin_trap();
 		n = sw_dnsnames_learn(&table, buf, size, 1000);
-		if (n > SW_DNS_MAXADDRS || (n > 0 && table.stored != (uint64_t)n))
+		if (n > (int)(msgs * SW_DNS_MAXADDRS) || (n > 0 && table.stored != (uint64_t)n))
 			__builtin_trap();
 		/* each answer findable, unless a set overflowed (evicted counts it) */
-		if (n > 0 && !table.evicted && sw_dns_parse_reply(p.msg, p.len, &r) == 0) {
-			for (size_t i = 0; i < r.ans.n; i++)
-				if (sw_dnsnames_get(&table, p.family, p.client, r.ans.a[i].addr, 1000, out) ||
-				    strlen(out) >= SW_DNS_NAMELEN || strcmp(out, r.qname))
+		if (n > 0 && !table.evicted && any) {
+			for (size_t i = 0; i < last.ans.n; i++)
+				if (sw_dnsnames_get(&table, p.family, p.client, last.ans.a[i].addr, 1000, out) ||
+				    strlen(out) >= SW_DNS_NAMELEN || strcmp(out, last.qname))
 					__builtin_trap();
-			if (sw_dnsnames_get(&table, p.family, p.client, r.ans.a[0].addr,
+			if (sw_dnsnames_get(&table, p.family, p.client, last.ans.a[0].addr,
 					    1000 + SW_DNSNAMES_TTL_MAX, out) == 0)
 				__builtin_trap();
 		}

@@ -39,6 +39,11 @@ def bind_sock(addr, port, kind):
     fam = family_of(addr)
     s = socket.socket(fam, kind)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if kind == socket.SOCK_STREAM:
+        # a test's own listener on one address of the port (dns.py --tcp
+        # on 198.51.100.10:53) may bind beside this one, if it sets it too;
+        # the more specific address gets its connections
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     if fam == socket.AF_INET6:
         s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0 if addr == "::" else 1)
     s.bind((addr, port))

@@ -14,6 +14,7 @@ register_test flowlog_03_bound "max_flows = 2 and 5 parallel long-lived flows: d
 register_test flowlog_05_reload "a reload with [log] flows = no writes the open flows out and stops the log; flows = yes again starts it"
 register_test flowlog_06_no_events "net.netfilter.nf_conntrack_events = 0: the start line says flow_events=off, and the dumps still find the open flows"
 register_test flowlog_07_names "c1 resolves a name through a DNS server in the cloud (198.51.100.10) and fetches the answer 203.0.113.10: its flow record says name; c3's flow to the same address (not its answer) does not; flows = no: no names rule"
+register_test flowlog_08_names_tcp "DNS over TCP: c1 resolves a name over TCP through 198.51.100.10 and its flow to the answer says the name; c3 sends two queries on one connection, answered in one segment, and its flow to the second answer says the second name; both names rules (udp, tcp) in the forward chain"
 register_test flowlog_04_lost "events lost while the daemon is held (ENOBUFS): a flows-lost line, the metric, and a dump finds the open flows again"
 
 FLG_N=300000
@@ -271,29 +272,50 @@ _flowlog_06() {
 	return 0
 }
 
-# flg_resolve NS NAME SERVER: one A query from NS (raw UDP, python), prints
-# the answer's addresses
+# flg_resolve NS SERVER udp|tcp NAME...: A queries from NS (raw, python),
+# one line per NAME with its answer's addresses. Over TCP (RFC 1035 4.2.2,
+# each message behind its 2-byte length) all the queries go in one write
+# on one connection (pipelined), and the replies are read off it in turn.
 flg_resolve() {
 	nsx "$1" "$PY" -c '
 import socket, struct, sys
-name, server = sys.argv[1], sys.argv[2]
-q = struct.pack(">HHHHHH", 0x5a5a, 0x0100, 1, 0, 0, 0)
-q += b"".join(bytes([len(l)]) + l.encode() for l in name.split(".")) + b"\0" + struct.pack(">HH", 1, 1)
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.settimeout(2)
-s.sendto(q, (server, 53))
-r = s.recv(4096)
-an = struct.unpack(">H", r[6:8])[0]
-off = 12 + len(q) - 12
-for _ in range(an):
-    while r[off] and r[off] < 0xc0:
-        off += 1 + r[off]
-    off += 2 if r[off] >= 0xc0 else 1
-    t, _c, _ttl, l = struct.unpack(">HHIH", r[off:off + 10])
-    off += 10
-    if t == 1:
-        print(socket.inet_ntoa(r[off:off + 4]))
-    off += l' "$2" "$3"
+server, proto, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+def query(i, name):
+    q = struct.pack(">HHHHHH", 0x5a5a + i, 0x0100, 1, 0, 0, 0)
+    return q + b"".join(bytes([len(l)]) + l.encode() for l in name.split(".")) + b"\0" + struct.pack(">HH", 1, 1)
+def addrs(q, r):
+    an = struct.unpack(">H", r[6:8])[0]
+    off, out = len(q), []
+    for _ in range(an):
+        while r[off] and r[off] < 0xc0:
+            off += 1 + r[off]
+        off += 2 if r[off] >= 0xc0 else 1
+        t, _c, _ttl, l = struct.unpack(">HHIH", r[off:off + 10])
+        off += 10
+        if t == 1:
+            out.append(socket.inet_ntoa(r[off:off + 4]))
+        off += l
+    return " ".join(out)
+qs = [query(i, n) for i, n in enumerate(names)]
+if proto == "tcp":
+    s = socket.create_connection((server, 53), timeout=2)
+    s.sendall(b"".join(struct.pack(">H", len(q)) + q for q in qs))
+    buf = b""
+    for q in qs:
+        while len(buf) < 2 or len(buf) < 2 + struct.unpack(">H", buf[:2])[0]:
+            d = s.recv(65535)
+            if not d:
+                sys.exit("the connection closed before the replies")
+            buf += d
+        n = struct.unpack(">H", buf[:2])[0]
+        print(addrs(q, buf[2:2 + n]))
+        buf = buf[2 + n:]
+else:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(2)
+    for q in qs:
+        s.sendto(q, (server, 53))
+        print(addrs(q, s.recv(4096)))' "$2" "$3" "${@:4}"
 }
 
 flowlog_07_names() { d_run _flowlog_07; }
@@ -313,7 +335,7 @@ _flowlog_07() {
 	else bad "no names rule in the forward chain"; nsx "$H" nft list chain inet sandwall forward | show -; fi
 	got=""
 	for _ in $(seq 1 30); do
-		got=$(flg_resolve "$C1" "$name" 198.51.100.10 2>"$SWT_TMP/resolve.err") && [ -n "$got" ] && break
+		got=$(flg_resolve "$C1" 198.51.100.10 udp "$name" 2>"$SWT_TMP/resolve.err") && [ -n "$got" ] && break
 		sleep 0.1
 	done
 	if [ "$got" = 203.0.113.10 ]; then ok "c1 resolved $name through 198.51.100.10: $got"
@@ -341,5 +363,60 @@ _flowlog_07() {
 	if nsx "$H" nft list chain inet sandwall forward 2>/dev/null | grep -q 'sandwall:dns'; then
 		bad "flows = no: the names rule is still in the forward chain"
 	else ok "flows = no: no names rule in the forward chain"; fi
+	return 0
+}
+
+# DNS over TCP: what a sandbox resolves over TCP (dig +tcp, or after a
+# truncated UDP answer) names its flows as over UDP. dns.py answers TCP on
+# 198.51.100.10:53 too (--tcp); the only queries of the test go over TCP.
+flowlog_08_names_tcp() { d_run _flowlog_08; }
+_flowlog_08() {
+	local conf flows="$SWT_TMP/flows.jsonl" line got pid name=files.tcp.flowlog.test other=other.tcp.flowlog.test
+	flg_http || return 1
+	printf '{"%s": {"A": [["203.0.113.10", 60]]}, "%s": {"A": [["198.51.100.99", 60]]}}\n' \
+		"$name" "$other" >"$SWT_TMP/names-tcp-zone.json"
+	: >"$SWT_TMP/names-tcp-dns.log"
+	ip netns exec "$CL" "$PY" "$SWT_DIR/dns.py" 198.51.100.10 "$SWT_TMP/names-tcp-zone.json" \
+		"$SWT_TMP/names-tcp-dns.log" --tcp >>"$SWT_TMP/dns.err" 2>&1 &
+	pid=$!
+	SWT_PIDS+=("$pid"); SWT_TEST_PIDS+=("$pid")
+	conf=$(flg_conf flowlog_names_tcp)
+	d_start "$conf" || return 1
+	flg_short_timewait
+	local p
+	# (nft lists "meta l4proto tcp th sport 53" as "tcp sport 53")
+	for p in udp tcp; do
+		if nsx "$H" nft list chain inet sandwall forward 2>/dev/null |
+			grep -Eq "ct direction reply (meta l4proto $p th|$p) sport 53 log prefix \"sandwall:dns \" group 3211"; then
+			ok "the forward chain logs the DNS replies over $p to group 3211"
+		else bad "no names rule for $p in the forward chain"; nsx "$H" nft list chain inet sandwall forward | show -; fi
+	done
+	# c1: one query over TCP, its reply in a segment of its own
+	got=""
+	for _ in $(seq 1 30); do
+		got=$(flg_resolve "$C1" 198.51.100.10 tcp "$name" 2>"$SWT_TMP/resolve.err") && [ -n "$got" ] && break
+		sleep 0.1
+	done
+	if [ "$got" = 203.0.113.10 ]; then ok "c1 resolved $name over TCP through 198.51.100.10: $got"
+	else bad "c1 could not resolve $name over TCP (got '${got}')"; show "$SWT_TMP/resolve.err" 5; show "$SWT_TMP/dns.err" 5; return 1; fi
+	# c3: two queries in one write, both replies in one write (one segment):
+	# the second message of the segment names the flow
+	got=$(flg_resolve "$C3" 198.51.100.10 tcp "$other" "$name" 2>"$SWT_TMP/resolve.err" | tr '\n' ' ')
+	if [ "$got" = "198.51.100.99 203.0.113.10 " ]; then ok "c3 resolved $other and $name on one TCP connection: $got"
+	else bad "c3 could not resolve $other and $name over TCP (got '${got}')"; show "$SWT_TMP/resolve.err" 5; return 1; fi
+	if grep -q "tcp 2 replies in one write" "$SWT_TMP/names-tcp-dns.log"; then ok "dns.py answered c3's two queries in one write"
+	else bad "dns.py did not answer c3's two queries together"; show "$SWT_TMP/names-tcp-dns.log" 10; fi
+	nsx "$C1" curl -s --local-port 40801 -o /dev/null -m 5 "http://203.0.113.10:$FLG_PORT/blob"
+	nsx "$C3" curl -s --local-port 40802 -o /dev/null -m 5 "http://203.0.113.10:$FLG_PORT/blob"
+	local base="r.get('event') == 'flow' and r.get('state') == 'closed' and r.get('dst') == '203.0.113.10' and r.get('dport') == $FLG_PORT"
+	local who src sport
+	for who in c1:172.17.0.2:40801 c3:172.17.0.3:40802; do
+		IFS=: read -r who src sport <<<"$who"
+		if line=$(flg_wait 20 "$flows" "$base and r.get('sport') == $sport"); then
+			if [ -n "$(flg_lines "$flows" "$base and r.get('sport') == $sport and r.get('src') == '$src' and r.get('name') == '$name'")" ]; then
+				ok "$who's flow says the name it resolved over TCP: ${line:0:300}"
+			else bad "$who's flow has no name $name (resolved over TCP): $line"; fi
+		else bad "no closed record of $who's flow to 203.0.113.10:$FLG_PORT"; show "$flows" 10; fi
+	done
 	return 0
 }

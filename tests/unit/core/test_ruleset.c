@@ -429,7 +429,7 @@ static void test_host_no(void **state)
 	tk_build("", &m);
 	assert_non_null(tu_rule(&m, "sandwall:host"));
 	assert_non_null(sw_model_find_chain(&m, "input"));
-	assert_int_equal(m.n_rules, 113);
+	assert_int_equal(m.n_rules, 114);
 	sw_model_free(&m);
 	tk_build("[block]\nhost = no\n", &m);
 	assert_null(tu_rule(&m, "sandwall:host"));
@@ -439,7 +439,7 @@ static void test_host_no(void **state)
 	assert_null(tu_rule(&m, "sandwall:input-host"));
 	/* after NAT still: forward and guard_nat, without the host rule */
 	assert_non_null(sw_model_find_chain(&m, "guard_nat"));
-	assert_int_equal(m.n_rules, 96);
+	assert_int_equal(m.n_rules, 97);
 	/* no host block: the fast path needs no fib */
 	{
 		const struct sw_rule *r = tu_rule(&m, "sandwall:unblocked4a");
@@ -558,16 +558,17 @@ static void test_log_no(void **state)
 	tk_build("[log]\nblocked = no\n", &m);
 	for (size_t i = 0; i < m.n_rules; i++)
 		assert_null(strstr(m.rules[i].tag, "-log"));
-	assert_int_equal(m.n_rules, 104);     /* the names rule stays: [log] flows */
+	assert_int_equal(m.n_rules, 105);     /* the names rules stay: [log] flows */
 	sw_model_free(&m);
-	/* the network log off: no names rule; its group is [log] names_group */
+	/* the network log off: no names rules; their group is [log] names_group */
 	tk_build("[log]\nflows = no\n", &m);
 	assert_null(tu_rule(&m, "sandwall:dns-names"));
+	assert_null(tu_rule(&m, "sandwall:dns-names-tcp"));
 	assert_int_equal(m.n_rules, 112);
 	sw_model_free(&m);
 	tk_build("[log]\nnames_group = 77\n", &m);
-	{
-		const struct sw_rule *r = tu_rule(&m, "sandwall:dns-names");
+	for (int i = 0; i < 2; i++) {
+		const struct sw_rule *r = tu_rule(&m, i ? "sandwall:dns-names-tcp" : "sandwall:dns-names");
 
 		assert_non_null(r);
 		assert_non_null(strstr(r ? r->text : "", "group 77 "));
@@ -841,11 +842,13 @@ static void test_after_nat(void **state)
 	/* forward: the side that opened the connection, to guard_fwd: the
 	 * routed categories (sandboxes), then a translated destination */
 	n = tu_chain_rules(&m, "forward", tags, 64);
-	assert_int_equal(n, 5);
+	assert_int_equal(n, 6);
 	assert_string_equal(tags[2], "sandwall:fwd-kinds");
 	assert_string_equal(tags[3], "sandwall:fwd-tap");
-	/* last, the network log's names: a log, no verdict */
+	/* last, the network log's names: a log, no verdict, for DNS over
+	 * UDP and over TCP */
 	assert_string_equal(tags[4], "sandwall:dns-names");
+	assert_string_equal(tags[5], "sandwall:dns-names-tcp");
 	assert_rule(&m, "sandwall:dns-names", "forward",
 		    "[ ct load direction => reg 1 ] [ cmp eq reg 1 0x00000001 ] "
 		    "[ meta load l4proto => reg 1 ] [ cmp eq reg 1 0x00000011 ] "
@@ -853,6 +856,13 @@ static void test_after_nat(void **state)
 		    "[ log prefix sandwall:dns  group 3211 snaplen 0 qthreshold 0 ]",
 		    "ct direction reply meta l4proto udp th sport 53 "
 		    "log prefix \"sandwall:dns \" group 3211 comment \"sandwall:dns-names\"");
+	assert_rule(&m, "sandwall:dns-names-tcp", "forward",
+		    "[ ct load direction => reg 1 ] [ cmp eq reg 1 0x00000001 ] "
+		    "[ meta load l4proto => reg 1 ] [ cmp eq reg 1 0x00000006 ] "
+		    "[ payload load 2b @ transport header + 0 => reg 1 ] [ cmp eq reg 1 0x00003500 ] "
+		    "[ log prefix sandwall:dns  group 3211 snaplen 0 qthreshold 0 ]",
+		    "ct direction reply meta l4proto tcp th sport 53 "
+		    "log prefix \"sandwall:dns \" group 3211 comment \"sandwall:dns-names-tcp\"");
 	assert_rule(&m, "sandwall:fwd", "forward",
 		    "[ ct load direction => reg 1 ] [ cmp eq reg 1 0x00000000 ] "
 		    "[ meta load iifname => reg 1 ] "

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_dnsnames: the network log's names table (bounds, expiry, eviction,
  * one client's names never another's) and the raw-packet parser (IPv4 and
- * IPv6 headers, UDP from 53; every length that lies, fragments and
- * truncations refused). */
+ * IPv6 headers, UDP or TCP from 53; every length that lies, fragments and
+ * truncations refused; over TCP only whole messages behind their length
+ * prefix, segments without data ignored). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -42,7 +43,14 @@ static void test_put_get(void **state)
 	/* another client, another address, another family: not theirs */
 	assert_int_equal(sw_dnsnames_get(t, AF_INET, C2, A1, 1000, out), -ENOENT);
 	assert_int_equal(sw_dnsnames_get(t, AF_INET, C1, A2, 1000, out), -ENOENT);
-	assert_int_equal(sw_dnsnames_get(t, AF_INET6, C1, A1, 1000, out), -ENOENT);
+	{
+		/* the same bytes as IPv6 keys (an IPv6 key is 16 bytes long) */
+		uint8_t c6[16] = { 0 }, a6[16] = { 0 };
+
+		memcpy(c6, C1, 4);
+		memcpy(a6, A1, 4);
+		assert_int_equal(sw_dnsnames_get(t, AF_INET6, c6, a6, 1000, out), -ENOENT);
+	}
 	assert_int_equal(sw_dnsnames_get(t, 99, C1, A1, 1000, out), -ENOENT);
 	/* a rewrite replaces the name, in place */
 	assert_int_equal(sw_dnsnames_put(t, AF_INET, C1, A1, "other.test", 60, 1001), 0);
@@ -209,8 +217,8 @@ static void test_packet4(void **state)
 	assert_int_equal(sw_dns_packet_parse(m, n, &p), -EBADMSG);
 	memcpy(m, b, n); m[6] = 0; m[7] = 1;
 	assert_int_equal(sw_dns_packet_parse(m, n, &p), -EBADMSG);
-	/* not UDP, not from 53, not IP */
-	memcpy(m, b, n); m[9] = IPPROTO_TCP;
+	/* neither UDP nor TCP, not from 53, not IP */
+	memcpy(m, b, n); m[9] = IPPROTO_ICMP;
 	assert_int_equal(sw_dns_packet_parse(m, n, &p), -EPROTONOSUPPORT);
 	memcpy(m, b, n); put16(m + 20, 5353);
 	assert_int_equal(sw_dns_packet_parse(m, n, &p), -EPROTONOSUPPORT);
@@ -267,6 +275,183 @@ static void test_packet6(void **state)
 	free(t);
 }
 
+/* An IPv4 TCP segment from 192.0.2.53:53 to client, its TCP header doff
+ * 32-bit words (the options zero), its data: nmsg replies (name, addr[i])
+ * each behind its 2-byte length. Returns the packet's length. */
+static size_t seg4(uint8_t *b, const uint8_t *client, unsigned doff, size_t nmsg,
+		   const char *const *name, const uint8_t (*addr)[4])
+{
+	size_t n = 20 + doff * 4;
+
+	memset(b, 0, n);
+	b[0] = 0x45;
+	b[6] = 0x40;
+	b[8] = 64;
+	b[9] = IPPROTO_TCP;
+	memcpy(b + 12, "\xc0\x00\x02\x35", 4);
+	memcpy(b + 16, client, 4);
+	put16(b + 20, 53);
+	put16(b + 22, 40000);
+	b[32] = (uint8_t)(doff << 4);
+	b[33] = 0x18;           /* PSH ACK */
+	for (size_t i = 0; i < nmsg; i++) {
+		size_t m = reply(b + n + 2, name[i], SW_DNS_A, addr[i]);
+
+		put16(b + n, m);
+		n += 2 + m;
+	}
+	put16(b + 2, n);
+	return n;
+}
+
+/* DNS over TCP: a whole message in one segment is read behind its length
+ * prefix (with TCP options too); a message the segment does not hold
+ * whole, a data offset that lies, and truncations are refused; a segment
+ * without data (SYN, ACK, FIN) is nothing to learn and no refusal. */
+static void test_packet4_tcp(void **state)
+{
+	static const char *const names[] = { "tcp.pypi.test", "two.pypi.test" };
+	static const uint8_t addrs[][4] = { { 203, 0, 113, 10 }, { 203, 0, 113, 11 } };
+	struct sw_dnsnames *t = fresh();
+	struct sw_dns_packet p;
+	char out[SW_DNS_NAMELEN];
+	uint8_t b[1024], m[1024];
+	size_t n = seg4(b, C1, 5, 1, names, addrs), k;
+
+	(void)state;
+	assert_int_equal(sw_dns_packet_parse(b, n, &p), 0);
+	assert_int_equal(p.family, AF_INET);
+	assert_memory_equal(p.client, C1, 4);
+	assert_ptr_equal(p.msg, b + 42);
+	assert_int_equal(p.len, n - 42);
+	assert_int_equal(p.rest, 0);
+	assert_int_equal(sw_dns_packet_next(&p), -ENODATA);
+	assert_int_equal(sw_dnsnames_learn(t, b, n, 1000), 1);
+	assert_int_equal(sw_dnsnames_get(t, AF_INET, C1, A1, 1000, out), 0);
+	assert_string_equal(out, "tcp.pypi.test");
+	assert_int_equal(sw_dnsnames_get(t, AF_INET, C2, A1, 1000, out), -ENOENT);
+	/* a TCP header with options (timestamps: 32 bytes) */
+	n = seg4(b, C2, 8, 1, names, addrs);
+	assert_int_equal(sw_dns_packet_parse(b, n, &p), 0);
+	assert_ptr_equal(p.msg, b + 54);
+	assert_int_equal(sw_dnsnames_learn(t, b, n, 1000), 1);
+	assert_int_equal(sw_dnsnames_get(t, AF_INET, C2, A1, 1000, out), 0);
+	/* every truncation of the bytes given refused */
+	n = seg4(b, C1, 5, 1, names, addrs);
+	for (k = 0; k < n; k++)
+		assert_true(sw_dnsnames_learn(t, b, k, 0) < 0);
+	/* the segment cut anywhere, its IP length saying so, in exactly that
+	 * many bytes (ASan sees a read past them): refused, or no data */
+	for (k = 20; k < n; k++) {
+		uint8_t *c = malloc(k);
+
+		assert_non_null(c);
+		memcpy(c, b, k);
+		put16(c + 2, k);
+		assert_int_equal(sw_dns_packet_parse(c, k, &p), k == 40 ? -ENODATA : -EBADMSG);
+		assert_true(sw_dnsnames_learn(t, c, k, 0) <= 0);
+		free(c);
+	}
+	/* the message split over segments: the prefix announces more than the
+	 * segment holds (the IP length says where it ends), by one byte or by
+	 * all but the prefix; the prefix itself split (one byte of data) */
+	memcpy(m, b, n); put16(m + 40, n - 42 + 1);
+	assert_int_equal(sw_dns_packet_parse(m, n, &p), -EBADMSG);
+	assert_int_equal(sw_dnsnames_learn(t, m, n, 1000), -EBADMSG);
+	memcpy(m, b, n); put16(m + 2, 42);
+	assert_int_equal(sw_dns_packet_parse(m, n, &p), -EBADMSG);
+	memcpy(m, b, n); put16(m + 2, 41);
+	assert_int_equal(sw_dns_packet_parse(m, n, &p), -EBADMSG);
+	assert_int_equal(sw_dnsnames_learn(t, m, n, 1000), -EBADMSG);
+	/* data offsets that lie: under 5 words, past the IP payload, the TCP
+	 * header itself past it */
+	memcpy(m, b, n); m[32] = 4 << 4;
+	assert_int_equal(sw_dns_packet_parse(m, n, &p), -EBADMSG);
+	memcpy(m, b, n); m[32] = 0;
+	assert_int_equal(sw_dns_packet_parse(m, n, &p), -EBADMSG);
+	memcpy(m, b, n); m[32] = 15 << 4; put16(m + 2, 20 + 56);
+	assert_int_equal(sw_dns_packet_parse(m, n, &p), -EBADMSG);
+	assert_int_equal(sw_dnsnames_learn(t, m, n, 1000), -EBADMSG);
+	memcpy(m, b, n); put16(m + 2, 20 + 19);
+	assert_int_equal(sw_dns_packet_parse(m, n, &p), -EBADMSG);
+	/* not from 53 */
+	memcpy(m, b, n); put16(m + 20, 5353);
+	assert_int_equal(sw_dns_packet_parse(m, n, &p), -EPROTONOSUPPORT);
+	/* no data (SYN+ACK, a bare ACK, FIN; with options too): ignored, not
+	 * refused, nothing recorded */
+	sw_dnsnames_init(t, 0x1234);
+	k = seg4(m, C1, 5, 0, NULL, NULL);
+	assert_int_equal(k, 40);
+	assert_int_equal(sw_dns_packet_parse(m, k, &p), -ENODATA);
+	assert_int_equal(sw_dnsnames_learn(t, m, k, 1000), 0);
+	k = seg4(m, C1, 8, 0, NULL, NULL);
+	assert_int_equal(sw_dnsnames_learn(t, m, k, 1000), 0);
+	assert_int_equal(t->stored, 0);
+	/* a hostile reply inside a good segment: refused */
+	memcpy(m, b, n); m[42 + 5] = 3;         /* QDCOUNT 3 */
+	assert_int_equal(sw_dnsnames_learn(t, m, n, 1000), -EBADMSG);
+	assert_int_equal(t->stored, 0);
+	/* two whole messages in one segment (pipelined answers): both read */
+	n = seg4(b, C1, 5, 2, names, addrs);
+	assert_int_equal(sw_dns_packet_parse(b, n, &p), 0);
+	assert_true(p.rest > 0);
+	assert_int_equal(sw_dnsnames_learn(t, b, n, 1000), 2);
+	assert_int_equal(sw_dnsnames_get(t, AF_INET, C1, addrs[0], 1000, out), 0);
+	assert_string_equal(out, "tcp.pypi.test");
+	assert_int_equal(sw_dnsnames_get(t, AF_INET, C1, addrs[1], 1000, out), 0);
+	assert_string_equal(out, "two.pypi.test");
+	/* the second cut short by the segment's end: the packet refused (the
+	 * whole first message's names stay), never a guess at the rest */
+	sw_dnsnames_init(t, 0x1234);
+	memcpy(m, b, n); put16(m + 2, n - 1);
+	assert_int_equal(sw_dnsnames_learn(t, m, n, 1000), -EBADMSG);
+	assert_int_equal(sw_dnsnames_get(t, AF_INET, C1, addrs[0], 1000, out), 0);
+	assert_int_equal(sw_dnsnames_get(t, AF_INET, C1, addrs[1], 1000, out), -ENOENT);
+	free(t);
+}
+
+static void test_packet6_tcp(void **state)
+{
+	static const uint8_t c6[16] = { 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2 };
+	static const uint8_t a6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10 };
+	struct sw_dnsnames *t = fresh();
+	struct sw_dns_packet p;
+	char out[SW_DNS_NAMELEN];
+	uint8_t b[512], m[512];
+	size_t r = reply(b + 62, "v6tcp.test", SW_DNS_AAAA, a6), n = 62 + r;
+
+	(void)state;
+	memset(b, 0, 62);
+	b[0] = 0x60;
+	put16(b + 4, 20 + 2 + r);
+	b[6] = IPPROTO_TCP;
+	b[7] = 64;
+	b[8] = 0xfd; b[23] = 0x53;
+	memcpy(b + 24, c6, 16);
+	put16(b + 40, 53);
+	put16(b + 42, 40000);
+	b[52] = 5 << 4;
+	b[53] = 0x18;
+	put16(b + 60, r);
+	assert_int_equal(sw_dns_packet_parse(b, n, &p), 0);
+	assert_int_equal(p.family, AF_INET6);
+	assert_ptr_equal(p.msg, b + 62);
+	assert_int_equal(sw_dnsnames_learn(t, b, n, 1000), 1);
+	assert_int_equal(sw_dnsnames_get(t, AF_INET6, c6, a6, 1000, out), 0);
+	assert_string_equal(out, "v6tcp.test");
+	for (size_t k = 0; k < n; k++)
+		assert_true(sw_dnsnames_learn(t, b, k, 0) < 0);
+	/* the prefix past the segment; the data offset past it; no data */
+	memcpy(m, b, n); put16(m + 60, r + 1);
+	assert_int_equal(sw_dns_packet_parse(m, n, &p), -EBADMSG);
+	memcpy(m, b, n); m[52] = 15 << 4; put16(m + 4, 40);
+	assert_int_equal(sw_dns_packet_parse(m, n, &p), -EBADMSG);
+	memcpy(m, b, n); put16(m + 4, 20);
+	assert_int_equal(sw_dns_packet_parse(m, n, &p), -ENODATA);
+	assert_int_equal(sw_dnsnames_learn(t, m, n, 1000), 0);
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +460,8 @@ int main(void)
 		cmocka_unit_test(test_bounded),
 		cmocka_unit_test(test_packet4),
 		cmocka_unit_test(test_packet6),
+		cmocka_unit_test(test_packet4_tcp),
+		cmocka_unit_test(test_packet6_tcp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

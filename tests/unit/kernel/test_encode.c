@@ -180,7 +180,7 @@ static void test_message_order(void **state)
 	assert_int_equal(counters, 9);
 	assert_int_equal(sets, 33);
 	assert_int_equal(chains, 17);
-	assert_int_equal(rules, 113);
+	assert_int_equal(rules, 114);
 }
 
 /* Every NEWRULE parses back to the model's canonical string and tag. */
