@@ -663,6 +663,7 @@ static void test_blocked_lines(void **state)
 	assert_true(d.attempts_dirty);
 	assert_true(d.attempts.n > 0);
 	free(log);
+	sw_host_free(&d.host);
 }
 
 /* a tripped quarantine waits for its block chain's line (the why); one
@@ -695,6 +696,7 @@ static void test_quarantine_why(void **state)
 			    "test_daemon: event=quarantine sandbox=box src=10.0.0.7 dst=192.0.2.20 "
 			    "proto=tcp dport=80 iif=veth1 on=? action=cut-off-until-release\n");
 	free(log);
+	sw_host_free(&d.host);
 }
 
 int main(void)
