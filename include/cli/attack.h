@@ -13,8 +13,10 @@
  *   - UDP to broadcast and multicast addresses, listened for by a canary
  *     socket in the host's namespace;
  *   - for a sandbox policy: a plain connection to a destination it does
- *     not list, which its egress counter must count; and one more than
- *     its budget, which its budget counter must count.
+ *     not list, which its egress counter must count; one more than its
+ *     budget, which its budget counter must count; and one more than its
+ *     max_connections, which its connections counter must count (last:
+ *     the connection over it quarantines the probe's address).
  * The evidence is read in the host's namespace through a callback: the
  * named counter of the category that must drop the packet grows, and
  * nothing reaches. Frame builders are pure (unit-tested). */
@@ -62,6 +64,8 @@ enum sw_attack_kind {
 				 * and counter (or counter2) must count it */
 	SW_ATK_BUDGET,          /* tries such connections at once: none may connect and the
 				 * sandbox's budget counter must count at least one */
+	SW_ATK_CONNS,           /* the same for max_connections (tries = N + 1), counted by
+				 * connections_<name>; the last phase of all */
 };
 
 enum sw_attack_result {
@@ -80,7 +84,7 @@ struct sw_attack {
 	bool bcast_mac;                 /* prime: frame to ff:ff:ff:ff:ff:ff (bridge path) */
 	struct sw_prefix target;        /* full-length */
 	uint16_t port;
-	unsigned tries;                 /* BUDGET: how many connections (EGRESS: 1) */
+	unsigned tries;                 /* BUDGET, CONNS: how many connections (EGRESS: 1) */
 	char counter[32];               /* the named counter that must count it */
 	char counter2[32];              /* another counter that may count it instead (a
 					 * sandbox's egress_<name> or budget_<name>), "" if none */

@@ -27,7 +27,8 @@
 #include "cli/probe.h"
 
 #define SW_VERIFY_MAX   512
-#define SW_VERIFY_BUDGET_MAX 64 /* budgets up to this many connections are probed */
+#define SW_VERIFY_BUDGET_MAX 64 /* budgets and max_connections up to this many
+				 * connections are probed */
 
 /* What a target proves. The names are the "category" of the text and JSON
  * output. */
@@ -43,6 +44,7 @@ enum sw_vcat {
 	SW_VCAT_EGRESS,             /* a sandbox's unlisted destination: must be blocked */
 	SW_VCAT_ALLOWED,            /* a sandbox's allowlisted address: reported, never a failure */
 	SW_VCAT_BUDGET,             /* a sandbox's budget: one connection over it must be counted */
+	SW_VCAT_CONNS,              /* its max_connections ("max_connections"): the same */
 	SW_VCAT_COUNT
 };
 const char *sw_vcat_name(enum sw_vcat c);
@@ -101,13 +103,21 @@ bool sw_verify_sandbox_allows(const struct sw_sandbox *x, const struct sw_host *
  * EGRESS attack (SW_ATK_EGRESS) to sink:sink_port counted by
  * egress_<name> (or budget_<name> when it has a budget), and for a
  * budget of at most SW_VERIFY_BUDGET_MAX a BUDGET attack of budget + 1
- * connections counted by budget_<name>; for allowlist,
+ * connections counted by budget_<name>, and for a max_connections N of at
+ * most SW_VERIFY_BUDGET_MAX that the probe can prove
+ * (sw_verify_conns_why_not) a CONNS attack of N + 1 connections to the
+ * sink counted by connections_<name>; for allowlist,
  * each single-address TCP entry that no global target blocks as an
  * ALLOWED row. Returns 0 or -ENOSPC. */
 int sw_verify_add_sandboxes(const struct sw_config *cfg, const struct sw_host *host,
 			    struct sw_verify *v, const char *ifname, const struct sw_prefix *self4,
 			    const struct sw_prefix *self6, const struct sw_prefix *sink,
 			    uint16_t sink_port);
+/* Why a sandbox's max_connections is not probed (NULL: it is, when a run
+ * applies and there is a sink): above SW_VERIFY_BUDGET_MAX, or a
+ * quarantine_on (egress; budget, when it has one) that the connections
+ * under the cap would trip before the one over it is counted. */
+const char *sw_verify_conns_why_not(const struct sw_sandbox *x);
 /* Did it hold? (every must-block target blocked, every canary open) */
 bool sw_verify_passed(const struct sw_verify *v);
 /* A target's verdict. */

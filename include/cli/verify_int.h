@@ -120,6 +120,7 @@ struct sbx_rec {
 	size_t runs, runs_failed;
 	size_t unlisted_blocked, unlisted_failed, allowed_open, allowed_unreachable;
 	size_t budget_counted, budget_failed;
+	size_t conns_counted, conns_failed;     /* max_connections */
 	int first_run;
 };
 

@@ -32,6 +32,7 @@ const char *sw_attack_kind_name(enum sw_attack_kind k)
 		[SW_ATK_PRIME_UDP] = "prime-udp", [SW_ATK_ND] = "nd-payload",
 		[SW_ATK_BCAST] = "broadcast", [SW_ATK_CANARY] = "canary-control",
 		[SW_ATK_EGRESS] = "egress", [SW_ATK_BUDGET] = "budget",
+		[SW_ATK_CONNS] = "max_connections",
 	};
 
 	return (unsigned)k < sizeof(names) / sizeof(*names) ? names[k] : "?";
@@ -411,7 +412,8 @@ static void follow_up(const struct sw_attack_env *env, struct sw_attack *a, stru
 }
 
 /* Last phases: a sandbox's unlisted destination (kind EGRESS: one
- * connection) and its budget (kind BUDGET: tries connections). Every
+ * connection), its budget (kind BUDGET: tries connections) and its
+ * max_connections (kind CONNS: tries connections). Every
  * connection of the kind at once from the probe's own address; one that
  * connects (SYN-ACK or RST) got through; otherwise the attack's counters,
  * read before and after, must have grown. */
@@ -685,6 +687,10 @@ int sw_attack_run(const struct sw_attack_env *env, struct sw_attack *a, size_t n
 	egress(env, a, n, SW_ATK_EGRESS);
 	reset(env);
 	egress(env, a, n, SW_ATK_BUDGET);     /* after: it exhausts the budget */
+	reset(env);
+	/* the very last: the connection over max_connections quarantines the
+	 * probe's address (verify releases it after the run) */
+	egress(env, a, n, SW_ATK_CONNS);
 out:
 	for (size_t i = 0; i < n; i++) {
 		close_fd(&s[i].lst);

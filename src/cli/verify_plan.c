@@ -81,6 +81,7 @@ static const struct {
 	[SW_VCAT_EGRESS] = { -1, "egress" },
 	[SW_VCAT_ALLOWED] = { -1, "allowed" },
 	[SW_VCAT_BUDGET] = { -1, "budget" },
+	[SW_VCAT_CONNS] = { -1, "max_connections" },
 };
 
 const char *sw_vcat_name(enum sw_vcat c)
@@ -370,6 +371,23 @@ bool sw_verify_sandbox_allows(const struct sw_sandbox *x, const struct sw_host *
 	return false;
 }
 
+#define VSTR_(x) #x
+#define VSTR(x) VSTR_(x)
+
+const char *sw_verify_conns_why_not(const struct sw_sandbox *x)
+{
+	if (x->max_conns > SW_VERIFY_BUDGET_MAX)
+		return "above " VSTR(SW_VERIFY_BUDGET_MAX) ", not probed";
+	/* the connections under the cap meet the policy's drop (the sink is
+	 * unlisted) or a used-up budget: a quarantine on either cuts the
+	 * probe off before the one over the cap reaches the count */
+	if (x->quarantine_on & SW_Q_EGRESS)
+		return "not probed: quarantine_on = egress cuts the probe off before the count";
+	if (x->budget && (x->quarantine_on & SW_Q_BUDGET))
+		return "not probed: quarantine_on = budget cuts the probe off before the count";
+	return NULL;
+}
+
 /* Does the policy apply to a namespace behind ifname sending from self? */
 static bool sandbox_matches(const struct sw_sandbox *x, const char *ifname,
 			    const struct sw_prefix *self4, const struct sw_prefix *self6)
@@ -444,6 +462,17 @@ int sw_verify_add_sandboxes(const struct sw_config *cfg, const struct sw_host *h
 					return rc;
 				own_row(&v->t[v->n - 1], b, x);
 				v->t[v->n - 1].atk.tries = x->budget + 1;
+			}
+			/* one connection over max_connections, all at once: the
+			 * first N go on to the policy, which drops them (the
+			 * sink is unlisted), the next one is the count's */
+			if (x->max_conns && !sw_verify_conns_why_not(x)) {
+				snprintf(counter, sizeof(counter), "connections_%s", x->name);
+				if ((rc = add_attack(v, SW_VCAT_CONNS, SW_ATK_CONNS, false, sink, sink_port,
+						     counter)))
+					return rc;
+				own_row(&v->t[v->n - 1], b, x);
+				v->t[v->n - 1].atk.tries = x->max_conns + 1;
 			}
 		}
 		/* what it lists: each single TCP address, reported */

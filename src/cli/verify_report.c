@@ -94,6 +94,7 @@ static void attack_words(const struct sw_attack *a, const char *gw, char *buf, s
 			 a->result == SW_ATK_HEARD ? "heard (the canary works)" : "NOT heard");
 		break;
 	case SW_ATK_BUDGET:
+	case SW_ATK_CONNS:
 		snprintf(buf, len, "%s: %u TCP connections at once to the sink, %s +%llu",
 			 sw_attack_kind_name(a->kind), a->tries, a->counter, (unsigned long long)a->counted);
 		break;
@@ -294,7 +295,7 @@ static enum sbx_verdict sbx_verdict(const struct sw_sandbox *x, const struct sbx
 		return SBX_OPEN;
 	if (!r->runs)
 		return SBX_NOT_PROBED;
-	if (r->runs_failed || r->unlisted_failed || r->budget_failed)
+	if (r->runs_failed || r->unlisted_failed || r->budget_failed || r->conns_failed)
 		return SBX_NOT_HELD;
 	return r->unlisted_blocked ? SBX_HELD : SBX_UNPROVEN;
 }
@@ -319,7 +320,7 @@ void sw_verify_sandboxes_out(struct verify_state *st, const struct sw_config *cf
 		const struct sw_sandbox *x = &cfg->sandboxes[b];
 		const struct sbx_rec *r = &st->sbx[b];
 		enum sbx_verdict vd = sbx_verdict(x, r);
-		const char *reason = NULL;
+		const char *reason = NULL, *conns_not = sw_verify_conns_why_not(x);
 
 		if (vd == SBX_NOT_PROBED)
 			reason = no_probe ? no_probe : "no throwaway probe matched its interfaces or sources";
@@ -342,6 +343,12 @@ void sw_verify_sandboxes_out(struct verify_state *st, const struct sw_config *cf
 			sw_jw_u64(&st->w, "budget_counted", r->budget_counted);
 			sw_jw_u64(&st->w, "budget_failed", r->budget_failed);
 		}
+		if (x->max_conns) {
+			sw_jw_u64(&st->w, "max_connections_counted", r->conns_counted);
+			sw_jw_u64(&st->w, "max_connections_failed", r->conns_failed);
+			if (conns_not)
+				sw_jw_str(&st->w, "max_connections_not_probed", conns_not);
+		}
 		if (reason)
 			sw_jw_str(&st->w, "reason", reason);
 		sw_jw_end(&st->w);
@@ -358,6 +365,11 @@ void sw_verify_sandboxes_out(struct verify_state *st, const struct sw_config *cf
 		else if ((vd == SBX_HELD || vd == SBX_NOT_HELD) && x->budget)
 			printf(" (budget %u: one over it counted %zu, FAIL %zu)", x->budget,
 			       r->budget_counted, r->budget_failed);
+		if ((vd == SBX_HELD || vd == SBX_NOT_HELD) && x->max_conns && conns_not)
+			printf(" (max_connections %u: %s)", x->max_conns, conns_not);
+		else if ((vd == SBX_HELD || vd == SBX_NOT_HELD) && x->max_conns)
+			printf(" (max_connections %u: one over it counted %zu, FAIL %zu)", x->max_conns,
+			       r->conns_counted, r->conns_failed);
 		if (reason)
 			printf(" (%s)", reason);
 		printf("\n");

@@ -429,6 +429,9 @@ void sw_verify_run_done(struct verify_state *st, const struct sw_config *cfg, co
 			} else if (t->atk.kind == SW_ATK_BUDGET) {
 				r->budget_counted += !fail;
 				r->budget_failed += fail;
+			} else if (t->atk.kind == SW_ATK_CONNS) {
+				r->conns_counted += !fail;
+				r->conns_failed += fail;
 			} else if (t->cat == SW_VCAT_ALLOWED) {
 				r->allowed_open += sw_probe_reachable(&t->probe);
 				r->allowed_unreachable += !sw_probe_reachable(&t->probe);

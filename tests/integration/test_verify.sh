@@ -29,6 +29,7 @@ register_test verify_12_sbx_allow    "an allowlist sandbox: listed addresses rep
 register_test verify_13_sbx_sources  "a sandbox chosen by source: verify probes from inside its source prefix on the bridge"
 register_test verify_14_routed_tap   "interfaces = auto: verify probes through a throwaway routed veth and tap, lists each guarded link with why; FAIL without the table and when the kind rules that guard taps and veths are broken"
 register_test verify_15_sbx_budget   "a sandbox budget: one connection over it is counted by budget_NAME; FAIL with the budget rules deleted"
+register_test verify_16_sbx_conns    "a sandbox max_connections: one connection over it is counted by connections_NAME, the probe's quarantine and count are undone (alone and through sandwalld); FAIL with the conns rules deleted"
 
 V_SANDWALLD=${SANDWALLD:-$SWT_ROOT/build/sandwalld}
 V_TIMEOUT=${V_TIMEOUT:-400}  # ms a verify probe waits (blocked targets time out)
@@ -952,5 +953,75 @@ budget = 3/minute")
 	n=$(v_rows "$SW_OUT" "t['verdict'] == 'FAIL'")
 	[ "$n" = '[["budget", "192.0.2.77:80", "FAIL", "uncounted"]]' ] && ok "FAIL: budget 192.0.2.77:80 uncounted" || bad "FAIL rows: $n"
 	[ "$(v_sbx "$SW_OUT" agents verdict)" = "not held" ] && ok "sandbox agents: not held" || bad "sandbox agents: $(v_sbx "$SW_OUT" agents verdict)"
+	return 0
+}
+
+# v_probe_left SET: the elements of set SET that are the last verify --json's
+# probe addresses (its runs' sources), one a line
+v_probe_left() {
+	local src
+	for src in $(v_py "$SW_OUT" "' '.join(s.split('/')[0] for r in d['runs'] for s in r['sources'])"); do
+		hnft list set inet sandwall "$1" 2>/dev/null | grep -oF -- "$src" | sed "s/^/$1: /"
+	done
+}
+
+verify_16_sbx_conns() { v_run _verify_16; }
+_verify_16() {
+	local j n h left i r
+	V_CONF=$(v_sbx_conf sbxconns "[sandbox agents]
+interfaces = docker0
+egress = none
+max_connections = 3")
+	apply_ok "$V_CONF" || return 1
+	v_verify "max_connections 3" 0 --json
+	j="$V_DIR/held.json"; cp "$SW_OUT" "$j"
+	n=$(v_py "$j" "[(t['category'], t['verdict'], t['result'], t['counter'], t['counted'] >= 1) for r in d['runs'] for t in r['targets'] if t.get('attack') == 'max_connections']")
+	[ "$n" = '[["max_connections", "blocked", "counted", "connections_agents", true]]' ] &&
+		ok "4 connections at once: counted by connections_agents" || bad "max_connections rows: $n"
+	n=$(v_py "$j" "[(s['verdict'], s['max_connections_counted'], s['max_connections_failed']) for s in d['sandboxes']]")
+	[ "$n" = '[["held", 1, 0]]' ] && ok "sandbox agents: held, max_connections counted" || bad "sandboxes: $n"
+	# the probe tripped the quarantine: verify undid it and the count
+	left=$(v_probe_left sbx_agents_q4; v_probe_left sbx_agents_conns4)
+	[ -z "$left" ] && ok "no quarantine and no conns element of the probe's address left" ||
+		{ bad "left behind: $(echo $left)"; hnft list set inet sandwall sbx_agents_q4 | show - 10; }
+	v_verify "max_connections (text)" 0
+	grep -qE '^  agents .*max_connections 3: one over it counted 1, FAIL 0' "$SW_OUT" &&
+		ok "text: $(grep -E '^  agents ' "$SW_OUT" | tr -s ' ')" ||
+		{ bad "no max_connections in the sandbox line"; grep -A2 '^sandboxes:' "$SW_OUT" | show -; }
+	# through sandwalld (the releases go through its control socket)
+	v_start "$V_CONF" || return 1
+	v_verify "max_connections, sandwalld up" 0 --json
+	left=$(v_probe_left sbx_agents_q4; v_probe_left sbx_agents_conns4)
+	[ -z "$left" ] && ok "sandwalld up: nothing of the probe's address left" || bad "left behind: $(echo $left)"
+	# the connection over the cap to the sink tripped it (sandwalld's
+	# line; the run receipt leaves verify's own quarantines out)
+	for i in $(seq 1 40); do grep -q 'event=quarantine sandbox=agents .* dst=192\.0\.2\.77 .*on=connections' "$V_DLOG" && break; sleep 0.05; done
+	grep -q 'event=quarantine sandbox=agents .* dst=192\.0\.2\.77 .*on=connections' "$V_DLOG" &&
+		ok "sandwalld saw the probe trip it: $(grep 'event=quarantine.*dst=192\.0\.2\.77' "$V_DLOG" | tail -n1 | sed 's/^sandwalld: //')" ||
+		{ bad "no event=quarantine dst=192.0.2.77 on=connections"; show "$V_DLOG" 20; }
+	# a run: its preflight and postflight verify trip it too; its receipt
+	# does not list those quarantines as the sandbox's
+	r="$V_DIR/run.json"
+	v_sw --timeout "$V_TIMEOUT" -c "$V_CONF" run --label vconns --receipt "$r" -- true
+	# (its verdict is not this test's: the sink's routed veth counts as an
+	# unguarded link of the window, a receipt's gap of its own)
+	[ -s "$r" ] && ok "run -> exit $SW_RC, receipt written" || { bad "run -> exit $SW_RC, no receipt"; tail -n 25 "$SW_ERR" | show - 25; }
+	n=$(grep -c '"event":"quarantine".*"dst":"192.0.2.77"' "$V_DIR/events.jsonl")
+	[ "${n:-0}" -ge 3 ] && ok "journal: $n quarantine lines of verify's probes" || bad "journal: $n quarantine lines to 192.0.2.77"
+	[ "$(v_py "$r" "d['quarantines']")" = '[]' ] && ! grep -q QUARANTINED "$r.txt" &&
+		ok "the run's receipt lists no quarantine" || bad "receipt quarantines: $(v_py "$r" "d.get('quarantines')")"
+	v_stop TERM
+	# the conns jump deleted: nothing counts the connection over it
+	h=$(v_rule_handle sbx_agents "sbx-agents-conns")
+	[ -n "$h" ] || { bad "no rule sandwall:sbx-agents-conns"; hnft list chain inet sandwall sbx_agents | show - 20; return 1; }
+	hnft delete rule inet sandwall sbx_agents handle "$h" || { bad "could not delete the conns rule"; return 1; }
+	ok "deleted rule sandwall:sbx-agents-conns (the jump to chain sbx_agents_conns)"
+	v_verify "conns rules deleted" 1 --json
+	n=$(v_rows "$SW_OUT" "t['verdict'] == 'FAIL'")
+	[ "$n" = '[["max_connections", "192.0.2.77:80", "FAIL", "uncounted"]]' ] && ok "FAIL: max_connections 192.0.2.77:80 uncounted" || bad "FAIL rows: $n"
+	[ "$(v_sbx "$SW_OUT" agents verdict)" = "not held" ] && ok "sandbox agents: not held" || bad "sandbox agents: $(v_sbx "$SW_OUT" agents verdict)"
+	v_verify "conns rules deleted (text)" 1
+	grep -qE '^max_connections +192\.0\.2\.77:80 +FAIL' "$SW_OUT" && ok "text: a FAIL row names max_connections" ||
+		{ bad "no max_connections FAIL row"; show "$SW_OUT" 40; }
 	return 0
 }

@@ -733,6 +733,76 @@ static void test_sandbox_rows(void **state)
 	sw_host_free(&h);
 }
 
+/* max_connections N (at most SW_VERIFY_BUDGET_MAX): after the egress row
+ * (and the budget's), N + 1 connections at once to the sink, counted by
+ * connections_<name>, the attack of that name; none above the maximum,
+ * none when a quarantine on the policy's drop (or a budget's) would cut
+ * the probe off before the count. */
+static const char conns_conf[] =
+	"[guard]\ninterfaces = docker0 br-* vx*\n"
+	"[sandbox agents]\ninterfaces = docker0\negress = none\nmax_connections = 3\n"
+	"budget = 10/minute\n"
+	"[sandbox web]\ninterfaces = br-*\negress = none\nmax_connections = 65\n"
+	"[sandbox cut]\ninterfaces = vx*\negress = none\nmax_connections = 5\n"
+	"quarantine_on = egress\n";
+
+static void test_sandbox_conns(void **state)
+{
+	static struct sw_host h;
+	static struct sw_config cfg;
+	struct sw_prefix sink, self;
+	char err[SW_ERRLEN] = "";
+	size_t n0;
+
+	(void)state;
+	tk_host(&h);
+	load_conf(conns_conf, &cfg);
+	sw_prefix_parse("192.0.2.77", &sink, NULL);
+	sw_prefix_parse("172.17.255.253", &self, NULL);
+	self.len = 16;
+	assert_int_equal(sw_verify_plan(&cfg, &h, NULL, 0, NULL, 0, &V, err, sizeof(err)), 0);
+	n0 = V.n;
+	assert_int_equal(sw_verify_add_sandboxes(&cfg, &h, &V, "docker0", &self, NULL, &sink, 80), 0);
+	assert_int_equal(V.n, n0 + 3);          /* egress, budget, max_connections */
+	assert_int_equal(V.t[n0 + 1].atk.kind, SW_ATK_BUDGET);
+	assert_int_equal(V.t[n0 + 2].atk.kind, SW_ATK_CONNS);
+	assert_string_equal(sw_attack_kind_name(V.t[n0 + 2].atk.kind), "max_connections");
+	assert_string_equal(sw_vcat_name(V.t[n0 + 2].cat), "max_connections");
+	assert_int_equal(V.t[n0 + 2].atk.tries, 4);
+	assert_string_equal(V.t[n0 + 2].atk.counter, "connections_agents");
+	assert_string_equal(V.t[n0 + 2].atk.counter2, "");
+	assert_true(V.t[n0 + 2].must_block);
+	assert_int_equal(V.t[n0 + 2].sandbox, 1);
+	assert_string_equal(V.t[n0 + 2].sandbox_name, "agents");
+	assert_true(sw_prefix_equal(&V.t[n0 + 2].atk.target, &sink));
+	assert_int_equal(V.t[n0 + 2].atk.port, 80);
+	assert_null(sw_verify_conns_why_not(&cfg.sandboxes[0]));
+	/* no sink: no row */
+	assert_int_equal(sw_verify_plan(&cfg, &h, NULL, 0, NULL, 0, &V, err, sizeof(err)), 0);
+	n0 = V.n;
+	assert_int_equal(sw_verify_add_sandboxes(&cfg, &h, &V, "docker0", &self, NULL, NULL, 0), 0);
+	assert_int_equal(V.n, n0);
+	/* 65 > SW_VERIFY_BUDGET_MAX: the egress row only */
+	assert_int_equal(sw_verify_plan(&cfg, &h, NULL, 0, NULL, 0, &V, err, sizeof(err)), 0);
+	n0 = V.n;
+	sw_prefix_parse("172.18.255.253", &self, NULL);
+	self.len = 16;
+	assert_int_equal(sw_verify_add_sandboxes(&cfg, &h, &V, "br-x", &self, NULL, &sink, 80), 0);
+	assert_int_equal(V.sandboxes, 1u << 1);
+	assert_int_equal(V.n, n0 + 1);
+	assert_int_equal(V.t[n0].atk.kind, SW_ATK_EGRESS);
+	assert_string_equal(sw_verify_conns_why_not(&cfg.sandboxes[1]), "above 64, not probed");
+	/* quarantine_on = egress: the first connection would cut it off */
+	assert_int_equal(sw_verify_plan(&cfg, &h, NULL, 0, NULL, 0, &V, err, sizeof(err)), 0);
+	n0 = V.n;
+	assert_int_equal(sw_verify_add_sandboxes(&cfg, &h, &V, "vx1", &self, NULL, &sink, 80), 0);
+	assert_int_equal(V.sandboxes, 1u << 2);
+	assert_int_equal(V.n, n0 + 1);
+	assert_int_equal(V.t[n0].atk.kind, SW_ATK_EGRESS);
+	assert_non_null(strstr(sw_verify_conns_why_not(&cfg.sandboxes[2]), "quarantine_on = egress"));
+	sw_host_free(&h);
+}
+
 /* What a policy lets through: DNS to the resolvers (dns = auto), its TCP
  * allow entries; open lets everything through. */
 static void test_sandbox_allows(void **state)
@@ -849,6 +919,7 @@ int main(void)
 		cmocka_unit_test(test_passed_all_or_nothing),
 		cmocka_unit_test(test_print_names_failures),
 		cmocka_unit_test(test_sandbox_rows),
+		cmocka_unit_test(test_sandbox_conns),
 		cmocka_unit_test(test_sandbox_allows),
 		cmocka_unit_test(test_expect_open_tcp_form),
 		cmocka_unit_test(test_options_table),
