@@ -114,6 +114,20 @@ struct sw_attack_env {
 	 * phase is counted by its own category */
 	void (*reset)(void *arg);
 	void *reset_arg;
+	/* around each phase that sends from the probe's own address and is
+	 * judged by silence (NULL: none): the begin (end false) starts the
+	 * probe's count again and reads what cuts it off (a sandbox's
+	 * max_connections, its quarantine), the end reads it again; verify
+	 * fails the run when it grew: that silence was the cut-off's, not
+	 * its rules' */
+	void (*watch)(void *arg, bool end);
+	void *watch_arg;
+	/* the plain probes in batches a cut-off does not spoil: at most
+	 * batch at a time (0: all at once), and a target whose block trips a
+	 * quarantine alone */
+	unsigned batch;
+	uint32_t trip_cats;             /* bit per enum sw_category that trips one */
+	bool trip_egress;               /* its egress policy's block trips one */
 };
 
 const char *sw_attack_kind_name(enum sw_attack_kind k);

@@ -48,6 +48,8 @@ enum sw_vcat {
 	SW_VCAT_COUNT
 };
 const char *sw_vcat_name(enum sw_vcat c);
+/* The block category a row of c tests (enum sw_category), or -1. */
+int sw_vcat_category(enum sw_vcat c);
 
 struct sw_verify_target {
 	enum sw_vcat cat;
@@ -66,9 +68,17 @@ struct sw_verify {
 	const char *why;            /* why that link is guarded (sw_guard_why_name), or NULL */
 	const char *site;           /* "bridge", "routed veth", "tap"; NULL for --pid/--netns */
 	uint32_t sandboxes;         /* bit i: cfg->sandboxes[i] applies to this run's namespace */
+	uint32_t in_sandboxes;      /* bit i: the run's namespace is a source of cfg->sandboxes[i],
+				     * whatever its egress (its chain counts and quarantines it) */
 	struct sw_prefix src[2];    /* the run's own addresses (throwaway runs): its
 				     * probes are told apart from the sandboxes' traffic */
 	size_t n_src;
+	/* the probe's own address was cut off (max_connections, a quarantine)
+	 * while the targets that must be blocked were probed: their timeouts
+	 * are no proof, and the run does not pass. cut_off_by: the counter
+	 * that grew ("connections_agents") */
+	bool cut_off;
+	char cut_off_by[48];
 };
 
 /* Listening TCP ports of the current namespace (/proc/net/tcp, tcp6). */

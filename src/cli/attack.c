@@ -311,22 +311,40 @@ fail:
 	a->err = -rc;
 }
 
+static void reset(const struct sw_attack_env *env)
+{
+	if (env->reset)
+		env->reset(env->reset_arg);
+}
+
+/* the begin (it resets too) or the end of a phase judged by silence */
+static void watch(const struct sw_attack_env *env, bool end)
+{
+	if (env->watch)
+		env->watch(env->watch_arg, end);
+	else if (!end)
+		reset(env);
+}
+
 /* Phase 2: connect (send) from the primed port and, as a control, from
  * a port nobody primed; all in parallel. */
-static void follow_up(const struct sw_attack_env *env, struct sw_attack *a, struct slot *s, size_t n)
+static void follow_up(const struct sw_attack_env *env, struct sw_attack *a, struct slot *s, size_t n,
+		      size_t lo, size_t hi)
 {
 	struct pollfd *pfd = calloc(2 * n + 1, sizeof(*pfd));
 	struct timespec t0;
 	size_t pending = 0;
 
 	if (!pfd) {
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = lo; i < hi; i++)
 			if (s[i].lport && a[i].result == SW_ATK_PENDING)
 				a[i].result = SW_ATK_ERROR;
 		return;
 	}
+	for (size_t j = 0; j < 2 * n; j++)
+		pfd[j].fd = -1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = lo; i < hi; i++) {
 		const struct sw_prefix *self = a[i].target.family == AF_INET6 ? &env->self6 : &env->self4;
 		bool tcp = a[i].kind == SW_ATK_PRIME_TCP;
 		struct sockaddr_storage ss;
@@ -398,7 +416,7 @@ static void follow_up(const struct sw_attack_env *env, struct sw_attack *a, stru
 			pending--;
 		}
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = lo; i < hi; i++) {
 		if (!s[i].lport || (a[i].result != SW_ATK_PENDING && a[i].result != SW_ATK_UNCOUNTED))
 			continue;
 		a[i].ms = ms_since(&t0);
@@ -409,6 +427,36 @@ static void follow_up(const struct sw_attack_env *env, struct sw_attack *a, stru
 			a[i].result = SW_ATK_COUNTED;
 	}
 	free(pfd);
+}
+
+/* The follow-ups in rounds the probe's own count cannot cut off (two
+ * connections each: the primed port's and the control's, env->batch at
+ * a time), each watched. */
+static void follow_rounds(const struct sw_attack_env *env, struct sw_attack *a, struct slot *s,
+			  size_t n)
+{
+	size_t per = env->batch > 1 ? env->batch / 2 : env->batch ? 1 : n;
+
+	for (size_t lo = 0, hi; lo < n; lo = hi) {
+		size_t k[2] = { 0, 0 };      /* each family has a count of its own */
+
+		for (hi = lo; hi < n; hi++) {
+			size_t *f = &k[a[hi].target.family == AF_INET6];
+
+			if (s[hi].lport && *f == per)
+				break;
+			*f += s[hi].lport != 0;
+		}
+		watch(env, false);
+		follow_up(env, a, s, n, lo, hi);
+		/* a socket still connecting sends its SYN again, a new
+		 * connection to the count: closed before the next round */
+		for (size_t i = lo; i < hi; i++) {
+			close_fd(&s[i].fd);
+			close_fd(&s[i].ctl);
+		}
+		watch(env, true);
+	}
 }
 
 /* Last phases: a sandbox's unlisted destination (kind EGRESS: one
@@ -530,29 +578,17 @@ out:
 	free(c0);
 }
 
-/* Phase 3: broadcast and multicast to the host's canary, with the
- * host's own datagram to its canary as the control. */
-static void broadcast(const struct sw_attack_env *env, int ifindex, struct sw_attack *a, size_t n)
+/* One round of phase 3: from a[next] on, the controls and at most
+ * env->batch broadcasts (0: all), sent; then the canaries listened to
+ * for the whole window. Where the next round starts. */
+static size_t bcast_round(const struct sw_attack_env *env, int ifindex, struct sw_attack *a,
+			  size_t n, size_t next, int s4, int s6, uint32_t nonce, bool *heard_ctl)
 {
-	int s4 = -1, s6 = -1, one = 1;
-	uint32_t nonce = 0;
-	bool heard_ctl[2] = { false, false }, any = false;
+	size_t in_round[2] = { 0, 0 }, sent = 0, i;
 	struct timespec t0;
 
-	for (size_t i = 0; i < n; i++)
-		any |= a[i].kind == SW_ATK_BCAST || a[i].kind == SW_ATK_CANARY;
-	if (!any)
-		return;
-	nonce = rnd32();
-	s4 = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (s4 >= 0 && (setsockopt(s4, SOL_SOCKET, SO_BROADCAST, &one, sizeof(one)) ||
-			setsockopt(s4, SOL_SOCKET, SO_BINDTODEVICE, env->ifname, (socklen_t)strlen(env->ifname))))
-		close_fd(&s4);
-	s6 = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (s6 >= 0 && setsockopt(s6, IPPROTO_IPV6, IPV6_MULTICAST_IF, &ifindex, sizeof(ifindex)))
-		close_fd(&s6);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (size_t i = 0; i < n; i++) {
+	for (i = next; i < n; i++) {
 		bool v6 = a[i].target.family == AF_INET6;
 		struct sockaddr_storage ss;
 		socklen_t sl;
@@ -561,6 +597,10 @@ static void broadcast(const struct sw_attack_env *env, int ifindex, struct sw_at
 
 		if (a[i].kind != SW_ATK_BCAST && a[i].kind != SW_ATK_CANARY)
 			continue;
+		/* each family has a count of its own */
+		if (a[i].kind == SW_ATK_BCAST && env->batch && in_round[v6] == env->batch)
+			break;
+		in_round[v6] += a[i].kind == SW_ATK_BCAST;
 		/* a link-scope destination needs the probe's interface */
 		sl = sockaddr_of(&a[i].target, env->canary_port,
 				 v6 && a[i].target.addr[0] == 0xff ? (unsigned)ifindex : 0, &ss);
@@ -577,10 +617,12 @@ static void broadcast(const struct sw_attack_env *env, int ifindex, struct sw_at
 		if (sendto(fd, msg, strlen(msg), 0, (struct sockaddr *)&ss, sl) < 0) {
 			a[i].result = SW_ATK_ERROR;
 			a[i].err = errno;
+			continue;
 		}
+		sent++;
 	}
 	/* listen for the whole window: silence is the answer */
-	for (;;) {
+	while (sent) {
 		struct pollfd p[2] = { { .fd = env->canary4, .events = POLLIN },
 				       { .fd = env->canary6, .events = POLLIN } };
 		unsigned el = ms_since(&t0);
@@ -606,6 +648,35 @@ static void broadcast(const struct sw_attack_env *env, int ifindex, struct sw_at
 			}
 		}
 	}
+	return i;
+}
+
+/* Phase 3: broadcast and multicast to the host's canary, with the
+ * host's own datagram to its canary as the control; in rounds that the
+ * probe's own count cannot cut off, each watched. */
+static void broadcast(const struct sw_attack_env *env, int ifindex, struct sw_attack *a, size_t n)
+{
+	int s4 = -1, s6 = -1, one = 1;
+	uint32_t nonce = 0;
+	bool heard_ctl[2] = { false, false }, any = false;
+
+	for (size_t i = 0; i < n; i++)
+		any |= a[i].kind == SW_ATK_BCAST || a[i].kind == SW_ATK_CANARY;
+	if (!any)
+		return;
+	nonce = rnd32();
+	s4 = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s4 >= 0 && (setsockopt(s4, SOL_SOCKET, SO_BROADCAST, &one, sizeof(one)) ||
+			setsockopt(s4, SOL_SOCKET, SO_BINDTODEVICE, env->ifname, (socklen_t)strlen(env->ifname))))
+		close_fd(&s4);
+	s6 = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s6 >= 0 && setsockopt(s6, IPPROTO_IPV6, IPV6_MULTICAST_IF, &ifindex, sizeof(ifindex)))
+		close_fd(&s6);
+	for (size_t next = 0; next < n;) {
+		watch(env, false);
+		next = bcast_round(env, ifindex, a, n, next, s4, s6, nonce, heard_ctl);
+		watch(env, true);
+	}
 	for (size_t i = 0; i < n; i++) {
 		if ((a[i].kind != SW_ATK_BCAST && a[i].kind != SW_ATK_CANARY) ||
 		    a[i].result != SW_ATK_PENDING)
@@ -619,12 +690,6 @@ static void broadcast(const struct sw_attack_env *env, int ifindex, struct sw_at
 	}
 	close_fd(&s4);
 	close_fd(&s6);
-}
-
-static void reset(const struct sw_attack_env *env)
-{
-	if (env->reset)
-		env->reset(env->reset_arg);
 }
 
 int sw_attack_run(const struct sw_attack_env *env, struct sw_attack *a, size_t n)
@@ -672,10 +737,10 @@ int sw_attack_run(const struct sw_attack_env *env, struct sw_attack *a, size_t n
 		s[i].lport = a[i].kind == SW_ATK_ND ? 0 : (uint16_t)(base + i);
 		send_forged(env, pfd, ifindex, smac, &a[i], &s[i]);
 	}
-	reset(env);
-	follow_up(env, a, s, n);
-	reset(env);
-	broadcast(env, ifindex, a, n);
+	/* the follow-ups and the broadcasts are judged by silence: watched
+	 * (a silence the probe's own cut-off made fails the run) */
+	follow_rounds(env, a, s, n);
+	broadcast(env, ifindex, a, n);      /* watched round by round */
 	/* last: nothing of the phases above is still in flight (the
 	 * follow-ups' SYNs are retransmitted while their sockets live) */
 	for (size_t i = 0; i < n; i++) {

@@ -91,6 +91,11 @@ const char *sw_vcat_name(enum sw_vcat c)
 	return vcats[c].cat >= 0 ? sw_category_name((enum sw_category)vcats[c].cat) : vcats[c].name;
 }
 
+int sw_vcat_category(enum sw_vcat c)
+{
+	return (unsigned)c < SW_VCAT_COUNT ? vcats[c].cat : -1;
+}
+
 bool sw_verify_allowed(const struct sw_config *cfg, const struct sw_host *host,
 		       const struct sw_prefix *a, uint16_t port, bool host_addr)
 {
@@ -427,7 +432,10 @@ int sw_verify_add_sandboxes(const struct sw_config *cfg, const struct sw_host *h
 	for (size_t b = 0; b < cfg->n_sandboxes && b < 32; b++) {
 		const struct sw_sandbox *x = &cfg->sandboxes[b];
 
-		if (x->egress == SW_EGRESS_OPEN || !sandbox_matches(x, ifname, self4, self6))
+		if (!sandbox_matches(x, ifname, self4, self6))
+			continue;
+		v->in_sandboxes |= 1u << b;
+		if (x->egress == SW_EGRESS_OPEN)
 			continue;
 		v->sandboxes |= 1u << b;
 		/* a canary the policy does not let through must be blocked here */

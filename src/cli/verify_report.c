@@ -25,6 +25,8 @@ static bool report_only(const struct sw_verify_target *t)
 
 bool sw_verify_passed(const struct sw_verify *v)
 {
+	if (v->cut_off)
+		return false;
 	for (size_t i = 0; i < v->n; i++) {
 		const struct sw_probe *p = &v->t[i].probe;
 
@@ -135,6 +137,8 @@ void sw_verify_json(const struct sw_verify *v, size_t run, struct sw_jw *w)
 		sw_jw_str(w, "why", v->why);
 	}
 	sw_jw_bool(w, "passed", sw_verify_passed(v));
+	if (v->cut_off)
+		sw_jw_str(w, "probe_cut_off_by", v->cut_off_by);
 	sw_jw_arr(w, "sources");
 	for (size_t i = 0; i < v->n_src && i < 2; i++) {
 		char s[SW_ADDR_STRLEN];
@@ -212,6 +216,10 @@ void sw_verify_text(const struct sw_verify *v, size_t run, FILE *f)
 
 		for (size_t i = 0; i < v->n; i++)
 			nc += v->t[i].cat == SW_VCAT_EXPECT_OPEN;
+		if (v->cut_off)
+			fprintf(f, "%s: the probe's own address was cut off (%s) while the targets "
+				"that must be blocked were probed: their timeouts prove nothing\n",
+				v->from, v->cut_off_by);
 		fprintf(f, "%s: %s\n", v->from, !sw_verify_passed(v) ? "NOT HELD (see FAIL lines)" :
 			nc ? "every target blocked, every canary open" :
 			"every target blocked, but no canary was probed: nothing proven open");

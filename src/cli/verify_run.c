@@ -29,6 +29,65 @@
 #include "sync/quarantine.h"
 #include "sync/cgwatch.h"
 
+
+/* Does the block of row t trip a quarantine (env's trip_cats,
+ * trip_egress)? */
+static bool trips(const struct sw_attack_env *env, const struct sw_verify_target *t)
+{
+	int cat = sw_vcat_category(t->cat);
+
+	if (t->cat == SW_VCAT_EGRESS)
+		return env->trip_egress;
+	return cat >= 0 && (env->trip_cats & (1u << cat));
+}
+
+/* The plain probes p[0..n) (rows[k]: p[k]'s row), in batches a cut-off of
+ * the probe's own address cannot spoil (env->watch around each: a batch
+ * that a cut-off dropped fails the run): a row whose block trips a
+ * quarantine alone, the others at most env->batch at a time. Without a
+ * watch, all at once. 0 or -errno. */
+static int probe_phase(const struct sw_attack_env *env, const struct sw_verify *v,
+		       struct sw_probe *p, const size_t *rows, size_t n, unsigned timeout_ms)
+{
+	static struct sw_probe b[SW_VERIFY_MAX];
+	size_t idx[SW_VERIFY_MAX];
+	bool done[SW_VERIFY_MAX] = { false };
+	int rc = 0;
+
+	if (!env || !env->watch)
+		return sw_probe_run(p, n, timeout_ms);
+	while (!rc) {
+		size_t nb = 0, fam[2] = { 0, 0 };
+		bool alone;
+
+		for (size_t i = 0; i < n && !nb; i++)
+			if (!done[i] && trips(env, &v->t[rows[i]]))
+				idx[nb++] = i;
+		alone = nb > 0;
+		/* each family has a count of its own */
+		for (size_t i = 0; i < n && !alone; i++) {
+			size_t *f = &fam[p[i].addr.family == AF_INET6];
+
+			if (!done[i] && (!env->batch || *f < env->batch)) {
+				idx[nb++] = i;
+				(*f)++;
+			}
+		}
+		if (!nb)
+			break;
+		for (size_t k = 0; k < nb; k++) {
+			b[k] = p[idx[k]];
+			done[idx[k]] = true;
+		}
+		env->watch(env->watch_arg, false);
+		rc = sw_probe_run(b, nb, timeout_ms);
+		env->watch(env->watch_arg, true);
+		for (size_t k = 0; k < nb; k++)
+			p[idx[k]] = b[k];
+	}
+	return rc;
+}
+
 /* Probe from the namespace behind fd (and run the attacks when env is
  * given), then come back. */
 int sw_verify_probe_in(int nsfd, int homefd, struct sw_verify *v, unsigned timeout_ms,
@@ -36,15 +95,18 @@ int sw_verify_probe_in(int nsfd, int homefd, struct sw_verify *v, unsigned timeo
 {
 	static struct sw_probe p[SW_VERIFY_MAX];
 	static struct sw_attack a[SW_VERIFY_MAX];
+	static size_t rows[SW_VERIFY_MAX];
 	size_t np = 0, na = 0, nopen = 0;
 	int rc;
 
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < v->n; i++) {
-			if (v->t[i].atk.kind == SW_ATK_NONE && v->t[i].must_block == (pass == 1))
+			if (v->t[i].atk.kind == SW_ATK_NONE && v->t[i].must_block == (pass == 1)) {
+				rows[np] = i;
 				p[np++] = v->t[i].probe;
-			else if (pass == 1 && v->t[i].atk.kind != SW_ATK_NONE)
+			} else if (pass == 1 && v->t[i].atk.kind != SW_ATK_NONE) {
 				a[na++] = v->t[i].atk;
+			}
 			if (pass == 0)
 				nopen = np;
 		}
@@ -52,10 +114,13 @@ int sw_verify_probe_in(int nsfd, int homefd, struct sw_verify *v, unsigned timeo
 		return -errno;
 	/* what must stay open first (canaries, allowlisted rows): a blocked
 	 * probe may trip a quarantine that would then drop them; the
-	 * quarantine itself is a block */
-	rc = sw_probe_run(p, nopen, timeout_ms);
+	 * quarantine itself is a block. Then the targets that must be
+	 * blocked, each batch from a probe whose count starts again: a
+	 * target the probe's own cut-off dropped timed out for that, not for
+	 * its rule */
+	rc = probe_phase(env, v, p, rows, nopen, timeout_ms);
 	if (!rc)
-		rc = sw_probe_run(p + nopen, np - nopen, timeout_ms);
+		rc = probe_phase(env, v, p + nopen, rows + nopen, np - nopen, timeout_ms);
 	if (!rc && env && na)
 		rc = sw_attack_run(env, a, na);
 	if (setns(homefd, CLONE_NEWNET) < 0) {
@@ -166,6 +231,93 @@ static void quarantine_reset(void *arg)
 	}
 }
 
+/* What cuts a run's probe off (its sandboxes' connections_NAME and
+ * quarantine_NAME), read around each phase judged by silence. */
+#define CUTOFF_MAX 16
+static struct cutoff {
+	struct attack_ctx *ac;
+	struct sw_verify *v;
+	char name[CUTOFF_MAX][48];
+	size_t n;
+	uint64_t c0[CUTOFF_MAX];
+} cutoff;
+
+static void cut_off(struct sw_verify *v, const char *by)
+{
+	if (v->cut_off)
+		return;
+	v->cut_off = true;
+	snprintf(v->cut_off_by, sizeof(v->cut_off_by), "%s", by);
+}
+
+/* The counters in one read of the table's (without the bridge table's
+ * drops count_cb adds: another source's forged frame is not the probe
+ * cut off): 0 or -errno. */
+static int cutoff_read(const struct cutoff *c, uint64_t *out)
+{
+	int rc, k;
+
+	memset(out, 0, sizeof(*out) * CUTOFF_MAX);
+	if ((rc = sw_observe_counters(c->ac->nl, c->ac->table, c->ac->m)) == 0)
+		for (size_t i = 0; i < c->n; i++)
+			if ((k = sw_model_find_counter(c->ac->m, c->name[i])) >= 0)
+				out[i] = c->ac->m->counter_pkts[k];
+	sw_model_free(c->ac->m);
+	return rc;
+}
+
+static void cutoff_watch(void *arg, bool end)
+{
+	struct cutoff *c = arg;
+	uint64_t c1[CUTOFF_MAX];
+
+	if (!end) {
+		quarantine_reset(c->ac);        /* the count starts again */
+		if (cutoff_read(c, c->c0))
+			cut_off(c->v, "its counters unreadable");
+		return;
+	}
+	if (cutoff_read(c, c1)) {
+		cut_off(c->v, "its counters unreadable");
+		return;
+	}
+	for (size_t i = 0; i < c->n; i++)
+		if (c1[i] > c->c0[i])
+			cut_off(c->v, c->name[i]);
+}
+
+/* The watch of a run whose namespace is a source of sandboxes with a
+ * max_connections or a quarantine (v->in_sandboxes): their counters, the
+ * categories whose block trips one, the batch its smallest count allows
+ * (the probe's own connections count: N at a time from a count started
+ * again is never cut off). */
+static void cutoff_setup(const struct sw_config *cfg, struct sw_verify *v, struct attack_ctx *ac,
+			 struct sw_attack_env *env)
+{
+	memset(&cutoff, 0, sizeof(cutoff));
+	cutoff.ac = ac;
+	cutoff.v = v;
+	for (size_t b = 0; b < cfg->n_sandboxes && b < 32; b++) {
+		const struct sw_sandbox *x = &cfg->sandboxes[b];
+
+		if (!(v->in_sandboxes & (1u << b)))
+			continue;
+		if (x->max_conns && cutoff.n < CUTOFF_MAX) {
+			snprintf(cutoff.name[cutoff.n++], sizeof(cutoff.name[0]), "connections_%s", x->name);
+			if (!env->batch || x->max_conns < env->batch)
+				env->batch = x->max_conns;
+		}
+		if (x->quarantine_on && cutoff.n < CUTOFF_MAX)
+			snprintf(cutoff.name[cutoff.n++], sizeof(cutoff.name[0]), "quarantine_%s", x->name);
+		env->trip_cats |= x->quarantine_on & ((1u << SW_CAT_COUNT) - 1);
+		env->trip_egress |= (x->quarantine_on & SW_Q_EGRESS) != 0;
+	}
+	if (cutoff.n) {
+		env->watch = cutoff_watch;
+		env->watch_arg = &cutoff;
+	}
+}
+
 /* Everything of a run once its namespace is wired: the sandbox rows, the
  * attacks, the probes. hname: what the host sees the packets arrive on. */
 static int run_wired(const struct run_in *in, struct sw_verify *v, int nsfd, const char *cname,
@@ -198,6 +350,7 @@ static int run_wired(const struct run_in *in, struct sw_verify *v, int nsfd, con
 	env.count_arg = ac;
 	env.reset = quarantine_reset;
 	env.reset_arg = ac;
+	cutoff_setup(in->cfg, v, ac, &env);
 	ac->homefd = in->homefd;
 	ac->nsfd = nsfd;        /* the attacks run in it: the reset goes home and back */
 	ac->n_self = 0;

@@ -30,6 +30,7 @@ register_test verify_13_sbx_sources  "a sandbox chosen by source: verify probes 
 register_test verify_14_routed_tap   "interfaces = auto: verify probes through a throwaway routed veth and tap, lists each guarded link with why; FAIL without the table and when the kind rules that guard taps and veths are broken"
 register_test verify_15_sbx_budget   "a sandbox budget: one connection over it is counted by budget_NAME; FAIL with the budget rules deleted"
 register_test verify_16_sbx_conns    "a sandbox max_connections: one connection over it is counted by connections_NAME, the probe's quarantine and count are undone (alone and through sandwalld); FAIL with the conns rules deleted"
+register_test verify_17_sbx_cutoff   "a max_connections its own probes use up must not turn broken rules into blocked targets: with the host and gateways rules deleted, docker0's run is NOT HELD (its targets reached, in batches the count allows); with max_connections = 1 the probe is cut off and verify says so"
 
 V_SANDWALLD=${SANDWALLD:-$SWT_ROOT/build/sandwalld}
 V_TIMEOUT=${V_TIMEOUT:-400}  # ms a verify probe waits (blocked targets time out)
@@ -971,13 +972,13 @@ _verify_16() {
 	V_CONF=$(v_sbx_conf sbxconns "[sandbox agents]
 interfaces = docker0
 egress = none
-max_connections = 3")
+max_connections = 8")
 	apply_ok "$V_CONF" || return 1
-	v_verify "max_connections 3" 0 --json
+	v_verify "max_connections 8" 0 --json
 	j="$V_DIR/held.json"; cp "$SW_OUT" "$j"
 	n=$(v_py "$j" "[(t['category'], t['verdict'], t['result'], t['counter'], t['counted'] >= 1) for r in d['runs'] for t in r['targets'] if t.get('attack') == 'max_connections']")
 	[ "$n" = '[["max_connections", "blocked", "counted", "connections_agents", true]]' ] &&
-		ok "4 connections at once: counted by connections_agents" || bad "max_connections rows: $n"
+		ok "9 connections at once: counted by connections_agents" || bad "max_connections rows: $n"
 	n=$(v_py "$j" "[(s['verdict'], s['max_connections_counted'], s['max_connections_failed']) for s in d['sandboxes']]")
 	[ "$n" = '[["held", 1, 0]]' ] && ok "sandbox agents: held, max_connections counted" || bad "sandboxes: $n"
 	# the probe tripped the quarantine: verify undid it and the count
@@ -985,7 +986,7 @@ max_connections = 3")
 	[ -z "$left" ] && ok "no quarantine and no conns element of the probe's address left" ||
 		{ bad "left behind: $(echo $left)"; hnft list set inet sandwall sbx_agents_q4 | show - 10; }
 	v_verify "max_connections (text)" 0
-	grep -qE '^  agents .*max_connections 3: one over it counted 1, FAIL 0' "$SW_OUT" &&
+	grep -qE '^  agents .*max_connections 8: one over it counted 1, FAIL 0' "$SW_OUT" &&
 		ok "text: $(grep -E '^  agents ' "$SW_OUT" | tr -s ' ')" ||
 		{ bad "no max_connections in the sandbox line"; grep -A2 '^sandboxes:' "$SW_OUT" | show -; }
 	# through sandwalld (the releases go through its control socket)
@@ -1023,5 +1024,55 @@ max_connections = 3")
 	v_verify "conns rules deleted (text)" 1
 	grep -qE '^max_connections +192\.0\.2\.77:80 +FAIL' "$SW_OUT" && ok "text: a FAIL row names max_connections" ||
 		{ bad "no max_connections FAIL row"; show "$SW_OUT" 40; }
+	return 0
+}
+
+# ---------------------------------------------------------------- 17
+# A sandbox's max_connections counts verify's own probes too. When the
+# canaries have used up the count, the probes of the targets that must be
+# blocked would be cut off by the count and the quarantine, time out, and
+# pass for blocked although their rules are gone: verify starts the count
+# again before them and fails the run when what cuts the probe off grew.
+verify_17_sbx_cutoff() { v_run _verify_17; }
+_verify_17() {
+	local n h c
+	V_CONF=$(v_sbx_conf sbxcut "[sandbox agents]
+interfaces = docker0
+max_connections = 3")
+	apply_ok "$V_CONF" || return 1
+	v_verify "max_connections 3, egress open, every rule there" 0 --json
+	[ "$(v_py "$SW_OUT" "[r.get('probe_cut_off_by') for r in d['runs']]")" = '[null, null]' ] &&
+		ok "no run's probe was cut off" || bad "cut off: $(v_py "$SW_OUT" "[r.get('probe_cut_off_by') for r in d['runs']]")"
+	# the host and gateways rules deleted, everywhere
+	for c in guard guard_input guard_nat; do
+		for h in $(hnft -a list chain inet sandwall "$c" 2>/dev/null |
+			sed -n 's/.*comment "sandwall:\(host\|gateways4\)" # handle \([0-9]*\).*/\2/p'); do
+			hnft delete rule inet sandwall "$c" handle "$h"
+		done
+	done
+	hnft list table inet sandwall | grep -qE 'comment "sandwall:(host|gateways4)"' &&
+		{ bad "a host or gateways rule is left"; return 1; }
+	ok "deleted every sandwall:host and sandwall:gateways4 rule"
+	v_verify "host and gateways rules deleted" 1 --json
+	n=$(v_py "$SW_OUT" "[(r['link'], r['passed']) for r in d['runs']]")
+	[ "$n" = '[["docker0", false], ["br-0a1b2c3d4e5f", false]]' ] &&
+		ok "both runs NOT HELD, docker0's too: $n" || bad "runs: $n"
+	n=$(v_py "$SW_OUT" "[r.get('probe_cut_off_by') or len([t for t in r['targets'] if t['verdict'] == 'FAIL']) for r in d['runs'] if r['link'] == 'docker0']")
+	[ "$n" != '[0]' ] && ok "docker0's run: cut off or FAIL rows: $n" || bad "docker0's run shows nothing: $n"
+	# max_connections = 1: a follow-up takes two connections at once (the
+	# primed port's and its control's), so the probe is cut off whatever
+	# the batches: verify says so and does not hold
+	V_CONF=$(v_sbx_conf sbxcut1 "[sandbox agents]
+interfaces = docker0
+max_connections = 1")
+	apply_ok "$V_CONF" >/dev/null || return 1
+	v_verify "max_connections 1" 1 --json
+	n=$(v_py "$SW_OUT" "[(r['link'], r['passed'], r.get('probe_cut_off_by')) for r in d['runs']]")
+	[ "$n" = '[["docker0", false, "connections_agents"], ["br-0a1b2c3d4e5f", true, null]]' ] &&
+		ok "docker0's run not held, its probe cut off by connections_agents: $n" || bad "runs: $n"
+	v_verify "max_connections 1 (text)" 1
+	grep -q "^bridge docker0 .*: the probe's own address was cut off (connections_agents)" "$SW_OUT" &&
+		ok "text: $(grep -m1 "the probe's own address was cut off" "$SW_OUT" | cut -c1-120)" ||
+		{ bad "text does not say the probe was cut off"; show "$SW_OUT" 60; }
 	return 0
 }

@@ -204,6 +204,15 @@ MUTANTS = [
         "integration": ["run_06_max_conns"],
     },
     {
+        "name": "verify-cut-off-ignored",
+        "what": "a verify run whose probe its own max_connections or quarantine cut off passes anyway: its silences pass for blocked targets",
+        "edits": [("src/cli/verify_report.c",
+                   "	if (v->cut_off)\n		return false;\n",
+                   "")],
+        "unit": ["test_verify"],
+        "integration": ["verify_17_sbx_cutoff"],
+    },
+    {
         "name": "quarantine-whole-bridge",
         "what": "the trip chain cuts off the link of a bridged source (iifkind == bridge), not its address: every neighbour goes with it",
         "edits": [("src/core/rs_sandbox.c",

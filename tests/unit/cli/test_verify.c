@@ -578,6 +578,20 @@ static void test_passed_truth_table(void **state)
 	}
 }
 
+/* A run whose probe was cut off by its own count or quarantine does not
+ * pass, whatever its rows say (their silence was the cut-off's). */
+static void test_passed_cut_off(void **state)
+{
+	static struct sw_verify v;
+
+	(void)state;
+	v = one(true, SW_PROBE_TIMEOUT);
+	assert_true(sw_verify_passed(&v));
+	v.cut_off = true;
+	snprintf(v.cut_off_by, sizeof(v.cut_off_by), "connections_agents");
+	assert_false(sw_verify_passed(&v));
+}
+
 /* One failing target anywhere fails the whole run; all good passes. */
 static void test_passed_all_or_nothing(void **state)
 {
@@ -916,6 +930,7 @@ int main(void)
 		cmocka_unit_test(test_expect_open_bad),
 		cmocka_unit_test(test_expect_open_port_trailing_garbage),
 		cmocka_unit_test(test_passed_truth_table),
+		cmocka_unit_test(test_passed_cut_off),
 		cmocka_unit_test(test_passed_all_or_nothing),
 		cmocka_unit_test(test_print_names_failures),
 		cmocka_unit_test(test_sandbox_rows),
