@@ -321,6 +321,7 @@ static void test_request_and_coverage(void **state)
 				    "state=unguarded"));
 	assert_int_equal(d.n_unguarded, 1);
 	assert_string_equal(d.unguarded[0], "swv998k");
+	free(log);
 	/* the coverage looks again within SW_VLINK_CHECK_US (is the verify alive) */
 	assert_true(sw_report_coverage_due_ms(&d) >= 0 &&
 		    sw_report_coverage_due_ms(&d) <= SW_VLINK_CHECK_US / 1000);
