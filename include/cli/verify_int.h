@@ -83,8 +83,13 @@ int sw_verify_ns_setup(int nsfd, int homefd, const char *ifname, const struct sw
 		       const struct sw_prefix *gw, const struct sw_prefix *addr6,
 		       const struct sw_prefix *gw6);
 int sw_verify_routed_host_side(const char *hname, const struct sw_prefix *behind);
+/* Tell sandwalld on control (NULL: none) that verify is about to create
+ * the host-side link name, so that its coverage check leaves that link
+ * out while this verify runs (sandwalld(8) verify-link). Without a
+ * sandwalld that takes it nothing changes: the link is what it is. */
+void sw_verify_announce(const char *control, const char *name);
 int sw_verify_sink_setup(const struct sw_config *cfg, const struct sw_host *h, int homefd,
-			 unsigned timeout_ms, struct sink *k);
+			 unsigned timeout_ms, const char *control, struct sink *k);
 void sw_verify_sink_close(struct sink *k);
 enum site_kind sw_verify_site_of(const struct sw_link *l);
 const char *sw_verify_no_site_reason(const struct sw_link *l);
@@ -108,6 +113,7 @@ struct run_in {
 	struct attack_ctx *ac;          /* NULL: no counters (no attacks, no sandbox checks) */
 	const struct sink *sink;
 	bool attacks;
+	const char *control;            /* sandwalld's control socket (NULL: not asked) */
 };
 
 /* What became of a guarded link, and of a sandbox, across the runs. */

@@ -27,6 +27,7 @@
 #include "kernel/nl.h"
 #include "core/portbind.h"
 #include "host/resolver.h"
+#include "daemon/vlinks.h"
 
 #define SW_TXN_REC (64 * 1024)
 
@@ -135,6 +136,9 @@ struct sw_daemon {
 	char cov_pending[SW_COV_MAX][16];
 	int64_t cov_pending_since[SW_COV_MAX];   /* CLOCK_REALTIME, us */
 	size_t n_cov_pending;
+	/* verify's own throwaway links, as a live verify announced them
+	 * (vlinks.h): left out of the coverage */
+	struct sw_vlinks vlinks;
 	/* attempts.json writes (the journal keeps its own: journal.h) */
 	uint64_t attempts_errors;
 	bool attempts_failing;

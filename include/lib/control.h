@@ -3,8 +3,9 @@
 #define SANDWALL_CONTROL_H
 /* control: the daemon's root-only UNIX control socket (SOCK_SEQPACKET).
  * One request per connection:
- *   request  "reload" | "remove" | "status", then "\nkey=value" lines: deadline=MS,
- *            accept_loss=yes (reload)                        (at most 64 bytes)
+ *   request  "reload" | "remove" | "status" | ... (daemon/request.c's verbs[]),
+ *            then "\nkey=value" lines: deadline=MS, accept_loss=yes (reload),
+ *            target=ADDRESS|LINK (release, verify-link)     (at most 128 bytes)
  *   reply    "accepted\n" first for a request that changes something,
  *            then "ok\n" or "error\n" and key=value lines (at most 4096 bytes)
  * While the daemon owns the table, the CLI's writes go through here.
@@ -38,7 +39,8 @@ struct sw_control_req {
 	int64_t deadline_ms;            /* CLOCK_REALTIME ms; 0: the client gave none */
 	bool accept_loss;               /* reload: "accept_loss=yes", apply a config that
 					 * drops what the running one gave (config.h) */
-	char target[SW_CONTROL_REQMAX]; /* release: "target=ADDRESS|LINK" ("" none) */
+	char target[SW_CONTROL_REQMAX]; /* release: "target=ADDRESS|LINK", verify-link:
+					 * "target=LINK" ("" none) */
 };
 
 /* Server: bind and listen (directory 0700, socket 0600). Returns fd or -errno. */

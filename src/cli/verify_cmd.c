@@ -163,7 +163,8 @@ static int verify_setup(struct vcmd *c)
 		c->have_ac = true;
 	}
 	if (c->throwaway && c->sandboxes)
-		sw_verify_sink_setup(c->cfg, &c->host, c->homefd, c->o->timeout_ms, &c->sink);
+		sw_verify_sink_setup(c->cfg, &c->host, c->homefd, c->o->timeout_ms, c->o->control,
+				     &c->sink);
 	else if (c->sandboxes)
 		c->no_probe = "sandbox checks run from the throwaway namespaces only (not --pid or --netns)";
 	if (!c->throwaway)
@@ -271,7 +272,7 @@ static int verify_runs(struct vcmd *c)
 	if (!c->throwaway)
 		return run_existing_ns(c);
 	in = (struct run_in){ c->cfg, &c->host, c->homefd, c->o->timeout_ms,
-			      c->have_ac ? &c->ac : NULL, &c->sink, c->attacks };
+			      c->have_ac ? &c->ac : NULL, &c->sink, c->attacks, c->o->control };
 	return sw_verify_throwaway_runs(&c->st, &in, &c->plan, c->lr, c->o->json);
 }
 

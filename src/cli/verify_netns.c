@@ -26,6 +26,7 @@
 #include "kernel/nl.h"
 #include "kernel/rtlink.h"
 #include "lib/addr.h"
+#include "lib/control.h"
 #include "lib/log.h"
 
 static bool host_has_addr(const struct sw_host *h, const struct sw_prefix *c)
@@ -268,12 +269,26 @@ void sw_verify_sink_close(struct sink *k)
 	k->nsfd = -1;
 }
 
+void sw_verify_announce(const char *control, const char *name)
+{
+	char req[64], reply[256];
+	int rc;
+
+	if (!control)
+		return;
+	snprintf(req, sizeof(req), "verify-link\ntarget=%s", name);
+	rc = sw_control_call(control, req, reply, sizeof(reply));
+	if (rc || strncmp(reply, "ok\n", 3))
+		sw_debug("verify: sandwalld does not leave %s out of its coverage: %s", name,
+			 rc ? strerror(-rc) : reply);
+}
+
 /* The sink: a throwaway namespace holding one address of TEST-NET-1
  * (192.0.2.0/24, RFC 5737: never routed on the internet) behind a routed
  * veth; nothing listens, so a connection that gets there is answered
  * with a reset (reachable). The host reaching it is the control. */
 int sw_verify_sink_setup(const struct sw_config *cfg, const struct sw_host *h, int homefd,
-			 unsigned timeout_ms, struct sink *k)
+			 unsigned timeout_ms, const char *control, struct sink *k)
 {
 	struct sw_probe ctl;
 	int rc;
@@ -297,6 +312,8 @@ int sw_verify_sink_setup(const struct sw_config *cfg, const struct sw_host *h, i
 	if ((rc = sw_verify_new_ns(homefd, &k->nsfd)))
 		goto fail;
 	snprintf(k->hname, sizeof(k->hname), "swv%uk", (unsigned)getpid() % 1000000);
+	/* a routed veth of nobody's guard: sandwalld would report it */
+	sw_verify_announce(control, k->hname);
 	rc = sw_rt_veth_add(k->hname, "sink", k->nsfd);
 	if (rc) {
 		k->hname[0] = '\0';

@@ -442,6 +442,8 @@ static int probe_bridge(const struct run_in *in, const struct sw_link *br,
 	snprintf(cname, sizeof(cname), "swv%uc", (unsigned)getpid() % 1000000);
 	if ((rc = sw_verify_new_ns(in->homefd, &nsfd)))
 		return rc;
+	/* a routed veth until it is on the bridge */
+	sw_verify_announce(in->control, hname);
 	rc = sw_rt_veth_add(hname, cname, nsfd);
 	if (!rc)
 		rc = sw_rt_link_up(hname, br->ifindex);
@@ -496,6 +498,7 @@ static int probe_routed(const struct run_in *in, enum site_kind kind, const stru
 	}
 	if ((rc = sw_verify_new_ns(in->homefd, &nsfd)))
 		goto out;
+	sw_verify_announce(in->control, hname);
 	if (kind == SITE_TAP) {
 		if ((tfd = sw_verify_tap_open(hname)) < 0) {
 			rc = tfd;

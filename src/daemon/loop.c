@@ -189,8 +189,8 @@ int sw_loop_run(struct sw_daemon *d)
 			dispatch(d, evs[i].data.u32);
 		if (d->host_dirty && sw_daemon_now_us() >= d->update_due_us)
 			sw_track_host_delta(d);
-		else if (d->n_cov_pending && sw_report_coverage_due_ms(d) == 0)
-			sw_report_coverage(d);  /* an unguarded link that stayed */
+		else if (sw_report_coverage_due_ms(d) == 0)
+			sw_report_coverage(d);  /* an unguarded link that stayed, a verify's gone */
 		sw_request_wake(d);
 		sw_ident_tick(d);
 		sw_alert_flush(&d->alert);

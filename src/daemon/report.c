@@ -447,7 +447,7 @@ static int64_t real_us(void)
 
 int sw_report_coverage_due_ms(const struct sw_daemon *d)
 {
-	int64_t now = real_us(), due = -1;
+	int64_t now = real_us(), due = sw_vlinks_due_us(&d->vlinks, sw_daemon_now_us());
 
 	for (size_t k = 0; k < d->n_cov_pending; k++) {
 		int64_t left = d->cov_pending_since[k] + SW_COV_GRACE_US - now;
@@ -456,6 +456,26 @@ int sw_report_coverage_due_ms(const struct sw_daemon *d)
 			due = left < 0 ? 0 : left;
 	}
 	return due < 0 ? -1 : (int)((due + 999) / 1000);
+}
+
+/* verify's own links (vlinks.h) out of c: no alert, no journal line */
+static void coverage_less_verify(struct sw_daemon *d, struct sw_coverage *c)
+{
+	size_t shown = c->n_links < SW_COV_MAX ? c->n_links : SW_COV_MAX, n = 0;
+
+	sw_vlinks_prune(&d->vlinks, &d->host, sw_daemon_now_us(), sw_vlinks_proc_start);
+	if (!d->vlinks.n)
+		return;
+	for (size_t i = 0; i < shown; i++) {
+		const struct sw_link *l = NULL;
+
+		for (size_t j = 0; j < d->host.n_links && !l; j++)
+			if (!strcmp(d->host.links[j].name, c->links[i].name))
+				l = &d->host.links[j];
+		if (!l || !sw_vlinks_own(&d->vlinks, l))
+			c->links[n++] = c->links[i];
+	}
+	c->n_links -= shown - n;
 }
 
 void sw_report_coverage(struct sw_daemon *d)
@@ -467,6 +487,7 @@ void sw_report_coverage(struct sw_daemon *d)
 	bool now_set[SW_COV_MAX] = { false };
 
 	sw_coverage(&d->cfg, &d->host, &c);
+	coverage_less_verify(d, &c);
 	shown = c.n_links < SW_COV_MAX ? c.n_links : SW_COV_MAX;
 	for (size_t i = 0; i < shown; i++) {
 		bool known = false;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <net/if.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
@@ -15,6 +16,7 @@
 #include "daemon/report.h"
 #include "daemon/ident.h"
 #include "daemon/request.h"
+#include "daemon/vlinks.h"
 #include "lib/log.h"
 #include "sync/bindtable.h"
 #include "sync/netdev.h"
@@ -234,6 +236,46 @@ static int request_flows(struct sw_daemon *d, const struct sw_control_req *req, 
 	return 0;
 }
 
+/* verify-link: a live `sandwall verify` (the caller) is about to create
+ * the throwaway link target; the coverage leaves it out while that verify
+ * runs (vlinks.h). Nothing in the kernel changes. */
+static int request_verify_link(struct sw_daemon *d, const struct sw_control_req *req, char *rep,
+			       size_t len)
+{
+	static const char *const why[] = {
+		[EINVAL] = "not a link name, or no caller to tie it to",
+		[EEXIST] = "a link of that name exists: it is reported as any other",
+		[EBUSY] = "another live verify announced that name",
+		[ENOSPC] = "too many announced links",
+	};
+	uint64_t start = 0;
+	int64_t now = sw_daemon_now_us();
+	int rc = sw_vlinks_proc_start(d->req_pid, &start);
+
+	if (!rc) {
+		sw_vlinks_prune(&d->vlinks, &d->host, now, sw_vlinks_proc_start);
+		rc = sw_vlinks_add(&d->vlinks, &d->host, req->target,
+				   req->target[0] && if_nametoindex(req->target) != 0, d->req_pid,
+				   start, now);
+	} else {
+		rc = -EINVAL;
+	}
+	if (rc) {
+		const char *w = -rc < (int)(sizeof(why) / sizeof(why[0])) && why[-rc] ? why[-rc] :
+				strerror(-rc);
+
+		sw_info("event=verify-link ifname=%.15s pid=%lld result=refused reason=\"%s\"",
+			req->target, (long long)d->req_pid, w);
+		snprintf(rep, len, "error\nmessage=%s\n", w);
+		return rc;
+	}
+	sw_info("event=verify-link ifname=%s pid=%lld result=left-out-of-coverage", req->target,
+		(long long)d->req_pid);
+	snprintf(rep, len, "ok\nmessage=%s is left out of the coverage while pid %lld runs\n",
+		 req->target, (long long)d->req_pid);
+	return 0;
+}
+
 static int request_status(struct sw_daemon *d, const struct sw_control_req *req, char *rep,
 			  size_t len)
 {
@@ -255,6 +297,7 @@ static const struct request_verb {
 	{ "remove", true, request_remove },
 	{ "release", true, request_release },
 	{ "reset-connections", true, request_reset_conns },
+	{ "verify-link", false, request_verify_link },
 };
 
 static const struct request_verb *verb_of(const char *verb)

@@ -13,6 +13,7 @@ register_test run_02_preflight   "a run whose preflight does not hold (no table;
 register_test run_03_removed     "the table deleted during a run (owner = no): not contained (exit 3), the gap named with who; with owner+persist the delete is refused and the run stays contained; the daemon killed mid-run: not contained; a timeout kills CMD (exit 4, timed_out)"
 register_test run_05_quarantine  "quarantine_on = metadata: after c1's metadata attempt its internet fetch fails and c3 on the same bridge still works; a forged c3 source from c1 quarantines nobody; sandwalld says event=quarantine; release restores c1; the run's receipt lists the quarantine and the run's end releases it"
 register_test run_06_max_conns   "max_connections = 3: without the table c1 opens 5; in a run c1's 4th new connection is dropped and quarantines c1 (event=max-connections, event=quarantine on=connections), c3 on the same bridge still works, release restores c1; the receipt says max_connections exceeded; the next run's start gives c1 its 3 again"
+register_test run_07_sink        "an egress = none sandbox: verify's sink (a routed veth) is announced to sandwalld (event=verify-link): run -- true is contained with no gap and sandwalld logs no event=unguarded for verify's links; a routed veth named like verify's (swv123k) that no verify announced is reported unguarded and makes the run not contained"
 register_test run_04_start_stop  "run start --label h1 / run stop h1: a receipt over the window; stop again refused; a bad label, a missing command, an unknown option refused (exit 2)"
 
 # r_run ARGS...: sandwall run (verify's fast probes) in the host ns
@@ -342,4 +343,52 @@ max_connections = 1000")
 _pb_forged_to() {
 	nsx "$1" "$PY" "$ATK" rawudp --iface eth0 --dmac "$(ip -n "$H" -o link show docker0 | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p')" \
 		--src "$2" --dst "$3" --sport 4444 --dport "$4" --tag q-forged >/dev/null 2>&1
+}
+
+# ---------------------------------------------------------------- 7
+run_07_sink() { v_run _run_07; }
+_run_07() {
+	local r="$V_DIR/s1.json" r2="$V_DIR/s2.json" ns="${SWT_PREFIX}s7" i n
+	V_CONF=$(v_sbx_conf sink "[sandbox agents]
+interfaces = docker0
+egress = none")
+	[ -x "$V_SANDWALLD" ] || { info "skip: $V_SANDWALLD not built"; return $SKIP; }
+	apply_ok "$V_CONF" || return 1
+	v_start "$V_CONF" || return 1
+	# the preflight and the postflight each set up the sink (a routed veth
+	# swv<pid>k of no guard) and announce it first
+	r_run --label s1 --receipt "$r" -- true
+	[ "$SW_RC" -eq 0 ] && ok "run -- true -> exit 0" || { bad "run -> exit $SW_RC, expected 0"; show "$SW_ERR" 30; }
+	[ "$(v_py "$r" "[d['verdict'], d['gaps'], d['preflight']['result'], d['postflight']['result']]")" = '["contained", [], "held", "held"]' ] &&
+		ok "receipt: contained, no gap, preflight and postflight held" ||
+		bad "receipt: $(v_py "$r" "[d['verdict'], d['gaps'], d['reasons']]")"
+	n=$(grep -c 'event=verify-link ifname=swv[0-9]*k pid=[0-9]* result=left-out-of-coverage' "$V_DLOG")
+	[ "${n:-0}" -ge 2 ] && ok "sandwalld: $n sinks announced: $(grep -m1 'event=verify-link ifname=swv[0-9]*k' "$V_DLOG" | sed 's/^sandwalld: //')" ||
+		{ bad "sandwalld: $n event=verify-link lines for a sink"; show "$V_DLOG" 30; }
+	grep -q 'event=unguarded ifname=swv' "$V_DLOG" && { bad "sandwalld reported verify's own link: $(grep -m1 'event=unguarded ifname=swv' "$V_DLOG")"; } ||
+		ok "sandwalld: no event=unguarded for verify's links"
+	grep -q '"event":"unguarded"' "$V_DIR/events.jsonl" && bad "journal: $(grep -m1 '"event":"unguarded"' "$V_DIR/events.jsonl")" ||
+		ok "journal: no unguarded line"
+	# the control: a routed veth named like verify's sink that no verify
+	# announced (the test's own, its peer in a test namespace, a route
+	# behind it), while a run is open: reported, the run not contained
+	r_run start --label s2 --receipt "$r2"
+	[ "$SW_RC" -eq 0 ] && ok "run start s2" || { bad "run start s2 -> exit $SW_RC"; show "$SW_ERR" 30; return 1; }
+	_mk_ns "$ns" || { bad "cannot create namespace $ns"; return 1; }
+	V_UNDO+=("ip netns del $ns" "ip -n $H link del swv123k")
+	ip -n "$H" link add swv123k type veth peer name eth0 netns "$ns" && ip -n "$H" link set swv123k up &&
+		ip -n "$ns" link set eth0 up && ip -n "$H" route add 192.0.2.201/32 dev swv123k ||
+		{ bad "cannot set up swv123k"; return 1; }
+	for i in $(seq 1 60); do grep -q 'event=unguarded ifname=swv123k kind=veth' "$V_DLOG" && break; sleep 0.05; done
+	grep -q 'event=unguarded ifname=swv123k kind=veth facing="routed veth" state=unguarded' "$V_DLOG" &&
+		ok "sandwalld: $(grep -m1 'event=unguarded ifname=swv123k' "$V_DLOG" | sed 's/^sandwalld: //' | cut -c1-120)" ||
+		{ bad "sandwalld did not report swv123k"; show "$V_DLOG" 30; }
+	ip -n "$H" link del swv123k
+	for i in $(seq 1 60); do grep -q 'event=unguarded ifname=swv123k state=gone' "$V_DLOG" && break; sleep 0.05; done
+	r_run stop s2
+	[ "$SW_RC" -eq 3 ] && ok "run stop s2 -> exit 3 (not contained)" || { bad "run stop s2 -> exit $SW_RC, expected 3"; show "$SW_ERR" 30; }
+	v_py "$r2" "[g['kind'] + ': ' + g['what'] for g in d['gaps']]" | grep -q 'unguarded container-facing link: swv123k (routed veth)' &&
+		ok "receipt s2: $(v_py "$r2" "[d['verdict']] + [g['kind'] + ': ' + g['what'] for g in d['gaps']]")" ||
+		bad "receipt s2: $(v_py "$r2" "[d['verdict'], d['gaps']]")"
+	return 0
 }

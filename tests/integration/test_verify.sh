@@ -1004,8 +1004,8 @@ max_connections = 8")
 	# does not list those quarantines as the sandbox's
 	r="$V_DIR/run.json"
 	v_sw --timeout "$V_TIMEOUT" -c "$V_CONF" run --label vconns --receipt "$r" -- true
-	# (its verdict is not this test's: the sink's routed veth counts as an
-	# unguarded link of the window, a receipt's gap of its own)
+	# (its verdict is not this test's: that verify's sink makes no gap of
+	# the window is run_07_sink's, in test_run.sh)
 	[ -s "$r" ] && ok "run -> exit $SW_RC, receipt written" || { bad "run -> exit $SW_RC, no receipt"; tail -n 25 "$SW_ERR" | show - 25; }
 	n=$(grep -c '"event":"quarantine".*"dst":"192.0.2.77"' "$V_DIR/events.jsonl")
 	[ "${n:-0}" -ge 3 ] && ok "journal: $n quarantine lines of verify's probes" || bad "journal: $n quarantine lines to 192.0.2.77"
