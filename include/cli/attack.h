@@ -117,10 +117,13 @@ struct sw_attack_env {
 	/* around each phase that sends from the probe's own address and is
 	 * judged by silence (NULL: none): the begin (end false) starts the
 	 * probe's count again and reads what cuts it off (a sandbox's
-	 * max_connections, its quarantine), the end reads it again; verify
-	 * fails the run when it grew: that silence was the cut-off's, not
-	 * its rules' */
-	void (*watch)(void *arg, bool end);
+	 * max_connections; with quarantine also its quarantine), the end
+	 * reads it again; verify fails the run when it grew: that silence was
+	 * the cut-off's, not its rules'. The follow-ups and the broadcasts
+	 * watch the count only: two connections to one target (a follow-up
+	 * and its control), or datagrams to one category, trip a quarantine
+	 * on the first and meet it with the next, whatever the rules */
+	void (*watch)(void *arg, bool end, bool quarantine);
 	void *watch_arg;
 	/* the plain probes in batches a cut-off does not spoil: at most
 	 * batch at a time (0: all at once), and a target whose block trips a

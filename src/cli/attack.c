@@ -317,11 +317,12 @@ static void reset(const struct sw_attack_env *env)
 		env->reset(env->reset_arg);
 }
 
-/* the begin (it resets too) or the end of a phase judged by silence */
+/* the begin (it resets too) or the end of a phase judged by silence,
+ * the count watched (attack.h: not the quarantine) */
 static void watch(const struct sw_attack_env *env, bool end)
 {
 	if (env->watch)
-		env->watch(env->watch_arg, end);
+		env->watch(env->watch_arg, end, false);
 	else if (!end)
 		reset(env);
 }

@@ -79,9 +79,9 @@ static int probe_phase(const struct sw_attack_env *env, const struct sw_verify *
 			b[k] = p[idx[k]];
 			done[idx[k]] = true;
 		}
-		env->watch(env->watch_arg, false);
+		env->watch(env->watch_arg, false, true);
 		rc = sw_probe_run(b, nb, timeout_ms);
-		env->watch(env->watch_arg, true);
+		env->watch(env->watch_arg, true, true);
 		for (size_t k = 0; k < nb; k++)
 			p[idx[k]] = b[k];
 	}
@@ -238,6 +238,7 @@ static struct cutoff {
 	struct attack_ctx *ac;
 	struct sw_verify *v;
 	char name[CUTOFF_MAX][48];
+	bool is_q[CUTOFF_MAX];          /* a quarantine's counter, not a count's */
 	size_t n;
 	uint64_t c0[CUTOFF_MAX];
 } cutoff;
@@ -266,7 +267,7 @@ static int cutoff_read(const struct cutoff *c, uint64_t *out)
 	return rc;
 }
 
-static void cutoff_watch(void *arg, bool end)
+static void cutoff_watch(void *arg, bool end, bool quarantine)
 {
 	struct cutoff *c = arg;
 	uint64_t c1[CUTOFF_MAX];
@@ -282,7 +283,7 @@ static void cutoff_watch(void *arg, bool end)
 		return;
 	}
 	for (size_t i = 0; i < c->n; i++)
-		if (c1[i] > c->c0[i])
+		if (c1[i] > c->c0[i] && (quarantine || !c->is_q[i]))
 			cut_off(c->v, c->name[i]);
 }
 
@@ -307,8 +308,10 @@ static void cutoff_setup(const struct sw_config *cfg, struct sw_verify *v, struc
 			if (!env->batch || x->max_conns < env->batch)
 				env->batch = x->max_conns;
 		}
-		if (x->quarantine_on && cutoff.n < CUTOFF_MAX)
+		if (x->quarantine_on && cutoff.n < CUTOFF_MAX) {
+			cutoff.is_q[cutoff.n] = true;
 			snprintf(cutoff.name[cutoff.n++], sizeof(cutoff.name[0]), "quarantine_%s", x->name);
+		}
 		env->trip_cats |= x->quarantine_on & ((1u << SW_CAT_COUNT) - 1);
 		env->trip_egress |= (x->quarantine_on & SW_Q_EGRESS) != 0;
 	}

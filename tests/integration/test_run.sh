@@ -231,6 +231,8 @@ quarantine_on = metadata")
 	[ "$SW_RC" -eq 2 ] && ok "release of a bad target -> exit 2" || bad "release of a bad target -> exit $SW_RC"
 	# inside a run: the receipt names the quarantine, the run's end releases it
 	r_run --receipt "$r" -- sh -c "ip netns exec $C1 curl -s -m 1 -o /dev/null http://169.254.169.254/; exit 0"
+	[ "$SW_RC" -eq 0 ] && ok "run with c1's metadata attempt: exit 0 (contained: a quarantine is the boundary working)" ||
+		{ bad "run -> exit $SW_RC"; tail -n 30 "$SW_ERR" | show - 30; }
 	[ "$(v_py "$r" "[q['src'] for q in d['quarantines']]")" = '["172.17.0.2"]' ] && ok "run receipt lists the quarantine of 172.17.0.2" ||
 		bad "run receipt quarantines: $(v_py "$r" "d.get('quarantines')")"
 	reach "$C1" http://203.0.113.10/
