@@ -322,7 +322,9 @@ pkg_05_man_lint() {
 			ok "mandoc -Tlint -W warning $(basename "$m"): clean"
 		else bad "mandoc -Tlint $(basename "$m"):"; show "$out"; fi
 		# a quote macro swallowing the next one renders ‘a‘b’’: none
-		mandoc -Tutf8 "$m" 2>/dev/null | col -b | grep -n "’’\|‘[^’]*‘" >"$out"
+		# (in a UTF-8 locale: in C, col -b and grep see bytes and miss them)
+		LC_ALL=C.UTF-8 mandoc -Tutf8 "$m" 2>/dev/null | LC_ALL=C.UTF-8 col -b |
+			LC_ALL=C.UTF-8 grep -n "’’\|‘[^’]*‘" >"$out"
 		[ ! -s "$out" ] && ok "$(basename "$m"): no nested quotes when rendered" ||
 			{ bad "$(basename "$m"): nested quotes when rendered"; show "$out"; }
 	done
