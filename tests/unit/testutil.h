@@ -19,6 +19,43 @@ static inline const char *tu_corpus_dir(void)
 #define tu_path(buf, ...) \
 	assert_true((size_t)snprintf(buf, sizeof(buf), __VA_ARGS__) < sizeof(buf))
 
+/* ---- what the log says meanwhile: stderr into a file, read back -------- */
+#include <unistd.h>
+
+static int tu_cap_saved = -1;
+static char tu_cap_path[64];
+
+static inline void tu_cap_start(void)
+{
+	int fd;
+
+	snprintf(tu_cap_path, sizeof(tu_cap_path), "/tmp/sw-test-cap-XXXXXX");
+	fd = mkstemp(tu_cap_path);
+	assert_true(fd >= 0);
+	fflush(stderr);
+	tu_cap_saved = dup(2);
+	assert_true(tu_cap_saved >= 0);
+	assert_true(dup2(fd, 2) == 2);
+	close(fd);
+}
+
+/* What stderr got since tu_cap_start (the caller frees it). */
+static inline char *tu_cap_end(void)
+{
+	char *buf = calloc(1, 1 << 16);
+	FILE *f;
+
+	fflush(stderr);
+	assert_true(dup2(tu_cap_saved, 2) == 2);
+	close(tu_cap_saved);
+	assert_non_null(buf);
+	assert_non_null(f = fopen(tu_cap_path, "r"));
+	assert_true(fread(buf, 1, (1 << 16) - 1, f) < (1 << 16) - 1);
+	fclose(f);
+	unlink(tu_cap_path);
+	return buf;
+}
+
 /* ---- the desired model (include core/model.h first) ------------------- */
 #ifdef SANDWALL_MODEL_H
 #include <string.h>

@@ -32,6 +32,7 @@
 #include "lib/lock.h"
 #include "lib/log.h"
 #include "sync/hostfast.h"
+#include "testutil.h"
 
 /* 8.9 MB: static, zeroed before each test */
 static struct sw_daemon d;
@@ -48,39 +49,6 @@ static int setup(void **state)
 	return 0;
 }
 
-/* What the log says meanwhile: stderr into a file, read back. */
-static int cap_saved = -1;
-static char cap_path[64];
-
-static void cap_start(void)
-{
-	int fd;
-
-	snprintf(cap_path, sizeof(cap_path), "/tmp/sw-test-daemon-XXXXXX");
-	fd = mkstemp(cap_path);
-	assert_true(fd >= 0);
-	fflush(stderr);
-	cap_saved = dup(2);
-	assert_true(cap_saved >= 0);
-	assert_true(dup2(fd, 2) == 2);
-	close(fd);
-}
-
-static char *cap_end(void)
-{
-	char *buf = calloc(1, 1 << 16);
-	FILE *f;
-
-	fflush(stderr);
-	assert_true(dup2(cap_saved, 2) == 2);
-	close(cap_saved);
-	assert_non_null(buf);
-	assert_non_null(f = fopen(cap_path, "r"));
-	assert_true(fread(buf, 1, (1 << 16) - 1, f) < (1 << 16) - 1);
-	fclose(f);
-	unlink(cap_path);
-	return buf;
-}
 
 static void config(const char *text)
 {
@@ -423,9 +391,9 @@ static void test_request_serve(void **state)
 	d.mode = "watch";
 	d.config_path = "test.conf";
 	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
-	cap_start();
+	tu_cap_start();
 	sw_request_serve(&d, sv[0], &req);      /* closes sv[0] */
-	log = cap_end();
+	log = tu_cap_end();
 	n = recv(sv[1], rep, sizeof(rep) - 1, 0);
 	assert_true(n > 0);
 	rep[n] = '\0';
@@ -441,9 +409,9 @@ static void test_request_serve(void **state)
 	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
 	close(sv[1]);
 	req.deadline_ms = 0;
-	cap_start();
+	tu_cap_start();
 	sw_request_serve(&d, sv[0], &req);
-	log = cap_end();
+	log = tu_cap_end();
 	assert_string_equal(log, "test_daemon: event=control-expired request=remove "
 			    "reason=client-gone action=not-executed\n");
 	assert_false(d.paused);
@@ -580,11 +548,11 @@ static void test_gateway_lines(void **state)
 	gateway(&new, "10.0.0.254");
 	gateway(&new, "fe80::1");
 	gateway(&new, "192.0.2.1");
-	cap_start();
+	tu_cap_start();
 	sw_report_gateways(&d, old.gateways, old.n_gateways, &new);
 	sw_report_gateways(&d, new.gateways, new.n_gateways, &old);
 	sw_report_gateways(&d, old.gateways, old.n_gateways, &old);     /* no change */
-	log = cap_end();
+	log = tu_cap_end();
 	assert_string_equal(log,
 			    "test_daemon: event=gateway action=change addr=10.0.0.254 old=10.0.0.1\n"
 			    "test_daemon: event=gateway action=add addr=192.0.2.1\n"
@@ -612,9 +580,9 @@ static void test_link_lines(void **state)
 	add_link(&new, 3, "br-a", SW_LINK_BRIDGE);
 	add_link(&new, 4, "br-b", SW_LINK_BRIDGE);
 	add_link(&new, 7, "eth1", SW_LINK_OTHER)->has_mac = true;
-	cap_start();
+	tu_cap_start();
 	sw_report_host_changes(&d, &old, &new);
-	log = cap_end();
+	log = tu_cap_end();
 	/* by name: br-a came, eth1 came (a parent), tap-vm1 went */
 	assert_string_equal(log,
 			    "test_daemon: event=bridge action=add ifname=br-a kind=bridge "
@@ -637,7 +605,7 @@ static void test_blocked_lines(void **state)
 	add_link(&d.host, 5, "veth1", SW_LINK_VETH);
 	inet_pton(AF_INET, "10.0.0.2", b.src);
 	inet_pton(AF_INET, "192.0.2.9", b.dst);
-	cap_start();
+	tu_cap_start();
 	sw_blocklog_one(&b, &d);
 	sw_blocklog_one(&b, &d);                /* within the second: no line */
 	b.dst[3] = 10;                          /* another destination: its own line */
@@ -651,7 +619,7 @@ static void test_blocked_lines(void **state)
 	b.sandbox[0] = '\0';
 	snprintf(b.category, sizeof(b.category), "metadata");
 	sw_blocklog_one(&b, &d);
-	log = cap_end();
+	log = tu_cap_end();
 	assert_string_equal(log,
 			    "test_daemon: event=blocked category=egress sandbox=box src=10.0.0.2 "
 			    "dst=192.0.2.9 proto=tcp dport=443 iif=veth1\n"
@@ -681,13 +649,13 @@ static void test_quarantine_why(void **state)
 	inet_pton(AF_INET, "192.0.2.20", t.dst);
 	c = t;
 	snprintf(c.category, sizeof(c.category), "connections");
-	cap_start();
+	tu_cap_start();
 	sw_blocklog_one(&t, &d);
 	sw_blocklog_one(&c, &d);
 	sw_blocklog_one(&t, &d);                /* no line of its block chain follows */
 	sw_blocklog_pending(&d);
 	sw_blocklog_pending(&d);                /* once */
-	log = cap_end();
+	log = tu_cap_end();
 	assert_string_equal(log,
 			    "test_daemon: event=quarantine sandbox=box src=10.0.0.7 dst=192.0.2.20 "
 			    "proto=tcp dport=80 iif=veth1 on=connections action=cut-off-until-release\n"

@@ -22,6 +22,7 @@
 #include "daemon/request.h"
 #include "daemon/state.h"
 #include "daemon/vlinks.h"
+#include "testutil.h"
 
 /* the processes the fake /proc knows: pid -> start time (0: gone) */
 static uint64_t fake_start[8];
@@ -215,37 +216,6 @@ static void test_proc_start(void **state)
 /* ---- through the daemon: the request and the coverage's alert ---------- */
 
 static struct sw_daemon d;      /* large: static */
-static char cap_path[64];
-static int cap_saved = -1;
-
-static void cap_start(void)
-{
-	int fd;
-
-	snprintf(cap_path, sizeof(cap_path), "/tmp/sw-test-vlinks-XXXXXX");
-	fd = mkstemp(cap_path);
-	assert_true(fd >= 0);
-	fflush(stderr);
-	cap_saved = dup(2);
-	assert_true(dup2(fd, 2) == 2);
-	close(fd);
-}
-
-static char *cap_end(void)
-{
-	char *buf = calloc(1, 1 << 16);
-	FILE *f;
-
-	fflush(stderr);
-	assert_true(dup2(cap_saved, 2) == 2);
-	close(cap_saved);
-	assert_non_null(buf);
-	assert_non_null(f = fopen(cap_path, "r"));
-	assert_true(fread(buf, 1, (1 << 16) - 1, f) < (1 << 16) - 1);
-	fclose(f);
-	unlink(cap_path);
-	return buf;
-}
 
 static int dsetup(void **state)
 {
@@ -293,9 +263,9 @@ static void test_request_and_coverage(void **state)
 	assert_false(sw_request_mutates("verify-link"));
 	/* a link that exists ("lo": in every namespace) is never taken */
 	snprintf(req.target, sizeof(req.target), "lo");
-	cap_start();
+	tu_cap_start();
 	sw_request_run(&d, &req, rep, sizeof(rep));
-	log = cap_end();
+	log = tu_cap_end();
 	assert_string_equal(rep, "error\nmessage=a link of that name exists: it is reported as any other\n");
 	assert_non_null(strstr(log, "event=verify-link ifname=lo pid="));
 	free(log);
@@ -308,13 +278,13 @@ static void test_request_and_coverage(void **state)
 	/* this process announces swv999k, then "creates" it; an unannounced
 	 * swv998k (verify's pattern, nobody's announcement) comes too */
 	d.req_pid = getpid();
-	cap_start();
+	tu_cap_start();
 	sw_request_run(&d, &req, rep, sizeof(rep));
 	add_link(&d.host, 30, "swv999k", true);
 	add_link(&d.host, 31, "swv998k", true);
 	past_grace();
 	sw_report_coverage(&d);
-	log = cap_end();
+	log = tu_cap_end();
 	assert_int_equal(strncmp(rep, "ok\n", 3), 0);
 	assert_null(strstr(log, "ifname=swv999k kind"));
 	assert_non_null(strstr(log, "event=unguarded ifname=swv998k kind=veth facing=\"routed veth\" "
@@ -332,9 +302,9 @@ static void test_request_and_coverage(void **state)
 	assert_int_equal(d.vlinks.n, 0);
 	add_link(&d.host, 32, "swv999k", true);
 	past_grace();
-	cap_start();
+	tu_cap_start();
 	sw_report_coverage(&d);
-	log = cap_end();
+	log = tu_cap_end();
 	assert_non_null(strstr(log, "event=unguarded ifname=swv999k kind=veth"));
 	assert_int_equal(d.n_unguarded, 2);
 	free(log);
