@@ -79,9 +79,13 @@ flg_short_timewait() {
 
 flowlog_01_fetch() { d_run _flowlog_01; }
 _flowlog_01() {
-	local conf flows="$SWT_TMP/flows.jsonl" line got
+	local conf dir="$SWT_TMP/flowlog_fetch" line got flows
 	flg_http || return 1
-	conf=$(flg_conf flowlog_fetch)
+	# a journal directory of its own: the receipt's text lists a bounded
+	# number of flows, and the shared one holds every earlier test's
+	mkdir -p "$dir"
+	flows="$dir/flows.jsonl"
+	conf=$(flg_conf flowlog_fetch "daemon.journal=$dir/journal.jsonl")
 	d_start "$conf" || return 1
 	flg_short_timewait
 	if grep -q 'event=start.* flows=on flow_acct=\(on\|turned-on\)' "$D_LOG"; then
