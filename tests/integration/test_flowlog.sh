@@ -81,10 +81,12 @@ flowlog_01_fetch() { d_run _flowlog_01; }
 _flowlog_01() {
 	local conf dir="$SWT_TMP/flowlog_fetch" line got flows
 	flg_http || return 1
-	# a journal directory of its own: the receipt's text lists a bounded
-	# number of flows, and the shared one holds every earlier test's
+	# a journal directory of its own and no earlier test's conntrack
+	# entries (sandwalld logs the flows open when it starts): the
+	# receipt's text lists a bounded number of flows
 	mkdir -p "$dir"
 	flows="$dir/flows.jsonl"
+	nsx "$H" conntrack -F >/dev/null 2>&1 || { bad "conntrack -F failed (the conntrack tool: make deps)"; return 1; }
 	conf=$(flg_conf flowlog_fetch "daemon.journal=$dir/journal.jsonl")
 	d_start "$conf" || return 1
 	flg_short_timewait
